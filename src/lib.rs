@@ -1,0 +1,1 @@
+//! tscn-merge: structural merge and semantic diff for Godot text scenes.
