@@ -1,1 +1,7 @@
-//! tscn-merge: structural merge and semantic diff for Godot text scenes.
+//! tscn-merge: structural merge and semantic diff for Godot text scenes and resources.
+//!
+//! The pipeline reads left to right: [`syntax`] (lossless tree) ->
+//! `model` (keyed scene) -> `merge` / `diff` -> `write` / `render`. The library is pure:
+//! no I/O and no printing; the `tscn-merge` binary does those.
+
+pub mod syntax;

@@ -1,0 +1,51 @@
+//! Every real file of `../shared/corpus` must parse and print back byte for byte.
+
+use std::path::PathBuf;
+use tscn_merge::syntax::Document;
+
+fn shared() -> Option<PathBuf> {
+    let cands = [
+        std::env::var_os("TSCN_SHARED").map(PathBuf::from),
+        Some(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared")),
+        Some(PathBuf::from("/work/shared")),
+    ];
+    cands.into_iter().flatten().find(|p| p.join("corpus/INDEX.tsv").exists())
+}
+
+/// Stored paths of the corpus files, from `INDEX.tsv` (column `stored_as`).
+fn corpus_files(root: &std::path::Path) -> Vec<PathBuf> {
+    let index = std::fs::read_to_string(root.join("corpus/INDEX.tsv")).expect("INDEX.tsv");
+    let mut lines = index.lines();
+    let head: Vec<&str> = lines.next().expect("header").split('\t').collect();
+    let col = head.iter().position(|h| *h == "stored_as").expect("stored_as column");
+    lines
+        .filter(|l| !l.is_empty())
+        .map(|l| root.join("corpus").join(l.split('\t').nth(col).expect("column")))
+        .collect()
+}
+
+#[test]
+fn corpus_round_trips_byte_for_byte() {
+    let Some(root) = shared() else {
+        eprintln!("skipped: ../shared not found");
+        return;
+    };
+    let files = corpus_files(&root);
+    assert!(files.len() > 9000, "only {} files listed", files.len());
+    let mut failures = Vec::new();
+    let mut bytes = 0usize;
+    for f in &files {
+        let data = std::fs::read(f).expect("read corpus file");
+        bytes += data.len();
+        match Document::parse(&data) {
+            Ok(doc) => {
+                if doc.print().as_bytes() != data.as_slice() {
+                    failures.push(format!("{}: printed text differs", f.display()));
+                }
+            }
+            Err(e) => failures.push(format!("{}: {e}", f.display())),
+        }
+    }
+    eprintln!("corpus: {} files, {} bytes, {} failures", files.len(), bytes, failures.len());
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
