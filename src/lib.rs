@@ -4,4 +4,5 @@
 //! `model` (keyed scene) -> `merge` / `diff` -> `write` / `render`. The library is pure:
 //! no I/O and no printing; the `tscn-merge` binary does those.
 
+pub mod model;
 pub mod syntax;

@@ -1,0 +1,568 @@
+//! Keyed scene model: the sections of a [`Document`] given Godot's meaning and an
+//! identity that survives re-saves, so that merge and diff can match the same node or
+//! resource across versions of a file.
+//!
+//! - ext_resources are keyed by `uid`, else by `path`;
+//! - sub_resources by id (content and use are compared by the merger);
+//! - nodes by `unique_id` (Godot 4.6+) scoped by the instance an override entry sits
+//!   in, else by node path;
+//! - connections by signal/from/to/method; editables by path.
+//!
+//! The model borrows nothing: it records section indexes into the document and the
+//! decoded header fields, so later stages can both reason about meaning and copy the
+//! exact bytes of untouched parts.
+
+use crate::syntax::{unescape, Document, ParseError, Section};
+use std::collections::BTreeMap;
+use std::ops::Range;
+
+/// Whether the file is a scene (`gd_scene`) or a resource (`gd_resource`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileKind {
+    /// `.tscn` / `.escn`: `[gd_scene]` with nodes.
+    Scene,
+    /// `.tres`: `[gd_resource]` with a `[resource]` section.
+    Resource,
+}
+
+/// What a section is, by its tag name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum SectionKind {
+    /// The file header.
+    Header,
+    /// `[ext_resource]`.
+    ExtResource,
+    /// `[sub_resource]`.
+    SubResource,
+    /// `[resource]`, the main resource of a `.tres`.
+    Resource,
+    /// `[node]`.
+    Node,
+    /// `[connection]`.
+    Connection,
+    /// `[editable]`.
+    Editable,
+    /// Any other tag (an error for the loader).
+    Other,
+}
+
+impl SectionKind {
+    /// Classify a tag name.
+    pub fn of(name: &str) -> SectionKind {
+        match name {
+            "gd_scene" | "gd_resource" => SectionKind::Header,
+            "ext_resource" => SectionKind::ExtResource,
+            "sub_resource" => SectionKind::SubResource,
+            "resource" => SectionKind::Resource,
+            "node" => SectionKind::Node,
+            "connection" => SectionKind::Connection,
+            "editable" => SectionKind::Editable,
+            _ => SectionKind::Other,
+        }
+    }
+
+    /// Loader phase (spec §3.10): sections must come in non-decreasing phase order.
+    pub fn phase(self) -> u8 {
+        match self {
+            SectionKind::Header => 0,
+            SectionKind::ExtResource => 1,
+            SectionKind::SubResource => 2,
+            SectionKind::Resource | SectionKind::Node | SectionKind::Connection | SectionKind::Editable => 3,
+            SectionKind::Other => 3,
+        }
+    }
+}
+
+/// The decoded file header.
+#[derive(Debug, Clone, Default)]
+pub struct Header {
+    /// `format=`; `None` when absent (the loader then assumes the current version).
+    pub format: Option<i64>,
+    /// `load_steps=` as written.
+    pub load_steps: Option<i64>,
+    /// `uid="uid://..."`.
+    pub uid: Option<String>,
+    /// `type=` of a `gd_resource`.
+    pub resource_type: Option<String>,
+    /// `script_class=` of a `gd_resource`.
+    pub script_class: Option<String>,
+}
+
+/// An `[ext_resource]`: a file this one depends on.
+#[derive(Debug, Clone)]
+pub struct ExtResource {
+    /// Index into [`Document::sections`].
+    pub section: usize,
+    /// The id as the loader sees it (`1` and `"1"` both give `1`).
+    pub id: String,
+    /// `type=`.
+    pub type_name: String,
+    /// `path=`.
+    pub path: String,
+    /// `uid=`, when present.
+    pub uid: Option<String>,
+}
+
+impl ExtResource {
+    /// Identity across versions: the uid when present, else the path.
+    pub fn key(&self) -> String {
+        match &self.uid {
+            Some(u) if u.starts_with("uid://") && u.len() > 6 => format!("uid:{u}"),
+            _ => format!("path:{}", self.path),
+        }
+    }
+}
+
+/// A `[sub_resource]`: a resource stored inside this file.
+#[derive(Debug, Clone)]
+pub struct SubResource {
+    /// Index into [`Document::sections`].
+    pub section: usize,
+    /// The id as the loader sees it.
+    pub id: String,
+    /// `type=`.
+    pub type_name: String,
+}
+
+/// Identity of a node across versions of a scene.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum NodeKey {
+    /// Godot 4.6+: `unique_id`, scoped by the path of the instance whose node an override
+    /// entry names (empty for the scene's own nodes).
+    UniqueId {
+        /// Path of the instanced (or inherited) scene root the id belongs to; "" for own nodes.
+        scope: String,
+        /// The `unique_id` value.
+        id: i64,
+    },
+    /// Older files: the node's path relative to the root (`.` for the root).
+    Path(String),
+}
+
+/// A `[node]` entry.
+#[derive(Debug, Clone)]
+pub struct Node {
+    /// Index into [`Document::sections`].
+    pub section: usize,
+    /// `name=`.
+    pub name: String,
+    /// `type=`; absent on instanced roots and on override entries.
+    pub type_name: Option<String>,
+    /// `parent=` as written (decoded); `None` on the root.
+    pub parent: Option<String>,
+    /// Path relative to the root: `.` for the root, `A/B` for a grandchild.
+    pub path: String,
+    /// `unique_id=` (4.6+).
+    pub unique_id: Option<i64>,
+    /// Id of the `ExtResource` in `instance=`.
+    pub instance: Option<String>,
+    /// `instance_placeholder=`.
+    pub instance_placeholder: Option<String>,
+    /// `owner=`.
+    pub owner: Option<String>,
+    /// `index=`.
+    pub index: Option<i64>,
+    /// Identity across versions.
+    pub key: NodeKey,
+}
+
+impl Node {
+    /// An entry that only overrides properties of a node inside an instanced or
+    /// inherited scene: it has neither `type` nor `instance`.
+    pub fn is_override(&self) -> bool {
+        self.type_name.is_none() && self.instance.is_none() && self.instance_placeholder.is_none()
+    }
+}
+
+/// Identity of a connection.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ConnectionKey {
+    /// `signal=`.
+    pub signal: String,
+    /// `from=` (a node path).
+    pub from: String,
+    /// `to=` (a node path).
+    pub to: String,
+    /// `method=`.
+    pub method: String,
+}
+
+/// A `[connection]` entry.
+#[derive(Debug, Clone)]
+pub struct Connection {
+    /// Index into [`Document::sections`].
+    pub section: usize,
+    /// Identity.
+    pub key: ConnectionKey,
+}
+
+/// An `[editable path="..."]` entry.
+#[derive(Debug, Clone)]
+pub struct Editable {
+    /// Index into [`Document::sections`].
+    pub section: usize,
+    /// `path=`.
+    pub path: String,
+}
+
+/// A scene or resource file with keyed, resolved parts.
+#[derive(Debug, Clone)]
+pub struct Scene {
+    /// The lossless tree.
+    pub doc: Document,
+    /// Scene or resource.
+    pub kind: FileKind,
+    /// Decoded header.
+    pub header: Header,
+    /// Kind of each section, parallel to `doc.sections`.
+    pub kinds: Vec<SectionKind>,
+    /// `[ext_resource]`s in file order.
+    pub ext_resources: Vec<ExtResource>,
+    /// `[sub_resource]`s in file order.
+    pub sub_resources: Vec<SubResource>,
+    /// Section index of `[resource]`, if any.
+    pub resource: Option<usize>,
+    /// `[node]`s in file order.
+    pub nodes: Vec<Node>,
+    /// `[connection]`s in file order.
+    pub connections: Vec<Connection>,
+    /// `[editable]`s in file order.
+    pub editables: Vec<Editable>,
+}
+
+/// Why a document could not be given a scene model.
+#[derive(Debug, Clone)]
+pub enum ModelError {
+    /// The text does not parse.
+    Syntax(ParseError),
+    /// The first section is not `[gd_scene]` / `[gd_resource]`.
+    NotAScene {
+        /// The tag found instead.
+        found: String,
+        /// Where.
+        error: ParseError,
+    },
+}
+
+impl std::fmt::Display for ModelError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ModelError::Syntax(e) => write!(f, "{e}"),
+            ModelError::NotAScene { error, .. } => write!(f, "{error}"),
+        }
+    }
+}
+
+impl std::error::Error for ModelError {}
+
+impl From<ParseError> for ModelError {
+    fn from(e: ParseError) -> Self {
+        ModelError::Syntax(e)
+    }
+}
+
+/// Decode a header field value written as a string (`"..."`) or bare (`1`).
+pub fn field_text(doc: &Document, r: &Range<usize>) -> String {
+    let t = doc.slice(r);
+    if t.len() >= 2 && t.starts_with('"') && t.ends_with('"') {
+        unescape(&t[1..t.len() - 1]).unwrap_or_else(|_| t[1..t.len() - 1].to_string())
+    } else {
+        t.trim().to_string()
+    }
+}
+
+/// The id a reference or id field names, as the loader sees it: `1`, `"1"` and `( 1 )`
+/// all give `1`.
+pub fn id_text(raw: &str) -> String {
+    let t = raw.trim();
+    if t.len() >= 2 && t.starts_with('"') && t.ends_with('"') {
+        unescape(&t[1..t.len() - 1]).unwrap_or_else(|_| t[1..t.len() - 1].to_string())
+    } else {
+        t.to_string()
+    }
+}
+
+fn get(doc: &Document, s: &Section, key: &str) -> Option<String> {
+    s.tag.field(key).map(|r| field_text(doc, r))
+}
+
+fn get_int(doc: &Document, s: &Section, key: &str) -> Option<i64> {
+    get(doc, s, key).and_then(|t| t.parse::<i64>().ok())
+}
+
+/// Join a parent path (as written in `parent=`) and a name into a node path.
+pub fn join_path(parent: &str, name: &str) -> String {
+    if parent == "." || parent.is_empty() {
+        name.to_string()
+    } else {
+        format!("{parent}/{name}")
+    }
+}
+
+/// The id inside `ExtResource( 1 )` / `ExtResource("1_x")` written as a field value.
+pub fn ref_id(raw: &str, ctor: &str) -> Option<String> {
+    let t = raw.trim();
+    let inner = t.strip_prefix(ctor)?.trim_start().strip_prefix('(')?;
+    let inner = inner.trim_end().strip_suffix(')')?;
+    Some(id_text(inner))
+}
+
+impl Scene {
+    /// Parse and key a file.
+    pub fn parse(bytes: &[u8]) -> Result<Scene, ModelError> {
+        Scene::from_document(Document::parse(bytes)?)
+    }
+
+    /// Key an already split document.
+    pub fn from_document(doc: Document) -> Result<Scene, ModelError> {
+        let first = doc.sections.first().map(|s| s.tag.name.clone()).unwrap_or_default();
+        let kind = match first.as_str() {
+            "gd_scene" => FileKind::Scene,
+            "gd_resource" => FileKind::Resource,
+            _ => {
+                let at = doc.sections.first().map_or(0, |s| s.span.start);
+                return Err(ModelError::NotAScene {
+                    error: ParseError::at(
+                        doc.text.as_bytes(),
+                        at,
+                        format!("`[gd_scene ...]` or `[gd_resource ...]` as the first tag, found `[{first}`"),
+                    ),
+                    found: first,
+                });
+            }
+        };
+        let h = &doc.sections[0];
+        let header = Header {
+            format: get_int(&doc, h, "format"),
+            load_steps: get_int(&doc, h, "load_steps"),
+            uid: get(&doc, h, "uid"),
+            resource_type: get(&doc, h, "type"),
+            script_class: get(&doc, h, "script_class"),
+        };
+        let mut scene = Scene {
+            kind,
+            header,
+            kinds: Vec::with_capacity(doc.sections.len()),
+            ext_resources: Vec::new(),
+            sub_resources: Vec::new(),
+            resource: None,
+            nodes: Vec::new(),
+            connections: Vec::new(),
+            editables: Vec::new(),
+            doc: Document {
+                text: String::new(),
+                prefix: 0..0,
+                sections: Vec::new(),
+            },
+        };
+        // Instance roots, by path, to scope override entries' unique ids.
+        let mut instanced: BTreeMap<String, ()> = BTreeMap::new();
+        let mut root_inherited = false;
+        for (i, s) in doc.sections.iter().enumerate() {
+            let k = if i == 0 {
+                SectionKind::Header
+            } else {
+                SectionKind::of(&s.tag.name)
+            };
+            scene.kinds.push(k);
+            match k {
+                SectionKind::ExtResource => scene.ext_resources.push(ExtResource {
+                    section: i,
+                    id: s.tag.field("id").map(|r| id_text(doc.slice(r))).unwrap_or_default(),
+                    type_name: get(&doc, s, "type").unwrap_or_default(),
+                    path: get(&doc, s, "path").unwrap_or_default(),
+                    uid: get(&doc, s, "uid"),
+                }),
+                SectionKind::SubResource => scene.sub_resources.push(SubResource {
+                    section: i,
+                    id: s.tag.field("id").map(|r| id_text(doc.slice(r))).unwrap_or_default(),
+                    type_name: get(&doc, s, "type").unwrap_or_default(),
+                }),
+                SectionKind::Resource => {
+                    if scene.resource.is_none() {
+                        scene.resource = Some(i);
+                    }
+                }
+                SectionKind::Node => {
+                    let name = get(&doc, s, "name").unwrap_or_default();
+                    let parent = get(&doc, s, "parent");
+                    let path = match &parent {
+                        None => ".".to_string(),
+                        Some(p) => join_path(p, &name),
+                    };
+                    let instance = s
+                        .tag
+                        .field("instance")
+                        .and_then(|r| ref_id(doc.slice(r), "ExtResource"));
+                    let unique_id = get(&doc, s, "unique_id").and_then(|t| t.parse::<i64>().ok());
+                    let node = Node {
+                        section: i,
+                        type_name: get(&doc, s, "type"),
+                        instance_placeholder: get(&doc, s, "instance_placeholder"),
+                        owner: get(&doc, s, "owner"),
+                        index: get_int(&doc, s, "index"),
+                        key: NodeKey::Path(path.clone()),
+                        name,
+                        parent,
+                        path,
+                        unique_id,
+                        instance,
+                    };
+                    if node.instance.is_some() {
+                        if node.parent.is_none() {
+                            root_inherited = true;
+                        }
+                        instanced.insert(node.path.clone(), ());
+                    }
+                    scene.nodes.push(node);
+                }
+                SectionKind::Connection => scene.connections.push(Connection {
+                    section: i,
+                    key: ConnectionKey {
+                        signal: get(&doc, s, "signal").unwrap_or_default(),
+                        from: get(&doc, s, "from").unwrap_or_default(),
+                        to: get(&doc, s, "to").unwrap_or_default(),
+                        method: get(&doc, s, "method").unwrap_or_default(),
+                    },
+                }),
+                SectionKind::Editable => scene.editables.push(Editable {
+                    section: i,
+                    path: get(&doc, s, "path").unwrap_or_default(),
+                }),
+                SectionKind::Header | SectionKind::Other => {}
+            }
+        }
+        // Node keys: unique_id (scoped) when the file carries them, else the path.
+        for n in &mut scene.nodes {
+            if let Some(id) = n.unique_id {
+                let scope = if n.is_override() {
+                    override_scope(n.parent.as_deref().unwrap_or("."), &instanced, root_inherited)
+                } else {
+                    String::new()
+                };
+                n.key = NodeKey::UniqueId { scope, id };
+            }
+        }
+        scene.doc = doc;
+        Ok(scene)
+    }
+
+    /// The section of a part.
+    pub fn section(&self, index: usize) -> &Section {
+        &self.doc.sections[index]
+    }
+
+    /// Text of a byte range.
+    pub fn slice(&self, r: &Range<usize>) -> &str {
+        self.doc.slice(r)
+    }
+
+    /// Whether this is a Godot 3 (`format=2`) or older file.
+    pub fn is_godot3(&self) -> bool {
+        matches!(self.header.format, Some(f) if f <= 2)
+    }
+
+    /// The node with this path, if the file lists it.
+    pub fn node_by_path(&self, path: &str) -> Option<&Node> {
+        self.nodes.iter().find(|n| n.path == path)
+    }
+
+    /// What `load_steps` should be (spec §4.12): subs + exts + 1.
+    pub fn expected_load_steps(&self) -> i64 {
+        (self.sub_resources.len() + self.ext_resources.len() + 1) as i64
+    }
+}
+
+/// The instance an override entry belongs to: the deepest listed instanced node whose
+/// path is the parent or an ancestor of it; the root when the scene is inherited.
+fn override_scope(parent: &str, instanced: &BTreeMap<String, ()>, root_inherited: bool) -> String {
+    let mut p = parent.to_string();
+    loop {
+        if instanced.contains_key(&p) {
+            return p;
+        }
+        match p.rfind('/') {
+            Some(i) => p.truncate(i),
+            None => break,
+        }
+    }
+    if root_inherited {
+        ".".to_string()
+    } else {
+        // An override whose instance is not listed: scope by its parent path.
+        format!("?{parent}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SCENE: &str = r#"[gd_scene load_steps=3 format=3 uid="uid://abc"]
+
+[ext_resource type="Script" path="res://a.gd" id="1_x"]
+[ext_resource type="PackedScene" uid="uid://enemy" path="res://enemy.tscn" id="2_y"]
+
+[sub_resource type="CircleShape2D" id="CircleShape2D_a"]
+radius = 4.0
+
+[node name="Root" type="Node2D" unique_id=10]
+script = ExtResource("1_x")
+
+[node name="Enemy" parent="." unique_id=11 instance=ExtResource("2_y")]
+
+[node name="Sprite" parent="Enemy" unique_id=5]
+modulate = Color(1, 0, 0, 1)
+
+[node name="Enemy2" parent="." unique_id=12 instance=ExtResource("2_y")]
+
+[node name="Sprite" parent="Enemy2" unique_id=5]
+
+[node name="Shape" type="CollisionShape2D" parent="."]
+shape = SubResource("CircleShape2D_a")
+
+[connection signal="hit" from="Enemy" to="." method="_on_hit"]
+
+[editable path="Enemy"]
+"#;
+
+    #[test]
+    fn keys_every_part() {
+        let s = Scene::parse(SCENE.as_bytes()).unwrap();
+        assert_eq!(s.kind, FileKind::Scene);
+        assert_eq!(s.header.format, Some(3));
+        assert_eq!(s.header.load_steps, Some(3));
+        assert_eq!(s.header.uid.as_deref(), Some("uid://abc"));
+        assert_eq!(s.ext_resources.len(), 2);
+        assert_eq!(s.ext_resources[0].key(), "path:res://a.gd");
+        assert_eq!(s.ext_resources[1].key(), "uid:uid://enemy");
+        assert_eq!(s.sub_resources[0].id, "CircleShape2D_a");
+        let paths: Vec<_> = s.nodes.iter().map(|n| n.path.as_str()).collect();
+        assert_eq!(paths, [".", "Enemy", "Enemy/Sprite", "Enemy2", "Enemy2/Sprite", "Shape"]);
+        assert_eq!(s.nodes[1].instance.as_deref(), Some("2_y"));
+        // The two overrides share unique_id 5 but live in different instances.
+        assert_eq!(s.nodes[2].key, NodeKey::UniqueId { scope: "Enemy".into(), id: 5 });
+        assert_eq!(s.nodes[4].key, NodeKey::UniqueId { scope: "Enemy2".into(), id: 5 });
+        assert_eq!(s.nodes[0].key, NodeKey::UniqueId { scope: String::new(), id: 10 });
+        assert_eq!(s.nodes[5].key, NodeKey::Path("Shape".into()));
+        assert_eq!(s.connections[0].key.signal, "hit");
+        assert_eq!(s.editables[0].path, "Enemy");
+        assert_eq!(s.expected_load_steps(), 4);
+    }
+
+    #[test]
+    fn godot3_int_ids_and_spaced_refs() {
+        let src = "[gd_scene load_steps=2 format=2]\n\n[ext_resource path=\"res://p.tscn\" type=\"PackedScene\" id=1]\n\n[node name=\"R\" type=\"Node\"]\n\n[node name=\"P\" parent=\".\" instance=ExtResource( 1 )]\n";
+        let s = Scene::parse(src.as_bytes()).unwrap();
+        assert!(s.is_godot3());
+        assert_eq!(s.ext_resources[0].id, "1");
+        assert_eq!(s.nodes[1].instance.as_deref(), Some("1"));
+        assert_eq!(s.nodes[1].path, "P");
+    }
+
+    #[test]
+    fn rejects_a_file_that_is_not_a_scene() {
+        let e = Scene::parse(b"[remap]\npath=\"x\"\n").unwrap_err();
+        assert!(e.to_string().contains("gd_scene"), "{e}");
+    }
+}
