@@ -1,1 +1,3 @@
 //! tscn-merge: structural merge and semantic diff for Godot text scenes.
+pub mod value;
+pub mod write;
