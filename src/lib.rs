@@ -1,8 +1,11 @@
 //! tscn-merge: structural merge and semantic diff for Godot text scenes and resources.
 //!
-//! The pipeline reads left to right: [`syntax`] (lossless tree) ->
-//! `model` (keyed scene) -> `merge` / `diff` -> `write` / `render`. The library is pure:
+//! The pipeline reads left to right: [`syntax`] (lossless tree) -> [`value`] (typed
+//! values, decoded on demand by the pest grammar) -> [`model`] (keyed scene) ->
+//! `merge` / `diff` -> [`write`] (canonical text) / `render`. The library is pure:
 //! no I/O and no printing; the `tscn-merge` binary does those.
 
 pub mod model;
 pub mod syntax;
+pub mod value;
+pub mod write;

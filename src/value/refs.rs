@@ -1,0 +1,148 @@
+//! Reference scanning and rewriting on raw text, without a full parse.
+//!
+//! Used to rename ids after a merge while keeping every other byte as written.
+
+use super::parse::decode_string;
+use super::RefKind;
+
+/// One `ExtResource(<id>)` / `SubResource(<id>)` occurrence: kind, id token span, decoded id.
+struct Hit {
+    kind: RefKind,
+    tok_start: usize,
+    tok_end: usize,
+    quoted: bool,
+    id: String,
+}
+
+fn is_ident(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+/// Try to read a reference starting at `i` (the first letter of `ExtResource`/`SubResource`).
+fn reference_at(text: &str, i: usize) -> Option<Hit> {
+    let b = text.as_bytes();
+    let rest = &b[i..];
+    let (kind, n) = if rest.starts_with(b"ExtResource") {
+        (RefKind::Ext, 11)
+    } else if rest.starts_with(b"SubResource") {
+        (RefKind::Sub, 11)
+    } else {
+        return None;
+    };
+    let mut j = i + n;
+    if j < b.len() && is_ident(b[j]) {
+        return None;
+    }
+    while j < b.len() && b[j] <= b' ' {
+        j += 1;
+    }
+    if j >= b.len() || b[j] != b'(' {
+        return None;
+    }
+    j += 1;
+    while j < b.len() && b[j] <= b' ' {
+        j += 1;
+    }
+    let tok_start = j;
+    let quoted = j < b.len() && b[j] == b'"';
+    if quoted {
+        j += 1;
+        while j < b.len() && b[j] != b'"' {
+            if b[j] == b'\\' {
+                j += 1;
+            }
+            j += 1;
+        }
+        if j >= b.len() {
+            return None;
+        }
+        j += 1;
+    } else {
+        if j < b.len() && b[j] == b'-' {
+            j += 1;
+        }
+        while j < b.len() && b[j].is_ascii_digit() {
+            j += 1;
+        }
+    }
+    let tok_end = j;
+    if tok_end == tok_start {
+        return None;
+    }
+    while j < b.len() && b[j] <= b' ' {
+        j += 1;
+    }
+    if j >= b.len() || b[j] != b')' {
+        return None;
+    }
+    let tok = text.get(tok_start..tok_end)?;
+    let id = if quoted { decode_string(tok, tok_start).ok()? } else { tok.to_string() };
+    Some(Hit { kind, tok_start, tok_end, quoted, id })
+}
+
+/// Walk the text, skipping strings and comments, reporting each reference.
+fn walk(text: &str, mut on: impl FnMut(Hit)) {
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    if b[i] == b'\\' {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+                i += 1;
+            }
+            b';' => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'E' | b'S' if i == 0 || !is_ident(b[i - 1]) => match reference_at(text, i) {
+                Some(h) => {
+                    // Continue after the id token; the closing `)` is harmless to rescan.
+                    i = h.tok_end;
+                    on(h);
+                }
+                None => i += 1,
+            },
+            _ => i += 1,
+        }
+    }
+}
+
+/// Fast reference scan over raw text without a full parse (string- and comment-aware).
+pub fn scan_refs_in_text(text: &str, f: &mut dyn FnMut(RefKind, &str)) {
+    walk(text, |h| f(h.kind, &h.id));
+}
+
+/// Rewrite ExtResource/SubResource ids inside raw value (or header) text, preserving every other byte
+/// (spacing, float spellings, comments). String-aware: `"ExtResource(1)"` inside a string is untouched.
+/// The new id is written in the form the old one had: `ExtResource( 1 )` stays int-form if the new id
+/// is an integer, quoted otherwise.
+pub fn rewrite_refs_in_text(text: &str, f: &mut dyn FnMut(RefKind, &str) -> Option<String>) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut last = 0;
+    walk(text, |h| {
+        if let Some(new) = f(h.kind, &h.id) {
+            out.push_str(&text[last..h.tok_start]);
+            let int_form = !h.quoted
+                && new.parse::<i64>().is_ok()
+                && !new.starts_with('+')
+                && new.trim() == new;
+            if int_form {
+                out.push_str(&new);
+            } else {
+                out.push('"');
+                out.push_str(&crate::write::multiline_escape(&new));
+                out.push('"');
+            }
+            last = h.tok_end;
+        }
+    });
+    out.push_str(&text[last..]);
+    out
+}
