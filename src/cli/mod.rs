@@ -1,0 +1,248 @@
+//! Command line: clap definitions and a thin dispatch to one module per subcommand.
+//! Exit codes everywhere: 0 clean / no change, 1 conflicts or changes or broken,
+//! 2 error (and `check --roundtrip` uses 3 for a printer bug).
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+pub mod check;
+pub mod diff;
+pub mod git;
+pub mod install;
+pub mod io;
+pub mod merge;
+pub mod review;
+pub mod solve;
+
+/// Structural git merge driver and semantic diff for Godot scenes and resources.
+#[derive(Parser, Debug)]
+#[command(name = "tscn-merge", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Subcommands.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Validate scenes/resources: 0 valid, 1 structurally broken, 2 unreadable.
+    Check(CheckArgs),
+    /// Three-way structural merge (git merge-driver conventions).
+    Merge(MergeArgs),
+    /// Semantic diff of two versions of a scene.
+    Diff(DiffArgs),
+    /// Print a stable, readable projection of a scene for git's textconv.
+    Textconv(TextconvArgs),
+    /// Summarise every changed scene in a revision range (Markdown by default).
+    Review(ReviewArgs),
+    /// Re-merge files that git left with conflict markers.
+    Solve(SolveArgs),
+    /// Register the merge and diff drivers with git and .gitattributes.
+    Install(InstallArgs),
+    /// Remove exactly what `install` added.
+    Uninstall(InstallArgs),
+}
+
+/// When to colour output.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ColorChoice {
+    /// On a terminal, unless NO_COLOR is set.
+    Auto,
+    /// Always.
+    Always,
+    /// Never.
+    Never,
+}
+
+/// `check` arguments.
+#[derive(Args, Debug)]
+pub struct CheckArgs {
+    /// Print one JSON report instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Also verify that printing the parsed tree reproduces each file (exit 3 if not).
+    #[arg(long)]
+    pub roundtrip: bool,
+    /// Files to check.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+}
+
+/// How `--explain` prints the merge decisions.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExplainFormat {
+    /// Sentences on stderr.
+    Text,
+    /// One JSON document on stderr.
+    Json,
+}
+
+/// `merge` arguments.
+#[derive(Args, Debug)]
+pub struct MergeArgs {
+    /// Write the result over OURS (git's %A).
+    #[arg(long)]
+    pub git: bool,
+    /// Write the result to this file.
+    #[arg(short = 'o', long = "output")]
+    pub output: Option<PathBuf>,
+    /// The path of the file in the repository (git's %P), for messages and format detection.
+    #[arg(short = 'p', long = "path")]
+    pub path: Option<String>,
+    /// Conflict marker size (git's %L).
+    #[arg(short = 'l', long = "marker-size", default_value_t = 7)]
+    pub marker_size: usize,
+    /// Label of the base (git's %S).
+    #[arg(short = 's', long = "base-label")]
+    pub base_label: Option<String>,
+    /// Label of ours (git's %X).
+    #[arg(short = 'x', long = "ours-label")]
+    pub ours_label: Option<String>,
+    /// Label of theirs (git's %Y).
+    #[arg(short = 'y', long = "theirs-label")]
+    pub theirs_label: Option<String>,
+    /// Print each automatic decision (text or json) on stderr.
+    #[arg(long, num_args = 0..=1, default_missing_value = "text", require_equals = true)]
+    pub explain: Option<ExplainFormat>,
+    /// Do not report each conflict on stderr.
+    #[arg(short = 'q', long)]
+    pub quiet: bool,
+    /// Common ancestor.
+    pub base: PathBuf,
+    /// Our version (overwritten with --git).
+    pub ours: PathBuf,
+    /// Their version.
+    pub theirs: PathBuf,
+}
+
+/// Output format of `diff` and `review`.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DiffFormat {
+    /// A tree of changes, coloured on a terminal.
+    Text,
+    /// A review-ready summary with a Mermaid diagram.
+    Markdown,
+    /// The versioned JSON schema.
+    Json,
+}
+
+/// `diff` arguments.
+#[derive(Args, Debug)]
+pub struct DiffArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = DiffFormat::Text)]
+    pub format: DiffFormat,
+    /// When to use colour.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+    /// Also list resave noise (renamed ids, load_steps, float re-spellings, ...).
+    #[arg(long)]
+    pub show_noise: bool,
+    /// Called as git's external diff: PATH OLD-FILE OLD-HEX OLD-MODE NEW-FILE NEW-HEX NEW-MODE.
+    #[arg(long)]
+    pub git_external: bool,
+    /// OLD NEW (or git's seven arguments with --git-external).
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+}
+
+/// `textconv` arguments.
+#[derive(Args, Debug)]
+pub struct TextconvArgs {
+    /// The scene to project.
+    pub file: PathBuf,
+}
+
+/// `review` arguments.
+#[derive(Args, Debug)]
+pub struct ReviewArgs {
+    /// `A..B`, `A...B` (from the merge base), or a single commit.
+    pub range: String,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = DiffFormat::Markdown)]
+    pub format: DiffFormat,
+    /// When to use colour (text format).
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+    /// Repository to read (default: the current directory).
+    #[arg(long, default_value = ".")]
+    pub repo: PathBuf,
+    /// Also list resave noise.
+    #[arg(long)]
+    pub show_noise: bool,
+}
+
+/// `solve` arguments.
+#[derive(Args, Debug)]
+pub struct SolveArgs {
+    /// Do not keep a `.orig` backup.
+    #[arg(long)]
+    pub no_backup: bool,
+    /// Print the result instead of writing the file.
+    #[arg(long)]
+    pub stdout: bool,
+    /// Conflict marker size used in the file.
+    #[arg(short = 'l', long = "marker-size", default_value_t = 7)]
+    pub marker_size: usize,
+    /// Print each automatic decision (text or json) on stderr.
+    #[arg(long, num_args = 0..=1, default_missing_value = "text", require_equals = true)]
+    pub explain: Option<ExplainFormat>,
+    /// Conflicted files.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+}
+
+/// `install` / `uninstall` arguments.
+#[derive(Args, Debug)]
+pub struct InstallArgs {
+    /// Use the global git config and attributes file instead of this repository's.
+    #[arg(long)]
+    pub global: bool,
+}
+
+/// Parse arguments, run, and turn the outcome into an exit code.
+pub fn main() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return code;
+        }
+    };
+    let result = match &cli.command {
+        Command::Check(a) => check::run(a),
+        Command::Merge(a) => merge::run(a),
+        Command::Diff(a) => diff::run(a),
+        Command::Textconv(a) => diff::run_textconv(a),
+        Command::Review(a) => review::run(a),
+        Command::Solve(a) => solve::run(a),
+        Command::Install(a) => install::run_install(a.global).map(|lines| {
+            lines.iter().for_each(|l| println!("{l}"));
+            0
+        }),
+        Command::Uninstall(a) => install::run_uninstall(a.global).map(|lines| {
+            lines.iter().for_each(|l| println!("{l}"));
+            0
+        }),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("tscn-merge: error: {e:#}");
+            2
+        }
+    }
+}
+
+/// Whether to colour, from the flag, `NO_COLOR` and whether stdout is a terminal.
+pub fn use_color(choice: ColorChoice) -> bool {
+    use std::io::IsTerminal;
+    match choice {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => {
+            std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stdout().is_terminal()
+        }
+    }
+}
