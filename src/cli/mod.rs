@@ -1,0 +1,2 @@
+pub mod git;
+pub mod install;
