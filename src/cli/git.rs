@@ -1,0 +1,397 @@
+//! Reading from git repositories with gix: unmerged index stages, scene files
+//! changed over a revision range, blobs at a revision.
+//!
+//! Everything here is read-only; writing config lives in `install.rs`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{anyhow, bail, Context, Result};
+use gix::bstr::{BStr, BString, ByteSlice};
+use gix::ObjectId;
+
+/// File name extensions of the files this tool understands.
+pub const SCENE_EXTENSIONS: [&str; 3] = ["tscn", "tres", "escn"];
+
+/// True for paths ending in `.tscn`, `.tres` or `.escn` (ASCII case-insensitive).
+pub fn is_scene_path(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    match name.rsplit_once('.') {
+        Some((stem, ext)) if !stem.is_empty() => SCENE_EXTENSIONS
+            .iter()
+            .any(|e| ext.eq_ignore_ascii_case(e)),
+        _ => false,
+    }
+}
+
+/// Discover the repository containing `start`, walking upwards.
+pub fn open_repo(start: &Path) -> Result<gix::Repository> {
+    gix::discover(start)
+        .with_context(|| format!("not inside a git repository: {}", start.display()))
+}
+
+/// The three sides of an unmerged index entry. A side is `None` when that
+/// stage is absent (no base for add/add, no ours/theirs for modify/delete).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stages {
+    pub base: Option<Vec<u8>>,
+    pub ours: Option<Vec<u8>>,
+    pub theirs: Option<Vec<u8>>,
+}
+
+/// Turn a path given on the command line (absolute, or relative to the
+/// current directory) into a repository-relative path with `/` separators.
+pub fn repo_relative_path(repo: &gix::Repository, path: &Path) -> Result<BString> {
+    let as_bytes = gix::path::into_bstr(path)?.into_owned();
+    match repo.normalize_path(as_bytes.as_bstr()) {
+        Ok(p) => Ok(p.into_owned()),
+        Err(err) => {
+            // `normalize_path` resolves absolute paths through realpath, which
+            // fails for paths that no longer exist; try a plain prefix strip.
+            if path.is_absolute() {
+                if let Some(wd) = repo.workdir() {
+                    if let Ok(rel) = path.strip_prefix(wd) {
+                        return Ok(to_slash_bstring(rel));
+                    }
+                }
+            }
+            Err(anyhow::Error::from(err)).with_context(|| format!("path outside the repository: {}", path.display()))
+        }
+    }
+}
+
+fn to_slash_bstring(p: &Path) -> BString {
+    let parts: Vec<String> = p
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    parts.join("/").into()
+}
+
+/// Read stages 1 (base), 2 (ours) and 3 (theirs) of the unmerged entry for
+/// `path_in_worktree`. Returns `Ok(None)` when the index has no unmerged
+/// entry for that path (it is clean, or unknown).
+pub fn conflict_stages(repo: &gix::Repository, path_in_worktree: &Path) -> Result<Option<Stages>> {
+    let rela = repo_relative_path(repo, path_in_worktree)?;
+    let index = repo.open_index().context("reading the index")?;
+    conflict_stages_in_index(repo, &index, rela.as_bstr())
+}
+
+fn conflict_stages_in_index(
+    repo: &gix::Repository,
+    index: &gix::index::File,
+    rela: &BStr,
+) -> Result<Option<Stages>> {
+    use gix::index::entry::Stage;
+    let mut ids: [Option<ObjectId>; 3] = [None, None, None];
+    let mut unmerged = false;
+    for (slot, stage) in [Stage::Base, Stage::Ours, Stage::Theirs].into_iter().enumerate() {
+        if let Some(entry) = index.entry_by_path_and_stage(rela, stage) {
+            ids[slot] = Some(entry.id);
+            unmerged = true;
+        }
+    }
+    if !unmerged {
+        return Ok(None);
+    }
+    let read = |id: Option<ObjectId>| -> Result<Option<Vec<u8>>> {
+        id.map(|id| blob_bytes(repo, id)).transpose()
+    };
+    Ok(Some(Stages {
+        base: read(ids[0])?,
+        ours: read(ids[1])?,
+        theirs: read(ids[2])?,
+    }))
+}
+
+/// Every repository-relative path that currently has unmerged index entries
+/// and names a scene file, sorted.
+pub fn unmerged_scene_paths(repo: &gix::Repository) -> Result<Vec<String>> {
+    let index = repo.open_index().context("reading the index")?;
+    let mut out: Vec<String> = index
+        .entries()
+        .iter()
+        .filter(|e| e.stage_raw() != 0)
+        .map(|e| e.path(&index).to_str_lossy().into_owned())
+        .filter(|p| is_scene_path(p))
+        .collect();
+    out.sort();
+    out.dedup();
+    Ok(out)
+}
+
+fn blob_bytes(repo: &gix::Repository, id: ObjectId) -> Result<Vec<u8>> {
+    let mut blob = repo
+        .find_blob(id)
+        
+        .with_context(|| format!("reading blob {id}"))?;
+    Ok(blob.take_data())
+}
+
+/// One scene file that differs between two trees.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileChange {
+    /// Repository-relative, `/`-separated.
+    pub path: String,
+    /// `None` when the file was added.
+    pub old: Option<Vec<u8>>,
+    /// `None` when the file was deleted.
+    pub new: Option<Vec<u8>>,
+}
+
+/// A revision range, parsed from the command line syntax.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RangeSpec {
+    /// `A..B`: tree of A against tree of B.
+    TwoDot(String, String),
+    /// `A...B`: merge-base(A, B) against B.
+    ThreeDot(String, String),
+    /// `R`: R's first parent (or the empty tree for a root commit) against R.
+    Single(String),
+}
+
+/// Parse `A..B`, `A...B` or `R`. An empty side means `HEAD`, as in git.
+pub fn parse_range(range: &str) -> Result<RangeSpec> {
+    let range = range.trim();
+    if range.is_empty() {
+        bail!("empty revision range");
+    }
+    let side = |s: &str| if s.is_empty() { "HEAD".to_string() } else { s.to_string() };
+    if let Some((a, b)) = range.split_once("...") {
+        if a.is_empty() && b.is_empty() {
+            bail!("invalid revision range {range:?}");
+        }
+        return Ok(RangeSpec::ThreeDot(side(a), side(b)));
+    }
+    if let Some((a, b)) = range.split_once("..") {
+        if a.is_empty() && b.is_empty() {
+            bail!("invalid revision range {range:?}");
+        }
+        return Ok(RangeSpec::TwoDot(side(a), side(b)));
+    }
+    Ok(RangeSpec::Single(range.to_string()))
+}
+
+fn resolve_commit(repo: &gix::Repository, rev: &str) -> Result<ObjectId> {
+    let id = repo
+        .rev_parse_single(rev)
+        
+        .with_context(|| format!("unknown revision {rev:?}"))?;
+    let commit = id
+        .object()
+        ?
+        .peel_to_commit()
+        
+        .with_context(|| format!("{rev:?} does not name a commit"))?;
+    Ok(commit.id)
+}
+
+fn commit_tree(repo: &gix::Repository, commit: ObjectId) -> Result<ObjectId> {
+    let commit = repo.find_commit(commit)?;
+    Ok(commit.tree_id()?.detach())
+}
+
+/// Resolve a range to the (old tree, new tree) pair to compare. `None` stands
+/// for the empty tree.
+fn range_trees(repo: &gix::Repository, range: &str) -> Result<(Option<ObjectId>, ObjectId)> {
+    match parse_range(range)? {
+        RangeSpec::TwoDot(a, b) => {
+            let a = resolve_commit(repo, &a)?;
+            let b = resolve_commit(repo, &b)?;
+            Ok((Some(commit_tree(repo, a)?), commit_tree(repo, b)?))
+        }
+        RangeSpec::ThreeDot(a, b) => {
+            let a_id = resolve_commit(repo, &a)?;
+            let b_id = resolve_commit(repo, &b)?;
+            let base = repo
+                .merge_base(a_id, b_id)
+                
+                .with_context(|| format!("computing the merge base of {a} and {b}"))?
+                .ok_or_else(|| anyhow!("{a} and {b} have no common ancestor"))?
+                .detach();
+            Ok((Some(commit_tree(repo, base)?), commit_tree(repo, b_id)?))
+        }
+        RangeSpec::Single(r) => {
+            let id = resolve_commit(repo, &r)?;
+            let commit = repo.find_commit(id)?;
+            let parent = commit.parent_ids().next().map(|p| p.detach());
+            let new = commit.tree_id()?.detach();
+            let old = match parent {
+                Some(p) => Some(commit_tree(repo, p)?),
+                None => None,
+            };
+            Ok((old, new))
+        }
+    }
+}
+
+/// Scene files (`.tscn`, `.tres`, `.escn`) that differ over `range`, sorted by
+/// path. Renames appear as a deletion plus an addition.
+pub fn changed_scene_files(repo: &gix::Repository, range: &str) -> Result<Vec<FileChange>> {
+    let (old, new) = range_trees(repo, range)?;
+    let mut changes = Vec::new();
+    diff_trees(repo, old, Some(new), "", &mut changes)?;
+    changes.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(changes)
+}
+
+/// A tree entry reduced to what the diff needs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Item {
+    Tree(ObjectId),
+    Blob(ObjectId),
+    /// Symlinks and submodules: never scene content.
+    Other,
+}
+
+fn tree_items(repo: &gix::Repository, tree: Option<ObjectId>) -> Result<BTreeMap<BString, Item>> {
+    let mut out = BTreeMap::new();
+    let Some(tree) = tree else { return Ok(out) };
+    let tree = repo.find_tree(tree)?;
+    let decoded = tree.decode()?;
+    for entry in &decoded.entries {
+        let item = if entry.mode.is_tree() {
+            Item::Tree(entry.oid.to_owned())
+        } else if entry.mode.is_blob() {
+            Item::Blob(entry.oid.to_owned())
+        } else {
+            Item::Other
+        };
+        out.insert(entry.filename.to_owned(), item);
+    }
+    Ok(out)
+}
+
+fn diff_trees(
+    repo: &gix::Repository,
+    old: Option<ObjectId>,
+    new: Option<ObjectId>,
+    prefix: &str,
+    out: &mut Vec<FileChange>,
+) -> Result<()> {
+    if old == new {
+        return Ok(());
+    }
+    let old_items = tree_items(repo, old)?;
+    let new_items = tree_items(repo, new)?;
+    let mut names: Vec<&BString> = old_items.keys().chain(new_items.keys()).collect();
+    names.sort();
+    names.dedup();
+    for name in names {
+        let o = old_items.get(name).copied();
+        let n = new_items.get(name).copied();
+        if o == n {
+            continue;
+        }
+        let path = format!("{prefix}{}", name.to_str_lossy());
+        let old_tree = match o {
+            Some(Item::Tree(id)) => Some(id),
+            _ => None,
+        };
+        let new_tree = match n {
+            Some(Item::Tree(id)) => Some(id),
+            _ => None,
+        };
+        if old_tree.is_some() || new_tree.is_some() {
+            diff_trees(repo, old_tree, new_tree, &format!("{path}/"), out)?;
+        }
+        let old_blob = match o {
+            Some(Item::Blob(id)) => Some(id),
+            _ => None,
+        };
+        let new_blob = match n {
+            Some(Item::Blob(id)) => Some(id),
+            _ => None,
+        };
+        if old_blob == new_blob || !is_scene_path(&path) {
+            continue;
+        }
+        out.push(FileChange {
+            path,
+            old: old_blob.map(|id| blob_bytes(repo, id)).transpose()?,
+            new: new_blob.map(|id| blob_bytes(repo, id)).transpose()?,
+        });
+    }
+    Ok(())
+}
+
+/// Number of commits the range covers: `git rev-list --count A..B` for
+/// `A..B`, the symmetric difference for `A...B`, and 1 for a single revision.
+pub fn commits_in_range(repo: &gix::Repository, range: &str) -> Result<usize> {
+    let count = |tips: Vec<ObjectId>, hidden: Vec<ObjectId>| -> Result<usize> {
+        let walk = repo
+            .rev_walk(tips)
+            .with_hidden(hidden)
+            .all()
+            ?;
+        let mut n = 0;
+        for info in walk {
+            info?;
+            n += 1;
+        }
+        Ok(n)
+    };
+    match parse_range(range)? {
+        RangeSpec::Single(r) => {
+            resolve_commit(repo, &r)?;
+            Ok(1)
+        }
+        RangeSpec::TwoDot(a, b) => {
+            let a = resolve_commit(repo, &a)?;
+            let b = resolve_commit(repo, &b)?;
+            count(vec![b], vec![a])
+        }
+        RangeSpec::ThreeDot(a, b) => {
+            let a = resolve_commit(repo, &a)?;
+            let b = resolve_commit(repo, &b)?;
+            Ok(count(vec![b], vec![a])? + count(vec![a], vec![b])?)
+        }
+    }
+}
+
+/// The bytes of `path` (repository-relative, `/`-separated) in the tree of
+/// revision `rev`, or `None` when the path does not exist there or is not a
+/// file.
+pub fn read_blob_at(repo: &gix::Repository, rev: &str, path: &str) -> Result<Option<Vec<u8>>> {
+    let commit = resolve_commit(repo, rev)?;
+    let tree = repo
+        .find_tree(commit_tree(repo, commit)?)
+        ?;
+    let rel = PathBuf::from(path.trim_start_matches('/'));
+    let entry = tree
+        .lookup_entry_by_path(&rel)
+        
+        .with_context(|| format!("looking up {path} at {rev}"))?;
+    match entry {
+        Some(e) if e.mode().is_blob() => Ok(Some(blob_bytes(repo, e.object_id())?)),
+        _ => Ok(None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scene_paths() {
+        assert!(is_scene_path("a/b/level.tscn"));
+        assert!(is_scene_path("theme.tres"));
+        assert!(is_scene_path("Export.ESCN"));
+        assert!(!is_scene_path("dir.tscn/readme.md"));
+        assert!(!is_scene_path("a/.tscn"));
+        assert!(!is_scene_path("script.gd"));
+        assert!(!is_scene_path("tscn"));
+    }
+
+    #[test]
+    fn ranges() {
+        assert_eq!(parse_range("a..b").unwrap(), RangeSpec::TwoDot("a".into(), "b".into()));
+        assert_eq!(parse_range("a...b").unwrap(), RangeSpec::ThreeDot("a".into(), "b".into()));
+        assert_eq!(parse_range("main..").unwrap(), RangeSpec::TwoDot("main".into(), "HEAD".into()));
+        assert_eq!(parse_range("...x").unwrap(), RangeSpec::ThreeDot("HEAD".into(), "x".into()));
+        assert_eq!(parse_range("HEAD~2").unwrap(), RangeSpec::Single("HEAD~2".into()));
+        assert!(parse_range("..").is_err());
+        assert!(parse_range("...").is_err());
+        assert!(parse_range("  ").is_err());
+    }
+}

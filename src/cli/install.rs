@@ -1,0 +1,501 @@
+//! `tscn-merge install` / `uninstall`: register the merge driver, the diff
+//! driver and the difftool with git, and mark scene files in the attributes.
+//!
+//! Config is written with the `git config` command (it knows every quoting
+//! and layout rule of config files). The pure parts (command strings,
+//! attributes text editing) are separate functions with unit tests.
+
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use anyhow::{bail, Context, Result};
+
+/// Name of the merge and diff drivers (`merge=tscn-merge diff=tscn-merge`).
+pub const DRIVER: &str = "tscn-merge";
+/// First line of the attributes block this tool owns.
+pub const BLOCK_START: &str = "# >>> tscn-merge";
+/// Last line of the attributes block this tool owns.
+pub const BLOCK_END: &str = "# <<< tscn-merge";
+/// Patterns marked in the attributes block.
+pub const PATTERNS: [&str; 3] = ["*.tscn", "*.tres", "*.escn"];
+
+/// Config sections this tool writes (subsection is always [`DRIVER`]).
+const SECTIONS: [&str; 3] = ["merge", "diff", "difftool"];
+
+/// How the configured commands refer to the binary.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Exe {
+    /// The running binary is the `tscn-merge` found on `PATH`: use the bare name.
+    OnPath,
+    /// Use this absolute path (e.g. a binary in `target/`).
+    Absolute(PathBuf),
+}
+
+/// Where to install.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Scope {
+    /// The repository containing this directory: `.git/config` and the
+    /// `.gitattributes` at the work tree root.
+    Repo(PathBuf),
+    /// `git config --global` and the global attributes file.
+    Global,
+}
+
+/// Quote `s` for a POSIX shell: unchanged when it only has safe characters,
+/// else in single quotes.
+pub fn shell_quote(s: &str) -> String {
+    let safe = !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"/._-+,:@%=".contains(&b));
+    if safe {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
+
+/// How commands start the binary: `tscn-merge` or the quoted absolute path.
+pub fn exe_word(exe: &Exe) -> String {
+    match exe {
+        Exe::OnPath => DRIVER.to_string(),
+        Exe::Absolute(p) => shell_quote(&p.to_string_lossy()),
+    }
+}
+
+/// The arguments git substitutes for the structural merge. git already
+/// single-quotes %P, %S, %X and %Y; %O, %A, %B are plain temp file names.
+const MERGE_ARGS: &str = "merge --git -p %P -l %L -s %S -x %X -y %Y %O %A %B";
+/// The text merge used when the binary is missing (labels: ours, base, theirs).
+const FALLBACK: &str = "git merge-file -L %X -L %S -L %Y --marker-size=%L %A %O %B";
+
+/// `merge.tscn-merge.driver`: run tscn-merge when it exists, otherwise fall
+/// back to git's own line merge, so a missing binary never breaks merges.
+/// Exit status is the driver's (1 = conflicts), never a trigger for fallback.
+pub fn merge_driver_command(exe: &Exe) -> String {
+    match exe {
+        Exe::OnPath => format!(
+            "if command -v {DRIVER} >/dev/null 2>&1; then {DRIVER} {MERGE_ARGS}; else {FALLBACK}; fi"
+        ),
+        Exe::Absolute(p) => format!(
+            "exe={}; if [ -x \"$exe\" ]; then \"$exe\" {MERGE_ARGS}; else {FALLBACK}; fi",
+            shell_quote(&p.to_string_lossy())
+        ),
+    }
+}
+
+/// `diff.tscn-merge.command` (git appends: path old-file old-hex old-mode
+/// new-file new-hex new-mode).
+pub fn diff_command(exe: &Exe) -> String {
+    format!("{} diff --git-external", exe_word(exe))
+}
+
+/// `diff.tscn-merge.textconv`.
+pub fn textconv_command(exe: &Exe) -> String {
+    format!("{} textconv", exe_word(exe))
+}
+
+/// `difftool.tscn-merge.cmd`.
+pub fn difftool_command(exe: &Exe) -> String {
+    format!("{} diff \"$LOCAL\" \"$REMOTE\"", exe_word(exe))
+}
+
+/// Every config key and value that install writes, in order.
+pub fn config_entries(exe: &Exe) -> Vec<(String, String)> {
+    vec![
+        (
+            format!("merge.{DRIVER}.name"),
+            "tscn-merge: structural merge for Godot scenes".to_string(),
+        ),
+        (format!("merge.{DRIVER}.driver"), merge_driver_command(exe)),
+        (format!("diff.{DRIVER}.command"), diff_command(exe)),
+        (format!("diff.{DRIVER}.textconv"), textconv_command(exe)),
+        (format!("diff.{DRIVER}.cachetextconv"), "false".to_string()),
+        (format!("difftool.{DRIVER}.cmd"), difftool_command(exe)),
+    ]
+}
+
+/// The attributes block, markers included, each line ending in `\n`.
+pub fn attributes_block() -> String {
+    let mut s = format!("{BLOCK_START}\n");
+    for p in PATTERNS {
+        s.push_str(&format!("{p} merge={DRIVER} diff={DRIVER}\n"));
+    }
+    s.push_str(BLOCK_END);
+    s.push('\n');
+    s
+}
+
+/// Byte range of our block in `text`, from the start marker line through the
+/// end marker line (with its newline, if any).
+fn find_block(text: &str) -> Option<(usize, usize)> {
+    let mut offset = 0;
+    let mut start = None;
+    for line in text.split_inclusive('\n') {
+        let bare = line.trim_end_matches('\n').trim_end_matches('\r');
+        match start {
+            // A later start marker wins over an unterminated earlier one.
+            _ if bare == BLOCK_START => start = Some(offset),
+            Some(s) if bare == BLOCK_END => return Some((s, offset + line.len())),
+            _ => {}
+        }
+        offset += line.len();
+    }
+    None
+}
+
+/// `text` with our block added, or replaced if an older one is there.
+/// Returns `None` when the text already holds exactly this block.
+///
+/// A file without a final newline gets the block as `"\n" + block` with the
+/// block's own final newline left off, so that [`remove_attributes_block`]
+/// restores it byte for byte.
+pub fn add_attributes_block(text: &str) -> Option<String> {
+    let block = attributes_block();
+    if let Some((s, e)) = find_block(text) {
+        let current = &text[s..e];
+        let wanted = if e == text.len() && !current.ends_with('\n') {
+            block.trim_end_matches('\n')
+        } else {
+            block.as_str()
+        };
+        if current == wanted {
+            return None;
+        }
+        return Some(format!("{}{}{}", &text[..s], wanted, &text[e..]));
+    }
+    Some(if text.is_empty() || text.ends_with('\n') {
+        format!("{text}{block}")
+    } else {
+        format!("{text}\n{}", block.trim_end_matches('\n'))
+    })
+}
+
+/// `text` without our block, or `None` when there is no block.
+pub fn remove_attributes_block(text: &str) -> Option<String> {
+    let (s, e) = find_block(text)?;
+    let mut start = s;
+    if e == text.len() && !text.ends_with('\n') && start > 0 {
+        // Added after a last line without newline: drop the `\n` we added.
+        start -= 1;
+    }
+    Some(format!("{}{}", &text[..start], &text[e..]))
+}
+
+/// Decide how the configured commands should start the binary: the bare name
+/// when `tscn-merge` on `PATH` is this very executable, else its absolute path.
+pub fn detect_exe() -> Result<Exe> {
+    let me = std::env::current_exe().context("locating the running executable")?;
+    let me = me.canonicalize().unwrap_or(me);
+    if me.to_str().is_none() {
+        bail!("the executable path is not valid UTF-8: {}", me.display());
+    }
+    if let Some(path) = std::env::var_os("PATH") {
+        for dir in std::env::split_paths(&path) {
+            let candidate = dir.join(DRIVER);
+            if let Ok(c) = candidate.canonicalize() {
+                if c == me {
+                    return Ok(Exe::OnPath);
+                }
+                // The first `tscn-merge` on PATH wins in a shell.
+                break;
+            }
+        }
+    }
+    Ok(Exe::Absolute(me))
+}
+
+fn git<I, S>(dir: Option<&Path>, args: I) -> Result<Output>
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    let mut cmd = Command::new("git");
+    if let Some(dir) = dir {
+        cmd.current_dir(dir);
+    }
+    cmd.args(args);
+    cmd.output().context("running git (is it installed and on PATH?)")
+}
+
+fn git_ok<I, S>(dir: Option<&Path>, args: I) -> Result<Output>
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    let args: Vec<S> = args.into_iter().collect();
+    let shown: Vec<String> = args
+        .iter()
+        .map(|a| a.as_ref().to_string_lossy().into_owned())
+        .collect();
+    let out = git(dir, &args)?;
+    if !out.status.success() {
+        bail!(
+            "git {} failed: {}",
+            shown.join(" "),
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    Ok(out)
+}
+
+/// The directory to run git in and the `git config` scope flag.
+fn scope_parts(scope: &Scope) -> (Option<&Path>, &'static str) {
+    match scope {
+        Scope::Repo(dir) => (Some(dir.as_path()), "--local"),
+        Scope::Global => (None, "--global"),
+    }
+}
+
+/// The attributes file the scope uses: `<worktree>/.gitattributes`, or for
+/// `--global` the file named by `core.attributesFile`, else git's default
+/// `$XDG_CONFIG_HOME/git/attributes` (`~/.config/git/attributes`).
+pub fn attributes_path(scope: &Scope) -> Result<PathBuf> {
+    match scope {
+        Scope::Repo(dir) => {
+            let out = git_ok(Some(dir), ["rev-parse", "--show-toplevel"])
+                .with_context(|| format!("{} is not inside a git work tree", dir.display()))?;
+            let top = String::from_utf8(out.stdout).context("work tree path is not UTF-8")?;
+            Ok(PathBuf::from(top.trim_end_matches(['\n', '\r'])).join(".gitattributes"))
+        }
+        Scope::Global => {
+            let out = git(None, ["config", "--type=path", "--get", "core.attributesFile"])?;
+            let configured = String::from_utf8_lossy(&out.stdout)
+                .trim_end_matches(['\n', '\r'])
+                .to_string();
+            if out.status.success() && !configured.is_empty() {
+                return Ok(PathBuf::from(configured));
+            }
+            default_global_attributes()
+        }
+    }
+}
+
+fn default_global_attributes() -> Result<PathBuf> {
+    if let Some(xdg) = std::env::var_os("XDG_CONFIG_HOME").filter(|v| !v.is_empty()) {
+        return Ok(PathBuf::from(xdg).join("git").join("attributes"));
+    }
+    let home = std::env::var_os("HOME")
+        .filter(|v| !v.is_empty())
+        .context("HOME is not set: cannot locate the global attributes file")?;
+    Ok(PathBuf::from(home).join(".config").join("git").join("attributes"))
+}
+
+/// Register the drivers and mark scene files. Idempotent. Returns one line
+/// per action for the caller to print.
+pub fn install(scope: &Scope, exe: &Exe) -> Result<Vec<String>> {
+    let (dir, flag) = scope_parts(scope);
+    let mut report = Vec::new();
+    let attrs = attributes_path(scope)?;
+    for (key, value) in config_entries(exe) {
+        let current = git(dir, ["config", flag, "--get-all", &key])?;
+        if current.status.success() && current.stdout == format!("{value}\n").into_bytes() {
+            report.push(format!("config {key} already set"));
+            continue;
+        }
+        git_ok(dir, ["config", flag, "--replace-all", &key, &value])?;
+        report.push(format!("config {key} = {value}"));
+    }
+    let existing = match std::fs::read(&attrs) {
+        Ok(bytes) => String::from_utf8(bytes)
+            .with_context(|| format!("{} is not UTF-8", attrs.display()))?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(e).with_context(|| format!("reading {}", attrs.display())),
+    };
+    match add_attributes_block(&existing) {
+        None => report.push(format!("attributes already in {}", attrs.display())),
+        Some(updated) => {
+            if let Some(parent) = attrs.parent() {
+                std::fs::create_dir_all(parent)
+                    .with_context(|| format!("creating {}", parent.display()))?;
+            }
+            std::fs::write(&attrs, updated)
+                .with_context(|| format!("writing {}", attrs.display()))?;
+            report.push(format!("attributes added to {}", attrs.display()));
+        }
+    }
+    Ok(report)
+}
+
+/// Remove exactly the config keys and the attributes block that [`install`]
+/// adds; config sections left empty are removed, everything else is kept.
+pub fn uninstall(scope: &Scope) -> Result<Vec<String>> {
+    let (dir, flag) = scope_parts(scope);
+    let mut report = Vec::new();
+    let attrs = attributes_path(scope)?;
+    for (key, _) in config_entries(&Exe::OnPath) {
+        let current = git(dir, ["config", flag, "--get-all", &key])?;
+        if !current.status.success() {
+            continue;
+        }
+        git_ok(dir, ["config", flag, "--unset-all", &key])?;
+        report.push(format!("config {key} removed"));
+    }
+    for section in SECTIONS {
+        let name = format!("{section}.{DRIVER}");
+        let pattern = format!("^{section}\\.{}\\.", DRIVER.replace('-', "\\-"));
+        let left = git(dir, ["config", flag, "--get-regexp", &pattern])?;
+        if left.status.success() && !left.stdout.is_empty() {
+            report.push(format!("config section {name} kept: it has other keys"));
+            continue;
+        }
+        // Fails harmlessly (status 128) when no such section header exists.
+        let removed = git(dir, ["config", flag, "--remove-section", &name])?;
+        if removed.status.success() {
+            report.push(format!("config section {name} removed"));
+        }
+    }
+    match std::fs::read(&attrs) {
+        Ok(bytes) => {
+            let text = String::from_utf8(bytes)
+                .with_context(|| format!("{} is not UTF-8", attrs.display()))?;
+            match remove_attributes_block(&text) {
+                None => report.push(format!("no tscn-merge attributes in {}", attrs.display())),
+                Some(rest) if rest.is_empty() => {
+                    std::fs::remove_file(&attrs)
+                        .with_context(|| format!("removing {}", attrs.display()))?;
+                    report.push(format!("removed {} (it held only tscn-merge attributes)", attrs.display()));
+                }
+                Some(rest) => {
+                    std::fs::write(&attrs, rest)
+                        .with_context(|| format!("writing {}", attrs.display()))?;
+                    report.push(format!("attributes removed from {}", attrs.display()));
+                }
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            report.push(format!("no attributes file at {}", attrs.display()))
+        }
+        Err(e) => return Err(e).with_context(|| format!("reading {}", attrs.display())),
+    }
+    if report.is_empty() {
+        report.push("nothing to uninstall".to_string());
+    }
+    Ok(report)
+}
+
+/// `tscn-merge install [--global]` from the current directory, for the
+/// running executable.
+pub fn run_install(global: bool) -> Result<Vec<String>> {
+    let scope = current_scope(global)?;
+    install(&scope, &detect_exe()?)
+}
+
+/// `tscn-merge uninstall [--global]` from the current directory.
+pub fn run_uninstall(global: bool) -> Result<Vec<String>> {
+    uninstall(&current_scope(global)?)
+}
+
+fn current_scope(global: bool) -> Result<Scope> {
+    Ok(if global {
+        Scope::Global
+    } else {
+        Scope::Repo(std::env::current_dir().context("reading the current directory")?)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn abs(p: &str) -> Exe {
+        Exe::Absolute(PathBuf::from(p))
+    }
+
+    #[test]
+    fn quoting() {
+        assert_eq!(shell_quote("/usr/bin/tscn-merge"), "/usr/bin/tscn-merge");
+        assert_eq!(shell_quote("/a b/x"), "'/a b/x'");
+        assert_eq!(shell_quote("it's"), r"'it'\''s'");
+        assert_eq!(shell_quote("$HOME"), "'$HOME'");
+        assert_eq!(shell_quote(""), "''");
+    }
+
+    #[test]
+    fn merge_driver_on_path() {
+        assert_eq!(
+            merge_driver_command(&Exe::OnPath),
+            "if command -v tscn-merge >/dev/null 2>&1; then \
+             tscn-merge merge --git -p %P -l %L -s %S -x %X -y %Y %O %A %B; \
+             else git merge-file -L %X -L %S -L %Y --marker-size=%L %A %O %B; fi"
+        );
+    }
+
+    #[test]
+    fn merge_driver_absolute_with_space() {
+        assert_eq!(
+            merge_driver_command(&abs("/opt/my tools/tscn-merge")),
+            "exe='/opt/my tools/tscn-merge'; if [ -x \"$exe\" ]; then \
+             \"$exe\" merge --git -p %P -l %L -s %S -x %X -y %Y %O %A %B; \
+             else git merge-file -L %X -L %S -L %Y --marker-size=%L %A %O %B; fi"
+        );
+    }
+
+    #[test]
+    fn diff_commands() {
+        let e = abs("/t/debug/tscn-merge");
+        assert_eq!(diff_command(&e), "/t/debug/tscn-merge diff --git-external");
+        assert_eq!(textconv_command(&Exe::OnPath), "tscn-merge textconv");
+        assert_eq!(difftool_command(&abs("/a b/t")), "'/a b/t' diff \"$LOCAL\" \"$REMOTE\"");
+        let keys: Vec<String> = config_entries(&e).into_iter().map(|(k, _)| k).collect();
+        assert_eq!(
+            keys,
+            [
+                "merge.tscn-merge.name",
+                "merge.tscn-merge.driver",
+                "diff.tscn-merge.command",
+                "diff.tscn-merge.textconv",
+                "diff.tscn-merge.cachetextconv",
+                "difftool.tscn-merge.cmd"
+            ]
+        );
+    }
+
+    #[test]
+    fn block_added_to_empty_and_idempotent() {
+        let once = add_attributes_block("").unwrap();
+        assert_eq!(once, attributes_block());
+        assert!(once.contains("*.tres merge=tscn-merge diff=tscn-merge\n"));
+        assert_eq!(add_attributes_block(&once), None);
+        assert_eq!(remove_attributes_block(&once).unwrap(), "");
+    }
+
+    #[test]
+    fn block_round_trips_byte_for_byte() {
+        for original in [
+            "*.png binary\n",
+            "*.png binary",
+            "*.png binary\r\n*.gd text\r\n",
+            "\n\n",
+            "# comment\n*.import -diff",
+        ] {
+            let added = add_attributes_block(original).unwrap();
+            assert!(added.starts_with(original), "{original:?}");
+            assert_eq!(add_attributes_block(&added), None, "{original:?}");
+            assert_eq!(remove_attributes_block(&added).unwrap(), original, "{original:?}");
+        }
+    }
+
+    #[test]
+    fn block_in_the_middle_is_removed_alone() {
+        let text = format!("a\n{}b\n", attributes_block());
+        assert_eq!(add_attributes_block(&text), None);
+        assert_eq!(remove_attributes_block(&text).unwrap(), "a\nb\n");
+        assert_eq!(remove_attributes_block("a\nb\n"), None);
+    }
+
+    #[test]
+    fn stale_block_is_replaced() {
+        let text = format!("x\n{BLOCK_START}\n*.tscn merge=old\n{BLOCK_END}\ny\n");
+        let updated = add_attributes_block(&text).unwrap();
+        assert_eq!(updated, format!("x\n{}y\n", attributes_block()));
+    }
+
+    #[test]
+    fn unterminated_start_marker_is_not_a_block() {
+        let text = format!("{BLOCK_START}\n*.tscn merge=x\n");
+        assert_eq!(remove_attributes_block(&text), None);
+        let added = add_attributes_block(&text).unwrap();
+        assert_eq!(added, format!("{text}{}", attributes_block()));
+    }
+}
