@@ -49,3 +49,39 @@ fn corpus_round_trips_byte_for_byte() {
     eprintln!("corpus: {} files, {} bytes, {} failures", files.len(), bytes, failures.len());
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// `check` flags exactly the four files that ../shared/README.md names as broken.
+#[test]
+fn check_flags_exactly_the_four_broken_corpus_files() {
+    use tscn_merge::check::{check, check_markers, is_broken};
+    use tscn_merge::model::Scene;
+    let Some(root) = shared() else {
+        eprintln!("skipped: ../shared not found");
+        return;
+    };
+    let mut broken = Vec::new();
+    let mut warnings = 0;
+    for f in corpus_files(&root) {
+        let data = std::fs::read(&f).expect("read");
+        let mut problems = check_markers(&data);
+        let scene = Scene::parse(&data).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        problems.extend(check(&scene));
+        warnings += problems.iter().filter(|p| !is_broken(std::slice::from_ref(p))).count();
+        if is_broken(&problems) {
+            let rel = f.strip_prefix(root.join("corpus")).expect("under corpus").display().to_string();
+            broken.push((rel, problems));
+        }
+    }
+    let names: Vec<&str> = broken.iter().map(|(n, _)| n.as_str()).collect();
+    eprintln!("check: {} broken, {} warnings; {:#?}", broken.len(), warnings, broken);
+    let mut expected = vec![
+        "godotengine__godot-demo-projects/hist-7e43dbf64b__2d__physics_tests__tests__functional__test_character_pixels.tscn",
+        "sfu-gdc__gmtk-2021-game/src__area1.tscn",
+        "sfu-gdc__gmtk-2021-game/hist-58a730599b__WindArea.tscn",
+        "dialogic-godot__dialogic/hist-fa10ca02a4__addons__dialogic__Editor__SettingsEditor__SettingsEditor.tscn",
+    ];
+    expected.sort();
+    let mut got = names.clone();
+    got.sort();
+    assert_eq!(got, expected);
+}

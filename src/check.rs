@@ -1,0 +1,318 @@
+//! Structural validation of a scene or resource: what makes the engine drop nodes, fail
+//! to resolve a resource, or refuse the file. The merge driver runs it on every result
+//! before calling a merge clean, and `tscn-merge check` exposes it.
+//!
+//! Broken (an [`Severity::Error`]): not exactly one scene root; a parent that does not
+//! exist (a parent inside an instanced or inherited scene is fine); an `ExtResource` /
+//! `SubResource` that does not resolve, or a `SubResource` used before it is defined;
+//! duplicate ids or node paths, or a `unique_id` repeated within one owner; sections out
+//! of order; leftover conflict markers. A stale `load_steps` or a BOM is a warning.
+
+use crate::model::{FileKind, Scene, SectionKind};
+use crate::value::{scan_refs_in_text, RefKind};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// How serious a finding is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    /// The file loads, but something is off (stale `load_steps`, a BOM).
+    Warning,
+    /// The file is structurally broken.
+    Error,
+}
+
+/// One finding, with the line it is about.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// Error or warning.
+    pub severity: Severity,
+    /// 1-based line.
+    pub line: usize,
+    /// What is wrong, in a sentence.
+    pub message: String,
+}
+
+impl Problem {
+    fn error(line: usize, message: String) -> Problem {
+        Problem { severity: Severity::Error, line, message }
+    }
+    fn warning(line: usize, message: String) -> Problem {
+        Problem { severity: Severity::Warning, line, message }
+    }
+}
+
+/// Lines (1-based) that look like git conflict markers: `<<<<<<<`, `|||||||`, `=======`
+/// or `>>>>>>>` (at least 7 characters) at the start of a line.
+pub fn conflict_marker_lines(text: &[u8]) -> Vec<usize> {
+    let mut out = Vec::new();
+    for (i, line) in text.split(|&b| b == b'\n').enumerate() {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        for m in [b'<', b'|', b'=', b'>'] {
+            let n = line.iter().take_while(|&&b| b == m).count();
+            if n >= 7 && (n == line.len() || (m != b'=' && line[n] == b' ')) {
+                out.push(i + 1);
+                break;
+            }
+        }
+    }
+    out
+}
+
+/// Problems found in raw bytes before parsing: leftover conflict markers.
+pub fn check_markers(text: &[u8]) -> Vec<Problem> {
+    conflict_marker_lines(text)
+        .into_iter()
+        .map(|l| Problem::error(l, "leftover conflict markers: this line is a git conflict marker".into()))
+        .collect()
+}
+
+/// Validate a keyed scene. Problems come sorted by line.
+pub fn check(scene: &Scene) -> Vec<Problem> {
+    let doc = &scene.doc;
+    let mut out = Vec::new();
+    let line_of = |i: usize| doc.line_of(doc.sections[i].span.start);
+
+    if doc.has_bom() {
+        out.push(Problem::warning(1, "the file starts with a UTF-8 byte-order mark, which Godot does not read".into()));
+    }
+
+    // Section order (spec §3.10).
+    let mut phase = 0u8;
+    let mut after_resource = false;
+    for (i, k) in scene.kinds.iter().enumerate() {
+        let name = &doc.sections[i].tag.name;
+        if i > 0 && *k == SectionKind::Header {
+            out.push(Problem::error(line_of(i), format!("a second file header `[{name}]`")));
+            continue;
+        }
+        if *k == SectionKind::Other {
+            out.push(Problem::error(line_of(i), format!("unknown tag `[{name}]`")));
+            continue;
+        }
+        if after_resource {
+            out.push(Problem::error(line_of(i), format!("`[{name}]` after `[resource]`: nothing may follow the main resource")));
+        }
+        match (scene.kind, k) {
+            (FileKind::Scene, SectionKind::Resource) => {
+                out.push(Problem::error(line_of(i), "`[resource]` in a scene file".into()))
+            }
+            (FileKind::Resource, SectionKind::Node | SectionKind::Connection | SectionKind::Editable) => {
+                out.push(Problem::error(line_of(i), format!("`[{name}]` in a resource file")))
+            }
+            _ => {}
+        }
+        if k.phase() < phase {
+            out.push(Problem::error(
+                line_of(i),
+                format!("sections out of order: `[{name}]` must come before every sub_resource and node"),
+            ));
+        }
+        phase = phase.max(k.phase());
+        if *k == SectionKind::Resource {
+            after_resource = true;
+        }
+    }
+    if scene.kind == FileKind::Resource && scene.resource.is_none() {
+        out.push(Problem::error(doc.line_of(doc.text.len()), "no `[resource]` section".into()));
+    }
+
+    // Ids.
+    let mut ext_ids = BTreeSet::new();
+    for e in &scene.ext_resources {
+        if !ext_ids.insert(e.id.as_str()) {
+            out.push(Problem::error(line_of(e.section), format!("duplicate ext_resource id \"{}\"", e.id)));
+        }
+    }
+    let mut sub_ids = BTreeSet::new();
+    for s in &scene.sub_resources {
+        if !sub_ids.insert(s.id.as_str()) {
+            out.push(Problem::error(line_of(s.section), format!("duplicate sub_resource id \"{}\"", s.id)));
+        }
+    }
+
+    // References, in file order: a SubResource must be defined earlier.
+    let mut defined: BTreeSet<&str> = BTreeSet::new();
+    for (i, s) in doc.sections.iter().enumerate() {
+        let own_sub = (scene.kinds[i] == SectionKind::SubResource)
+            .then(|| scene.sub_resources.iter().find(|r| r.section == i))
+            .flatten();
+        let mut check_text = |start: usize, text: &str| {
+            scan_refs_in_text(text, &mut |kind, id| match kind {
+                RefKind::Ext => {
+                    if !ext_ids.contains(id) {
+                        out.push(Problem::error(
+                            doc.line_of(start),
+                            format!("ExtResource(\"{id}\") does not resolve: no ext_resource has that id"),
+                        ));
+                    }
+                }
+                RefKind::Sub => {
+                    if !defined.contains(id) {
+                        let msg = if own_sub.is_some_and(|r| r.id == id) {
+                            format!("SubResource(\"{id}\") refers to itself")
+                        } else if sub_ids.contains(id) {
+                            format!("SubResource(\"{id}\") is used before it is defined")
+                        } else {
+                            format!("SubResource(\"{id}\") does not resolve: no sub_resource has that id")
+                        };
+                        out.push(Problem::error(doc.line_of(start), msg));
+                    }
+                }
+            });
+        };
+        for f in &s.tag.fields {
+            if f.key != "id" {
+                check_text(f.value.start, doc.slice(&f.value));
+            }
+        }
+        for p in &s.props {
+            check_text(p.value.start, doc.slice(&p.value));
+        }
+        if let Some(r) = own_sub {
+            defined.insert(r.id.as_str());
+        }
+    }
+
+    // Nodes.
+    if scene.kind == FileKind::Scene {
+        let roots: Vec<_> = scene.nodes.iter().filter(|n| n.parent.is_none()).collect();
+        if roots.is_empty() {
+            let l = scene.nodes.first().map_or(doc.line_of(doc.text.len()), |n| line_of(n.section));
+            out.push(Problem::error(l, "no scene root: every node has a parent".into()));
+        }
+        for extra in roots.iter().skip(1) {
+            out.push(Problem::error(
+                line_of(extra.section),
+                format!("a second scene root \"{}\" (a node without `parent`)", extra.name),
+            ));
+        }
+        let inherited = scene.nodes.first().is_some_and(|n| n.parent.is_none() && n.instance.is_some());
+        let mut seen_paths: BTreeMap<&str, usize> = BTreeMap::new();
+        let mut instanced: BTreeSet<&str> = BTreeSet::new();
+        let mut unique: BTreeSet<&crate::model::NodeKey> = BTreeSet::new();
+        for n in &scene.nodes {
+            let l = line_of(n.section);
+            if let Some(p) = &n.parent {
+                let ok = p == "."
+                    || inherited
+                    || seen_paths.contains_key(p.as_str())
+                    || instanced.iter().any(|i| p.strip_prefix(i).is_some_and(|r| r.starts_with('/')));
+                if !ok && roots.first().is_some() {
+                    out.push(Problem::error(
+                        l,
+                        format!("node \"{}\" has parent \"{p}\", which does not exist (at this point of the file)", n.name),
+                    ));
+                }
+            }
+            if seen_paths.insert(n.path.as_str(), l).is_some() {
+                out.push(Problem::error(l, format!("duplicate node path \"{}\"", n.path)));
+            }
+            if n.instance.is_some() {
+                instanced.insert(n.path.as_str());
+            }
+            if n.unique_id.is_some() && matches!(n.key, crate::model::NodeKey::UniqueId { .. }) && !unique.insert(&n.key) {
+                out.push(Problem::error(
+                    l,
+                    format!("unique_id={} is repeated within the same scene", n.unique_id.unwrap_or_default()),
+                ));
+            }
+        }
+    }
+
+    // load_steps (3.x-4.5): a warning only.
+    if let Some(ls) = scene.header.load_steps {
+        let want = scene.expected_load_steps();
+        if ls != want {
+            out.push(Problem::warning(
+                1,
+                format!("stale load_steps={ls}: the file has {} resources, so it should be {want}", want - 1),
+            ));
+        }
+    }
+    out.sort_by(|a, b| (a.line, b.severity).cmp(&(b.line, a.severity)));
+    out
+}
+
+/// Whether any problem is an error.
+pub fn is_broken(problems: &[Problem]) -> bool {
+    problems.iter().any(|p| p.severity == Severity::Error)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn problems(src: &str) -> Vec<Problem> {
+        check(&Scene::parse(src.as_bytes()).expect("parses"))
+    }
+
+    fn errors(src: &str) -> Vec<String> {
+        problems(src).into_iter().filter(|p| p.severity == Severity::Error).map(|p| p.message).collect()
+    }
+
+    const OK: &str = "[gd_scene load_steps=3 format=3]\n\n[ext_resource type=\"Script\" path=\"res://a.gd\" id=\"1_a\"]\n\n[sub_resource type=\"CircleShape2D\" id=\"C_1\"]\n\n[node name=\"R\" type=\"Node2D\"]\nscript = ExtResource(\"1_a\")\n\n[node name=\"S\" type=\"CollisionShape2D\" parent=\".\"]\nshape = SubResource(\"C_1\")\n\n[node name=\"T\" type=\"Node\" parent=\"S\"]\n";
+
+    #[test]
+    fn a_valid_scene_has_no_problems() {
+        assert_eq!(problems(OK), vec![]);
+    }
+
+    #[test]
+    fn dangling_and_forward_references() {
+        let e = errors(&OK.replace("ExtResource(\"1_a\")", "ExtResource(\"9_z\")"));
+        assert!(e[0].contains("ExtResource(\"9_z\") does not resolve"), "{e:?}");
+        let e = errors(&OK.replace("SubResource(\"C_1\")", "SubResource(\"nope\")"));
+        assert!(e[0].contains("does not resolve"), "{e:?}");
+        let fwd = "[gd_resource type=\"X\" format=3]\n\n[sub_resource type=\"A\" id=\"a\"]\nb = SubResource(\"b\")\n\n[sub_resource type=\"B\" id=\"b\"]\n\n[resource]\nx = SubResource(\"a\")\n";
+        let e = errors(fwd);
+        assert!(e[0].contains("used before it is defined"), "{e:?}");
+        let selfref = "[gd_resource type=\"X\" format=3]\n\n[sub_resource type=\"A\" id=\"a\"]\nb = SubResource(\"a\")\n\n[resource]\n";
+        assert!(errors(selfref)[0].contains("refers to itself"));
+    }
+
+    #[test]
+    fn roots_parents_and_duplicates() {
+        assert!(errors(&OK.replace("parent=\"S\"", "parent=\"Missing\""))[0].contains("does not exist"));
+        let two_roots = format!("{OK}\n[node name=\"X\" type=\"Node\"]\n");
+        assert!(errors(&two_roots)[0].contains("second scene root"));
+        let dup = format!("{OK}\n[node name=\"T\" type=\"Node\" parent=\"S\"]\n");
+        assert!(errors(&dup)[0].contains("duplicate node path"));
+        let dup_id = OK.replace("id=\"C_1\"]", "id=\"C_1\"]\n\n[sub_resource type=\"X\" id=\"C_1\"]");
+        assert!(errors(&dup_id).iter().any(|e| e.contains("duplicate sub_resource id")));
+    }
+
+    #[test]
+    fn parents_inside_instances_and_inherited_scenes_are_fine() {
+        let src = "[gd_scene load_steps=2 format=3]\n\n[ext_resource type=\"PackedScene\" path=\"res://e.tscn\" id=\"1\"]\n\n[node name=\"R\" type=\"Node\"]\n\n[node name=\"E\" parent=\".\" instance=ExtResource(\"1\")]\n\n[node name=\"X\" parent=\"E/Inner/Deep\"]\n";
+        assert_eq!(errors(src), Vec::<String>::new());
+        let inherited = "[gd_scene load_steps=2 format=3]\n\n[ext_resource type=\"PackedScene\" path=\"res://e.tscn\" id=\"1\"]\n\n[node name=\"R\" instance=ExtResource(\"1\")]\n\n[node name=\"X\" parent=\"Some/Inner\" index=\"2\"]\n";
+        assert_eq!(errors(inherited), Vec::<String>::new());
+    }
+
+    #[test]
+    fn unique_ids_repeat_only_across_instances() {
+        let src = "[gd_scene format=3]\n\n[ext_resource type=\"PackedScene\" path=\"res://e.tscn\" id=\"1\"]\n\n[node name=\"R\" type=\"Node\" unique_id=1]\n\n[node name=\"A\" parent=\".\" unique_id=2 instance=ExtResource(\"1\")]\n\n[node name=\"S\" parent=\"A\" unique_id=9]\n\n[node name=\"B\" parent=\".\" unique_id=3 instance=ExtResource(\"1\")]\n\n[node name=\"S\" parent=\"B\" unique_id=9]\n";
+        assert_eq!(errors(src), Vec::<String>::new());
+        let bad = src.replace("unique_id=3", "unique_id=2");
+        assert!(errors(&bad)[0].contains("unique_id=2 is repeated"));
+    }
+
+    #[test]
+    fn order_and_load_steps() {
+        let bad = "[gd_scene format=3]\n\n[node name=\"R\" type=\"Node\"]\n\n[ext_resource type=\"Script\" path=\"res://a.gd\" id=\"1\"]\n";
+        assert!(errors(bad)[0].contains("out of order"));
+        let stale = OK.replace("load_steps=3", "load_steps=7");
+        let p = problems(&stale);
+        assert_eq!(p.len(), 1);
+        assert_eq!(p[0].severity, Severity::Warning);
+        assert!(p[0].message.contains("stale load_steps=7"));
+    }
+
+    #[test]
+    fn conflict_markers_are_found_with_their_lines() {
+        let t = b"a\n<<<<<<< ours\nb\n||||||| base\n=======\nc\n>>>>>>> theirs\n========== not\n";
+        assert_eq!(conflict_marker_lines(t), vec![2, 4, 5, 7]);
+        let p = check_markers(t);
+        assert!(p[0].message.starts_with("leftover conflict markers"));
+    }
+}
