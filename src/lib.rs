@@ -1,1 +1,2 @@
 //! tscn-merge: structural merge and semantic diff for Godot text scenes.
+pub mod linemerge;
