@@ -106,16 +106,27 @@ pub enum Hunk<'a> {
 /// Merge three texts line by line like `git merge-file` (with `opts.style` as
 /// conflict style) and print the result with conflict markers.
 pub fn merge_lines(base: &[u8], ours: &[u8], theirs: &[u8], opts: &MarkerOptions) -> LineMerge {
-    merge_lines_with(base, ours, theirs, opts, Algorithm::Myers)
+    merge_lines_with(base, ours, theirs, opts, DiffAlgorithm::Git)
 }
 
-/// [`merge_lines`] with a chosen two-way diff algorithm (for comparisons).
+/// The two-way line diff under the merge.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum DiffAlgorithm {
+    /// Myers with git's (libxdiff's) preprocessing, tie-breaking and cost
+    /// cut-offs: reproduces `git merge-file`'s choices. The default.
+    #[default]
+    Git,
+    /// One of `similar`'s algorithms (then compacted like git does).
+    Similar(Algorithm),
+}
+
+/// [`merge_lines`] with a chosen two-way diff algorithm.
 pub fn merge_lines_with(
     base: &[u8],
     ours: &[u8],
     theirs: &[u8],
     opts: &MarkerOptions,
-    alg: Algorithm,
+    alg: DiffAlgorithm,
 ) -> LineMerge {
     let f = Files::new(base, ours, theirs);
     let x1 = diff_files(&f.b.ids, &f.o.ids, alg);
@@ -145,7 +156,7 @@ pub fn merge_hunks_styled<'a>(
     theirs: &'a [u8],
     style: ConflictStyle,
 ) -> Vec<Hunk<'a>> {
-    let alg = Algorithm::Myers;
+    let alg = DiffAlgorithm::Git;
     let f = Files::new(base, ours, theirs);
     let x1 = diff_files(&f.b.ids, &f.o.ids, alg);
     let x2 = diff_files(&f.b.ids, &f.t.ids, alg);
@@ -345,9 +356,19 @@ impl Rchg {
     }
 }
 
-fn diff_files(a: &[u32], b: &[u32], alg: Algorithm) -> Vec<Change> {
+fn diff_files(a: &[u32], b: &[u32], alg: DiffAlgorithm) -> Vec<Change> {
     let mut ra = Rchg::new(a.len());
     let mut rb = Rchg::new(b.len());
+    match alg {
+        DiffAlgorithm::Git => git_myers(a, b, &mut ra, &mut rb),
+        DiffAlgorithm::Similar(alg) => mark_similar(a, b, alg, &mut ra, &mut rb),
+    }
+    change_compact(&mut ra, a, &rb);
+    change_compact(&mut rb, b, &ra);
+    build_script(&ra, a.len(), &rb, b.len())
+}
+
+fn mark_similar(a: &[u32], b: &[u32], alg: Algorithm, ra: &mut Rchg, rb: &mut Rchg) {
     for op in capture_diff_slices(alg, a, b) {
         let (tag, old, new) = op.as_tag_tuple();
         if tag == DiffTag::Equal {
@@ -360,9 +381,6 @@ fn diff_files(a: &[u32], b: &[u32], alg: Algorithm) -> Vec<Change> {
             rb.set(i, true);
         }
     }
-    change_compact(&mut ra, a, &rb);
-    change_compact(&mut rb, b, &ra);
-    build_script(&ra, a.len(), &rb, b.len())
 }
 
 #[derive(Clone, Copy)]
@@ -520,6 +538,345 @@ fn build_script(r1: &Rchg, n1: usize, r2: &Rchg, n2: usize) -> Vec<Change> {
 }
 
 // ---------------------------------------------------------------------------
+// git-compatible Myers: xdiff's preprocessing (trim common ends, set aside
+// lines with no match or with many matches amid unmatched ones) followed by a
+// divide-and-conquer Myers whose tie-breaking and cost cut-offs follow
+// xdiff's, so ambiguous diffs come out as git prints them.
+
+const SNAKE_CNT: isize = 20;
+const HEUR_MIN_COST: isize = 256;
+const MAX_COST_MIN: isize = 256;
+const K_HEUR: isize = 4;
+const KPDIS_RUN: usize = 4;
+const SIMSCAN_WINDOW: usize = 100;
+const MAX_EQLIMIT: usize = 1024;
+const LINE_MAX: isize = isize::MAX / 4;
+
+fn bogosqrt(mut n: usize) -> usize {
+    let mut i = 1usize;
+    while n > 0 {
+        i = i.saturating_mul(2);
+        n >>= 2;
+    }
+    i
+}
+
+/// Is multi-match line `i` inside a run of mostly unmatched lines (then it
+/// is set aside from the diff)? `dis`: 0 no match, 1 keep, 2 many matches.
+fn clean_mmatch(dis: &[u8], i: usize, s: usize, e: usize) -> bool {
+    let s = if i - s > SIMSCAN_WINDOW { i - SIMSCAN_WINDOW } else { s };
+    let e = if e - i > SIMSCAN_WINDOW { i + SIMSCAN_WINDOW } else { e };
+    let (mut rdis0, mut rpdis0) = (0usize, 1usize);
+    let mut r = 1;
+    while i >= s + r {
+        match dis[i - r] {
+            0 => rdis0 += 1,
+            2 => rpdis0 += 1,
+            _ => break,
+        }
+        r += 1;
+    }
+    if rdis0 == 0 {
+        return false;
+    }
+    let (mut rdis1, mut rpdis1) = (0usize, 1usize);
+    r = 1;
+    while i + r <= e {
+        match dis[i + r] {
+            0 => rdis1 += 1,
+            2 => rpdis1 += 1,
+            _ => break,
+        }
+        r += 1;
+    }
+    if rdis1 == 0 {
+        return false;
+    }
+    let rdis = rdis1 + rdis0;
+    let rpdis = rpdis1 + rpdis0;
+    rpdis * KPDIS_RUN < rpdis + rdis
+}
+
+fn git_myers(a: &[u32], b: &[u32], ra: &mut Rchg, rb: &mut Rchg) {
+    let (n1, n2) = (a.len(), b.len());
+    let lim = n1.min(n2);
+    let mut pre = 0;
+    while pre < lim && a[pre] == b[pre] {
+        pre += 1;
+    }
+    let mut suf = 0;
+    while suf < lim - pre && a[n1 - 1 - suf] == b[n2 - 1 - suf] {
+        suf += 1;
+    }
+    let (end1, end2) = (n1 - suf, n2 - suf);
+    let nid = a.iter().chain(b).map(|&x| x as usize + 1).max().unwrap_or(0);
+    let (mut cnt1, mut cnt2) = (vec![0usize; nid], vec![0usize; nid]);
+    for &x in a {
+        cnt1[x as usize] += 1;
+    }
+    for &x in b {
+        cnt2[x as usize] += 1;
+    }
+    let keep = |v: &[u32], end: usize, other: &[usize], r: &mut Rchg| -> Vec<usize> {
+        let mlim = bogosqrt(v.len()).min(MAX_EQLIMIT);
+        let mut dis = vec![0u8; end];
+        for i in pre..end {
+            let nm = other[v[i] as usize];
+            dis[i] = if nm == 0 { 0 } else if nm >= mlim { 2 } else { 1 };
+        }
+        let mut idx = Vec::new();
+        for i in pre..end {
+            if dis[i] == 1 || (dis[i] == 2 && !clean_mmatch(&dis, i, pre, end - 1)) {
+                idx.push(i);
+            } else {
+                r.set(i, true);
+            }
+        }
+        idx
+    };
+    let idx1 = keep(a, end1, &cnt2, ra);
+    let idx2 = keep(b, end2, &cnt1, rb);
+    let ha1: Vec<u32> = idx1.iter().map(|&i| a[i]).collect();
+    let ha2: Vec<u32> = idx2.iter().map(|&i| b[i]).collect();
+    let (c1, c2) = myers_reduced(&ha1, &ha2);
+    for (k, &ch) in c1.iter().enumerate() {
+        if ch {
+            ra.set(idx1[k], true);
+        }
+    }
+    for (k, &ch) in c2.iter().enumerate() {
+        if ch {
+            rb.set(idx2[k], true);
+        }
+    }
+}
+
+struct Split {
+    i1: isize,
+    i2: isize,
+    min_lo: bool,
+    min_hi: bool,
+}
+
+/// Changed flags for both sequences, xdiff's `xdl_recs_cmp`.
+fn myers_reduced(h1: &[u32], h2: &[u32]) -> (Vec<bool>, Vec<bool>) {
+    let (n1, n2) = (h1.len() as isize, h2.len() as isize);
+    let mut c1 = vec![false; h1.len()];
+    let mut c2 = vec![false; h2.len()];
+    let ndiags = (n1 + n2 + 3) as usize;
+    let mxcost = (bogosqrt(ndiags) as isize).max(MAX_COST_MIN);
+    let koff = n2 + 1;
+    let mut kvdf = vec![0isize; ndiags + 2];
+    let mut kvdb = vec![0isize; ndiags + 2];
+    let mut stack = vec![(0isize, n1, 0isize, n2, false)];
+    while let Some((mut off1, mut lim1, mut off2, mut lim2, need_min)) = stack.pop() {
+        while off1 < lim1 && off2 < lim2 && h1[off1 as usize] == h2[off2 as usize] {
+            off1 += 1;
+            off2 += 1;
+        }
+        while off1 < lim1 && off2 < lim2 && h1[lim1 as usize - 1] == h2[lim2 as usize - 1] {
+            lim1 -= 1;
+            lim2 -= 1;
+        }
+        if off1 == lim1 {
+            for x in off2..lim2 {
+                c2[x as usize] = true;
+            }
+        } else if off2 == lim2 {
+            for x in off1..lim1 {
+                c1[x as usize] = true;
+            }
+        } else {
+            let spl = split(h1, off1, lim1, h2, off2, lim2, &mut kvdf, &mut kvdb, koff, need_min, mxcost);
+            stack.push((spl.i1, lim1, spl.i2, lim2, spl.min_hi));
+            stack.push((off1, spl.i1, off2, spl.i2, spl.min_lo));
+        }
+    }
+    (c1, c2)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn split(
+    h1: &[u32],
+    off1: isize,
+    lim1: isize,
+    h2: &[u32],
+    off2: isize,
+    lim2: isize,
+    kvdf: &mut [isize],
+    kvdb: &mut [isize],
+    koff: isize,
+    need_min: bool,
+    mxcost: isize,
+) -> Split {
+    let k = |d: isize| (d + koff) as usize;
+    let e1 = |i: isize| h1[i as usize];
+    let e2 = |i: isize| h2[i as usize];
+    let (dmin, dmax) = (off1 - lim2, lim1 - off2);
+    let (fmid, bmid) = (off1 - off2, lim1 - lim2);
+    let odd = (fmid - bmid) & 1 != 0;
+    let (mut fmin, mut fmax, mut bmin, mut bmax) = (fmid, fmid, bmid, bmid);
+    kvdf[k(fmid)] = off1;
+    kvdb[k(bmid)] = lim1;
+    let mut ec: isize = 1;
+    loop {
+        let mut got_snake = false;
+        if fmin > dmin {
+            fmin -= 1;
+            kvdf[k(fmin - 1)] = -1;
+        } else {
+            fmin += 1;
+        }
+        if fmax < dmax {
+            fmax += 1;
+            kvdf[k(fmax + 1)] = -1;
+        } else {
+            fmax -= 1;
+        }
+        let mut d = fmax;
+        while d >= fmin {
+            let mut i1 = if kvdf[k(d - 1)] >= kvdf[k(d + 1)] { kvdf[k(d - 1)] + 1 } else { kvdf[k(d + 1)] };
+            let prev1 = i1;
+            let mut i2 = i1 - d;
+            while i1 < lim1 && i2 < lim2 && e1(i1) == e2(i2) {
+                i1 += 1;
+                i2 += 1;
+            }
+            if i1 - prev1 > SNAKE_CNT {
+                got_snake = true;
+            }
+            kvdf[k(d)] = i1;
+            if odd && bmin <= d && d <= bmax && kvdb[k(d)] <= i1 {
+                return Split { i1, i2, min_lo: true, min_hi: true };
+            }
+            d -= 2;
+        }
+        if bmin > dmin {
+            bmin -= 1;
+            kvdb[k(bmin - 1)] = LINE_MAX;
+        } else {
+            bmin += 1;
+        }
+        if bmax < dmax {
+            bmax += 1;
+            kvdb[k(bmax + 1)] = LINE_MAX;
+        } else {
+            bmax -= 1;
+        }
+        let mut d = bmax;
+        while d >= bmin {
+            let mut i1 = if kvdb[k(d - 1)] < kvdb[k(d + 1)] { kvdb[k(d - 1)] } else { kvdb[k(d + 1)] - 1 };
+            let prev1 = i1;
+            let mut i2 = i1 - d;
+            while i1 > off1 && i2 > off2 && e1(i1 - 1) == e2(i2 - 1) {
+                i1 -= 1;
+                i2 -= 1;
+            }
+            if prev1 - i1 > SNAKE_CNT {
+                got_snake = true;
+            }
+            kvdb[k(d)] = i1;
+            if !odd && fmin <= d && d <= fmax && i1 <= kvdf[k(d)] {
+                return Split { i1, i2, min_lo: true, min_hi: true };
+            }
+            d -= 2;
+        }
+        if need_min {
+            ec += 1;
+            continue;
+        }
+        if got_snake && ec > HEUR_MIN_COST {
+            let mut best = 0;
+            let mut found = None;
+            let mut d = fmax;
+            while d >= fmin {
+                let dd = if d > fmid { d - fmid } else { fmid - d };
+                let i1 = kvdf[k(d)];
+                let i2 = i1 - d;
+                let v = (i1 - off1) + (i2 - off2) - dd;
+                if v > K_HEUR * ec
+                    && v > best
+                    && off1 + SNAKE_CNT <= i1
+                    && i1 < lim1
+                    && off2 + SNAKE_CNT <= i2
+                    && i2 < lim2
+                    && (1..=SNAKE_CNT).all(|q| e1(i1 - q) == e2(i2 - q))
+                {
+                    best = v;
+                    found = Some((i1, i2));
+                }
+                d -= 2;
+            }
+            if let Some((i1, i2)) = found {
+                return Split { i1, i2, min_lo: true, min_hi: false };
+            }
+            let mut best = 0;
+            let mut found = None;
+            let mut d = bmax;
+            while d >= bmin {
+                let dd = if d > bmid { d - bmid } else { bmid - d };
+                let i1 = kvdb[k(d)];
+                let i2 = i1 - d;
+                let v = (lim1 - i1) + (lim2 - i2) - dd;
+                if v > K_HEUR * ec
+                    && v > best
+                    && off1 < i1
+                    && i1 <= lim1 - SNAKE_CNT
+                    && off2 < i2
+                    && i2 <= lim2 - SNAKE_CNT
+                    && (0..SNAKE_CNT).all(|q| e1(i1 + q) == e2(i2 + q))
+                {
+                    best = v;
+                    found = Some((i1, i2));
+                }
+                d -= 2;
+            }
+            if let Some((i1, i2)) = found {
+                return Split { i1, i2, min_lo: false, min_hi: true };
+            }
+        }
+        if ec >= mxcost {
+            let (mut fbest, mut fbest1) = (-1isize, -1isize);
+            let mut d = fmax;
+            while d >= fmin {
+                let mut i1 = kvdf[k(d)].min(lim1);
+                let mut i2 = i1 - d;
+                if lim2 < i2 {
+                    i1 = lim2 + d;
+                    i2 = lim2;
+                }
+                if fbest < i1 + i2 {
+                    fbest = i1 + i2;
+                    fbest1 = i1;
+                }
+                d -= 2;
+            }
+            let (mut bbest, mut bbest1) = (LINE_MAX, LINE_MAX);
+            let mut d = bmax;
+            while d >= bmin {
+                let mut i1 = kvdb[k(d)].max(off1);
+                let mut i2 = i1 - d;
+                if i2 < off2 {
+                    i1 = off2 + d;
+                    i2 = off2;
+                }
+                if i1 + i2 < bbest {
+                    bbest = i1 + i2;
+                    bbest1 = i1;
+                }
+                d -= 2;
+            }
+            return if (lim1 + lim2) - bbest < fbest - (off1 + off2) {
+                Split { i1: fbest1, i2: fbest - fbest1, min_lo: true, min_hi: false }
+            } else {
+                Split { i1: bbest1, i2: bbest - bbest1, min_lo: false, min_hi: true }
+            };
+        }
+        ec += 1;
+    }
+}
+
+// ---------------------------------------------------------------------------
 // Three-way merge of the two scripts, xdiff's `xdl_do_merge`.
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -570,7 +927,7 @@ fn append(rs: &mut Vec<Region>, mode: Mode, i0: isize, c0: isize, i1: isize, c1:
     });
 }
 
-fn do_merge(f: &Files, x1: &[Change], x2: &[Change], style: ConflictStyle, alg: Algorithm) -> Vec<Region> {
+fn do_merge(f: &Files, x1: &[Change], x2: &[Change], style: ConflictStyle, alg: DiffAlgorithm) -> Vec<Region> {
     let mut rs: Vec<Region> = Vec::new();
     let (mut a, mut b) = (0usize, 0usize);
     let s = |x: usize| x as isize;
@@ -663,7 +1020,7 @@ fn trim_conflicts(f: &Files, rs: &mut [Region]) {
 
 /// Zealous refinement: diff ours against theirs inside each conflict and keep
 /// only the differing parts as conflicts.
-fn refine_conflicts(f: &Files, rs: Vec<Region>, alg: Algorithm) -> Vec<Region> {
+fn refine_conflicts(f: &Files, rs: Vec<Region>, alg: DiffAlgorithm) -> Vec<Region> {
     let mut out = Vec::with_capacity(rs.len());
     for m in rs {
         if m.mode != Mode::Conflict || m.chg1 == 0 || m.chg2 == 0 {

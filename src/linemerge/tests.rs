@@ -85,21 +85,24 @@ fn linemerge_deletion_vs_edit() {
 
 #[test]
 fn linemerge_zealous_shrinks_only_in_merge_style() {
-    let base = "a\nb\nc\nd\ne\n";
-    let ours = "a\nX\nc\nd\nY1\n";
-    let theirs = "a\nX\nc\nd\nY2\n";
+    let base = "a\nb\nz\n";
+    let ours = "a\nX\nY1\nz\n";
+    let theirs = "a\nX\nY2\nz\n";
     // diff3: one big conflict (git does not refine diff3)
     let r = ms(base, ours, theirs, ConflictStyle::Diff3);
     assert_eq!(r.conflicts, 1);
-    assert!(text(&r).starts_with("a\n<<<<<<< ours\nX\nc\nd\nY1\n||||||| base\nb\nc\nd\ne\n"));
-    // merge: the common X/c/d move out
+    assert_eq!(
+        text(&r),
+        "a\n<<<<<<< ours\nX\nY1\n||||||| base\nb\n=======\nX\nY2\n>>>>>>> theirs\nz\n"
+    );
+    // merge: the common X moves out
     let r = ms(base, ours, theirs, ConflictStyle::Merge);
-    assert_eq!(text(&r), "a\nX\nc\nd\n<<<<<<< ours\nY1\n=======\nY2\n>>>>>>> theirs\n");
+    assert_eq!(text(&r), "a\nX\n<<<<<<< ours\nY1\n=======\nY2\n>>>>>>> theirs\nz\n");
     // zdiff3: common start/end trimmed, base kept whole
     let r = ms(base, ours, theirs, ConflictStyle::ZDiff3);
     assert_eq!(
         text(&r),
-        "a\nX\nc\nd\n<<<<<<< ours\nY1\n||||||| base\nb\nc\nd\ne\n=======\nY2\n>>>>>>> theirs\n"
+        "a\nX\n<<<<<<< ours\nY1\n||||||| base\nb\n=======\nY2\n>>>>>>> theirs\nz\n"
     );
 }
 
@@ -112,9 +115,11 @@ fn linemerge_no_trailing_newline() {
     let r = m("a\nb", "a\nO", "a\nT");
     assert_eq!(text(&r), "a\n<<<<<<< ours\nO\n||||||| base\nb\n=======\nT\n>>>>>>> theirs\n");
     // adding the final newline on one side is a change
+    let r = m("a\nc\nb", "a\nc\nb\n", "x\nc\nb");
+    assert_eq!((text(&r).as_str(), r.conflicts), ("x\nc\nb\n", 0));
+    // ... which touches an edit of the line before: conflict, as in git
     let r = m("a\nb", "a\nb\n", "x\nb");
-    assert_eq!(r.conflicts, 0);
-    assert_eq!(text(&r), "x\nb\n");
+    assert_eq!(text(&r), "<<<<<<< ours\na\nb\n||||||| base\na\nb\n=======\nx\nb\n>>>>>>> theirs\n");
 }
 
 #[test]
@@ -384,7 +389,14 @@ fn linemerge_compare_algorithms() {
     let Some(root) = shared_dir() else { return };
     let cases = load_cases(&root);
     let opts = MarkerOptions::default();
-    for alg in [Algorithm::Myers, Algorithm::RawMyers, Algorithm::Patience, Algorithm::Histogram, Algorithm::Lcs] {
+    let algs = [
+        DiffAlgorithm::Git,
+        DiffAlgorithm::Similar(Algorithm::Myers),
+        DiffAlgorithm::Similar(Algorithm::Patience),
+        DiffAlgorithm::Similar(Algorithm::Histogram),
+        DiffAlgorithm::Similar(Algorithm::Lcs),
+    ];
+    for alg in algs {
         let ok = cases
             .iter()
             .filter(|c| merge_lines_with(&c.base, &c.ours, &c.theirs, &opts, alg).text == c.git_diff3)
@@ -452,62 +464,95 @@ mod props {
     }
 }
 
-/// Random small inputs against the installed git, every style.
+struct Lcg(u64);
+
+impl Lcg {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (self.0 >> 33) % n.max(1)
+    }
+}
+
+/// A random base and two sides derived from it by random line edits.
+fn random_case(rng: &mut Lcg, alphabet: &[&[u8]], base_len: u64, edits: u64) -> [Vec<u8>; 3] {
+    let pick = |rng: &mut Lcg| alphabet[rng.below(alphabet.len() as u64) as usize].to_vec();
+    let n = rng.below(base_len + 1);
+    let base: Vec<Vec<u8>> = (0..n).map(|_| pick(rng)).collect();
+    let side = |rng: &mut Lcg| -> Vec<u8> {
+        let mut ls = base.clone();
+        for _ in 0..rng.below(edits + 1) {
+            let pos = rng.below(ls.len() as u64 + 1) as usize;
+            match rng.below(3) {
+                0 => ls.insert(pos, pick(rng)),
+                1 if pos < ls.len() => {
+                    ls.remove(pos);
+                }
+                _ if pos < ls.len() => ls[pos] = pick(rng),
+                _ => {}
+            }
+        }
+        ls.concat()
+    };
+    let ours = side(rng);
+    let theirs = side(rng);
+    [base.concat(), ours, theirs]
+}
+
+/// Compare with the installed git on random cases; returns the mismatches.
+fn random_vs_git(seed: u64, cases: usize, alphabet: &[&[u8]], base_len: u64, edits: u64) -> usize {
+    let mut rng = Lcg(seed);
+    let mut bad = 0;
+    for _ in 0..cases {
+        let [base, ours, theirs] = random_case(&mut rng, alphabet, base_len, edits);
+        for style in [ConflictStyle::Merge, ConflictStyle::Diff3, ConflictStyle::ZDiff3] {
+            let Some((g, gn)) = git_merge_file(&base, &ours, &theirs, style) else { continue };
+            let opts = MarkerOptions { style, ..MarkerOptions::default() };
+            let r = merge_lines(&base, &ours, &theirs, &opts);
+            if r.text != g || r.conflicts != gn {
+                if bad < 2 && base.len() < 2000 {
+                    eprintln!(
+                        "{style:?} mismatch:\nbase={:?}\nours={:?}\ntheirs={:?}\ngit={:?}\nus={:?}",
+                        String::from_utf8_lossy(&base),
+                        String::from_utf8_lossy(&ours),
+                        String::from_utf8_lossy(&theirs),
+                        String::from_utf8_lossy(&g),
+                        String::from_utf8_lossy(&r.text)
+                    );
+                }
+                bad += 1;
+            }
+        }
+    }
+    bad
+}
+
+/// Random small inputs against the installed git, every style: identical output.
 #[test]
 fn linemerge_random_vs_git() {
     if !git_available() {
         eprintln!("SKIP: git not installed");
         return;
     }
-    // small deterministic LCG so the test is reproducible without extra deps
-    let mut seed: u64 = 0x5eed_1234_abcd_0042;
-    let mut rnd = |n: u64| {
-        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        (seed >> 33) % n
-    };
-    let alphabet: [&[u8]; 6] = [b"a\n", b"b\n", b"c\n", b"\n", b"}\n", b"[node]\n"];
-    let mut gen = |rnd: &mut dyn FnMut(u64) -> u64, n: u64| -> Vec<u8> {
-        let len = rnd(n);
-        (0..len).flat_map(|_| alphabet[rnd(6) as usize].to_vec()).collect()
-    };
-    let mut mismatches = Vec::new();
-    let total = 150;
-    for _ in 0..total {
-        let base = gen(&mut rnd, 10);
-        // derive sides from base by small edits so merges are interesting
-        let mut edit = |rnd: &mut dyn FnMut(u64) -> u64| -> Vec<u8> {
-            let mut ls: Vec<Vec<u8>> = base.split_inclusive(|&c| c == b'\n').map(|l| l.to_vec()).collect();
-            for _ in 0..rnd(4) {
-                let pos = rnd(ls.len() as u64 + 1) as usize;
-                match rnd(3) {
-                    0 => ls.insert(pos, alphabet[rnd(6) as usize].to_vec()),
-                    1 if pos < ls.len() => {
-                        ls.remove(pos);
-                    }
-                    _ if pos < ls.len() => ls[pos] = alphabet[rnd(6) as usize].to_vec(),
-                    _ => {}
-                }
-            }
-            ls.concat()
-        };
-        let ours = edit(&mut rnd);
-        let theirs = edit(&mut rnd);
-        for style in [ConflictStyle::Merge, ConflictStyle::Diff3, ConflictStyle::ZDiff3] {
-            let Some((g, gn)) = git_merge_file(&base, &ours, &theirs, style) else { continue };
-            let opts = MarkerOptions { style, ..MarkerOptions::default() };
-            let r = merge_lines(&base, &ours, &theirs, &opts);
-            if r.text != g || r.conflicts != gn {
-                mismatches.push((style, base.clone(), ours.clone(), theirs.clone()));
-            }
-        }
+    let scene: [&[u8]; 6] = [b"a\n", b"b\n", b"c\n", b"\n", b"}\n", b"[node]\n"];
+    let mixed: [&[u8]; 6] = [b"a\n", b"a\r\n", b"b\r\n", b"\n", b"\xff\n", b"c"];
+    let bad = random_vs_git(0x5eed_1234_abcd_0042, 200, &scene, 12, 4)
+        + random_vs_git(7, 100, &mixed, 10, 3)
+        + random_vs_git(99, 60, &scene, 40, 12);
+    assert_eq!(bad, 0, "{bad} random merges differ from git");
+}
+
+/// Large inputs with many edits, so that git's cost cut-offs (over 256
+/// edits) are exercised.
+#[test]
+fn linemerge_large_random_vs_git() {
+    if !git_available() {
+        eprintln!("SKIP: git not installed");
+        return;
     }
-    for (st, b, o, t) in mismatches.iter().take(3) {
-        eprintln!(
-            "{st:?} mismatch:\nbase={:?}\nours={:?}\ntheirs={:?}",
-            String::from_utf8_lossy(b),
-            String::from_utf8_lossy(o),
-            String::from_utf8_lossy(t)
-        );
+    let owned: Vec<Vec<u8>> = (0..40).map(|i| format!("line {i}\n").into_bytes()).collect();
+    let alphabet: Vec<&[u8]> = owned.iter().map(|v| v.as_slice()).collect();
+    for (len, edits) in [(600u64, 60u64), (1500, 200), (3000, 600), (3000, 1500)] {
+        let bad = random_vs_git(4242, 6, &alphabet, len, edits);
+        eprintln!("large random ({len} lines, up to {edits} edits a side): {bad} of 18 differ");
     }
-    eprintln!("random vs git: {} mismatches of {}", mismatches.len(), total * 3);
 }
