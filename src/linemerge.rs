@@ -144,10 +144,16 @@ pub fn merge_lines_with(
     let x2 = diff_files(&f.b.ids, &f.t.ids, alg);
     // git's shortcuts: one side identical to base → the other side verbatim.
     if x1.is_empty() {
-        return LineMerge { text: theirs.to_vec(), conflicts: 0 };
+        return LineMerge {
+            text: theirs.to_vec(),
+            conflicts: 0,
+        };
     }
     if x2.is_empty() {
-        return LineMerge { text: ours.to_vec(), conflicts: 0 };
+        return LineMerge {
+            text: ours.to_vec(),
+            conflicts: 0,
+        };
     }
     let regions = do_merge(&f, &x1, &x2, opts.style, alg);
     render(&f, &regions, opts)
@@ -216,7 +222,13 @@ pub fn merge_hunks_styled<'a>(
 /// lines, `>>>>>>> theirs`. A side whose last line has no newline gets one.
 /// Markers end in CRLF if the sides' lines do (judged from their first line,
 /// falling back to the base's).
-pub fn write_conflict(out: &mut Vec<u8>, base: &[u8], ours: &[u8], theirs: &[u8], opts: &MarkerOptions) {
+pub fn write_conflict(
+    out: &mut Vec<u8>,
+    base: &[u8],
+    ours: &[u8],
+    theirs: &[u8],
+    opts: &MarkerOptions,
+) {
     let mut needs_cr = eol_crlf_first(ours);
     if needs_cr != 0 {
         needs_cr = eol_crlf_first(theirs);
@@ -265,7 +277,11 @@ fn write_conflict_cr(
     opts: &MarkerOptions,
     cr: bool,
 ) {
-    let size = if opts.marker_size == 0 { 7 } else { opts.marker_size };
+    let size = if opts.marker_size == 0 {
+        7
+    } else {
+        opts.marker_size
+    };
     write_marker(out, b'<', size, Some(&opts.ours), cr);
     copy_nl(out, ours, cr);
     if opts.style != ConflictStyle::Merge {
@@ -358,7 +374,11 @@ impl Rchg {
     }
     /// Is line `i` changed (`i` may be -1 or n: sentinels).
     fn get(&self, i: isize) -> bool {
-        usize::try_from(i + 1).ok().and_then(|k| self.0.get(k)).copied().unwrap_or(false)
+        usize::try_from(i + 1)
+            .ok()
+            .and_then(|k| self.0.get(k))
+            .copied()
+            .unwrap_or(false)
     }
     fn set(&mut self, i: usize, v: bool) {
         if let Some(x) = self.0.get_mut(i + 1) {
@@ -573,8 +593,16 @@ fn bogosqrt(mut n: usize) -> usize {
 /// Is multi-match line `i` inside a run of mostly unmatched lines (then it
 /// is set aside from the diff)? `dis`: 0 no match, 1 keep, 2 many matches.
 fn clean_mmatch(dis: &[u8], i: usize, s: usize, e: usize) -> bool {
-    let s = if i - s > SIMSCAN_WINDOW { i - SIMSCAN_WINDOW } else { s };
-    let e = if e - i > SIMSCAN_WINDOW { i + SIMSCAN_WINDOW } else { e };
+    let s = if i - s > SIMSCAN_WINDOW {
+        i - SIMSCAN_WINDOW
+    } else {
+        s
+    };
+    let e = if e - i > SIMSCAN_WINDOW {
+        i + SIMSCAN_WINDOW
+    } else {
+        e
+    };
     let (mut rdis0, mut rpdis0) = (0usize, 1usize);
     let mut r = 1;
     while i >= s + r {
@@ -618,7 +646,12 @@ fn git_myers(a: &[u32], b: &[u32], ra: &mut Rchg, rb: &mut Rchg) {
         suf += 1;
     }
     let (end1, end2) = (n1 - suf, n2 - suf);
-    let nid = a.iter().chain(b).map(|&x| x as usize + 1).max().unwrap_or(0);
+    let nid = a
+        .iter()
+        .chain(b)
+        .map(|&x| x as usize + 1)
+        .max()
+        .unwrap_or(0);
     let (mut cnt1, mut cnt2) = (vec![0usize; nid], vec![0usize; nid]);
     for &x in a {
         cnt1[x as usize] += 1;
@@ -631,7 +664,13 @@ fn git_myers(a: &[u32], b: &[u32], ra: &mut Rchg, rb: &mut Rchg) {
         let mut dis = vec![0u8; end];
         for i in pre..end {
             let nm = other[v[i] as usize];
-            dis[i] = if nm == 0 { 0 } else if nm >= mlim { 2 } else { 1 };
+            dis[i] = if nm == 0 {
+                0
+            } else if nm >= mlim {
+                2
+            } else {
+                1
+            };
         }
         let mut idx = Vec::new();
         for i in pre..end {
@@ -696,7 +735,9 @@ fn myers_reduced(h1: &[u32], h2: &[u32]) -> (Vec<bool>, Vec<bool>) {
                 c1[x as usize] = true;
             }
         } else {
-            let spl = split(h1, off1, lim1, h2, off2, lim2, &mut kvdf, &mut kvdb, koff, need_min, mxcost);
+            let spl = split(
+                h1, off1, lim1, h2, off2, lim2, &mut kvdf, &mut kvdb, koff, need_min, mxcost,
+            );
             stack.push((spl.i1, lim1, spl.i2, lim2, spl.min_hi));
             stack.push((off1, spl.i1, off2, spl.i2, spl.min_lo));
         }
@@ -744,7 +785,11 @@ fn split(
         }
         let mut d = fmax;
         while d >= fmin {
-            let mut i1 = if kvdf[k(d - 1)] >= kvdf[k(d + 1)] { kvdf[k(d - 1)] + 1 } else { kvdf[k(d + 1)] };
+            let mut i1 = if kvdf[k(d - 1)] >= kvdf[k(d + 1)] {
+                kvdf[k(d - 1)] + 1
+            } else {
+                kvdf[k(d + 1)]
+            };
             let prev1 = i1;
             let mut i2 = i1 - d;
             while i1 < lim1 && i2 < lim2 && e1(i1) == e2(i2) {
@@ -756,7 +801,12 @@ fn split(
             }
             kvdf[k(d)] = i1;
             if odd && bmin <= d && d <= bmax && kvdb[k(d)] <= i1 {
-                return Split { i1, i2, min_lo: true, min_hi: true };
+                return Split {
+                    i1,
+                    i2,
+                    min_lo: true,
+                    min_hi: true,
+                };
             }
             d -= 2;
         }
@@ -774,7 +824,11 @@ fn split(
         }
         let mut d = bmax;
         while d >= bmin {
-            let mut i1 = if kvdb[k(d - 1)] < kvdb[k(d + 1)] { kvdb[k(d - 1)] } else { kvdb[k(d + 1)] - 1 };
+            let mut i1 = if kvdb[k(d - 1)] < kvdb[k(d + 1)] {
+                kvdb[k(d - 1)]
+            } else {
+                kvdb[k(d + 1)] - 1
+            };
             let prev1 = i1;
             let mut i2 = i1 - d;
             while i1 > off1 && i2 > off2 && e1(i1 - 1) == e2(i2 - 1) {
@@ -786,7 +840,12 @@ fn split(
             }
             kvdb[k(d)] = i1;
             if !odd && fmin <= d && d <= fmax && i1 <= kvdf[k(d)] {
-                return Split { i1, i2, min_lo: true, min_hi: true };
+                return Split {
+                    i1,
+                    i2,
+                    min_lo: true,
+                    min_hi: true,
+                };
             }
             d -= 2;
         }
@@ -817,7 +876,12 @@ fn split(
                 d -= 2;
             }
             if let Some((i1, i2)) = found {
-                return Split { i1, i2, min_lo: true, min_hi: false };
+                return Split {
+                    i1,
+                    i2,
+                    min_lo: true,
+                    min_hi: false,
+                };
             }
             let mut best = 0;
             let mut found = None;
@@ -841,7 +905,12 @@ fn split(
                 d -= 2;
             }
             if let Some((i1, i2)) = found {
-                return Split { i1, i2, min_lo: false, min_hi: true };
+                return Split {
+                    i1,
+                    i2,
+                    min_lo: false,
+                    min_hi: true,
+                };
             }
         }
         if ec >= mxcost {
@@ -876,9 +945,19 @@ fn split(
                 d -= 2;
             }
             return if (lim1 + lim2) - bbest < fbest - (off1 + off2) {
-                Split { i1: fbest1, i2: fbest - fbest1, min_lo: true, min_hi: false }
+                Split {
+                    i1: fbest1,
+                    i2: fbest - fbest1,
+                    min_lo: true,
+                    min_hi: false,
+                }
             } else {
-                Split { i1: bbest1, i2: bbest - bbest1, min_lo: false, min_hi: true }
+                Split {
+                    i1: bbest1,
+                    i2: bbest - bbest1,
+                    min_lo: false,
+                    min_hi: true,
+                }
             };
         }
         ec += 1;
@@ -914,7 +993,16 @@ fn to_us(x: isize) -> usize {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn append(rs: &mut Vec<Region>, mode: Mode, i0: isize, c0: isize, i1: isize, c1: isize, i2: isize, c2: isize) {
+fn append(
+    rs: &mut Vec<Region>,
+    mode: Mode,
+    i0: isize,
+    c0: isize,
+    i1: isize,
+    c1: isize,
+    i2: isize,
+    c2: isize,
+) {
     if let Some(m) = rs.last_mut() {
         if i1 <= (m.i1 + m.chg1) as isize || i2 <= (m.i2 + m.chg2) as isize {
             if m.mode != mode {
@@ -937,7 +1025,13 @@ fn append(rs: &mut Vec<Region>, mode: Mode, i0: isize, c0: isize, i1: isize, c1:
     });
 }
 
-fn do_merge(f: &Files, x1: &[Change], x2: &[Change], style: ConflictStyle, alg: DiffAlgorithm) -> Vec<Region> {
+fn do_merge(
+    f: &Files,
+    x1: &[Change],
+    x2: &[Change],
+    style: ConflictStyle,
+    alg: DiffAlgorithm,
+) -> Vec<Region> {
     let mut rs: Vec<Region> = Vec::new();
     let (mut a, mut b) = (0usize, 0usize);
     let s = |x: usize| x as isize;
@@ -945,13 +1039,31 @@ fn do_merge(f: &Files, x1: &[Change], x2: &[Change], style: ConflictStyle, alg: 
         let (c1, c2) = (x1[a], x2[b]);
         if c1.i1 + c1.chg1 < c2.i1 {
             let i2 = s(c2.i2) - s(c2.i1) + s(c1.i1);
-            append(&mut rs, Mode::Ours, s(c1.i1), s(c1.chg1), s(c1.i2), s(c1.chg2), i2, s(c1.chg1));
+            append(
+                &mut rs,
+                Mode::Ours,
+                s(c1.i1),
+                s(c1.chg1),
+                s(c1.i2),
+                s(c1.chg2),
+                i2,
+                s(c1.chg1),
+            );
             a += 1;
             continue;
         }
         if c2.i1 + c2.chg1 < c1.i1 {
             let i1 = s(c1.i2) - s(c1.i1) + s(c2.i1);
-            append(&mut rs, Mode::Theirs, s(c2.i1), s(c2.chg1), i1, s(c2.chg1), s(c2.i2), s(c2.chg2));
+            append(
+                &mut rs,
+                Mode::Theirs,
+                s(c2.i1),
+                s(c2.chg1),
+                i1,
+                s(c2.chg1),
+                s(c2.i2),
+                s(c2.chg2),
+            );
             b += 1;
             continue;
         }
@@ -992,11 +1104,29 @@ fn do_merge(f: &Files, x1: &[Change], x2: &[Change], style: ConflictStyle, alg: 
     let (nb, no, nt) = (s(f.b.len()), s(f.o.len()), s(f.t.len()));
     for c1 in &x1[a.min(x1.len())..] {
         let i2 = s(c1.i1) + nt - nb;
-        append(&mut rs, Mode::Ours, s(c1.i1), s(c1.chg1), s(c1.i2), s(c1.chg2), i2, s(c1.chg1));
+        append(
+            &mut rs,
+            Mode::Ours,
+            s(c1.i1),
+            s(c1.chg1),
+            s(c1.i2),
+            s(c1.chg2),
+            i2,
+            s(c1.chg1),
+        );
     }
     for c2 in &x2[b.min(x2.len())..] {
         let i1 = s(c2.i1) + no - nb;
-        append(&mut rs, Mode::Theirs, s(c2.i1), s(c2.chg1), i1, s(c2.chg1), s(c2.i2), s(c2.chg2));
+        append(
+            &mut rs,
+            Mode::Theirs,
+            s(c2.i1),
+            s(c2.chg1),
+            i1,
+            s(c2.chg1),
+            s(c2.i2),
+            s(c2.chg2),
+        );
     }
     match style {
         ConflictStyle::Diff3 => {}
@@ -1041,7 +1171,10 @@ fn refine_conflicts(f: &Files, rs: Vec<Region>, alg: DiffAlgorithm) -> Vec<Regio
         let b = f.t.ids.get(m.i2..m.i2 + m.chg2).unwrap_or(&[]);
         let script = diff_files(a, b, alg);
         if script.is_empty() {
-            out.push(Region { mode: Mode::Same, ..m });
+            out.push(Region {
+                mode: Mode::Same,
+                ..m
+            });
             continue;
         }
         for c in script {
@@ -1066,9 +1199,7 @@ fn simplify_non_conflicts(f: &Files, rs: &mut Vec<Region>) {
         let (m, next) = (rs[k], rs[k + 1]);
         let begin = m.i1 + m.chg1;
         let end = next.i1;
-        let alnum = || {
-            (begin..end).any(|i| f.o.line(i).iter().any(|c| c.is_ascii_alphanumeric()))
-        };
+        let alnum = || (begin..end).any(|i| f.o.line(i).iter().any(|c| c.is_ascii_alphanumeric()));
         if m.mode != Mode::Conflict
             || next.mode != Mode::Conflict
             || (end.saturating_sub(begin) > 3 && alnum())
@@ -1149,7 +1280,10 @@ fn render(f: &Files, rs: &[Region], opts: &MarkerOptions) -> LineMerge {
         i = m.i1 + m.chg1;
     }
     out.extend_from_slice(f.o.slice(i, f.o.len()));
-    LineMerge { text: out, conflicts }
+    LineMerge {
+        text: out,
+        conflicts,
+    }
 }
 
 #[cfg(test)]

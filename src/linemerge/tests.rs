@@ -2,11 +2,19 @@ use super::*;
 use std::path::{Path, PathBuf};
 
 fn m(base: &str, ours: &str, theirs: &str) -> LineMerge {
-    merge_lines(base.as_bytes(), ours.as_bytes(), theirs.as_bytes(), &MarkerOptions::default())
+    merge_lines(
+        base.as_bytes(),
+        ours.as_bytes(),
+        theirs.as_bytes(),
+        &MarkerOptions::default(),
+    )
 }
 
 fn ms(base: &str, ours: &str, theirs: &str, style: ConflictStyle) -> LineMerge {
-    let opts = MarkerOptions { style, ..MarkerOptions::default() };
+    let opts = MarkerOptions {
+        style,
+        ..MarkerOptions::default()
+    };
     merge_lines(base.as_bytes(), ours.as_bytes(), theirs.as_bytes(), &opts)
 }
 
@@ -27,7 +35,10 @@ fn linemerge_one_side_changes() {
 #[test]
 fn linemerge_both_sides_distant_changes() {
     let r = m("1\n2\n3\n4\n5\n", "one\n2\n3\n4\n5\n", "1\n2\n3\n4\nfive\n");
-    assert_eq!((text(&r).as_str(), r.conflicts), ("one\n2\n3\n4\nfive\n", 0));
+    assert_eq!(
+        (text(&r).as_str(), r.conflicts),
+        ("one\n2\n3\n4\nfive\n", 0)
+    );
 }
 
 #[test]
@@ -52,7 +63,10 @@ fn linemerge_both_different_diff3() {
 fn linemerge_both_different_merge_style() {
     let r = ms("a\nb\nc\n", "a\nO\nc\n", "a\nT\nc\n", ConflictStyle::Merge);
     assert_eq!(r.conflicts, 1);
-    assert_eq!(text(&r), "a\n<<<<<<< ours\nO\n=======\nT\n>>>>>>> theirs\nc\n");
+    assert_eq!(
+        text(&r),
+        "a\n<<<<<<< ours\nO\n=======\nT\n>>>>>>> theirs\nc\n"
+    );
 }
 
 #[test]
@@ -70,7 +84,10 @@ fn linemerge_adjacent_changes_conflict_like_git() {
 fn linemerge_insert_at_same_spot() {
     let r = m("a\nb\n", "a\nX\nb\n", "a\nY\nb\n");
     assert_eq!(r.conflicts, 1);
-    assert_eq!(text(&r), "a\n<<<<<<< ours\nX\n||||||| base\n=======\nY\n>>>>>>> theirs\nb\n");
+    assert_eq!(
+        text(&r),
+        "a\n<<<<<<< ours\nX\n||||||| base\n=======\nY\n>>>>>>> theirs\nb\n"
+    );
     // same insertion on both sides: clean
     let r = m("a\nb\n", "a\nX\nb\n", "a\nX\nb\n");
     assert_eq!((text(&r).as_str(), r.conflicts), ("a\nX\nb\n", 0));
@@ -80,7 +97,10 @@ fn linemerge_insert_at_same_spot() {
 fn linemerge_deletion_vs_edit() {
     let r = m("a\nb\nc\n", "a\nc\n", "a\nB\nc\n");
     assert_eq!(r.conflicts, 1);
-    assert_eq!(text(&r), "a\n<<<<<<< ours\n||||||| base\nb\n=======\nB\n>>>>>>> theirs\nc\n");
+    assert_eq!(
+        text(&r),
+        "a\n<<<<<<< ours\n||||||| base\nb\n=======\nB\n>>>>>>> theirs\nc\n"
+    );
 }
 
 #[test]
@@ -97,7 +117,10 @@ fn linemerge_zealous_shrinks_only_in_merge_style() {
     );
     // merge: the common X moves out
     let r = ms(base, ours, theirs, ConflictStyle::Merge);
-    assert_eq!(text(&r), "a\nX\n<<<<<<< ours\nY1\n=======\nY2\n>>>>>>> theirs\nz\n");
+    assert_eq!(
+        text(&r),
+        "a\nX\n<<<<<<< ours\nY1\n=======\nY2\n>>>>>>> theirs\nz\n"
+    );
     // zdiff3: common start/end trimmed, base kept whole
     let r = ms(base, ours, theirs, ConflictStyle::ZDiff3);
     assert_eq!(
@@ -113,13 +136,19 @@ fn linemerge_no_trailing_newline() {
     assert_eq!((text(&r).as_str(), r.conflicts), ("a\nB", 0));
     // conflict on the unterminated last line: newline added before markers
     let r = m("a\nb", "a\nO", "a\nT");
-    assert_eq!(text(&r), "a\n<<<<<<< ours\nO\n||||||| base\nb\n=======\nT\n>>>>>>> theirs\n");
+    assert_eq!(
+        text(&r),
+        "a\n<<<<<<< ours\nO\n||||||| base\nb\n=======\nT\n>>>>>>> theirs\n"
+    );
     // adding the final newline on one side is a change
     let r = m("a\nc\nb", "a\nc\nb\n", "x\nc\nb");
     assert_eq!((text(&r).as_str(), r.conflicts), ("x\nc\nb\n", 0));
     // ... which touches an edit of the line before: conflict, as in git
     let r = m("a\nb", "a\nb\n", "x\nb");
-    assert_eq!(text(&r), "<<<<<<< ours\na\nb\n||||||| base\na\nb\n=======\nx\nb\n>>>>>>> theirs\n");
+    assert_eq!(
+        text(&r),
+        "<<<<<<< ours\na\nb\n||||||| base\na\nb\n=======\nx\nb\n>>>>>>> theirs\n"
+    );
 }
 
 #[test]
@@ -131,8 +160,15 @@ fn linemerge_crlf_preserved() {
         text(&r),
         "a\r\n<<<<<<< ours\r\nB\r\nc\r\n||||||| base\r\nb\r\nc\r\n=======\r\nb\r\nC\r\n>>>>>>> theirs\r\n"
     );
-    let r = m("a\r\nb\r\nc\r\nd\r\n", "A\r\nb\r\nc\r\nd\r\n", "a\r\nb\r\nc\r\nD\r\n");
-    assert_eq!((text(&r).as_str(), r.conflicts), ("A\r\nb\r\nc\r\nD\r\n", 0));
+    let r = m(
+        "a\r\nb\r\nc\r\nd\r\n",
+        "A\r\nb\r\nc\r\nd\r\n",
+        "a\r\nb\r\nc\r\nD\r\n",
+    );
+    assert_eq!(
+        (text(&r).as_str(), r.conflicts),
+        ("A\r\nb\r\nc\r\nD\r\n", 0)
+    );
 }
 
 #[test]
@@ -147,14 +183,29 @@ fn linemerge_invalid_utf8_preserved() {
 
 #[test]
 fn linemerge_empty_inputs() {
-    assert_eq!(m("", "", ""), LineMerge { text: vec![], conflicts: 0 });
+    assert_eq!(
+        m("", "", ""),
+        LineMerge {
+            text: vec![],
+            conflicts: 0
+        }
+    );
     assert_eq!(text(&m("", "x\n", "")), "x\n");
     assert_eq!(text(&m("", "", "y\n")), "y\n");
     let r = m("", "x\n", "y\n");
     assert_eq!(r.conflicts, 1);
-    assert_eq!(text(&r), "<<<<<<< ours\nx\n||||||| base\n=======\ny\n>>>>>>> theirs\n");
+    assert_eq!(
+        text(&r),
+        "<<<<<<< ours\nx\n||||||| base\n=======\ny\n>>>>>>> theirs\n"
+    );
     // both delete everything
-    assert_eq!(m("a\n", "", ""), LineMerge { text: vec![], conflicts: 0 });
+    assert_eq!(
+        m("a\n", "", ""),
+        LineMerge {
+            text: vec![],
+            conflicts: 0
+        }
+    );
 }
 
 #[test]
@@ -176,11 +227,23 @@ fn linemerge_marker_size_and_labels() {
 #[test]
 fn linemerge_write_conflict_alone() {
     let mut out = Vec::new();
-    let opts = MarkerOptions { style: ConflictStyle::Merge, ..Default::default() };
+    let opts = MarkerOptions {
+        style: ConflictStyle::Merge,
+        ..Default::default()
+    };
     write_conflict(&mut out, b"b\n", b"o", b"t\n", &opts);
-    assert_eq!(out, b"<<<<<<< ours\no\n=======\nt\n>>>>>>> theirs\n".to_vec());
+    assert_eq!(
+        out,
+        b"<<<<<<< ours\no\n=======\nt\n>>>>>>> theirs\n".to_vec()
+    );
     let mut out = Vec::new();
-    write_conflict(&mut out, b"b\r\n", b"o\r\n", b"t\r\n", &MarkerOptions::default());
+    write_conflict(
+        &mut out,
+        b"b\r\n",
+        b"o\r\n",
+        b"t\r\n",
+        &MarkerOptions::default(),
+    );
     assert_eq!(
         out,
         b"<<<<<<< ours\r\no\r\n||||||| base\r\nb\r\n=======\r\nt\r\n>>>>>>> theirs\r\n".to_vec()
@@ -213,11 +276,19 @@ fn linemerge_hunks_concatenate_to_merge() {
 // ----------------------------------------------------------- git comparisons
 
 fn git_available() -> bool {
-    std::process::Command::new("git").arg("--version").output().is_ok_and(|o| o.status.success())
+    std::process::Command::new("git")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
 }
 
 /// Run `git merge-file -p` with the given style flag; returns (output, conflicts).
-fn git_merge_file(base: &[u8], ours: &[u8], theirs: &[u8], style: ConflictStyle) -> Option<(Vec<u8>, usize)> {
+fn git_merge_file(
+    base: &[u8],
+    ours: &[u8],
+    theirs: &[u8],
+    style: ConflictStyle,
+) -> Option<(Vec<u8>, usize)> {
     let dir = tempfile::tempdir().ok()?;
     let p = |n: &str, d: &[u8]| -> Option<PathBuf> {
         let path = dir.path().join(n);
@@ -236,7 +307,10 @@ fn git_merge_file(base: &[u8], ours: &[u8], theirs: &[u8], style: ConflictStyle)
             cmd.arg("--zdiff3");
         }
     }
-    cmd.args(["-L", "ours", "-L", "base", "-L", "theirs"]).arg(&o).arg(&b).arg(&t);
+    cmd.args(["-L", "ours", "-L", "base", "-L", "theirs"])
+        .arg(&o)
+        .arg(&b)
+        .arg(&t);
     let out = cmd.output().ok()?;
     let code = out.status.code()?;
     if code < 0 {
@@ -251,7 +325,10 @@ fn shared_dir() -> Option<PathBuf> {
         Some(Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared")),
         Some(PathBuf::from("/work/shared")),
     ];
-    candidates.into_iter().flatten().find(|p| p.join("merges").is_dir())
+    candidates
+        .into_iter()
+        .flatten()
+        .find(|p| p.join("merges").is_dir())
 }
 
 struct Case {
@@ -264,7 +341,12 @@ struct Case {
 
 fn load_cases(root: &Path) -> Vec<Case> {
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(root.join("merges"))
-        .map(|rd| rd.flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect())
+        .map(|rd| {
+            rd.flatten()
+                .map(|e| e.path())
+                .filter(|p| p.is_dir())
+                .collect()
+        })
         .unwrap_or_default();
     dirs.sort();
     let mut cases = Vec::new();
@@ -279,18 +361,32 @@ fn load_cases(root: &Path) -> Vec<Case> {
             }
             None
         };
-        if let (Some(base), Some(ours), Some(theirs), Some(git_diff3)) =
-            (find("base"), find("ours"), find("theirs"), find("git_diff3"))
-        {
-            let name = d.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            cases.push(Case { name, base, ours, theirs, git_diff3 });
+        if let (Some(base), Some(ours), Some(theirs), Some(git_diff3)) = (
+            find("base"),
+            find("ours"),
+            find("theirs"),
+            find("git_diff3"),
+        ) {
+            let name = d
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            cases.push(Case {
+                name,
+                base,
+                ours,
+                theirs,
+                git_diff3,
+            });
         }
     }
     cases
 }
 
 fn count_markers(t: &[u8]) -> usize {
-    t.split(|&c| c == b'\n').filter(|l| l.starts_with(b"<<<<<<< ")).count()
+    t.split(|&c| c == b'\n')
+        .filter(|l| l.starts_with(b"<<<<<<< "))
+        .count()
 }
 
 /// The 152 real merges: every git-clean merge must be clean and identical,
@@ -316,7 +412,10 @@ fn linemerge_real_merges_match_git_diff3() {
             if same && r.conflicts == 0 {
                 clean_ok += 1;
             } else {
-                failures.push(format!("CLEAN MISMATCH {} (ours {} conflicts)", c.name, r.conflicts));
+                failures.push(format!(
+                    "CLEAN MISMATCH {} (ours {} conflicts)",
+                    c.name, r.conflicts
+                ));
             }
         } else {
             confl += 1;
@@ -328,7 +427,10 @@ fn linemerge_real_merges_match_git_diff3() {
             if same {
                 confl_ok += 1;
             } else {
-                eprintln!("conflict mismatch: {} (ours {} vs git {} conflicts)", c.name, r.conflicts, git_n);
+                eprintln!(
+                    "conflict mismatch: {} (ours {} vs git {} conflicts)",
+                    c.name, r.conflicts, git_n
+                );
             }
         }
     }
@@ -352,12 +454,21 @@ fn linemerge_real_merges_match_git_all_styles() {
         return;
     }
     let cases = load_cases(&root);
-    for style in [ConflictStyle::Merge, ConflictStyle::Diff3, ConflictStyle::ZDiff3] {
-        let opts = MarkerOptions { style, ..MarkerOptions::default() };
+    for style in [
+        ConflictStyle::Merge,
+        ConflictStyle::Diff3,
+        ConflictStyle::ZDiff3,
+    ] {
+        let opts = MarkerOptions {
+            style,
+            ..MarkerOptions::default()
+        };
         let (mut ok, mut clean, mut clean_ok, mut higher) = (0, 0, 0, 0);
         let mut bad_clean = Vec::new();
         for c in &cases {
-            let Some((g, gn)) = git_merge_file(&c.base, &c.ours, &c.theirs, style) else { continue };
+            let Some((g, gn)) = git_merge_file(&c.base, &c.ours, &c.theirs, style) else {
+                continue;
+            };
             let r = merge_lines(&c.base, &c.ours, &c.theirs, &opts);
             if r.text == g && r.conflicts == gn {
                 ok += 1;
@@ -378,7 +489,10 @@ fn linemerge_real_merges_match_git_all_styles() {
             "{style:?}: identical {ok}/{} (git-clean {clean_ok}/{clean}); more conflicts than git in {higher}",
             cases.len()
         );
-        assert!(bad_clean.is_empty(), "{style:?} clean mismatches: {bad_clean:?}");
+        assert!(
+            bad_clean.is_empty(),
+            "{style:?} clean mismatches: {bad_clean:?}"
+        );
     }
 }
 
@@ -399,7 +513,9 @@ fn linemerge_compare_algorithms() {
     for alg in algs {
         let ok = cases
             .iter()
-            .filter(|c| merge_lines_with(&c.base, &c.ours, &c.theirs, &opts, alg).text == c.git_diff3)
+            .filter(|c| {
+                merge_lines_with(&c.base, &c.ours, &c.theirs, &opts, alg).text == c.git_diff3
+            })
             .count();
         eprintln!("{alg:?}: {ok}/{} identical to git --diff3", cases.len());
     }
@@ -426,7 +542,11 @@ mod props {
     }
 
     fn style() -> impl Strategy<Value = ConflictStyle> {
-        prop_oneof![Just(ConflictStyle::Merge), Just(ConflictStyle::Diff3), Just(ConflictStyle::ZDiff3)]
+        prop_oneof![
+            Just(ConflictStyle::Merge),
+            Just(ConflictStyle::Diff3),
+            Just(ConflictStyle::ZDiff3)
+        ]
     }
 
     proptest! {
@@ -468,7 +588,10 @@ struct Lcg(u64);
 
 impl Lcg {
     fn below(&mut self, n: u64) -> u64 {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         (self.0 >> 33) % n.max(1)
     }
 }
@@ -504,9 +627,18 @@ fn random_vs_git(seed: u64, cases: usize, alphabet: &[&[u8]], base_len: u64, edi
     let mut bad = 0;
     for _ in 0..cases {
         let [base, ours, theirs] = random_case(&mut rng, alphabet, base_len, edits);
-        for style in [ConflictStyle::Merge, ConflictStyle::Diff3, ConflictStyle::ZDiff3] {
-            let Some((g, gn)) = git_merge_file(&base, &ours, &theirs, style) else { continue };
-            let opts = MarkerOptions { style, ..MarkerOptions::default() };
+        for style in [
+            ConflictStyle::Merge,
+            ConflictStyle::Diff3,
+            ConflictStyle::ZDiff3,
+        ] {
+            let Some((g, gn)) = git_merge_file(&base, &ours, &theirs, style) else {
+                continue;
+            };
+            let opts = MarkerOptions {
+                style,
+                ..MarkerOptions::default()
+            };
             let r = merge_lines(&base, &ours, &theirs, &opts);
             if r.text != g || r.conflicts != gn {
                 if bad < 2 && base.len() < 2000 {
@@ -549,7 +681,9 @@ fn linemerge_large_random_vs_git() {
         eprintln!("SKIP: git not installed");
         return;
     }
-    let owned: Vec<Vec<u8>> = (0..40).map(|i| format!("line {i}\n").into_bytes()).collect();
+    let owned: Vec<Vec<u8>> = (0..40)
+        .map(|i| format!("line {i}\n").into_bytes())
+        .collect();
     let alphabet: Vec<&[u8]> = owned.iter().map(|v| v.as_slice()).collect();
     for (len, edits) in [(600u64, 60u64), (1500, 200), (3000, 600)] {
         let bad = random_vs_git(4242, 6, &alphabet, len, edits);
@@ -559,5 +693,7 @@ fn linemerge_large_random_vs_git() {
     // Known gap: with edit costs in the thousands (xdiff's give-up heuristics
     // dominate) some outputs still differ from git; reported, not asserted.
     let bad = random_vs_git(4242, 6, &alphabet, 3000, 1500);
-    eprintln!("KNOWN GAP: very heavy edits (3000 lines, up to 1500 edits a side): {bad} of 18 differ");
+    eprintln!(
+        "KNOWN GAP: very heavy edits (3000 lines, up to 1500 edits a side): {bad} of 18 differ"
+    );
 }
