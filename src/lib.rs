@@ -6,6 +6,7 @@
 //! no I/O and no printing; the `tscn-merge` binary does those.
 
 pub mod check;
+pub mod linemerge;
 pub mod model;
 pub mod syntax;
 pub mod value;

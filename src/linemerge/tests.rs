@@ -1,0 +1,699 @@
+use super::*;
+use std::path::{Path, PathBuf};
+
+fn m(base: &str, ours: &str, theirs: &str) -> LineMerge {
+    merge_lines(
+        base.as_bytes(),
+        ours.as_bytes(),
+        theirs.as_bytes(),
+        &MarkerOptions::default(),
+    )
+}
+
+fn ms(base: &str, ours: &str, theirs: &str, style: ConflictStyle) -> LineMerge {
+    let opts = MarkerOptions {
+        style,
+        ..MarkerOptions::default()
+    };
+    merge_lines(base.as_bytes(), ours.as_bytes(), theirs.as_bytes(), &opts)
+}
+
+fn text(l: &LineMerge) -> String {
+    String::from_utf8_lossy(&l.text).into_owned()
+}
+
+// ---------------------------------------------------------------- unit rules
+
+#[test]
+fn linemerge_one_side_changes() {
+    let r = m("a\nb\nc\n", "a\nB\nc\n", "a\nb\nc\n");
+    assert_eq!((text(&r).as_str(), r.conflicts), ("a\nB\nc\n", 0));
+    let r = m("a\nb\nc\n", "a\nb\nc\n", "a\nb\nC\n");
+    assert_eq!((text(&r).as_str(), r.conflicts), ("a\nb\nC\n", 0));
+}
+
+#[test]
+fn linemerge_both_sides_distant_changes() {
+    let r = m("1\n2\n3\n4\n5\n", "one\n2\n3\n4\n5\n", "1\n2\n3\n4\nfive\n");
+    assert_eq!(
+        (text(&r).as_str(), r.conflicts),
+        ("one\n2\n3\n4\nfive\n", 0)
+    );
+}
+
+#[test]
+fn linemerge_both_same_change_taken_once() {
+    let r = m("a\nb\nc\n", "a\nX\nc\n", "a\nX\nc\n");
+    assert_eq!((text(&r).as_str(), r.conflicts), ("a\nX\nc\n", 0));
+    let r = m("a\nb\nc\nd\ne\n", "a\nX\nc\nd\nE\n", "a\nX\nc\nd\ne\n");
+    assert_eq!((text(&r).as_str(), r.conflicts), ("a\nX\nc\nd\nE\n", 0));
+}
+
+#[test]
+fn linemerge_both_different_diff3() {
+    let r = m("a\nb\nc\n", "a\nO\nc\n", "a\nT\nc\n");
+    assert_eq!(r.conflicts, 1);
+    assert_eq!(
+        text(&r),
+        "a\n<<<<<<< ours\nO\n||||||| base\nb\n=======\nT\n>>>>>>> theirs\nc\n"
+    );
+}
+
+#[test]
+fn linemerge_both_different_merge_style() {
+    let r = ms("a\nb\nc\n", "a\nO\nc\n", "a\nT\nc\n", ConflictStyle::Merge);
+    assert_eq!(r.conflicts, 1);
+    assert_eq!(
+        text(&r),
+        "a\n<<<<<<< ours\nO\n=======\nT\n>>>>>>> theirs\nc\n"
+    );
+}
+
+#[test]
+fn linemerge_adjacent_changes_conflict_like_git() {
+    // ours edits line 2, theirs edits line 3: git treats touching changes as a conflict.
+    let r = m("1\n2\n3\n4\n", "1\nTWO\n3\n4\n", "1\n2\nTHREE\n4\n");
+    assert_eq!(r.conflicts, 1);
+    assert_eq!(
+        text(&r),
+        "1\n<<<<<<< ours\nTWO\n3\n||||||| base\n2\n3\n=======\n2\nTHREE\n>>>>>>> theirs\n4\n"
+    );
+}
+
+#[test]
+fn linemerge_insert_at_same_spot() {
+    let r = m("a\nb\n", "a\nX\nb\n", "a\nY\nb\n");
+    assert_eq!(r.conflicts, 1);
+    assert_eq!(
+        text(&r),
+        "a\n<<<<<<< ours\nX\n||||||| base\n=======\nY\n>>>>>>> theirs\nb\n"
+    );
+    // same insertion on both sides: clean
+    let r = m("a\nb\n", "a\nX\nb\n", "a\nX\nb\n");
+    assert_eq!((text(&r).as_str(), r.conflicts), ("a\nX\nb\n", 0));
+}
+
+#[test]
+fn linemerge_deletion_vs_edit() {
+    let r = m("a\nb\nc\n", "a\nc\n", "a\nB\nc\n");
+    assert_eq!(r.conflicts, 1);
+    assert_eq!(
+        text(&r),
+        "a\n<<<<<<< ours\n||||||| base\nb\n=======\nB\n>>>>>>> theirs\nc\n"
+    );
+}
+
+#[test]
+fn linemerge_zealous_shrinks_only_in_merge_style() {
+    let base = "a\nb\nz\n";
+    let ours = "a\nX\nY1\nz\n";
+    let theirs = "a\nX\nY2\nz\n";
+    // diff3: one big conflict (git does not refine diff3)
+    let r = ms(base, ours, theirs, ConflictStyle::Diff3);
+    assert_eq!(r.conflicts, 1);
+    assert_eq!(
+        text(&r),
+        "a\n<<<<<<< ours\nX\nY1\n||||||| base\nb\n=======\nX\nY2\n>>>>>>> theirs\nz\n"
+    );
+    // merge: the common X moves out
+    let r = ms(base, ours, theirs, ConflictStyle::Merge);
+    assert_eq!(
+        text(&r),
+        "a\nX\n<<<<<<< ours\nY1\n=======\nY2\n>>>>>>> theirs\nz\n"
+    );
+    // zdiff3: common start/end trimmed, base kept whole
+    let r = ms(base, ours, theirs, ConflictStyle::ZDiff3);
+    assert_eq!(
+        text(&r),
+        "a\nX\n<<<<<<< ours\nY1\n||||||| base\nb\n=======\nY2\n>>>>>>> theirs\nz\n"
+    );
+}
+
+#[test]
+fn linemerge_no_trailing_newline() {
+    // one side changes the unterminated last line
+    let r = m("a\nb", "a\nB", "a\nb");
+    assert_eq!((text(&r).as_str(), r.conflicts), ("a\nB", 0));
+    // conflict on the unterminated last line: newline added before markers
+    let r = m("a\nb", "a\nO", "a\nT");
+    assert_eq!(
+        text(&r),
+        "a\n<<<<<<< ours\nO\n||||||| base\nb\n=======\nT\n>>>>>>> theirs\n"
+    );
+    // adding the final newline on one side is a change
+    let r = m("a\nc\nb", "a\nc\nb\n", "x\nc\nb");
+    assert_eq!((text(&r).as_str(), r.conflicts), ("x\nc\nb\n", 0));
+    // ... which touches an edit of the line before: conflict, as in git
+    let r = m("a\nb", "a\nb\n", "x\nb");
+    assert_eq!(
+        text(&r),
+        "<<<<<<< ours\na\nb\n||||||| base\na\nb\n=======\nx\nb\n>>>>>>> theirs\n"
+    );
+}
+
+#[test]
+fn linemerge_crlf_preserved() {
+    let r = m("a\r\nb\r\nc\r\n", "a\r\nB\r\nc\r\n", "a\r\nb\r\nC\r\n");
+    // touching changes: conflict; markers get CRLF like the content
+    assert_eq!(r.conflicts, 1);
+    assert_eq!(
+        text(&r),
+        "a\r\n<<<<<<< ours\r\nB\r\nc\r\n||||||| base\r\nb\r\nc\r\n=======\r\nb\r\nC\r\n>>>>>>> theirs\r\n"
+    );
+    let r = m(
+        "a\r\nb\r\nc\r\nd\r\n",
+        "A\r\nb\r\nc\r\nd\r\n",
+        "a\r\nb\r\nc\r\nD\r\n",
+    );
+    assert_eq!(
+        (text(&r).as_str(), r.conflicts),
+        ("A\r\nb\r\nc\r\nD\r\n", 0)
+    );
+}
+
+#[test]
+fn linemerge_invalid_utf8_preserved() {
+    let base: &[u8] = b"a\n\xff\xfe\nc\n\x00\n";
+    let ours: &[u8] = b"a\n\xff\xfe\nc\xc3\n\x00\n";
+    let theirs: &[u8] = b"\x80\n\xff\xfe\nc\n\x00\n";
+    let r = merge_lines(base, ours, theirs, &MarkerOptions::default());
+    assert_eq!(r.conflicts, 0);
+    assert_eq!(r.text, b"\x80\n\xff\xfe\nc\xc3\n\x00\n".to_vec());
+}
+
+#[test]
+fn linemerge_empty_inputs() {
+    assert_eq!(
+        m("", "", ""),
+        LineMerge {
+            text: vec![],
+            conflicts: 0
+        }
+    );
+    assert_eq!(text(&m("", "x\n", "")), "x\n");
+    assert_eq!(text(&m("", "", "y\n")), "y\n");
+    let r = m("", "x\n", "y\n");
+    assert_eq!(r.conflicts, 1);
+    assert_eq!(
+        text(&r),
+        "<<<<<<< ours\nx\n||||||| base\n=======\ny\n>>>>>>> theirs\n"
+    );
+    // both delete everything
+    assert_eq!(
+        m("a\n", "", ""),
+        LineMerge {
+            text: vec![],
+            conflicts: 0
+        }
+    );
+}
+
+#[test]
+fn linemerge_marker_size_and_labels() {
+    let opts = MarkerOptions {
+        marker_size: 10,
+        ours: "HEAD".into(),
+        base: "merged common ancestors".into(),
+        theirs: "feature/x".into(),
+        style: ConflictStyle::Diff3,
+    };
+    let r = merge_lines(b"a\n", b"b\n", b"c\n", &opts);
+    assert_eq!(
+        String::from_utf8(r.text).unwrap(),
+        "<<<<<<<<<< HEAD\nb\n|||||||||| merged common ancestors\na\n==========\nc\n>>>>>>>>>> feature/x\n"
+    );
+}
+
+#[test]
+fn linemerge_write_conflict_alone() {
+    let mut out = Vec::new();
+    let opts = MarkerOptions {
+        style: ConflictStyle::Merge,
+        ..Default::default()
+    };
+    write_conflict(&mut out, b"b\n", b"o", b"t\n", &opts);
+    assert_eq!(
+        out,
+        b"<<<<<<< ours\no\n=======\nt\n>>>>>>> theirs\n".to_vec()
+    );
+    let mut out = Vec::new();
+    write_conflict(
+        &mut out,
+        b"b\r\n",
+        b"o\r\n",
+        b"t\r\n",
+        &MarkerOptions::default(),
+    );
+    assert_eq!(
+        out,
+        b"<<<<<<< ours\r\no\r\n||||||| base\r\nb\r\n=======\r\nt\r\n>>>>>>> theirs\r\n".to_vec()
+    );
+}
+
+#[test]
+fn linemerge_hunks_concatenate_to_merge() {
+    let base = "a\nb\nc\nd\ne\nf\n";
+    let ours = "a\nB\nc\nd\ne\nF\n";
+    let theirs = "a\nb\nc\nD\ne\nG\n";
+    let hunks = merge_hunks(base.as_bytes(), ours.as_bytes(), theirs.as_bytes());
+    let mut out = Vec::new();
+    let mut n = 0;
+    for h in &hunks {
+        match h {
+            Hunk::Stable(s) | Hunk::Clean(s) => out.extend_from_slice(s),
+            Hunk::Conflict { base, ours, theirs } => {
+                n += 1;
+                write_conflict(&mut out, base, ours, theirs, &MarkerOptions::default());
+            }
+        }
+    }
+    let r = m(base, ours, theirs);
+    assert_eq!((out, n), (r.text, r.conflicts));
+    assert!(matches!(hunks[0], Hunk::Stable(b"a\n")));
+    assert!(matches!(hunks[1], Hunk::Clean(b"B\n")));
+}
+
+// ----------------------------------------------------------- git comparisons
+
+fn git_available() -> bool {
+    std::process::Command::new("git")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// Run `git merge-file -p` with the given style flag; returns (output, conflicts).
+fn git_merge_file(
+    base: &[u8],
+    ours: &[u8],
+    theirs: &[u8],
+    style: ConflictStyle,
+) -> Option<(Vec<u8>, usize)> {
+    let dir = tempfile::tempdir().ok()?;
+    let p = |n: &str, d: &[u8]| -> Option<PathBuf> {
+        let path = dir.path().join(n);
+        std::fs::write(&path, d).ok()?;
+        Some(path)
+    };
+    let (b, o, t) = (p("base", base)?, p("ours", ours)?, p("theirs", theirs)?);
+    let mut cmd = std::process::Command::new("git");
+    cmd.args(["merge-file", "-p"]);
+    match style {
+        ConflictStyle::Merge => {}
+        ConflictStyle::Diff3 => {
+            cmd.arg("--diff3");
+        }
+        ConflictStyle::ZDiff3 => {
+            cmd.arg("--zdiff3");
+        }
+    }
+    cmd.args(["-L", "ours", "-L", "base", "-L", "theirs"])
+        .arg(&o)
+        .arg(&b)
+        .arg(&t);
+    let out = cmd.output().ok()?;
+    let code = out.status.code()?;
+    if code < 0 {
+        return None;
+    }
+    Some((out.stdout, code as usize))
+}
+
+fn shared_dir() -> Option<PathBuf> {
+    let candidates = [
+        std::env::var_os("TSCN_SHARED").map(PathBuf::from),
+        Some(Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared")),
+        Some(PathBuf::from("/work/shared")),
+    ];
+    candidates
+        .into_iter()
+        .flatten()
+        .find(|p| p.join("merges").is_dir())
+}
+
+struct Case {
+    name: String,
+    base: Vec<u8>,
+    ours: Vec<u8>,
+    theirs: Vec<u8>,
+    git_diff3: Vec<u8>,
+}
+
+fn load_cases(root: &Path) -> Vec<Case> {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(root.join("merges"))
+        .map(|rd| {
+            rd.flatten()
+                .map(|e| e.path())
+                .filter(|p| p.is_dir())
+                .collect()
+        })
+        .unwrap_or_default();
+    dirs.sort();
+    let mut cases = Vec::new();
+    for d in dirs {
+        let find = |stem: &str| -> Option<Vec<u8>> {
+            let rd = std::fs::read_dir(&d).ok()?;
+            for e in rd.flatten() {
+                let name = e.file_name().to_string_lossy().into_owned();
+                if name == stem || name.starts_with(&format!("{stem}.")) {
+                    return std::fs::read(e.path()).ok();
+                }
+            }
+            None
+        };
+        if let (Some(base), Some(ours), Some(theirs), Some(git_diff3)) = (
+            find("base"),
+            find("ours"),
+            find("theirs"),
+            find("git_diff3"),
+        ) {
+            let name = d
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            cases.push(Case {
+                name,
+                base,
+                ours,
+                theirs,
+                git_diff3,
+            });
+        }
+    }
+    cases
+}
+
+fn count_markers(t: &[u8]) -> usize {
+    t.split(|&c| c == b'\n')
+        .filter(|l| l.starts_with(b"<<<<<<< "))
+        .count()
+}
+
+/// The 152 real merges: every git-clean merge must be clean and identical,
+/// and we report how many conflicting ones are byte-identical to git.
+#[test]
+fn linemerge_real_merges_match_git_diff3() {
+    let Some(root) = shared_dir() else {
+        eprintln!("SKIP: shared merges folder not found (set TSCN_SHARED)");
+        return;
+    };
+    let cases = load_cases(&root);
+    assert!(!cases.is_empty(), "no cases under {}", root.display());
+    let opts = MarkerOptions::default();
+    let (mut clean, mut clean_ok, mut confl, mut confl_ok) = (0, 0, 0, 0);
+    let (mut ours_conf, mut git_conf, mut higher) = (0, 0, 0);
+    let mut failures = Vec::new();
+    for c in &cases {
+        let r = merge_lines(&c.base, &c.ours, &c.theirs, &opts);
+        let git_n = count_markers(&c.git_diff3);
+        let same = r.text == c.git_diff3;
+        if git_n == 0 {
+            clean += 1;
+            if same && r.conflicts == 0 {
+                clean_ok += 1;
+            } else {
+                failures.push(format!(
+                    "CLEAN MISMATCH {} (ours {} conflicts)",
+                    c.name, r.conflicts
+                ));
+            }
+        } else {
+            confl += 1;
+            ours_conf += r.conflicts;
+            git_conf += git_n;
+            if r.conflicts > git_n {
+                higher += 1;
+            }
+            if same {
+                confl_ok += 1;
+            } else {
+                eprintln!(
+                    "conflict mismatch: {} (ours {} vs git {} conflicts)",
+                    c.name, r.conflicts, git_n
+                );
+            }
+        }
+    }
+    eprintln!(
+        "diff3 vs stored git: clean {clean_ok}/{clean} identical; conflicting {confl_ok}/{confl} identical; \
+         conflict blocks ours {ours_conf} vs git {git_conf}; cases with more conflicts than git: {higher}"
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert_eq!(clean_ok, clean);
+}
+
+/// Same inputs, every style, against the installed git (skipped without git).
+#[test]
+fn linemerge_real_merges_match_git_all_styles() {
+    let Some(root) = shared_dir() else {
+        eprintln!("SKIP: shared merges folder not found (set TSCN_SHARED)");
+        return;
+    };
+    if !git_available() {
+        eprintln!("SKIP: git not installed");
+        return;
+    }
+    let cases = load_cases(&root);
+    for style in [
+        ConflictStyle::Merge,
+        ConflictStyle::Diff3,
+        ConflictStyle::ZDiff3,
+    ] {
+        let opts = MarkerOptions {
+            style,
+            ..MarkerOptions::default()
+        };
+        let (mut ok, mut clean, mut clean_ok, mut higher) = (0, 0, 0, 0);
+        let mut bad_clean = Vec::new();
+        for c in &cases {
+            let Some((g, gn)) = git_merge_file(&c.base, &c.ours, &c.theirs, style) else {
+                continue;
+            };
+            let r = merge_lines(&c.base, &c.ours, &c.theirs, &opts);
+            if r.text == g && r.conflicts == gn {
+                ok += 1;
+            }
+            if gn == 0 {
+                clean += 1;
+                if r.text == g && r.conflicts == 0 {
+                    clean_ok += 1;
+                } else {
+                    bad_clean.push(c.name.clone());
+                }
+            }
+            if r.conflicts > gn {
+                higher += 1;
+            }
+        }
+        eprintln!(
+            "{style:?}: identical {ok}/{} (git-clean {clean_ok}/{clean}); more conflicts than git in {higher}",
+            cases.len()
+        );
+        assert!(
+            bad_clean.is_empty(),
+            "{style:?} clean mismatches: {bad_clean:?}"
+        );
+    }
+}
+
+/// Which `similar` algorithm reproduces git best (informational).
+#[test]
+#[ignore = "informational: cargo test --lib linemerge -- --ignored --nocapture"]
+fn linemerge_compare_algorithms() {
+    let Some(root) = shared_dir() else { return };
+    let cases = load_cases(&root);
+    let opts = MarkerOptions::default();
+    let algs = [
+        DiffAlgorithm::Git,
+        DiffAlgorithm::Similar(Algorithm::Myers),
+        DiffAlgorithm::Similar(Algorithm::Patience),
+        DiffAlgorithm::Similar(Algorithm::Histogram),
+        DiffAlgorithm::Similar(Algorithm::Lcs),
+    ];
+    for alg in algs {
+        let ok = cases
+            .iter()
+            .filter(|c| {
+                merge_lines_with(&c.base, &c.ours, &c.theirs, &opts, alg).text == c.git_diff3
+            })
+            .count();
+        eprintln!("{alg:?}: {ok}/{} identical to git --diff3", cases.len());
+    }
+}
+
+// ------------------------------------------------------------------ proptest
+
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn lines() -> impl Strategy<Value = Vec<u8>> {
+        // few distinct lines so that diffs are ambiguous; some CRLF, bad UTF-8, no final newline
+        let line = prop_oneof![
+            Just(b"a\n".to_vec()),
+            Just(b"b\n".to_vec()),
+            Just(b"c\n".to_vec()),
+            Just(b"\n".to_vec()),
+            Just(b"x\r\n".to_vec()),
+            Just(b"\xff\n".to_vec()),
+            Just(b"d".to_vec()),
+        ];
+        proptest::collection::vec(line, 0..12).prop_map(|v| v.concat())
+    }
+
+    fn style() -> impl Strategy<Value = ConflictStyle> {
+        prop_oneof![
+            Just(ConflictStyle::Merge),
+            Just(ConflictStyle::Diff3),
+            Just(ConflictStyle::ZDiff3)
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(400))]
+
+        #[test]
+        fn linemerge_prop_identities(b in lines(), x in lines(), y in lines(), st in style()) {
+            let opts = MarkerOptions { style: st, ..MarkerOptions::default() };
+            prop_assert_eq!(merge_lines(&b, &x, &b, &opts), LineMerge { text: x.clone(), conflicts: 0 });
+            prop_assert_eq!(merge_lines(&b, &b, &x, &opts), LineMerge { text: x.clone(), conflicts: 0 });
+            prop_assert_eq!(merge_lines(&b, &x, &x, &opts), LineMerge { text: x.clone(), conflicts: 0 });
+            prop_assert_eq!(merge_lines(&x, &x, &x, &opts), LineMerge { text: x.clone(), conflicts: 0 });
+            // never panics, hunks agree with the rendered merge
+            let r = merge_lines(&b, &x, &y, &opts);
+            let hunks = merge_hunks_styled(&b, &x, &y, st);
+            let n = hunks.iter().filter(|h| matches!(h, Hunk::Conflict { .. })).count();
+            prop_assert_eq!(n, r.conflicts);
+            if r.conflicts == 0 {
+                let flat: Vec<u8> = hunks.iter().flat_map(|h| match h {
+                    Hunk::Stable(s) | Hunk::Clean(s) => s.to_vec(),
+                    Hunk::Conflict { .. } => Vec::new(),
+                }).collect();
+                prop_assert_eq!(flat, r.text);
+            }
+        }
+
+        #[test]
+        fn linemerge_prop_random_bytes_no_panic(b in proptest::collection::vec(any::<u8>(), 0..64),
+                                                 x in proptest::collection::vec(any::<u8>(), 0..64),
+                                                 y in proptest::collection::vec(any::<u8>(), 0..64),
+                                                 st in style()) {
+            let opts = MarkerOptions { style: st, marker_size: 0, ..MarkerOptions::default() };
+            let _ = merge_lines(&b, &x, &y, &opts);
+        }
+    }
+}
+
+struct Lcg(u64);
+
+impl Lcg {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (self.0 >> 33) % n.max(1)
+    }
+}
+
+/// A random base and two sides derived from it by random line edits.
+fn random_case(rng: &mut Lcg, alphabet: &[&[u8]], base_len: u64, edits: u64) -> [Vec<u8>; 3] {
+    let pick = |rng: &mut Lcg| alphabet[rng.below(alphabet.len() as u64) as usize].to_vec();
+    let n = rng.below(base_len + 1);
+    let base: Vec<Vec<u8>> = (0..n).map(|_| pick(rng)).collect();
+    let side = |rng: &mut Lcg| -> Vec<u8> {
+        let mut ls = base.clone();
+        for _ in 0..rng.below(edits + 1) {
+            let pos = rng.below(ls.len() as u64 + 1) as usize;
+            match rng.below(3) {
+                0 => ls.insert(pos, pick(rng)),
+                1 if pos < ls.len() => {
+                    ls.remove(pos);
+                }
+                _ if pos < ls.len() => ls[pos] = pick(rng),
+                _ => {}
+            }
+        }
+        ls.concat()
+    };
+    let ours = side(rng);
+    let theirs = side(rng);
+    [base.concat(), ours, theirs]
+}
+
+/// Compare with the installed git on random cases; returns the mismatches.
+fn random_vs_git(seed: u64, cases: usize, alphabet: &[&[u8]], base_len: u64, edits: u64) -> usize {
+    let mut rng = Lcg(seed);
+    let mut bad = 0;
+    for _ in 0..cases {
+        let [base, ours, theirs] = random_case(&mut rng, alphabet, base_len, edits);
+        for style in [
+            ConflictStyle::Merge,
+            ConflictStyle::Diff3,
+            ConflictStyle::ZDiff3,
+        ] {
+            let Some((g, gn)) = git_merge_file(&base, &ours, &theirs, style) else {
+                continue;
+            };
+            let opts = MarkerOptions {
+                style,
+                ..MarkerOptions::default()
+            };
+            let r = merge_lines(&base, &ours, &theirs, &opts);
+            if r.text != g || r.conflicts != gn {
+                if bad < 2 && base.len() < 2000 {
+                    eprintln!(
+                        "{style:?} mismatch:\nbase={:?}\nours={:?}\ntheirs={:?}\ngit={:?}\nus={:?}",
+                        String::from_utf8_lossy(&base),
+                        String::from_utf8_lossy(&ours),
+                        String::from_utf8_lossy(&theirs),
+                        String::from_utf8_lossy(&g),
+                        String::from_utf8_lossy(&r.text)
+                    );
+                }
+                bad += 1;
+            }
+        }
+    }
+    bad
+}
+
+/// Random small inputs against the installed git, every style: identical output.
+#[test]
+fn linemerge_random_vs_git() {
+    if !git_available() {
+        eprintln!("SKIP: git not installed");
+        return;
+    }
+    let scene: [&[u8]; 6] = [b"a\n", b"b\n", b"c\n", b"\n", b"}\n", b"[node]\n"];
+    let mixed: [&[u8]; 6] = [b"a\n", b"a\r\n", b"b\r\n", b"\n", b"\xff\n", b"c"];
+    let bad = random_vs_git(0x5eed_1234_abcd_0042, 200, &scene, 12, 4)
+        + random_vs_git(7, 100, &mixed, 10, 3)
+        + random_vs_git(99, 60, &scene, 40, 12);
+    assert_eq!(bad, 0, "{bad} random merges differ from git");
+}
+
+/// Large inputs with many edits, so that git's cost heuristics (edit cost
+/// over 256) are exercised.
+#[test]
+fn linemerge_large_random_vs_git() {
+    if !git_available() {
+        eprintln!("SKIP: git not installed");
+        return;
+    }
+    let owned: Vec<Vec<u8>> = (0..40)
+        .map(|i| format!("line {i}\n").into_bytes())
+        .collect();
+    let alphabet: Vec<&[u8]> = owned.iter().map(|v| v.as_slice()).collect();
+    for (len, edits) in [(600u64, 60u64), (1500, 200), (3000, 600)] {
+        let bad = random_vs_git(4242, 6, &alphabet, len, edits);
+        eprintln!("large random ({len} lines, up to {edits} edits a side): {bad} of 18 differ");
+        assert_eq!(bad, 0, "{bad} large random merges differ from git");
+    }
+    // Known gap: with edit costs in the thousands (xdiff's give-up heuristics
+    // dominate) some outputs still differ from git; reported, not asserted.
+    let bad = random_vs_git(4242, 6, &alphabet, 3000, 1500);
+    eprintln!(
+        "KNOWN GAP: very heavy edits (3000 lines, up to 1500 edits a side): {bad} of 18 differ"
+    );
+}
