@@ -238,6 +238,8 @@ fn text_ref_rewrite() {
     // int form becomes quoted when the new id is not an integer
     let out = rewrite_refs_in_text("instance=ExtResource( 2 )]", &mut |_, _| Some("2_abc".into()));
     assert_eq!(out, "instance=ExtResource( \"2_abc\" )]");
+    let out = rewrite_refs_in_text("ExtResource( 2 )", &mut |_, _| Some("007".into()));
+    assert_eq!(out, "ExtResource( \"007\" )");
     // untouched when nothing changes
     let s = "Vector2( 1.50, 2 ) ; ExtResource(3)";
     assert_eq!(rewrite_refs_in_text(s, &mut |_, _| None), s);
