@@ -358,6 +358,27 @@ fn outline_tricky_file() {
     assert!(outline("a = 1\n").is_err());
 }
 
+/// Decode every packed array inside `v` (lazy validation must succeed on real files).
+fn check_packed(v: &Value, n: &mut usize, fail: &mut dyn FnMut(ValueError)) {
+    match v {
+        Value::Packed(p) => {
+            *n += 1;
+            if let Err(e) = p.elements() {
+                fail(e);
+            }
+        }
+        Value::Array(a) | Value::Ctor { args: a, .. } | Value::TypedArray { items: a, .. } => {
+            a.iter().for_each(|x| check_packed(x, n, fail))
+        }
+        Value::Dict(e) | Value::TypedDict { entries: e, .. } => e.iter().for_each(|(k, x)| {
+            check_packed(k, n, fail);
+            check_packed(x, n, fail);
+        }),
+        Value::Object { props, .. } => props.iter().for_each(|(_, x)| check_packed(x, n, fail)),
+        _ => {}
+    }
+}
+
 fn shared_dir() -> Option<std::path::PathBuf> {
     let cands = [
         std::env::var_os("TSCN_SHARED").map(std::path::PathBuf::from),
@@ -380,6 +401,7 @@ fn corpus_outline_and_values() {
     let col = header.iter().position(|h| *h == "stored_as").expect("stored_as column");
     let (mut files, mut bytes, mut sections, mut fields, mut props) = (0usize, 0usize, 0usize, 0usize, 0usize);
     let mut failures = Vec::new();
+    let mut packed = 0usize;
     let t0 = std::time::Instant::now();
     let mut outline_time = std::time::Duration::ZERO;
     for line in lines {
@@ -401,8 +423,11 @@ fn corpus_outline_and_values() {
         sections += o.len();
         for s in &o {
             for (k, span) in s.fields.iter().chain(&s.props) {
-                if let Err(e) = parse(&text[span.clone()]) {
-                    failures.push(format!("{rel}: [{}] {k}: {e}", s.name));
+                match parse(&text[span.clone()]) {
+                    Err(e) => failures.push(format!("{rel}: [{}] {k}: {e}", s.name)),
+                    Ok(v) => check_packed(&v, &mut packed, &mut |e| {
+                        failures.push(format!("{rel}: [{}] {k}: packed: {e}", s.name))
+                    }),
                 }
             }
             fields += s.fields.len();
@@ -410,7 +435,7 @@ fn corpus_outline_and_values() {
         }
     }
     eprintln!(
-        "corpus: {files} files, {bytes} bytes, {sections} sections, {fields} fields, {props} props; outline {:.1} MB/s; total {:?}",
+        "corpus: {files} files, {bytes} bytes, {sections} sections, {fields} fields, {props} props, {packed} packed arrays decoded; outline {:.1} MB/s; total {:?}",
         bytes as f64 / 1e6 / outline_time.as_secs_f64().max(1e-9),
         t0.elapsed()
     );
