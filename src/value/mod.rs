@@ -170,7 +170,12 @@ pub fn float_eq(a: f64, b: f64) -> bool {
     if x == y || (x.is_nan() && y.is_nan()) {
         return true;
     }
-    a.is_finite() && b.is_finite() && crate::write::g6_signed(a) == crate::write::g6_signed(b)
+    if !(a.is_finite() && b.is_finite()) {
+        return false;
+    }
+    use crate::write::g6_signed as g6;
+    // Also after float32 rounding: 4.0–4.4 printed the float32 of a component with %g.
+    g6(a) == g6(b) || g6(x as f64) == g6(y as f64)
 }
 
 fn f32_eq(a: f64, b: f64) -> bool {
@@ -242,16 +247,31 @@ fn dedup_entries<K, V>(entries: &[(K, V)], eq: impl Fn(&K, &K) -> bool) -> Vec<&
     out
 }
 
-fn map_eq<K, V>(a: &[(K, V)], b: &[(K, V)], keq: impl Fn(&K, &K) -> bool, veq: impl Fn(&V, &V) -> bool) -> bool {
+/// Key identity inside one dictionary (the engine hashes keys exactly): floats compare as
+/// doubles here, so two distinct keys that are equal as float32 are not merged.
+fn dict_key_same(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Float(x), Value::Float(y)) => x == y || (x.is_nan() && y.is_nan()),
+        _ => a.sem_eq(b),
+    }
+}
+
+fn map_eq<K, V>(
+    a: &[(K, V)],
+    b: &[(K, V)],
+    same: impl Fn(&K, &K) -> bool,
+    keq: impl Fn(&K, &K) -> bool,
+    veq: impl Fn(&V, &V) -> bool,
+) -> bool {
     // Fast path: same order, no duplicates to worry about when everything lines up.
     if a.len() == b.len() && a.iter().zip(b).all(|(x, y)| keq(&x.0, &y.0) && veq(&x.1, &y.1)) {
-        let distinct = a.len() < 2 || a.iter().enumerate().all(|(i, x)| a[..i].iter().all(|y| !keq(&x.0, &y.0)));
+        let distinct = a.len() < 2 || a.iter().enumerate().all(|(i, x)| a[..i].iter().all(|y| !same(&x.0, &y.0)));
         if distinct {
             return true;
         }
     }
-    let da = dedup_entries(a, &keq);
-    let db = dedup_entries(b, &keq);
+    let da = dedup_entries(a, &same);
+    let db = dedup_entries(b, &same);
     da.len() == db.len()
         && da.iter().all(|x| db.iter().any(|y| keq(&x.0, &y.0) && veq(&x.1, &y.1)))
 }
@@ -300,12 +320,12 @@ impl Value {
             (TypedArray { elem: ea, items: ia }, TypedArray { elem: eb, items: ib }) => {
                 typeref_eq(ea, eb) && ia.len() == ib.len() && ia.iter().zip(ib).all(|(x, y)| x.sem_eq(y))
             }
-            (Dict(a), Dict(b)) => map_eq(a, b, |x, y| x.sem_eq(y), |x, y| x.sem_eq(y)),
+            (Dict(a), Dict(b)) => map_eq(a, b, dict_key_same, |x, y| x.sem_eq(y), |x, y| x.sem_eq(y)),
             (TypedDict { key: ka, value: va, entries: ea }, TypedDict { key: kb, value: vb, entries: eb }) => {
-                typeref_eq(ka, kb) && typeref_eq(va, vb) && map_eq(ea, eb, |x, y| x.sem_eq(y), |x, y| x.sem_eq(y))
+                typeref_eq(ka, kb) && typeref_eq(va, vb) && map_eq(ea, eb, dict_key_same, |x, y| x.sem_eq(y), |x, y| x.sem_eq(y))
             }
             (Object { class: ca, props: pa }, Object { class: cb, props: pb }) => {
-                ca == cb && map_eq(pa, pb, |x, y| x == y, |x, y| x.sem_eq(y))
+                ca == cb && map_eq(pa, pb, |x, y| x == y, |x, y| x == y, |x, y| x.sem_eq(y))
             }
             (Packed(a), Packed(b)) => a.sem_eq(b),
             _ => false,

@@ -227,6 +227,12 @@ impl Packed {
         PackedKind::from_name(&self.name)
     }
 
+    /// Canonical Godot 4 name (`PoolVector2Array` -> `PackedVector2Array`); an unknown name
+    /// is returned as written.
+    pub fn canonical_name(&self) -> &str {
+        self.kind().map_or(self.name.as_str(), |k| k.name())
+    }
+
     /// Decode the body. Errors carry offsets into the body text.
     pub fn elements(&self) -> Result<PackedElems, ValueError> {
         let kind = self.kind().ok_or_else(|| ValueError::new(0, "known packed array name"))?;

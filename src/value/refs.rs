@@ -129,10 +129,8 @@ pub fn rewrite_refs_in_text(text: &str, f: &mut dyn FnMut(RefKind, &str) -> Opti
     walk(text, |h| {
         if let Some(new) = f(h.kind, &h.id) {
             out.push_str(&text[last..h.tok_start]);
-            let int_form = !h.quoted
-                && new.parse::<i64>().is_ok()
-                && !new.starts_with('+')
-                && new.trim() == new;
+            // Int form only for a canonical decimal, so `"007"` keeps its quotes.
+            let int_form = !h.quoted && new.parse::<i64>().is_ok_and(|i| i.to_string() == new);
             if int_form {
                 out.push_str(&new);
             } else {

@@ -219,7 +219,9 @@ fn write_id(out: &mut String, name: &str, id: &ResId, style: &Style) {
     if style.g3() {
         match id {
             ResId::Int(i) => out.push_str(&format!("{name}( {i} )")),
-            ResId::Str(s) if s.parse::<i64>().is_ok() => out.push_str(&format!("{name}( {s} )")),
+            ResId::Str(s) if s.parse::<i64>().is_ok_and(|i| i.to_string() == *s) => {
+                out.push_str(&format!("{name}( {s} )"))
+            }
             ResId::Str(s) => out.push_str(&format!("{name}( \"{}\" )", c_escape(s))),
         }
     } else {
