@@ -60,7 +60,11 @@ fn install_is_idempotent_and_uninstall_restores_bytes() {
         .output()
         .unwrap();
     assert_success(&out, "install from a subdirectory");
-    assert!(stdout(&out).contains("merge.tscn-merge.driver"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("merge.tscn-merge.driver"),
+        "{}",
+        stdout(&out)
+    );
     assert!(!t.abs("sub/dir/.gitattributes").exists());
 
     let exe = bin_str();
@@ -69,14 +73,22 @@ fn install_is_idempotent_and_uninstall_restores_bytes() {
         "tscn-merge: structural merge for Godot scenes"
     );
     let driver = t.config_get("merge.tscn-merge.driver").unwrap();
-    assert!(driver.starts_with(&format!("exe={exe}; if [ -x \"$exe\" ]; then \"$exe\" merge --git -p %P")));
+    assert!(driver.starts_with(&format!(
+        "exe={exe}; if [ -x \"$exe\" ]; then \"$exe\" merge --git -p %P"
+    )));
     assert!(driver.contains("else git merge-file -L %X -L %S -L %Y --marker-size=%L %A %O %B; fi"));
     assert_eq!(
         t.config_get("diff.tscn-merge.command").unwrap(),
         format!("{exe} diff --git-external")
     );
-    assert_eq!(t.config_get("diff.tscn-merge.textconv").unwrap(), format!("{exe} textconv"));
-    assert_eq!(t.config_get("diff.tscn-merge.cachetextconv").unwrap(), "false");
+    assert_eq!(
+        t.config_get("diff.tscn-merge.textconv").unwrap(),
+        format!("{exe} textconv")
+    );
+    assert_eq!(
+        t.config_get("diff.tscn-merge.cachetextconv").unwrap(),
+        "false"
+    );
     assert_eq!(
         t.config_get("difftool.tscn-merge.cmd").unwrap(),
         format!("{exe} diff \"$LOCAL\" \"$REMOTE\"")
@@ -88,7 +100,10 @@ fn install_is_idempotent_and_uninstall_restores_bytes() {
     assert_eq!(attr(&t, "binary", "x.png"), "set");
     assert_eq!(attr(&t, "merge", "x.gd"), "unspecified");
     let attrs = String::from_utf8(t.read(".gitattributes")).unwrap();
-    assert!(attrs.starts_with("*.png binary\n# >>> tscn-merge\n"), "{attrs}");
+    assert!(
+        attrs.starts_with("*.png binary\n# >>> tscn-merge\n"),
+        "{attrs}"
+    );
 
     // Twice = once.
     let config_once = std::fs::read(&config_path).unwrap();
@@ -99,7 +114,10 @@ fn install_is_idempotent_and_uninstall_restores_bytes() {
     assert_eq!(t.read(".gitattributes"), attrs_once);
 
     let report = uninstall(&t, &[]);
-    assert!(report.contains("merge.tscn-merge.driver removed"), "{report}");
+    assert!(
+        report.contains("merge.tscn-merge.driver removed"),
+        "{report}"
+    );
     assert_eq!(
         String::from_utf8(std::fs::read(&config_path).unwrap()).unwrap(),
         String::from_utf8(config_before.clone()).unwrap()
@@ -127,9 +145,15 @@ fn uninstall_removes_a_created_attributes_file_and_keeps_foreign_keys() {
     assert!(t.try_read(".gitattributes").is_some());
     let report = uninstall(&t, &[]);
     assert!(report.contains("section merge.tscn-merge kept"), "{report}");
-    assert!(t.try_read(".gitattributes").is_none(), "created file is removed again");
+    assert!(
+        t.try_read(".gitattributes").is_none(),
+        "created file is removed again"
+    );
     assert_eq!(t.read(".git/config"), config_before);
-    assert_eq!(t.config_get("merge.tscn-merge.recursive").unwrap(), "binary");
+    assert_eq!(
+        t.config_get("merge.tscn-merge.recursive").unwrap(),
+        "binary"
+    );
 }
 
 #[test]
@@ -145,10 +169,11 @@ fn global_install_uses_home_config_and_default_attributes_file() {
     let global = std::fs::read_to_string(&gitconfig).unwrap();
     assert!(global.starts_with("[core]\n\tpager = cat\n"), "{global}");
     assert!(global.contains("[merge \"tscn-merge\"]"), "{global}");
-    let driver = t
-        .git_ok(["config", "--global", "--get", "merge.tscn-merge.driver"]);
+    let driver = t.git_ok(["config", "--global", "--get", "merge.tscn-merge.driver"]);
     assert!(driver.contains(&bin_str()), "{driver}");
-    assert!(std::fs::read_to_string(&attributes).unwrap().contains("*.tscn merge=tscn-merge"));
+    assert!(std::fs::read_to_string(&attributes)
+        .unwrap()
+        .contains("*.tscn merge=tscn-merge"));
     assert_eq!(attr(&t, "merge", "level.tscn"), "tscn-merge");
     assert_eq!(attr(&t, "diff", "theme.tres"), "tscn-merge");
     // Nothing local was touched.
@@ -168,12 +193,19 @@ fn global_install_honours_core_attributes_file() {
     let t = TempRepo::new();
     let custom = t.home().join("my attrs");
     std::fs::write(&custom, "*.bin binary\n").unwrap();
-    t.git_ok(["config", "--global", "core.attributesFile", custom.to_str().unwrap()]);
+    t.git_ok([
+        "config",
+        "--global",
+        "core.attributesFile",
+        custom.to_str().unwrap(),
+    ]);
     let gitconfig = t.home().join(".gitconfig");
     let gitconfig_before = std::fs::read(&gitconfig).unwrap();
 
     install(&t, &["--global"]);
-    assert!(std::fs::read_to_string(&custom).unwrap().contains("# >>> tscn-merge"));
+    assert!(std::fs::read_to_string(&custom)
+        .unwrap()
+        .contains("# >>> tscn-merge"));
     assert_eq!(attr(&t, "merge", "a.escn"), "tscn-merge");
     assert!(!t.xdg_config_home().join("git").join("attributes").exists());
 
@@ -237,13 +269,21 @@ fn driver_falls_back_to_git_merge_file_when_binary_is_missing() {
     assert_eq!(with.read("level.tscn"), plain.read("level.tscn"));
 
     let conflict = with.merge("conflict");
-    assert_eq!(conflict.status.code(), Some(1), "{}", String::from_utf8_lossy(&conflict.stdout));
+    assert_eq!(
+        conflict.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&conflict.stdout)
+    );
     let text = String::from_utf8(with.read("level.tscn")).unwrap();
     assert!(
         text.contains("<<<<<<< HEAD\nours five\n=======\ntheirs five\n>>>>>>> conflict\n"),
         "{text}"
     );
-    assert!(text.contains("clean two\n") && text.contains("ours nine\n"), "{text}");
+    assert!(
+        text.contains("clean two\n") && text.contains("ours nine\n"),
+        "{text}"
+    );
     assert_eq!(plain.merge("conflict").status.code(), Some(1));
     assert_eq!(with.read("level.tscn"), plain.read("level.tscn"));
     let unmerged = with.git_ok(["ls-files", "-u"]);
@@ -314,12 +354,27 @@ fn on_path_install_uses_the_bare_name_and_falls_back_off_path() {
     let path_dir = t.scratch().join("bin");
     std::fs::create_dir_all(&path_dir).unwrap();
     std::os::unix::fs::symlink(bin(), path_dir.join("tscn-merge")).unwrap();
-    let search = format!("{}:{}", path_dir.display(), std::env::var("PATH").unwrap_or_default());
-    let out = t.command("tscn-merge").arg("install").env("PATH", &search).output().unwrap();
+    let search = format!(
+        "{}:{}",
+        path_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = t
+        .command("tscn-merge")
+        .arg("install")
+        .env("PATH", &search)
+        .output()
+        .unwrap();
     assert_success(&out, "install from PATH");
     let driver = t.config_get("merge.tscn-merge.driver").unwrap();
-    assert!(driver.starts_with("if command -v tscn-merge >/dev/null 2>&1; then tscn-merge merge"), "{driver}");
-    assert_eq!(t.config_get("diff.tscn-merge.textconv").unwrap(), "tscn-merge textconv");
+    assert!(
+        driver.starts_with("if command -v tscn-merge >/dev/null 2>&1; then tscn-merge merge"),
+        "{driver}"
+    );
+    assert_eq!(
+        t.config_get("diff.tscn-merge.textconv").unwrap(),
+        "tscn-merge textconv"
+    );
 
     // Off PATH, merges still work.
     merge_history(&t);

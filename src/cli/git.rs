@@ -17,9 +17,9 @@ pub const SCENE_EXTENSIONS: [&str; 3] = ["tscn", "tres", "escn"];
 pub fn is_scene_path(path: &str) -> bool {
     let name = path.rsplit('/').next().unwrap_or(path);
     match name.rsplit_once('.') {
-        Some((stem, ext)) if !stem.is_empty() => SCENE_EXTENSIONS
-            .iter()
-            .any(|e| ext.eq_ignore_ascii_case(e)),
+        Some((stem, ext)) if !stem.is_empty() => {
+            SCENE_EXTENSIONS.iter().any(|e| ext.eq_ignore_ascii_case(e))
+        }
         _ => false,
     }
 }
@@ -55,7 +55,8 @@ pub fn repo_relative_path(repo: &gix::Repository, path: &Path) -> Result<BString
                     }
                 }
             }
-            Err(anyhow::Error::from(err)).with_context(|| format!("path outside the repository: {}", path.display()))
+            Err(anyhow::Error::from(err))
+                .with_context(|| format!("path outside the repository: {}", path.display()))
         }
     }
 }
@@ -85,7 +86,10 @@ fn conflict_stages_in_index(
     use gix::index::entry::Stage;
     let mut ids: [Option<ObjectId>; 3] = [None, None, None];
     let mut unmerged = false;
-    for (slot, stage) in [Stage::Base, Stage::Ours, Stage::Theirs].into_iter().enumerate() {
+    for (slot, stage) in [Stage::Base, Stage::Ours, Stage::Theirs]
+        .into_iter()
+        .enumerate()
+    {
         if let Some(entry) = index.entry_by_path_and_stage(rela, stage) {
             ids[slot] = Some(entry.id);
             unmerged = true;
@@ -123,7 +127,6 @@ pub fn unmerged_scene_paths(repo: &gix::Repository) -> Result<Vec<String>> {
 fn blob_bytes(repo: &gix::Repository, id: ObjectId) -> Result<Vec<u8>> {
     let mut blob = repo
         .find_blob(id)
-        
         .with_context(|| format!("reading blob {id}"))?;
     Ok(blob.take_data())
 }
@@ -156,7 +159,13 @@ pub fn parse_range(range: &str) -> Result<RangeSpec> {
     if range.is_empty() {
         bail!("empty revision range");
     }
-    let side = |s: &str| if s.is_empty() { "HEAD".to_string() } else { s.to_string() };
+    let side = |s: &str| {
+        if s.is_empty() {
+            "HEAD".to_string()
+        } else {
+            s.to_string()
+        }
+    };
     if let Some((a, b)) = range.split_once("...") {
         if a.is_empty() && b.is_empty() {
             bail!("invalid revision range {range:?}");
@@ -175,13 +184,10 @@ pub fn parse_range(range: &str) -> Result<RangeSpec> {
 fn resolve_commit(repo: &gix::Repository, rev: &str) -> Result<ObjectId> {
     let id = repo
         .rev_parse_single(rev)
-        
         .with_context(|| format!("unknown revision {rev:?}"))?;
     let commit = id
-        .object()
-        ?
+        .object()?
         .peel_to_commit()
-        
         .with_context(|| format!("{rev:?} does not name a commit"))?;
     Ok(commit.id)
 }
@@ -205,7 +211,6 @@ fn range_trees(repo: &gix::Repository, range: &str) -> Result<(Option<ObjectId>,
             let b_id = resolve_commit(repo, &b)?;
             let base = repo
                 .merge_base(a_id, b_id)
-                
                 .with_context(|| format!("computing the merge base of {a} and {b}"))?
                 .ok_or_else(|| anyhow!("{a} and {b} have no common ancestor"))?
                 .detach();
@@ -319,11 +324,7 @@ fn diff_trees(
 /// `A..B`, the symmetric difference for `A...B`, and 1 for a single revision.
 pub fn commits_in_range(repo: &gix::Repository, range: &str) -> Result<usize> {
     let count = |tips: Vec<ObjectId>, hidden: Vec<ObjectId>| -> Result<usize> {
-        let walk = repo
-            .rev_walk(tips)
-            .with_hidden(hidden)
-            .all()
-            ?;
+        let walk = repo.rev_walk(tips).with_hidden(hidden).all()?;
         let mut n = 0;
         for info in walk {
             info?;
@@ -354,13 +355,10 @@ pub fn commits_in_range(repo: &gix::Repository, range: &str) -> Result<usize> {
 /// file.
 pub fn read_blob_at(repo: &gix::Repository, rev: &str, path: &str) -> Result<Option<Vec<u8>>> {
     let commit = resolve_commit(repo, rev)?;
-    let tree = repo
-        .find_tree(commit_tree(repo, commit)?)
-        ?;
+    let tree = repo.find_tree(commit_tree(repo, commit)?)?;
     let rel = PathBuf::from(path.trim_start_matches('/'));
     let entry = tree
         .lookup_entry_by_path(&rel)
-        
         .with_context(|| format!("looking up {path} at {rev}"))?;
     match entry {
         Some(e) if e.mode().is_blob() => Ok(Some(blob_bytes(repo, e.object_id())?)),
@@ -391,11 +389,26 @@ mod tests {
 
     #[test]
     fn ranges() {
-        assert_eq!(parse_range("a..b").unwrap(), RangeSpec::TwoDot("a".into(), "b".into()));
-        assert_eq!(parse_range("a...b").unwrap(), RangeSpec::ThreeDot("a".into(), "b".into()));
-        assert_eq!(parse_range("main..").unwrap(), RangeSpec::TwoDot("main".into(), "HEAD".into()));
-        assert_eq!(parse_range("...x").unwrap(), RangeSpec::ThreeDot("HEAD".into(), "x".into()));
-        assert_eq!(parse_range("HEAD~2").unwrap(), RangeSpec::Single("HEAD~2".into()));
+        assert_eq!(
+            parse_range("a..b").unwrap(),
+            RangeSpec::TwoDot("a".into(), "b".into())
+        );
+        assert_eq!(
+            parse_range("a...b").unwrap(),
+            RangeSpec::ThreeDot("a".into(), "b".into())
+        );
+        assert_eq!(
+            parse_range("main..").unwrap(),
+            RangeSpec::TwoDot("main".into(), "HEAD".into())
+        );
+        assert_eq!(
+            parse_range("...x").unwrap(),
+            RangeSpec::ThreeDot("HEAD".into(), "x".into())
+        );
+        assert_eq!(
+            parse_range("HEAD~2").unwrap(),
+            RangeSpec::Single("HEAD~2".into())
+        );
         assert!(parse_range("..").is_err());
         assert!(parse_range("...").is_err());
         assert!(parse_range("  ").is_err());
@@ -403,7 +416,11 @@ mod tests {
 
     fn stages(base: Option<&str>, ours: Option<&str>, theirs: Option<&str>) -> Stages {
         let b = |s: Option<&str>| s.map(|s| s.as_bytes().to_vec());
-        Stages { base: b(base), ours: b(ours), theirs: b(theirs) }
+        Stages {
+            base: b(base),
+            ours: b(ours),
+            theirs: b(theirs),
+        }
     }
 
     #[test]
@@ -435,7 +452,10 @@ mod tests {
         assert_eq!(rel, Some(want));
         // add/add: no base stage.
         let add = conflict_stages(&repo, &t.abs("added.tres")).unwrap();
-        assert_eq!(add, Some(stages(None, Some("our add\n"), Some("their add\n"))));
+        assert_eq!(
+            add,
+            Some(stages(None, Some("our add\n"), Some("their add\n")))
+        );
         // Clean and unknown paths have no unmerged entry.
         assert_eq!(conflict_stages(&repo, &t.abs("clean.tscn")).unwrap(), None);
         assert_eq!(conflict_stages(&repo, &t.abs("nope.tscn")).unwrap(), None);
@@ -464,11 +484,22 @@ mod tests {
 
     fn summary(changes: &[FileChange]) -> Vec<(String, Option<String>, Option<String>)> {
         let s = |b: &Option<Vec<u8>>| b.as_ref().map(|b| String::from_utf8(b.clone()).unwrap());
-        changes.iter().map(|c| (c.path.clone(), s(&c.old), s(&c.new))).collect()
+        changes
+            .iter()
+            .map(|c| (c.path.clone(), s(&c.old), s(&c.new)))
+            .collect()
     }
 
-    fn change(path: &str, old: Option<&str>, new: Option<&str>) -> (String, Option<String>, Option<String>) {
-        (path.to_string(), old.map(String::from), new.map(String::from))
+    fn change(
+        path: &str,
+        old: Option<&str>,
+        new: Option<&str>,
+    ) -> (String, Option<String>, Option<String>) {
+        (
+            path.to_string(),
+            old.map(String::from),
+            new.map(String::from),
+        )
     }
 
     /// root: a.tscn, b.tres, x.gd, deep/d/e.tscn, keep/k.tscn
@@ -514,8 +545,14 @@ mod tests {
         let two_dot = changed_scene_files(&repo, &format!("{c0}..{c1}")).unwrap();
         assert_eq!(summary(&two_dot), expected);
         assert_eq!(summary(&changed_scene_files(&repo, &c1).unwrap()), expected);
-        assert_eq!(summary(&changed_scene_files(&repo, "HEAD").unwrap()), expected);
-        assert_eq!(summary(&changed_scene_files(&repo, &format!("{c0}..")).unwrap()), expected);
+        assert_eq!(
+            summary(&changed_scene_files(&repo, "HEAD").unwrap()),
+            expected
+        );
+        assert_eq!(
+            summary(&changed_scene_files(&repo, &format!("{c0}..")).unwrap()),
+            expected
+        );
         // A root commit compares against the empty tree.
         let root = changed_scene_files(&repo, &c0).unwrap();
         assert_eq!(
@@ -592,9 +629,18 @@ mod tests {
     fn blobs_at_revisions() {
         let (t, c0, _, _) = history();
         let repo = open_repo(t.path()).unwrap();
-        assert_eq!(read_blob_at(&repo, &c0, "b.tres").unwrap(), Some(b"b0\n".to_vec()));
-        assert_eq!(read_blob_at(&repo, "main", "deep/d/e.tscn").unwrap(), Some(b"e1\n".to_vec()));
-        assert_eq!(read_blob_at(&repo, "feature", "a.tscn").unwrap(), Some(b"a2\n".to_vec()));
+        assert_eq!(
+            read_blob_at(&repo, &c0, "b.tres").unwrap(),
+            Some(b"b0\n".to_vec())
+        );
+        assert_eq!(
+            read_blob_at(&repo, "main", "deep/d/e.tscn").unwrap(),
+            Some(b"e1\n".to_vec())
+        );
+        assert_eq!(
+            read_blob_at(&repo, "feature", "a.tscn").unwrap(),
+            Some(b"a2\n".to_vec())
+        );
         assert_eq!(read_blob_at(&repo, "main", "b.tres").unwrap(), None);
         assert_eq!(read_blob_at(&repo, "main", "deep/d").unwrap(), None);
         assert!(read_blob_at(&repo, "nope", "a.tscn").is_err());

@@ -215,7 +215,8 @@ where
         cmd.current_dir(dir);
     }
     cmd.args(args);
-    cmd.output().context("running git (is it installed and on PATH?)")
+    cmd.output()
+        .context("running git (is it installed and on PATH?)")
 }
 
 fn git_ok<I, S>(dir: Option<&Path>, args: I) -> Result<Output>
@@ -259,7 +260,10 @@ pub fn attributes_path(scope: &Scope) -> Result<PathBuf> {
             Ok(PathBuf::from(top.trim_end_matches(['\n', '\r'])).join(".gitattributes"))
         }
         Scope::Global => {
-            let out = git(None, ["config", "--type=path", "--get", "core.attributesFile"])?;
+            let out = git(
+                None,
+                ["config", "--type=path", "--get", "core.attributesFile"],
+            )?;
             let configured = String::from_utf8_lossy(&out.stdout)
                 .trim_end_matches(['\n', '\r'])
                 .to_string();
@@ -278,7 +282,10 @@ fn default_global_attributes() -> Result<PathBuf> {
     let home = std::env::var_os("HOME")
         .filter(|v| !v.is_empty())
         .context("HOME is not set: cannot locate the global attributes file")?;
-    Ok(PathBuf::from(home).join(".config").join("git").join("attributes"))
+    Ok(PathBuf::from(home)
+        .join(".config")
+        .join("git")
+        .join("attributes"))
 }
 
 /// Register the drivers and mark scene files. Idempotent. Returns one line
@@ -297,8 +304,9 @@ pub fn install(scope: &Scope, exe: &Exe) -> Result<Vec<String>> {
         report.push(format!("config {key} = {value}"));
     }
     let existing = match std::fs::read(&attrs) {
-        Ok(bytes) => String::from_utf8(bytes)
-            .with_context(|| format!("{} is not UTF-8", attrs.display()))?,
+        Ok(bytes) => {
+            String::from_utf8(bytes).with_context(|| format!("{} is not UTF-8", attrs.display()))?
+        }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
         Err(e) => return Err(e).with_context(|| format!("reading {}", attrs.display())),
     };
@@ -354,7 +362,10 @@ pub fn uninstall(scope: &Scope) -> Result<Vec<String>> {
                 Some(rest) if rest.is_empty() => {
                     std::fs::remove_file(&attrs)
                         .with_context(|| format!("removing {}", attrs.display()))?;
-                    report.push(format!("removed {} (it held only tscn-merge attributes)", attrs.display()));
+                    report.push(format!(
+                        "removed {} (it held only tscn-merge attributes)",
+                        attrs.display()
+                    ));
                 }
                 Some(rest) => {
                     std::fs::write(&attrs, rest)
@@ -436,7 +447,10 @@ mod tests {
         let e = abs("/t/debug/tscn-merge");
         assert_eq!(diff_command(&e), "/t/debug/tscn-merge diff --git-external");
         assert_eq!(textconv_command(&Exe::OnPath), "tscn-merge textconv");
-        assert_eq!(difftool_command(&abs("/a b/t")), "'/a b/t' diff \"$LOCAL\" \"$REMOTE\"");
+        assert_eq!(
+            difftool_command(&abs("/a b/t")),
+            "'/a b/t' diff \"$LOCAL\" \"$REMOTE\""
+        );
         let keys: Vec<String> = config_entries(&e).into_iter().map(|(k, _)| k).collect();
         assert_eq!(
             keys,
@@ -472,7 +486,11 @@ mod tests {
             let added = add_attributes_block(original).unwrap();
             assert!(added.starts_with(original), "{original:?}");
             assert_eq!(add_attributes_block(&added), None, "{original:?}");
-            assert_eq!(remove_attributes_block(&added).unwrap(), original, "{original:?}");
+            assert_eq!(
+                remove_attributes_block(&added).unwrap(),
+                original,
+                "{original:?}"
+            );
         }
     }
 

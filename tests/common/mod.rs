@@ -16,10 +16,10 @@ use std::process::{Command, Output};
 pub fn bin() -> PathBuf {
     // `option_env!` so this file also compiles inside unit tests, where cargo
     // does not set the variable.
-    PathBuf::from(
-        option_env!("CARGO_BIN_EXE_tscn-merge")
-            .expect("CARGO_BIN_EXE_tscn-merge is only set for integration tests"),
-    )
+    match option_env!("CARGO_BIN_EXE_tscn-merge") {
+        Some(path) => PathBuf::from(path),
+        None => panic!("CARGO_BIN_EXE_tscn-merge is only set for integration tests"),
+    }
 }
 
 /// The project's shared folder (corpus, spec, merges): `$TSCN_SHARED`, else
@@ -29,7 +29,11 @@ pub fn shared_dir() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("TSCN_SHARED").filter(|p| !p.is_empty()) {
         candidates.push(PathBuf::from(p));
     }
-    candidates.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("shared"));
+    candidates.push(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("..")
+            .join("shared"),
+    );
     candidates.push(PathBuf::from("/work/shared"));
     candidates.into_iter().find(|p| p.is_dir())
 }
@@ -146,7 +150,10 @@ impl TempRepo {
         I: IntoIterator<Item = S>,
         S: AsRef<OsStr>,
     {
-        self.command("git").args(args).output().expect("running git")
+        self.command("git")
+            .args(args)
+            .output()
+            .expect("running git")
     }
 
     /// Run git, panic with its stderr unless it succeeds; returns stdout.
@@ -167,7 +174,10 @@ impl TempRepo {
         I: IntoIterator<Item = S>,
         S: AsRef<OsStr>,
     {
-        self.command(bin()).args(args).output().expect("running tscn-merge")
+        self.command(bin())
+            .args(args)
+            .output()
+            .expect("running tscn-merge")
     }
 
     /// Write a file in the work tree, creating parent directories.
@@ -204,7 +214,9 @@ impl TempRepo {
 
     /// Full object id of a revision.
     pub fn rev_parse(&self, rev: &str) -> String {
-        self.git_ok(["rev-parse", "--verify", rev]).trim().to_string()
+        self.git_ok(["rev-parse", "--verify", rev])
+            .trim()
+            .to_string()
     }
 
     /// Create a branch at HEAD (without switching).
@@ -230,9 +242,11 @@ impl TempRepo {
     /// `git config --get <key>` in the repository, `None` when unset.
     pub fn config_get(&self, key: &str) -> Option<String> {
         let out = self.git(["config", "--get", key]);
-        out.status
-            .success()
-            .then(|| String::from_utf8_lossy(&out.stdout).trim_end_matches('\n').to_string())
+        out.status.success().then(|| {
+            String::from_utf8_lossy(&out.stdout)
+                .trim_end_matches('\n')
+                .to_string()
+        })
     }
 }
 
