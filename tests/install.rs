@@ -73,10 +73,18 @@ fn install_is_idempotent_and_uninstall_restores_bytes() {
         "tscn-merge: structural merge for Godot scenes"
     );
     let driver = t.config_get("merge.tscn-merge.driver").unwrap();
-    assert!(driver.starts_with(&format!(
-        "exe={exe}; if [ -x \"$exe\" ]; then \"$exe\" merge --git -p %P"
-    )));
-    assert!(driver.contains("else git merge-file -L %X -L %S -L %Y --marker-size=%L %A %O %B; fi"));
+    assert!(
+        driver.contains(&format!(
+            "; exe={exe}; if [ -x \"$exe\" ]; then \"$exe\" merge --git -p %P"
+        )),
+        "{driver}"
+    );
+    assert!(
+        driver.ends_with(
+            "else git merge-file -L \"$x\" -L \"$s\" -L \"$y\" --marker-size=%L %A %O %B; fi"
+        ),
+        "{driver}"
+    );
     assert_eq!(
         t.config_get("diff.tscn-merge.command").unwrap(),
         format!("{exe} diff --git-external")
@@ -276,16 +284,22 @@ fn driver_falls_back_to_git_merge_file_when_binary_is_missing() {
         String::from_utf8_lossy(&conflict.stdout)
     );
     let text = String::from_utf8(with.read("level.tscn")).unwrap();
-    assert!(
-        text.contains("<<<<<<< HEAD\nours five\n=======\ntheirs five\n>>>>>>> conflict\n"),
-        "{text}"
-    );
+    let (ours, theirs) = if git_has_labels() {
+        ("HEAD", "conflict")
+    } else {
+        ("ours", "theirs")
+    };
+    let hunk = format!("<<<<<<< {ours}\nours five\n=======\ntheirs five\n>>>>>>> {theirs}\n");
+    assert!(text.contains(&hunk), "{text}");
     assert!(
         text.contains("clean two\n") && text.contains("ours nine\n"),
         "{text}"
     );
     assert_eq!(plain.merge("conflict").status.code(), Some(1));
-    assert_eq!(with.read("level.tscn"), plain.read("level.tscn"));
+    if git_has_labels() {
+        // Exactly what git's own merge leaves.
+        assert_eq!(with.read("level.tscn"), plain.read("level.tscn"));
+    }
     let unmerged = with.git_ok(["ls-files", "-u"]);
     assert_eq!(unmerged.lines().count(), 3, "{unmerged}");
 }
@@ -314,8 +328,8 @@ fn driver_runs_the_installed_binary_from_a_path_with_spaces() {
     let out = t.command(&copy).arg("install").output().unwrap();
     assert_success(&out, "install from a copy in a directory with a space");
     let driver = t.config_get("merge.tscn-merge.driver").unwrap();
-    let quoted = format!("exe='{}';", copy.display());
-    assert!(driver.starts_with(&quoted), "{driver}");
+    let quoted = format!("; exe='{}';", copy.display());
+    assert!(driver.contains(&quoted), "{driver}");
     assert_eq!(
         t.config_get("diff.tscn-merge.command").unwrap(),
         format!("'{}' diff --git-external", copy.display())
@@ -342,7 +356,11 @@ fn driver_runs_the_installed_binary_from_a_path_with_spaces() {
     assert_eq!(args.len(), 15, "{args:?}");
     assert_eq!(&args[..6], ["merge", "--git", "-p", scene, "-l", "7"]);
     assert_eq!(args[6], "-s");
-    assert_eq!(&args[8..12], ["-x", "HEAD", "-y", "other"]);
+    if git_has_labels() {
+        assert_eq!(&args[8..12], ["-x", "HEAD", "-y", "other"]);
+    } else {
+        assert_eq!(&args[6..12], ["-s", "base", "-x", "ours", "-y", "theirs"]);
+    }
     for temp in &args[12..] {
         assert!(temp.starts_with(".merge_file_"), "{args:?}");
     }
@@ -368,7 +386,7 @@ fn on_path_install_uses_the_bare_name_and_falls_back_off_path() {
     assert_success(&out, "install from PATH");
     let driver = t.config_get("merge.tscn-merge.driver").unwrap();
     assert!(
-        driver.starts_with("if command -v tscn-merge >/dev/null 2>&1; then tscn-merge merge"),
+        driver.contains("; if command -v tscn-merge >/dev/null 2>&1; then tscn-merge merge"),
         "{driver}"
     );
     assert_eq!(
@@ -389,6 +407,20 @@ fn on_path_install_uses_the_bare_name_and_falls_back_off_path() {
         String::from_utf8(t.read("level.tscn")).unwrap(),
         lines(&[(2, "clean two"), (5, "ours five"), (9, "ours nine")])
     );
+}
+
+/// git 2.44 and later substitute %S, %X and %Y in merge driver commands;
+/// with older git the driver falls back to the labels base/ours/theirs.
+fn git_has_labels() -> bool {
+    let out = std::process::Command::new("git")
+        .arg("--version")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let version = text.trim().trim_start_matches("git version ");
+    let mut parts = version.split('.').map(|p| p.parse::<u32>().unwrap_or(0));
+    let (major, minor) = (parts.next().unwrap_or(0), parts.next().unwrap_or(0));
+    (major, minor) >= (2, 44)
 }
 
 /// `$PATH` without the directories that hold `name`.

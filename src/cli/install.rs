@@ -63,11 +63,16 @@ pub fn exe_word(exe: &Exe) -> String {
     }
 }
 
-/// The arguments git substitutes for the structural merge. git already
-/// single-quotes %P, %S, %X and %Y; %O, %A, %B are plain temp file names.
-const MERGE_ARGS: &str = "merge --git -p %P -l %L -s %S -x %X -y %Y %O %A %B";
+/// Shell prelude of the merge driver: the conflict labels in `$s` (base),
+/// `$x` (ours), `$y` (theirs). git 2.44+ replaces %S/%X/%Y with quoted
+/// labels; older git leaves them as they are, which the test spots (`'%''X'`
+/// is `%X` to the shell but no placeholder to git) to use plain names.
+const LABELS: &str = "s=%S; x=%X; y=%Y; if [ \"$x\" = '%''X' ]; then s=base; x=ours; y=theirs; fi";
+/// The arguments of the structural merge. git single-quotes %P; %O, %A, %B
+/// are plain temp file names; %L is a number.
+const MERGE_ARGS: &str = "merge --git -p %P -l %L -s \"$s\" -x \"$x\" -y \"$y\" %O %A %B";
 /// The text merge used when the binary is missing (labels: ours, base, theirs).
-const FALLBACK: &str = "git merge-file -L %X -L %S -L %Y --marker-size=%L %A %O %B";
+const FALLBACK: &str = "git merge-file -L \"$x\" -L \"$s\" -L \"$y\" --marker-size=%L %A %O %B";
 
 /// `merge.tscn-merge.driver`: run tscn-merge when it exists, otherwise fall
 /// back to git's own line merge, so a missing binary never breaks merges.
@@ -75,10 +80,12 @@ const FALLBACK: &str = "git merge-file -L %X -L %S -L %Y --marker-size=%L %A %O 
 pub fn merge_driver_command(exe: &Exe) -> String {
     match exe {
         Exe::OnPath => format!(
-            "if command -v {DRIVER} >/dev/null 2>&1; then {DRIVER} {MERGE_ARGS}; else {FALLBACK}; fi"
+            "{LABELS}; if command -v {DRIVER} >/dev/null 2>&1; \
+             then {DRIVER} {MERGE_ARGS}; else {FALLBACK}; fi"
         ),
         Exe::Absolute(p) => format!(
-            "exe={}; if [ -x \"$exe\" ]; then \"$exe\" {MERGE_ARGS}; else {FALLBACK}; fi",
+            "{LABELS}; exe={}; if [ -x \"$exe\" ]; \
+             then \"$exe\" {MERGE_ARGS}; else {FALLBACK}; fi",
             shell_quote(&p.to_string_lossy())
         ),
     }
@@ -422,13 +429,20 @@ mod tests {
         assert_eq!(shell_quote(""), "''");
     }
 
+    const PRELUDE: &str =
+        r#"s=%S; x=%X; y=%Y; if [ "$x" = '%''X' ]; then s=base; x=ours; y=theirs; fi; "#;
+    const ARGS: &str = r#"merge --git -p %P -l %L -s "$s" -x "$x" -y "$y" %O %A %B"#;
+    const FALLBACK_CMD: &str =
+        r#"git merge-file -L "$x" -L "$s" -L "$y" --marker-size=%L %A %O %B"#;
+
     #[test]
     fn merge_driver_on_path() {
         assert_eq!(
             merge_driver_command(&Exe::OnPath),
-            "if command -v tscn-merge >/dev/null 2>&1; then \
-             tscn-merge merge --git -p %P -l %L -s %S -x %X -y %Y %O %A %B; \
-             else git merge-file -L %X -L %S -L %Y --marker-size=%L %A %O %B; fi"
+            format!(
+                "{PRELUDE}if command -v tscn-merge >/dev/null 2>&1; \
+                 then tscn-merge {ARGS}; else {FALLBACK_CMD}; fi"
+            )
         );
     }
 
@@ -436,9 +450,10 @@ mod tests {
     fn merge_driver_absolute_with_space() {
         assert_eq!(
             merge_driver_command(&abs("/opt/my tools/tscn-merge")),
-            "exe='/opt/my tools/tscn-merge'; if [ -x \"$exe\" ]; then \
-             \"$exe\" merge --git -p %P -l %L -s %S -x %X -y %Y %O %A %B; \
-             else git merge-file -L %X -L %S -L %Y --marker-size=%L %A %O %B; fi"
+            format!(
+                "{PRELUDE}exe='/opt/my tools/tscn-merge'; if [ -x \"$exe\" ]; \
+                 then \"$exe\" {ARGS}; else {FALLBACK_CMD}; fi"
+            )
         );
     }
 
