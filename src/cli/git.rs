@@ -17,9 +17,9 @@ pub const SCENE_EXTENSIONS: [&str; 3] = ["tscn", "tres", "escn"];
 pub fn is_scene_path(path: &str) -> bool {
     let name = path.rsplit('/').next().unwrap_or(path);
     match name.rsplit_once('.') {
-        Some((stem, ext)) if !stem.is_empty() => SCENE_EXTENSIONS
-            .iter()
-            .any(|e| ext.eq_ignore_ascii_case(e)),
+        Some((stem, ext)) if !stem.is_empty() => {
+            SCENE_EXTENSIONS.iter().any(|e| ext.eq_ignore_ascii_case(e))
+        }
         _ => false,
     }
 }
@@ -55,7 +55,8 @@ pub fn repo_relative_path(repo: &gix::Repository, path: &Path) -> Result<BString
                     }
                 }
             }
-            Err(anyhow::Error::from(err)).with_context(|| format!("path outside the repository: {}", path.display()))
+            Err(anyhow::Error::from(err))
+                .with_context(|| format!("path outside the repository: {}", path.display()))
         }
     }
 }
@@ -85,7 +86,10 @@ fn conflict_stages_in_index(
     use gix::index::entry::Stage;
     let mut ids: [Option<ObjectId>; 3] = [None, None, None];
     let mut unmerged = false;
-    for (slot, stage) in [Stage::Base, Stage::Ours, Stage::Theirs].into_iter().enumerate() {
+    for (slot, stage) in [Stage::Base, Stage::Ours, Stage::Theirs]
+        .into_iter()
+        .enumerate()
+    {
         if let Some(entry) = index.entry_by_path_and_stage(rela, stage) {
             ids[slot] = Some(entry.id);
             unmerged = true;
@@ -123,7 +127,6 @@ pub fn unmerged_scene_paths(repo: &gix::Repository) -> Result<Vec<String>> {
 fn blob_bytes(repo: &gix::Repository, id: ObjectId) -> Result<Vec<u8>> {
     let mut blob = repo
         .find_blob(id)
-        
         .with_context(|| format!("reading blob {id}"))?;
     Ok(blob.take_data())
 }
@@ -156,7 +159,13 @@ pub fn parse_range(range: &str) -> Result<RangeSpec> {
     if range.is_empty() {
         bail!("empty revision range");
     }
-    let side = |s: &str| if s.is_empty() { "HEAD".to_string() } else { s.to_string() };
+    let side = |s: &str| {
+        if s.is_empty() {
+            "HEAD".to_string()
+        } else {
+            s.to_string()
+        }
+    };
     if let Some((a, b)) = range.split_once("...") {
         if a.is_empty() && b.is_empty() {
             bail!("invalid revision range {range:?}");
@@ -175,13 +184,10 @@ pub fn parse_range(range: &str) -> Result<RangeSpec> {
 fn resolve_commit(repo: &gix::Repository, rev: &str) -> Result<ObjectId> {
     let id = repo
         .rev_parse_single(rev)
-        
         .with_context(|| format!("unknown revision {rev:?}"))?;
     let commit = id
-        .object()
-        ?
+        .object()?
         .peel_to_commit()
-        
         .with_context(|| format!("{rev:?} does not name a commit"))?;
     Ok(commit.id)
 }
@@ -205,7 +211,6 @@ fn range_trees(repo: &gix::Repository, range: &str) -> Result<(Option<ObjectId>,
             let b_id = resolve_commit(repo, &b)?;
             let base = repo
                 .merge_base(a_id, b_id)
-                
                 .with_context(|| format!("computing the merge base of {a} and {b}"))?
                 .ok_or_else(|| anyhow!("{a} and {b} have no common ancestor"))?
                 .detach();
@@ -319,11 +324,7 @@ fn diff_trees(
 /// `A..B`, the symmetric difference for `A...B`, and 1 for a single revision.
 pub fn commits_in_range(repo: &gix::Repository, range: &str) -> Result<usize> {
     let count = |tips: Vec<ObjectId>, hidden: Vec<ObjectId>| -> Result<usize> {
-        let walk = repo
-            .rev_walk(tips)
-            .with_hidden(hidden)
-            .all()
-            ?;
+        let walk = repo.rev_walk(tips).with_hidden(hidden).all()?;
         let mut n = 0;
         for info in walk {
             info?;
@@ -354,13 +355,10 @@ pub fn commits_in_range(repo: &gix::Repository, range: &str) -> Result<usize> {
 /// file.
 pub fn read_blob_at(repo: &gix::Repository, rev: &str, path: &str) -> Result<Option<Vec<u8>>> {
     let commit = resolve_commit(repo, rev)?;
-    let tree = repo
-        .find_tree(commit_tree(repo, commit)?)
-        ?;
+    let tree = repo.find_tree(commit_tree(repo, commit)?)?;
     let rel = PathBuf::from(path.trim_start_matches('/'));
     let entry = tree
         .lookup_entry_by_path(&rel)
-        
         .with_context(|| format!("looking up {path} at {rev}"))?;
     match entry {
         Some(e) if e.mode().is_blob() => Ok(Some(blob_bytes(repo, e.object_id())?)),
@@ -369,7 +367,13 @@ pub fn read_blob_at(repo: &gix::Repository, rev: &str, path: &str) -> Result<Opt
 }
 
 #[cfg(test)]
+#[path = "../../tests/common/mod.rs"]
+mod harness;
+
+#[cfg(test)]
 mod tests {
+    use super::harness::TempRepo;
+
     use super::*;
 
     #[test]
@@ -385,13 +389,260 @@ mod tests {
 
     #[test]
     fn ranges() {
-        assert_eq!(parse_range("a..b").unwrap(), RangeSpec::TwoDot("a".into(), "b".into()));
-        assert_eq!(parse_range("a...b").unwrap(), RangeSpec::ThreeDot("a".into(), "b".into()));
-        assert_eq!(parse_range("main..").unwrap(), RangeSpec::TwoDot("main".into(), "HEAD".into()));
-        assert_eq!(parse_range("...x").unwrap(), RangeSpec::ThreeDot("HEAD".into(), "x".into()));
-        assert_eq!(parse_range("HEAD~2").unwrap(), RangeSpec::Single("HEAD~2".into()));
+        assert_eq!(
+            parse_range("a..b").unwrap(),
+            RangeSpec::TwoDot("a".into(), "b".into())
+        );
+        assert_eq!(
+            parse_range("a...b").unwrap(),
+            RangeSpec::ThreeDot("a".into(), "b".into())
+        );
+        assert_eq!(
+            parse_range("main..").unwrap(),
+            RangeSpec::TwoDot("main".into(), "HEAD".into())
+        );
+        assert_eq!(
+            parse_range("...x").unwrap(),
+            RangeSpec::ThreeDot("HEAD".into(), "x".into())
+        );
+        assert_eq!(
+            parse_range("HEAD~2").unwrap(),
+            RangeSpec::Single("HEAD~2".into())
+        );
         assert!(parse_range("..").is_err());
         assert!(parse_range("...").is_err());
         assert!(parse_range("  ").is_err());
+    }
+
+    fn stages(base: Option<&str>, ours: Option<&str>, theirs: Option<&str>) -> Stages {
+        let b = |s: Option<&str>| s.map(|s| s.as_bytes().to_vec());
+        Stages {
+            base: b(base),
+            ours: b(ours),
+            theirs: b(theirs),
+        }
+    }
+
+    #[test]
+    fn conflict_stages_of_a_real_merge() {
+        let t = TempRepo::new();
+        t.write("scenes/level 1.tscn", "base\n");
+        t.write("clean.tscn", "same\n");
+        t.write("both.tres", "x\n");
+        t.remove("both.tres");
+        t.commit_all("base");
+        t.checkout_new("other");
+        t.write("scenes/level 1.tscn", "theirs\n");
+        t.write("added.tres", "their add\n");
+        t.commit_all("theirs");
+        t.checkout("main");
+        t.write("scenes/level 1.tscn", "ours\n");
+        t.write("added.tres", "our add\n");
+        t.commit_all("ours");
+        let out = t.merge("other");
+        assert!(!out.status.success(), "the merge must conflict");
+
+        let repo = open_repo(&t.abs("scenes")).unwrap();
+        let want = stages(Some("base\n"), Some("ours\n"), Some("theirs\n"));
+        let abs = conflict_stages(&repo, &t.abs("scenes/level 1.tscn")).unwrap();
+        assert_eq!(abs, Some(want.clone()));
+        // Relative paths are taken from the repository root when the current
+        // directory is outside the work tree (as it is for this test).
+        let rel = conflict_stages(&repo, Path::new("scenes/level 1.tscn")).unwrap();
+        assert_eq!(rel, Some(want));
+        // add/add: no base stage.
+        let add = conflict_stages(&repo, &t.abs("added.tres")).unwrap();
+        assert_eq!(
+            add,
+            Some(stages(None, Some("our add\n"), Some("their add\n")))
+        );
+        // Clean and unknown paths have no unmerged entry.
+        assert_eq!(conflict_stages(&repo, &t.abs("clean.tscn")).unwrap(), None);
+        assert_eq!(conflict_stages(&repo, &t.abs("nope.tscn")).unwrap(), None);
+        assert_eq!(
+            unmerged_scene_paths(&repo).unwrap(),
+            vec!["added.tres".to_string(), "scenes/level 1.tscn".to_string()]
+        );
+    }
+
+    #[test]
+    fn conflict_stages_of_modify_delete() {
+        let t = TempRepo::new();
+        t.write("a.tscn", "base\n");
+        t.commit_all("base");
+        t.checkout_new("other");
+        t.remove("a.tscn");
+        t.commit_all("delete");
+        t.checkout("main");
+        t.write("a.tscn", "ours\n");
+        t.commit_all("modify");
+        assert!(!t.merge("other").status.success());
+        let repo = open_repo(t.path()).unwrap();
+        let got = conflict_stages(&repo, &t.abs("a.tscn")).unwrap();
+        assert_eq!(got, Some(stages(Some("base\n"), Some("ours\n"), None)));
+    }
+
+    fn summary(changes: &[FileChange]) -> Vec<(String, Option<String>, Option<String>)> {
+        let s = |b: &Option<Vec<u8>>| b.as_ref().map(|b| String::from_utf8(b.clone()).unwrap());
+        changes
+            .iter()
+            .map(|c| (c.path.clone(), s(&c.old), s(&c.new)))
+            .collect()
+    }
+
+    fn change(
+        path: &str,
+        old: Option<&str>,
+        new: Option<&str>,
+    ) -> (String, Option<String>, Option<String>) {
+        (
+            path.to_string(),
+            old.map(String::from),
+            new.map(String::from),
+        )
+    }
+
+    /// root: a.tscn, b.tres, x.gd, deep/d/e.tscn, keep/k.tscn
+    /// main (c1): a.tscn modified, b.tres deleted, dir/c.escn added, x.gd
+    ///   modified, deep/d/e.tscn modified, keep/k.tscn renamed to moved/k.tscn
+    /// feature (c2, from root): a.tscn modified differently.
+    fn history() -> (TempRepo, String, String, String) {
+        let t = TempRepo::new();
+        t.write("a.tscn", "a0\n");
+        t.write("b.tres", "b0\n");
+        t.write("x.gd", "x0\n");
+        t.write("deep/d/e.tscn", "e0\n");
+        t.write("keep/k.tscn", "k0\n");
+        let c0 = t.commit_all("root");
+        t.branch("feature");
+        t.write("a.tscn", "a1\n");
+        t.remove("b.tres");
+        t.write("dir/c.escn", "c1\n");
+        t.write("x.gd", "x1\n");
+        t.write("deep/d/e.tscn", "e1\n");
+        t.remove("keep/k.tscn");
+        t.write("moved/k.tscn", "k0\n");
+        let c1 = t.commit_all("main work");
+        t.checkout("feature");
+        t.write("a.tscn", "a2\n");
+        let c2 = t.commit_all("feature work");
+        t.checkout("main");
+        (t, c0, c1, c2)
+    }
+
+    #[test]
+    fn changed_scene_files_two_dot_and_single() {
+        let (t, c0, c1, _) = history();
+        let repo = open_repo(t.path()).unwrap();
+        let expected = vec![
+            change("a.tscn", Some("a0\n"), Some("a1\n")),
+            change("b.tres", Some("b0\n"), None),
+            change("deep/d/e.tscn", Some("e0\n"), Some("e1\n")),
+            change("dir/c.escn", None, Some("c1\n")),
+            change("keep/k.tscn", Some("k0\n"), None),
+            change("moved/k.tscn", None, Some("k0\n")),
+        ];
+        let two_dot = changed_scene_files(&repo, &format!("{c0}..{c1}")).unwrap();
+        assert_eq!(summary(&two_dot), expected);
+        assert_eq!(summary(&changed_scene_files(&repo, &c1).unwrap()), expected);
+        assert_eq!(
+            summary(&changed_scene_files(&repo, "HEAD").unwrap()),
+            expected
+        );
+        assert_eq!(
+            summary(&changed_scene_files(&repo, &format!("{c0}..")).unwrap()),
+            expected
+        );
+        // A root commit compares against the empty tree.
+        let root = changed_scene_files(&repo, &c0).unwrap();
+        assert_eq!(
+            summary(&root),
+            vec![
+                change("a.tscn", None, Some("a0\n")),
+                change("b.tres", None, Some("b0\n")),
+                change("deep/d/e.tscn", None, Some("e0\n")),
+                change("keep/k.tscn", None, Some("k0\n")),
+            ]
+        );
+        // Same range, same answer.
+        assert_eq!(changed_scene_files(&repo, &c1).unwrap(), two_dot);
+        assert!(changed_scene_files(&repo, "main..main").unwrap().is_empty());
+        assert!(changed_scene_files(&repo, "no-such-rev").is_err());
+    }
+
+    #[test]
+    fn changed_scene_files_three_dot() {
+        let (t, _, _, _) = history();
+        let repo = open_repo(t.path()).unwrap();
+        // merge-base(feature, main) = root, so this is root..main.
+        let fm = changed_scene_files(&repo, "feature...main").unwrap();
+        assert_eq!(fm, changed_scene_files(&repo, "feature~1..main").unwrap());
+        assert_eq!(fm.len(), 6);
+        // root..feature: only a.tscn.
+        assert_eq!(
+            summary(&changed_scene_files(&repo, "main...feature").unwrap()),
+            vec![change("a.tscn", Some("a0\n"), Some("a2\n"))]
+        );
+        // Two dots compare the tips directly.
+        assert_eq!(
+            summary(&changed_scene_files(&repo, "main..feature").unwrap()),
+            vec![
+                change("a.tscn", Some("a1\n"), Some("a2\n")),
+                change("b.tres", None, Some("b0\n")),
+                change("deep/d/e.tscn", Some("e1\n"), Some("e0\n")),
+                change("dir/c.escn", Some("c1\n"), None),
+                change("keep/k.tscn", None, Some("k0\n")),
+                change("moved/k.tscn", Some("k0\n"), None),
+            ]
+        );
+    }
+
+    #[test]
+    fn file_replaced_by_directory() {
+        let t = TempRepo::new();
+        t.write("thing.tscn", "file\n");
+        let c0 = t.commit_all("file");
+        t.remove("thing.tscn");
+        t.write("thing.tscn/inner.tscn", "inner\n");
+        let c1 = t.commit_all("dir");
+        let repo = open_repo(t.path()).unwrap();
+        assert_eq!(
+            summary(&changed_scene_files(&repo, &format!("{c0}..{c1}")).unwrap()),
+            vec![
+                change("thing.tscn", Some("file\n"), None),
+                change("thing.tscn/inner.tscn", None, Some("inner\n")),
+            ]
+        );
+    }
+
+    #[test]
+    fn commit_counts() {
+        let (t, c0, _, _) = history();
+        let repo = open_repo(t.path()).unwrap();
+        assert_eq!(commits_in_range(&repo, &format!("{c0}..main")).unwrap(), 1);
+        assert_eq!(commits_in_range(&repo, "main...feature").unwrap(), 2);
+        assert_eq!(commits_in_range(&repo, "main..main").unwrap(), 0);
+        assert_eq!(commits_in_range(&repo, "main").unwrap(), 1);
+    }
+
+    #[test]
+    fn blobs_at_revisions() {
+        let (t, c0, _, _) = history();
+        let repo = open_repo(t.path()).unwrap();
+        assert_eq!(
+            read_blob_at(&repo, &c0, "b.tres").unwrap(),
+            Some(b"b0\n".to_vec())
+        );
+        assert_eq!(
+            read_blob_at(&repo, "main", "deep/d/e.tscn").unwrap(),
+            Some(b"e1\n".to_vec())
+        );
+        assert_eq!(
+            read_blob_at(&repo, "feature", "a.tscn").unwrap(),
+            Some(b"a2\n".to_vec())
+        );
+        assert_eq!(read_blob_at(&repo, "main", "b.tres").unwrap(), None);
+        assert_eq!(read_blob_at(&repo, "main", "deep/d").unwrap(), None);
+        assert!(read_blob_at(&repo, "nope", "a.tscn").is_err());
     }
 }

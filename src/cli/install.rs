@@ -63,11 +63,16 @@ pub fn exe_word(exe: &Exe) -> String {
     }
 }
 
-/// The arguments git substitutes for the structural merge. git already
-/// single-quotes %P, %S, %X and %Y; %O, %A, %B are plain temp file names.
-const MERGE_ARGS: &str = "merge --git -p %P -l %L -s %S -x %X -y %Y %O %A %B";
+/// Shell prelude of the merge driver: the conflict labels in `$s` (base),
+/// `$x` (ours), `$y` (theirs). git 2.44+ replaces %S/%X/%Y with quoted
+/// labels; older git leaves them as they are, which the test spots (`'%''X'`
+/// is `%X` to the shell but no placeholder to git) to use plain names.
+const LABELS: &str = "s=%S; x=%X; y=%Y; if [ \"$x\" = '%''X' ]; then s=base; x=ours; y=theirs; fi";
+/// The arguments of the structural merge. git single-quotes %P; %O, %A, %B
+/// are plain temp file names; %L is a number.
+const MERGE_ARGS: &str = "merge --git -p %P -l %L -s \"$s\" -x \"$x\" -y \"$y\" %O %A %B";
 /// The text merge used when the binary is missing (labels: ours, base, theirs).
-const FALLBACK: &str = "git merge-file -L %X -L %S -L %Y --marker-size=%L %A %O %B";
+const FALLBACK: &str = "git merge-file -L \"$x\" -L \"$s\" -L \"$y\" --marker-size=%L %A %O %B";
 
 /// `merge.tscn-merge.driver`: run tscn-merge when it exists, otherwise fall
 /// back to git's own line merge, so a missing binary never breaks merges.
@@ -75,10 +80,12 @@ const FALLBACK: &str = "git merge-file -L %X -L %S -L %Y --marker-size=%L %A %O 
 pub fn merge_driver_command(exe: &Exe) -> String {
     match exe {
         Exe::OnPath => format!(
-            "if command -v {DRIVER} >/dev/null 2>&1; then {DRIVER} {MERGE_ARGS}; else {FALLBACK}; fi"
+            "{LABELS}; if command -v {DRIVER} >/dev/null 2>&1; \
+             then {DRIVER} {MERGE_ARGS}; else {FALLBACK}; fi"
         ),
         Exe::Absolute(p) => format!(
-            "exe={}; if [ -x \"$exe\" ]; then \"$exe\" {MERGE_ARGS}; else {FALLBACK}; fi",
+            "{LABELS}; exe={}; if [ -x \"$exe\" ]; \
+             then \"$exe\" {MERGE_ARGS}; else {FALLBACK}; fi",
             shell_quote(&p.to_string_lossy())
         ),
     }
@@ -215,7 +222,8 @@ where
         cmd.current_dir(dir);
     }
     cmd.args(args);
-    cmd.output().context("running git (is it installed and on PATH?)")
+    cmd.output()
+        .context("running git (is it installed and on PATH?)")
 }
 
 fn git_ok<I, S>(dir: Option<&Path>, args: I) -> Result<Output>
@@ -259,7 +267,10 @@ pub fn attributes_path(scope: &Scope) -> Result<PathBuf> {
             Ok(PathBuf::from(top.trim_end_matches(['\n', '\r'])).join(".gitattributes"))
         }
         Scope::Global => {
-            let out = git(None, ["config", "--type=path", "--get", "core.attributesFile"])?;
+            let out = git(
+                None,
+                ["config", "--type=path", "--get", "core.attributesFile"],
+            )?;
             let configured = String::from_utf8_lossy(&out.stdout)
                 .trim_end_matches(['\n', '\r'])
                 .to_string();
@@ -278,7 +289,10 @@ fn default_global_attributes() -> Result<PathBuf> {
     let home = std::env::var_os("HOME")
         .filter(|v| !v.is_empty())
         .context("HOME is not set: cannot locate the global attributes file")?;
-    Ok(PathBuf::from(home).join(".config").join("git").join("attributes"))
+    Ok(PathBuf::from(home)
+        .join(".config")
+        .join("git")
+        .join("attributes"))
 }
 
 /// Register the drivers and mark scene files. Idempotent. Returns one line
@@ -297,8 +311,9 @@ pub fn install(scope: &Scope, exe: &Exe) -> Result<Vec<String>> {
         report.push(format!("config {key} = {value}"));
     }
     let existing = match std::fs::read(&attrs) {
-        Ok(bytes) => String::from_utf8(bytes)
-            .with_context(|| format!("{} is not UTF-8", attrs.display()))?,
+        Ok(bytes) => {
+            String::from_utf8(bytes).with_context(|| format!("{} is not UTF-8", attrs.display()))?
+        }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
         Err(e) => return Err(e).with_context(|| format!("reading {}", attrs.display())),
     };
@@ -354,7 +369,10 @@ pub fn uninstall(scope: &Scope) -> Result<Vec<String>> {
                 Some(rest) if rest.is_empty() => {
                     std::fs::remove_file(&attrs)
                         .with_context(|| format!("removing {}", attrs.display()))?;
-                    report.push(format!("removed {} (it held only tscn-merge attributes)", attrs.display()));
+                    report.push(format!(
+                        "removed {} (it held only tscn-merge attributes)",
+                        attrs.display()
+                    ));
                 }
                 Some(rest) => {
                     std::fs::write(&attrs, rest)
@@ -411,13 +429,20 @@ mod tests {
         assert_eq!(shell_quote(""), "''");
     }
 
+    const PRELUDE: &str =
+        r#"s=%S; x=%X; y=%Y; if [ "$x" = '%''X' ]; then s=base; x=ours; y=theirs; fi; "#;
+    const ARGS: &str = r#"merge --git -p %P -l %L -s "$s" -x "$x" -y "$y" %O %A %B"#;
+    const FALLBACK_CMD: &str =
+        r#"git merge-file -L "$x" -L "$s" -L "$y" --marker-size=%L %A %O %B"#;
+
     #[test]
     fn merge_driver_on_path() {
         assert_eq!(
             merge_driver_command(&Exe::OnPath),
-            "if command -v tscn-merge >/dev/null 2>&1; then \
-             tscn-merge merge --git -p %P -l %L -s %S -x %X -y %Y %O %A %B; \
-             else git merge-file -L %X -L %S -L %Y --marker-size=%L %A %O %B; fi"
+            format!(
+                "{PRELUDE}if command -v tscn-merge >/dev/null 2>&1; \
+                 then tscn-merge {ARGS}; else {FALLBACK_CMD}; fi"
+            )
         );
     }
 
@@ -425,9 +450,10 @@ mod tests {
     fn merge_driver_absolute_with_space() {
         assert_eq!(
             merge_driver_command(&abs("/opt/my tools/tscn-merge")),
-            "exe='/opt/my tools/tscn-merge'; if [ -x \"$exe\" ]; then \
-             \"$exe\" merge --git -p %P -l %L -s %S -x %X -y %Y %O %A %B; \
-             else git merge-file -L %X -L %S -L %Y --marker-size=%L %A %O %B; fi"
+            format!(
+                "{PRELUDE}exe='/opt/my tools/tscn-merge'; if [ -x \"$exe\" ]; \
+                 then \"$exe\" {ARGS}; else {FALLBACK_CMD}; fi"
+            )
         );
     }
 
@@ -436,7 +462,10 @@ mod tests {
         let e = abs("/t/debug/tscn-merge");
         assert_eq!(diff_command(&e), "/t/debug/tscn-merge diff --git-external");
         assert_eq!(textconv_command(&Exe::OnPath), "tscn-merge textconv");
-        assert_eq!(difftool_command(&abs("/a b/t")), "'/a b/t' diff \"$LOCAL\" \"$REMOTE\"");
+        assert_eq!(
+            difftool_command(&abs("/a b/t")),
+            "'/a b/t' diff \"$LOCAL\" \"$REMOTE\""
+        );
         let keys: Vec<String> = config_entries(&e).into_iter().map(|(k, _)| k).collect();
         assert_eq!(
             keys,
@@ -472,7 +501,11 @@ mod tests {
             let added = add_attributes_block(original).unwrap();
             assert!(added.starts_with(original), "{original:?}");
             assert_eq!(add_attributes_block(&added), None, "{original:?}");
-            assert_eq!(remove_attributes_block(&added).unwrap(), original, "{original:?}");
+            assert_eq!(
+                remove_attributes_block(&added).unwrap(),
+                original,
+                "{original:?}"
+            );
         }
     }
 

@@ -1,0 +1,285 @@
+//! End-to-end harness shared by the whole-program tests: throwaway git
+//! repositories isolated from the user's git configuration, the path of the
+//! built binary, and the location of the shared corpus.
+//!
+//! Use from an integration test with `mod common;`. Every git (and binary)
+//! invocation made through [`TempRepo`] runs with its own `HOME` and
+//! `XDG_CONFIG_HOME`, `GIT_CONFIG_NOSYSTEM=1`, and without the `GIT_*`
+//! variables that would redirect git to another repository or config.
+#![allow(dead_code)]
+
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// Path of the `tscn-merge` binary built for these tests.
+pub fn bin() -> PathBuf {
+    // `option_env!` so this file also compiles inside unit tests, where cargo
+    // does not set the variable.
+    match option_env!("CARGO_BIN_EXE_tscn-merge") {
+        Some(path) => PathBuf::from(path),
+        None => panic!("CARGO_BIN_EXE_tscn-merge is only set for integration tests"),
+    }
+}
+
+/// The project's shared folder (corpus, spec, merges): `$TSCN_SHARED`, else
+/// `<manifest>/../shared`, else `/work/shared`; `None` when none exists.
+pub fn shared_dir() -> Option<PathBuf> {
+    let mut candidates = Vec::new();
+    if let Some(p) = std::env::var_os("TSCN_SHARED").filter(|p| !p.is_empty()) {
+        candidates.push(PathBuf::from(p));
+    }
+    candidates.push(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("..")
+            .join("shared"),
+    );
+    candidates.push(PathBuf::from("/work/shared"));
+    candidates.into_iter().find(|p| p.is_dir())
+}
+
+/// A file below [`shared_dir`], if it exists.
+pub fn shared_file(rel: impl AsRef<Path>) -> Option<PathBuf> {
+    shared_dir().map(|d| d.join(rel)).filter(|p| p.exists())
+}
+
+/// Environment variables that would point git at another repository,
+/// index or configuration; removed for every command the harness runs.
+const SCRUBBED_ENV: &[&str] = &[
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_COMMON_DIR",
+    "GIT_NAMESPACE",
+    "GIT_CEILING_DIRECTORIES",
+    "GIT_CONFIG",
+    "GIT_CONFIG_GLOBAL",
+    "GIT_CONFIG_SYSTEM",
+    "GIT_CONFIG_COUNT",
+    "GIT_CONFIG_PARAMETERS",
+    "GIT_EXTERNAL_DIFF",
+    "GIT_DIFF_OPTS",
+    "GIT_MERGE_VERBOSITY",
+    "GIT_EDITOR",
+    "GIT_PAGER",
+    "GIT_ATTR_NOSYSTEM",
+];
+
+/// A temporary git repository (`git init -b main`, local user set) with its
+/// own home directory. Both are deleted on drop.
+pub struct TempRepo {
+    root: tempfile::TempDir,
+    repo: PathBuf,
+    home: PathBuf,
+}
+
+impl TempRepo {
+    /// A fresh repository with an initial branch `main` and no commits.
+    pub fn new() -> Self {
+        let root = tempfile::Builder::new()
+            .prefix("tscn-merge-test")
+            .tempdir()
+            .expect("creating a temp dir");
+        let repo = root.path().join("repo");
+        let home = root.path().join("home");
+        std::fs::create_dir_all(&repo).unwrap();
+        std::fs::create_dir_all(home.join(".config")).unwrap();
+        let this = TempRepo { root, repo, home };
+        this.git_ok(["init", "-q", "-b", "main"]);
+        this.git_ok(["config", "user.name", "Test User"]);
+        this.git_ok(["config", "user.email", "test@example.com"]);
+        this.git_ok(["config", "commit.gpgsign", "false"]);
+        this.git_ok(["config", "core.autocrlf", "false"]);
+        this
+    }
+
+    /// The work tree root.
+    pub fn path(&self) -> &Path {
+        &self.repo
+    }
+
+    /// The temporary `HOME` every command runs with.
+    pub fn home(&self) -> &Path {
+        &self.home
+    }
+
+    /// The temporary `XDG_CONFIG_HOME` (`<home>/.config`).
+    pub fn xdg_config_home(&self) -> PathBuf {
+        self.home.join(".config")
+    }
+
+    /// A scratch directory next to the repository (not inside it).
+    pub fn scratch(&self) -> PathBuf {
+        let p = self.root.path().join("scratch");
+        std::fs::create_dir_all(&p).unwrap();
+        p
+    }
+
+    /// Absolute path of `rel` in the work tree.
+    pub fn abs(&self, rel: impl AsRef<Path>) -> PathBuf {
+        self.repo.join(rel)
+    }
+
+    /// Apply the isolated environment to any command.
+    pub fn isolate<'c>(&self, cmd: &'c mut Command) -> &'c mut Command {
+        for var in SCRUBBED_ENV {
+            cmd.env_remove(var);
+        }
+        cmd.env("HOME", &self.home)
+            .env("XDG_CONFIG_HOME", self.xdg_config_home())
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_TERMINAL_PROMPT", "0")
+            .env("GIT_AUTHOR_DATE", "2024-01-01T00:00:00Z")
+            .env("GIT_COMMITTER_DATE", "2024-01-01T00:00:00Z")
+            .env("LC_ALL", "C")
+            .env("LANG", "C")
+    }
+
+    /// A command for `program`, isolated, running in the work tree.
+    pub fn command(&self, program: impl AsRef<OsStr>) -> Command {
+        let mut cmd = Command::new(program);
+        self.isolate(&mut cmd).current_dir(&self.repo);
+        cmd
+    }
+
+    /// Run git in the work tree; returns its output whatever the status.
+    pub fn git<I, S>(&self, args: I) -> Output
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        self.command("git")
+            .args(args)
+            .output()
+            .expect("running git")
+    }
+
+    /// Run git, panic with its stderr unless it succeeds; returns stdout.
+    pub fn git_ok<I, S>(&self, args: I) -> String
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        let args: Vec<S> = args.into_iter().collect();
+        let out = self.git(&args);
+        assert_success(&out, &format!("git {}", show_args(&args)));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Run the tscn-merge binary in the work tree with the isolated environment.
+    pub fn run_bin<I, S>(&self, args: I) -> Output
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        self.command(bin())
+            .args(args)
+            .output()
+            .expect("running tscn-merge")
+    }
+
+    /// Write a file in the work tree, creating parent directories.
+    pub fn write(&self, rel: impl AsRef<Path>, bytes: impl AsRef<[u8]>) {
+        let p = self.abs(rel);
+        if let Some(parent) = p.parent() {
+            std::fs::create_dir_all(parent).unwrap();
+        }
+        std::fs::write(&p, bytes).unwrap_or_else(|e| panic!("writing {}: {e}", p.display()));
+    }
+
+    /// Read a file in the work tree.
+    pub fn read(&self, rel: impl AsRef<Path>) -> Vec<u8> {
+        let p = self.abs(rel);
+        std::fs::read(&p).unwrap_or_else(|e| panic!("reading {}: {e}", p.display()))
+    }
+
+    /// Read a file in the work tree, `None` if it does not exist.
+    pub fn try_read(&self, rel: impl AsRef<Path>) -> Option<Vec<u8>> {
+        std::fs::read(self.abs(rel)).ok()
+    }
+
+    /// Delete a file from the work tree.
+    pub fn remove(&self, rel: impl AsRef<Path>) {
+        std::fs::remove_file(self.abs(rel)).unwrap();
+    }
+
+    /// `git add -A` and commit; returns the new commit id.
+    pub fn commit_all(&self, msg: &str) -> String {
+        self.git_ok(["add", "-A"]);
+        self.git_ok(["commit", "-q", "--allow-empty", "-m", msg]);
+        self.rev_parse("HEAD")
+    }
+
+    /// Full object id of a revision.
+    pub fn rev_parse(&self, rev: &str) -> String {
+        self.git_ok(["rev-parse", "--verify", rev])
+            .trim()
+            .to_string()
+    }
+
+    /// Create a branch at HEAD (without switching).
+    pub fn branch(&self, name: &str) {
+        self.git_ok(["branch", name]);
+    }
+
+    /// Switch to an existing branch or commit.
+    pub fn checkout(&self, name: &str) {
+        self.git_ok(["checkout", "-q", name]);
+    }
+
+    /// Create a branch at HEAD and switch to it.
+    pub fn checkout_new(&self, name: &str) {
+        self.git_ok(["checkout", "-q", "-b", name]);
+    }
+
+    /// `git merge --no-edit <branch>`; returns the output whatever the status.
+    pub fn merge(&self, branch: &str) -> Output {
+        self.git(["merge", "--no-edit", "--no-ff", branch])
+    }
+
+    /// `git config --get <key>` in the repository, `None` when unset.
+    pub fn config_get(&self, key: &str) -> Option<String> {
+        let out = self.git(["config", "--get", key]);
+        out.status.success().then(|| {
+            String::from_utf8_lossy(&out.stdout)
+                .trim_end_matches('\n')
+                .to_string()
+        })
+    }
+}
+
+impl Default for TempRepo {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+fn show_args<S: AsRef<OsStr>>(args: &[S]) -> String {
+    args.iter()
+        .map(|a| a.as_ref().to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Panic with the command's stdout and stderr unless it exited with 0.
+pub fn assert_success(out: &Output, what: &str) {
+    assert!(
+        out.status.success(),
+        "{what} failed with {}\n--- stdout\n{}\n--- stderr\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// stdout as text.
+pub fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// stderr as text.
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}

@@ -1,0 +1,431 @@
+//! `tscn-merge install` / `uninstall` end to end, and the installed merge
+//! driver inside real `git merge` runs.
+
+mod common;
+
+use common::{assert_success, bin, stdout, TempRepo};
+use std::path::Path;
+
+const KEYS: [&str; 6] = [
+    "merge.tscn-merge.name",
+    "merge.tscn-merge.driver",
+    "diff.tscn-merge.command",
+    "diff.tscn-merge.textconv",
+    "diff.tscn-merge.cachetextconv",
+    "difftool.tscn-merge.cmd",
+];
+
+fn bin_str() -> String {
+    bin().to_str().expect("binary path is UTF-8").to_string()
+}
+
+/// `git check-attr <attr>` value for `path`.
+fn attr(t: &TempRepo, name: &str, path: &str) -> String {
+    let out = t.git_ok(["check-attr", name, "--", path]);
+    out.trim_end().rsplit(": ").next().unwrap().to_string()
+}
+
+fn install(t: &TempRepo, args: &[&str]) -> String {
+    let mut all = vec!["install"];
+    all.extend_from_slice(args);
+    let out = t.run_bin(&all);
+    assert_success(&out, "tscn-merge install");
+    stdout(&out)
+}
+
+fn uninstall(t: &TempRepo, args: &[&str]) -> String {
+    let mut all = vec!["uninstall"];
+    all.extend_from_slice(args);
+    let out = t.run_bin(&all);
+    assert_success(&out, "tscn-merge uninstall");
+    stdout(&out)
+}
+
+#[test]
+fn install_is_idempotent_and_uninstall_restores_bytes() {
+    let t = TempRepo::new();
+    // A pre-existing unrelated attribute, without final newline.
+    t.write(".gitattributes", "*.png binary");
+    t.write("sub/dir/keep.txt", "x\n");
+    t.commit_all("init");
+    let config_path = t.abs(".git/config");
+    let config_before = std::fs::read(&config_path).unwrap();
+    let attrs_before = t.read(".gitattributes");
+
+    // Installing from a subdirectory still targets the work tree root.
+    let out = t
+        .command(bin())
+        .arg("install")
+        .current_dir(t.abs("sub/dir"))
+        .output()
+        .unwrap();
+    assert_success(&out, "install from a subdirectory");
+    assert!(
+        stdout(&out).contains("merge.tscn-merge.driver"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(!t.abs("sub/dir/.gitattributes").exists());
+
+    let exe = bin_str();
+    assert_eq!(
+        t.config_get("merge.tscn-merge.name").unwrap(),
+        "tscn-merge: structural merge for Godot scenes"
+    );
+    let driver = t.config_get("merge.tscn-merge.driver").unwrap();
+    assert!(
+        driver.contains(&format!(
+            "; exe={exe}; if [ -x \"$exe\" ]; then \"$exe\" merge --git -p %P"
+        )),
+        "{driver}"
+    );
+    assert!(
+        driver.ends_with(
+            "else git merge-file -L \"$x\" -L \"$s\" -L \"$y\" --marker-size=%L %A %O %B; fi"
+        ),
+        "{driver}"
+    );
+    assert_eq!(
+        t.config_get("diff.tscn-merge.command").unwrap(),
+        format!("{exe} diff --git-external")
+    );
+    assert_eq!(
+        t.config_get("diff.tscn-merge.textconv").unwrap(),
+        format!("{exe} textconv")
+    );
+    assert_eq!(
+        t.config_get("diff.tscn-merge.cachetextconv").unwrap(),
+        "false"
+    );
+    assert_eq!(
+        t.config_get("difftool.tscn-merge.cmd").unwrap(),
+        format!("{exe} diff \"$LOCAL\" \"$REMOTE\"")
+    );
+    for path in ["a.tscn", "dir/b.tres", "c.escn"] {
+        assert_eq!(attr(&t, "merge", path), "tscn-merge", "{path}");
+        assert_eq!(attr(&t, "diff", path), "tscn-merge", "{path}");
+    }
+    assert_eq!(attr(&t, "binary", "x.png"), "set");
+    assert_eq!(attr(&t, "merge", "x.gd"), "unspecified");
+    let attrs = String::from_utf8(t.read(".gitattributes")).unwrap();
+    assert!(
+        attrs.starts_with("*.png binary\n# >>> tscn-merge\n"),
+        "{attrs}"
+    );
+
+    // Twice = once.
+    let config_once = std::fs::read(&config_path).unwrap();
+    let attrs_once = t.read(".gitattributes");
+    let again = install(&t, &[]);
+    assert!(again.contains("already"), "{again}");
+    assert_eq!(std::fs::read(&config_path).unwrap(), config_once);
+    assert_eq!(t.read(".gitattributes"), attrs_once);
+
+    let report = uninstall(&t, &[]);
+    assert!(
+        report.contains("merge.tscn-merge.driver removed"),
+        "{report}"
+    );
+    assert_eq!(
+        String::from_utf8(std::fs::read(&config_path).unwrap()).unwrap(),
+        String::from_utf8(config_before.clone()).unwrap()
+    );
+    assert_eq!(t.read(".gitattributes"), attrs_before);
+    for key in KEYS {
+        assert_eq!(t.config_get(key), None, "{key}");
+    }
+
+    // Uninstalling again changes nothing and does not fail.
+    uninstall(&t, &[]);
+    assert_eq!(std::fs::read(&config_path).unwrap(), config_before);
+    assert_eq!(t.read(".gitattributes"), attrs_before);
+}
+
+#[test]
+fn uninstall_removes_a_created_attributes_file_and_keeps_foreign_keys() {
+    let t = TempRepo::new();
+    // The user's own key in our section survives, and so does the section.
+    t.git_ok(["config", "merge.tscn-merge.recursive", "binary"]);
+    let config_before = t.read(".git/config");
+    assert!(t.try_read(".gitattributes").is_none());
+
+    install(&t, &[]);
+    assert!(t.try_read(".gitattributes").is_some());
+    let report = uninstall(&t, &[]);
+    assert!(report.contains("section merge.tscn-merge kept"), "{report}");
+    assert!(
+        t.try_read(".gitattributes").is_none(),
+        "created file is removed again"
+    );
+    assert_eq!(t.read(".git/config"), config_before);
+    assert_eq!(
+        t.config_get("merge.tscn-merge.recursive").unwrap(),
+        "binary"
+    );
+}
+
+#[test]
+fn global_install_uses_home_config_and_default_attributes_file() {
+    let t = TempRepo::new();
+    let gitconfig = t.home().join(".gitconfig");
+    std::fs::write(&gitconfig, "[core]\n\tpager = cat\n").unwrap();
+    let gitconfig_before = std::fs::read(&gitconfig).unwrap();
+    let local_before = t.read(".git/config");
+    let attributes = t.xdg_config_home().join("git").join("attributes");
+
+    install(&t, &["--global"]);
+    let global = std::fs::read_to_string(&gitconfig).unwrap();
+    assert!(global.starts_with("[core]\n\tpager = cat\n"), "{global}");
+    assert!(global.contains("[merge \"tscn-merge\"]"), "{global}");
+    let driver = t.git_ok(["config", "--global", "--get", "merge.tscn-merge.driver"]);
+    assert!(driver.contains(&bin_str()), "{driver}");
+    assert!(std::fs::read_to_string(&attributes)
+        .unwrap()
+        .contains("*.tscn merge=tscn-merge"));
+    assert_eq!(attr(&t, "merge", "level.tscn"), "tscn-merge");
+    assert_eq!(attr(&t, "diff", "theme.tres"), "tscn-merge");
+    // Nothing local was touched.
+    assert_eq!(t.read(".git/config"), local_before);
+    assert!(t.try_read(".gitattributes").is_none());
+
+    install(&t, &["--global"]);
+    let report = uninstall(&t, &["--global"]);
+    assert!(report.contains("removed"), "{report}");
+    assert_eq!(std::fs::read(&gitconfig).unwrap(), gitconfig_before);
+    assert!(!attributes.exists());
+    assert_eq!(attr(&t, "merge", "level.tscn"), "unspecified");
+}
+
+#[test]
+fn global_install_honours_core_attributes_file() {
+    let t = TempRepo::new();
+    let custom = t.home().join("my attrs");
+    std::fs::write(&custom, "*.bin binary\n").unwrap();
+    t.git_ok([
+        "config",
+        "--global",
+        "core.attributesFile",
+        custom.to_str().unwrap(),
+    ]);
+    let gitconfig = t.home().join(".gitconfig");
+    let gitconfig_before = std::fs::read(&gitconfig).unwrap();
+
+    install(&t, &["--global"]);
+    assert!(std::fs::read_to_string(&custom)
+        .unwrap()
+        .contains("# >>> tscn-merge"));
+    assert_eq!(attr(&t, "merge", "a.escn"), "tscn-merge");
+    assert!(!t.xdg_config_home().join("git").join("attributes").exists());
+
+    uninstall(&t, &["--global"]);
+    assert_eq!(std::fs::read(&custom).unwrap(), b"*.bin binary\n");
+    assert_eq!(std::fs::read(&gitconfig).unwrap(), gitconfig_before);
+}
+
+fn lines(changed: &[(usize, &str)]) -> String {
+    (1..=10)
+        .map(|i| match changed.iter().find(|(n, _)| *n == i) {
+            Some((_, s)) => format!("{s}\n"),
+            None => format!("line {i}\n"),
+        })
+        .collect()
+}
+
+/// base, then branch `clean` (touches only line 2), branch `conflict` (line
+/// 5), and main (lines 5 and 9). Scene files only, `.gitattributes` committed.
+fn merge_history(t: &TempRepo) {
+    t.write("level.tscn", lines(&[]));
+    t.commit_all("base");
+    t.checkout_new("clean");
+    t.write("level.tscn", lines(&[(2, "clean two")]));
+    t.commit_all("clean");
+    t.checkout("main");
+    t.checkout_new("conflict");
+    t.write("level.tscn", lines(&[(5, "theirs five")]));
+    t.commit_all("theirs");
+    t.checkout("main");
+    t.write("level.tscn", lines(&[(5, "ours five"), (9, "ours nine")]));
+    t.commit_all("ours");
+}
+
+/// Replace the absolute binary path stored in the driver by a missing one.
+fn break_driver_path(t: &TempRepo) {
+    let driver = t.config_get("merge.tscn-merge.driver").unwrap();
+    let broken = driver.replace(&bin_str(), "/nonexistent/dir/tscn-merge");
+    assert_ne!(broken, driver, "driver must name the binary: {driver}");
+    t.git_ok(["config", "merge.tscn-merge.driver", &broken]);
+}
+
+#[test]
+fn driver_falls_back_to_git_merge_file_when_binary_is_missing() {
+    // Same history twice: with the (broken) driver, and with no driver.
+    let with = TempRepo::new();
+    install(&with, &[]);
+    break_driver_path(&with);
+    let plain = TempRepo::new();
+    plain.write(".gitattributes", with.read(".gitattributes"));
+    merge_history(&with);
+    merge_history(&plain);
+
+    let clean = with.merge("clean");
+    assert_success(&clean, "non-conflicting merge through the fallback");
+    assert_eq!(
+        String::from_utf8(with.read("level.tscn")).unwrap(),
+        lines(&[(2, "clean two"), (5, "ours five"), (9, "ours nine")])
+    );
+    assert_success(&plain.merge("clean"), "plain merge");
+    assert_eq!(with.read("level.tscn"), plain.read("level.tscn"));
+
+    let conflict = with.merge("conflict");
+    assert_eq!(
+        conflict.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&conflict.stdout)
+    );
+    let text = String::from_utf8(with.read("level.tscn")).unwrap();
+    let (ours, theirs) = if git_has_labels() {
+        ("HEAD", "conflict")
+    } else {
+        ("ours", "theirs")
+    };
+    let hunk = format!("<<<<<<< {ours}\nours five\n=======\ntheirs five\n>>>>>>> {theirs}\n");
+    assert!(text.contains(&hunk), "{text}");
+    assert!(
+        text.contains("clean two\n") && text.contains("ours nine\n"),
+        "{text}"
+    );
+    assert_eq!(plain.merge("conflict").status.code(), Some(1));
+    if git_has_labels() {
+        // Exactly what git's own merge leaves.
+        assert_eq!(with.read("level.tscn"), plain.read("level.tscn"));
+    }
+    let unmerged = with.git_ok(["ls-files", "-u"]);
+    assert_eq!(unmerged.lines().count(), 3, "{unmerged}");
+}
+
+/// A stand-in for the binary: records its arguments, writes `FAKE` into the
+/// `%A` file (second-to-last argument) and reports conflicts with status 1.
+const FAKE_DRIVER: &str = r#"#!/bin/sh
+printf '%s\n' "$@" > "$(dirname "$0")/args.txt"
+n=0
+for a in "$@"; do
+  n=$((n + 1))
+  if [ "$n" -eq $(($# - 1)) ]; then ours=$a; fi
+done
+printf 'FAKE\n' > "$ours"
+exit 1
+"#;
+
+#[test]
+fn driver_runs_the_installed_binary_from_a_path_with_spaces() {
+    use std::os::unix::fs::PermissionsExt;
+    let t = TempRepo::new();
+    let dir = t.scratch().join("my tools");
+    std::fs::create_dir_all(&dir).unwrap();
+    let copy = dir.join("tscn-merge");
+    std::fs::copy(bin(), &copy).unwrap();
+    let out = t.command(&copy).arg("install").output().unwrap();
+    assert_success(&out, "install from a copy in a directory with a space");
+    let driver = t.config_get("merge.tscn-merge.driver").unwrap();
+    let quoted = format!("; exe='{}';", copy.display());
+    assert!(driver.contains(&quoted), "{driver}");
+    assert_eq!(
+        t.config_get("diff.tscn-merge.command").unwrap(),
+        format!("'{}' diff --git-external", copy.display())
+    );
+
+    std::fs::write(&copy, FAKE_DRIVER).unwrap();
+    std::fs::set_permissions(&copy, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let scene = "scenes/my level.tscn";
+    t.write(scene, lines(&[]));
+    t.commit_all("base");
+    t.checkout_new("other");
+    t.write(scene, lines(&[(5, "theirs")]));
+    t.commit_all("theirs");
+    t.checkout("main");
+    t.write(scene, lines(&[(5, "ours")]));
+    t.commit_all("ours");
+
+    let merge = t.merge("other");
+    assert_eq!(merge.status.code(), Some(1));
+    // Status 1 from the driver is a conflict, not a reason to fall back.
+    assert_eq!(t.read(scene), b"FAKE\n");
+    let args = std::fs::read_to_string(dir.join("args.txt")).unwrap();
+    let args: Vec<&str> = args.lines().collect();
+    assert_eq!(args.len(), 15, "{args:?}");
+    assert_eq!(&args[..6], ["merge", "--git", "-p", scene, "-l", "7"]);
+    assert_eq!(args[6], "-s");
+    if git_has_labels() {
+        assert_eq!(&args[8..12], ["-x", "HEAD", "-y", "other"]);
+    } else {
+        assert_eq!(&args[6..12], ["-s", "base", "-x", "ours", "-y", "theirs"]);
+    }
+    for temp in &args[12..] {
+        assert!(temp.starts_with(".merge_file_"), "{args:?}");
+    }
+}
+
+#[test]
+fn on_path_install_uses_the_bare_name_and_falls_back_off_path() {
+    let t = TempRepo::new();
+    let path_dir = t.scratch().join("bin");
+    std::fs::create_dir_all(&path_dir).unwrap();
+    std::os::unix::fs::symlink(bin(), path_dir.join("tscn-merge")).unwrap();
+    let search = format!(
+        "{}:{}",
+        path_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = t
+        .command("tscn-merge")
+        .arg("install")
+        .env("PATH", &search)
+        .output()
+        .unwrap();
+    assert_success(&out, "install from PATH");
+    let driver = t.config_get("merge.tscn-merge.driver").unwrap();
+    assert!(
+        driver.contains("; if command -v tscn-merge >/dev/null 2>&1; then tscn-merge merge"),
+        "{driver}"
+    );
+    assert_eq!(
+        t.config_get("diff.tscn-merge.textconv").unwrap(),
+        "tscn-merge textconv"
+    );
+
+    // Off PATH, merges still work.
+    merge_history(&t);
+    let merge = t
+        .command("git")
+        .args(["merge", "--no-edit", "--no-ff", "clean"])
+        .env("PATH", path_without("tscn-merge"))
+        .output()
+        .unwrap();
+    assert_success(&merge, "clean merge through the fallback");
+    assert_eq!(
+        String::from_utf8(t.read("level.tscn")).unwrap(),
+        lines(&[(2, "clean two"), (5, "ours five"), (9, "ours nine")])
+    );
+}
+
+/// git 2.44 and later substitute %S, %X and %Y in merge driver commands;
+/// with older git the driver falls back to the labels base/ours/theirs.
+fn git_has_labels() -> bool {
+    let out = std::process::Command::new("git")
+        .arg("--version")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let version = text.trim().trim_start_matches("git version ");
+    let mut parts = version.split('.').map(|p| p.parse::<u32>().unwrap_or(0));
+    let (major, minor) = (parts.next().unwrap_or(0), parts.next().unwrap_or(0));
+    (major, minor) >= (2, 44)
+}
+
+/// `$PATH` without the directories that hold `name`.
+fn path_without(name: &str) -> std::ffi::OsString {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let dirs = std::env::split_paths(&path).filter(|d| !Path::new(d).join(name).exists());
+    std::env::join_paths(dirs).unwrap()
+}
