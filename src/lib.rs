@@ -7,6 +7,7 @@
 
 pub mod check;
 pub mod linemerge;
+pub mod merge;
 pub mod model;
 pub mod syntax;
 pub mod value;

@@ -1,0 +1,1455 @@
+//! The structural merge proper: merge every matched part, reconcile ids, order the
+//! result and print it. Text is carried as ranges into the side it came from and
+//! rewritten (ids only) when printed, so untouched bytes stay untouched.
+
+use super::ids::{is_int_id, natural_cmp, new_ext_id, new_sub_id};
+use super::matching::{match_all, IdIndex, Idents, B, O, T};
+use super::sequence::merge_order;
+use super::{shorten, ConflictReport, Decision};
+use crate::linemerge::{write_conflict, MarkerOptions};
+use crate::model::{field_text, join_path, FileKind, Scene, SectionKind};
+use crate::syntax::Section;
+use crate::value::{parse, rewrite_refs_in_text, scan_refs_in_text, sem_eq_top, RefKind};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::ops::Range;
+
+/// Output of the structural merge, before validation.
+pub struct Structural {
+    /// With conflict markers.
+    pub text: Vec<u8>,
+    /// Every conflict resolved to ours (used to validate the structure).
+    pub take_ours: Vec<u8>,
+    /// Conflicts.
+    pub conflicts: Vec<ConflictReport>,
+    /// Decisions.
+    pub decisions: Vec<Decision>,
+}
+
+type Src = (usize, Range<usize>);
+
+/// A piece of a tag: taken from a side, or written by us.
+#[derive(Clone, Debug)]
+enum Chunk {
+    Src(Src),
+    Lit(String),
+}
+
+#[derive(Clone, Debug)]
+enum TagOut {
+    /// A side's tag, verbatim except for ids.
+    Src(Src),
+    /// Rebuilt from fields.
+    Fields(String, Vec<(String, Chunk)>),
+    /// Conflicting tags (base, ours, theirs).
+    Conflict([Option<Src>; 3]),
+    /// An ext/sub tag whose id is assigned at print time.
+    Resource { side: usize, ident: usize, ext: bool },
+}
+
+#[derive(Clone, Debug)]
+enum Line {
+    Src(Src),
+    Conflict([Option<Src>; 3]),
+}
+
+#[derive(Clone, Debug)]
+struct OutSec {
+    kind: SectionKind,
+    /// Ours' section index when the whole body is ours' bytes.
+    verbatim: Option<usize>,
+    tag: TagOut,
+    lines: Vec<Line>,
+    /// The whole section conflicts (delete against modify): [base, ours, theirs] bodies.
+    whole: Option<[Option<usize>; 3]>,
+}
+
+struct Ctx<'a> {
+    sc: [&'a Scene; 3],
+    id: Idents,
+    idx: [IdIndex<'a>; 3],
+    /// side -> node path -> node index.
+    paths: [HashMap<&'a str, usize>; 3],
+    conflicts: Vec<ConflictReport>,
+    decisions: Vec<Decision>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum ParentRef {
+    Root,
+    Node(usize),
+    Outside(String),
+}
+
+fn eq_opt<T: PartialEq>(a: &Option<T>, b: &Option<T>) -> bool {
+    a == b
+}
+
+/// Three-way choice: which side's value wins, or a conflict.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Pick {
+    Ours,
+    Theirs,
+    Conflict,
+}
+
+fn pick3<V>(b: &Option<V>, o: &Option<V>, t: &Option<V>, eq: impl Fn(&Option<V>, &Option<V>) -> bool) -> Pick {
+    if eq(o, t) || eq(b, t) {
+        Pick::Ours
+    } else if eq(b, o) {
+        Pick::Theirs
+    } else {
+        Pick::Conflict
+    }
+}
+
+impl<'a> Ctx<'a> {
+    fn text(&self, s: &Src) -> &'a str {
+        let sc: &'a Scene = self.sc[s.0];
+        sc.doc.slice(&s.1)
+    }
+
+    fn sec(&self, side: usize, i: usize) -> &'a Section {
+        let sc: &'a Scene = self.sc[side];
+        &sc.doc.sections[i]
+    }
+
+    /// Normalized text (ids replaced by identities) for comparisons.
+    fn norm(&self, s: &Src) -> String {
+        let t = self.text(s);
+        if !t.contains("Resource") {
+            return t.split_whitespace().collect::<Vec<_>>().join(" ");
+        }
+        let side = s.0;
+        let r = rewrite_refs_in_text(t, &mut |kind, id| {
+            Some(match kind {
+                RefKind::Ext => match self.idx[side].ext.get(id) {
+                    Some(&i) => format!("@E{}", self.id.ext.of[side][i]),
+                    None => format!("?E{id}"),
+                },
+                RefKind::Sub => match self.idx[side].sub.get(id) {
+                    Some(&i) => format!("@S{}", self.id.sub.of[side][i]),
+                    None => format!("?S{id}"),
+                },
+            })
+        });
+        r.split_whitespace().collect::<Vec<_>>().join(" ")
+    }
+
+    /// Whether two values are the same, as the engine sees them.
+    fn same(&self, a: &Option<Src>, b: &Option<Src>) -> bool {
+        match (a, b) {
+            (None, None) => true,
+            (Some(x), Some(y)) => {
+                let (nx, ny) = (self.norm(x), self.norm(y));
+                if nx == ny {
+                    return true;
+                }
+                match (parse(&nx), parse(&ny)) {
+                    (Ok(vx), Ok(vy)) => sem_eq_top(&vx, &vy),
+                    _ => false,
+                }
+            }
+            _ => false,
+        }
+    }
+
+    fn parent_ref(&self, side: usize, n: usize) -> ParentRef {
+        match &self.sc[side].nodes[n].parent {
+            None => ParentRef::Root,
+            Some(p) if p == "." => ParentRef::Node(self.root_ident(side)),
+            Some(p) => match self.paths[side].get(p.as_str()) {
+                Some(&i) => ParentRef::Node(self.id.node.of[side][i]),
+                None => ParentRef::Outside(p.clone()),
+            },
+        }
+    }
+
+    fn root_ident(&self, side: usize) -> usize {
+        self.sc[side]
+            .nodes
+            .iter()
+            .position(|n| n.parent.is_none())
+            .map_or(usize::MAX, |i| self.id.node.of[side][i])
+    }
+
+    /// Merge the property lines of one section given its versions on each side.
+    fn merge_props(&mut self, secs: [Option<usize>; 3], location: &str) -> (Vec<Line>, bool) {
+        let mut maps: [BTreeMap<&'a str, (usize, Src)>; 3] = Default::default();
+        let mut orders: [Vec<&'a str>; 3] = Default::default();
+        for side in 0..3 {
+            if let Some(si) = secs[side] {
+                let sec = self.sec(side, si);
+                for (k, p) in sec.props.iter().enumerate() {
+                    if maps[side].insert(p.key.as_str(), (k, (side, p.value.clone()))).is_none() {
+                        orders[side].push(p.key.as_str());
+                    }
+                }
+            }
+        }
+        let mut keys: BTreeSet<&str> = BTreeSet::new();
+        for m in &maps {
+            keys.extend(m.keys().copied());
+        }
+        let sc = self.sc;
+        let line_of = |side: usize, key: &str, maps: &[BTreeMap<&'a str, (usize, Src)>; 3]| -> Option<Src> {
+            let (k, _) = maps[side].get(key)?;
+            let si = secs[side]?;
+            Some((side, sc[side].doc.sections[si].props[*k].line.clone()))
+        };
+        let mut chosen: BTreeMap<&str, Line> = BTreeMap::new();
+        let mut conflict = false;
+        for key in keys {
+            let v = |s: usize| maps[s].get(key).map(|(_, src)| src.clone());
+            let (b, o, t) = (v(B), v(O), v(T));
+            match pick3(&b, &o, &t, |x, y| self.same(x, y)) {
+                Pick::Ours => {
+                    if let Some(l) = line_of(O, key, &maps) {
+                        chosen.insert(key, Line::Src(l));
+                    }
+                }
+                Pick::Theirs => {
+                    if let Some(l) = line_of(T, key, &maps) {
+                        chosen.insert(key, Line::Src(l));
+                    }
+                }
+                Pick::Conflict => {
+                    conflict = true;
+                    self.conflicts.push(ConflictReport {
+                        location: location.to_string(),
+                        property: Some(key.to_string()),
+                        base: b.as_ref().map(|s| shorten(self.text(s), 60)),
+                        ours: o.as_ref().map(|s| shorten(self.text(s), 60)),
+                        theirs: t.as_ref().map(|s| shorten(self.text(s), 60)),
+                    });
+                    chosen.insert(key, Line::Conflict([line_of(B, key, &maps), line_of(O, key, &maps), line_of(T, key, &maps)]));
+                }
+            }
+        }
+        // Order: ours' order, with the keys only theirs (or base) has after their neighbours.
+        let names: Vec<&str> = chosen.keys().copied().collect();
+        let num: HashMap<&str, usize> = names.iter().enumerate().map(|(i, k)| (*k, i)).collect();
+        let seq = |side: usize| -> Vec<usize> { orders[side].iter().filter_map(|k| num.get(k).copied()).collect() };
+        let keep: BTreeSet<usize> = (0..names.len()).collect();
+        let order = merge_order(&seq(B), &seq(O), &seq(T), &keep);
+        let lines = order.into_iter().filter_map(|i| chosen.remove(names[i])).collect();
+        (lines, conflict)
+    }
+}
+
+/// Canonical order of `[node]` header fields (spec §4.6).
+const NODE_FIELDS: &[&str] = &[
+    "name",
+    "type",
+    "parent",
+    "parent_id_path",
+    "owner",
+    "owner_uid_path",
+    "index",
+    "unique_id",
+    "node_paths",
+    "groups",
+    "instance_placeholder",
+    "instance",
+];
+
+fn field_src(sc: &Scene, side: usize, sec: usize, key: &str) -> Option<Src> {
+    sc.doc.sections[sec].tag.field(key).map(|r| (side, r.clone()))
+}
+
+/// Merge group lists as sets (spec §6.23).
+fn merge_groups(ctx: &Ctx, g: [Option<Src>; 3]) -> Option<Vec<String>> {
+    let set = |s: &Option<Src>| -> BTreeSet<String> {
+        s.as_ref()
+            .and_then(|s| parse(ctx.text(s)).ok())
+            .map(|v| match v {
+                crate::value::Value::Array(items) => items
+                    .into_iter()
+                    .filter_map(|i| match i {
+                        crate::value::Value::String(s) | crate::value::Value::StringName(s) => Some(s),
+                        _ => None,
+                    })
+                    .collect(),
+                _ => BTreeSet::new(),
+            })
+            .unwrap_or_default()
+    };
+    let (b, o, t) = (set(&g[0]), set(&g[1]), set(&g[2]));
+    let mut r: BTreeSet<String> = b.clone();
+    for side in [&o, &t] {
+        for x in b.difference(side) {
+            r.remove(x);
+        }
+        for x in side.difference(&b) {
+            r.insert(x.clone());
+        }
+    }
+    if r.is_empty() {
+        None
+    } else {
+        Some(r.into_iter().collect())
+    }
+}
+
+/// Build the merged scene.
+pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) -> Structural {
+    let sc = [b, o, t];
+    let id = match_all(sc);
+    let mut ctx = Ctx {
+        sc,
+        idx: [IdIndex::new(b), IdIndex::new(o), IdIndex::new(t)],
+        paths: [0, 1, 2].map(|s| sc[s].nodes.iter().enumerate().map(|(i, n)| (n.path.as_str(), i)).collect()),
+        id,
+        conflicts: Vec::new(),
+        decisions: Vec::new(),
+    };
+    for m in &ctx.id.sub_matches {
+        let ident = m.ident;
+        if let Some(oi) = ctx.id.sub.at[ident][O].filter(|_| m.side == T) {
+            let (tr, or) = (&sc[T].sub_resources[m.index], &sc[O].sub_resources[oi]);
+            if m.how.starts_with("identical") {
+                ctx.decisions.push(Decision::ResourceDeduplicated {
+                    section: "sub_resource",
+                    what: format!("{} \"{}\"", tr.type_name, tr.id),
+                    id: or.id.clone(),
+                });
+            } else {
+                ctx.decisions.push(Decision::ResourceMatched {
+                    type_name: tr.type_name.clone(),
+                    theirs_id: tr.id.clone(),
+                    ours_id: or.id.clone(),
+                    how: m.how,
+                });
+            }
+        }
+    }
+
+    // ---- Nodes ----
+    let godot3 = o.is_godot3();
+    let n_idents = ctx.id.node.at.len();
+    let mut node_out: BTreeMap<usize, OutSec> = BTreeMap::new();
+    let mut node_parent: HashMap<usize, ParentRef> = HashMap::new();
+    let mut node_name: HashMap<usize, String> = HashMap::new();
+    let mut node_conflict_tag: BTreeSet<usize> = BTreeSet::new();
+    let mut group_text: HashMap<usize, String> = HashMap::new();
+    // Node header fields decided per identity, printed once paths are known.
+    let mut node_fields: HashMap<usize, (usize, Vec<(String, Option<Src>)>)> = HashMap::new();
+    for ident in 0..n_idents {
+        let at = ctx.id.node.at[ident];
+        let secs = [0, 1, 2].map(|s| at[s].map(|i| sc[s].nodes[i].section));
+        let path_of = |s: usize| at[s].map(|i| sc[s].nodes[i].path.clone()).unwrap_or_default();
+        let location = format!("node \"{}\"", if at[O].is_some() { path_of(O) } else { path_of(T) });
+        match (at[B].is_some(), at[O].is_some(), at[T].is_some()) {
+            (_, true, true) => {}
+            (false, true, false) | (false, false, true) => {
+                // Added by one side.
+                let side = if at[O].is_some() { O } else { T };
+                let i = at[side].unwrap_or_default();
+                node_parent.insert(ident, ctx.parent_ref(side, i));
+                node_name.insert(ident, sc[side].nodes[i].name.clone());
+                let sec = sc[side].nodes[i].section;
+                let fields = sc[side].doc.sections[sec].tag.fields.iter().map(|f| (f.key.clone(), Some((side, f.value.clone())))).collect();
+                node_fields.insert(ident, (side, fields));
+                let lines = sc[side].doc.sections[sec].props.iter().map(|p| Line::Src((side, p.line.clone()))).collect();
+                node_out.insert(
+                    ident,
+                    OutSec { kind: SectionKind::Node, verbatim: (side == O).then_some(sec), tag: TagOut::Src((side, sc[side].doc.sections[sec].tag.span.clone())), lines, whole: None },
+                );
+                continue;
+            }
+            (true, true, false) | (true, false, true) => {
+                // Deleted by one side: gone if the other side did not change it.
+                let kept = if at[O].is_some() { O } else { T };
+                let bs = secs[B].unwrap_or_default();
+                let ks = secs[kept].unwrap_or_default();
+                let unchanged = {
+                    let bp = sc[B].doc.sections[bs].props.len() == sc[kept].doc.sections[ks].props.len()
+                        && sc[B].doc.sections[bs].props.iter().zip(&sc[kept].doc.sections[ks].props).all(|(x, y)| {
+                            x.key == y.key && ctx.same(&Some((B, x.value.clone())), &Some((kept, y.value.clone())))
+                        });
+                    let bt = sc[B].doc.sections[bs].tag.fields.len() == sc[kept].doc.sections[ks].tag.fields.len()
+                        && sc[B].doc.sections[bs].tag.fields.iter().zip(&sc[kept].doc.sections[ks].tag.fields).all(|(x, y)| {
+                            x.key == y.key && ctx.same(&Some((B, x.value.clone())), &Some((kept, y.value.clone())))
+                        });
+                    bp && bt
+                };
+                if unchanged {
+                    continue;
+                }
+                ctx.conflicts.push(ConflictReport {
+                    location: location.clone(),
+                    property: None,
+                    base: Some("(node)".into()),
+                    ours: Some(if kept == O { "changed".into() } else { "deleted".into() }),
+                    theirs: Some(if kept == T { "changed".into() } else { "deleted".into() }),
+                });
+                let i = at[kept].unwrap_or_default();
+                node_parent.insert(ident, ctx.parent_ref(kept, i));
+                node_name.insert(ident, sc[kept].nodes[i].name.clone());
+                node_out.insert(
+                    ident,
+                    OutSec { kind: SectionKind::Node, verbatim: None, tag: TagOut::Src((kept, 0..0)), lines: Vec::new(), whole: Some([secs[B], secs[O], secs[T]]) },
+                );
+                continue;
+            }
+            _ => continue, // deleted by both, or base only
+        }
+        // Present on both sides: merge the header field by field, then the properties.
+        let (oi, ti) = (at[O].unwrap_or_default(), at[T].unwrap_or_default());
+        let pr = [at[B].map(|i| ctx.parent_ref(B, i)), Some(ctx.parent_ref(O, oi)), Some(ctx.parent_ref(T, ti))];
+        let mut tag_conflict = false;
+        let parent = match pick3(&pr[0], &pr[1], &pr[2], eq_opt) {
+            Pick::Ours => pr[1].clone(),
+            Pick::Theirs => pr[2].clone(),
+            Pick::Conflict => {
+                tag_conflict = true;
+                pr[1].clone()
+            }
+        }
+        .unwrap_or(ParentRef::Root);
+        let names = [at[B].map(|i| sc[B].nodes[i].name.clone()), Some(sc[O].nodes[oi].name.clone()), Some(sc[T].nodes[ti].name.clone())];
+        let name = match pick3(&names[0], &names[1], &names[2], eq_opt) {
+            Pick::Ours => names[1].clone(),
+            Pick::Theirs => names[2].clone(),
+            Pick::Conflict => {
+                tag_conflict = true;
+                names[1].clone()
+            }
+        }
+        .unwrap_or_default();
+        if let (Some(bn), Some(bp)) = (&names[0], &pr[0]) {
+            if name != *bn && (names[1].as_ref() != Some(bn)) != (names[2].as_ref() != Some(bn)) {
+                ctx.decisions.push(Decision::NodeRenameFollowed { from: path_of(B), to: String::new() });
+            }
+            if parent != *bp && (pr[1].as_ref() != Some(bp)) != (pr[2].as_ref() != Some(bp)) {
+                ctx.decisions.push(Decision::NodeMoveFollowed { from: path_of(B), to: String::new() });
+            }
+        }
+        node_parent.insert(ident, parent);
+        node_name.insert(ident, name);
+        // Other fields.
+        let mut keys: Vec<String> = Vec::new();
+        for s in 0..3 {
+            if let Some(si) = secs[s] {
+                for f in &sc[s].doc.sections[si].tag.fields {
+                    if !keys.contains(&f.key) {
+                        keys.push(f.key.clone());
+                    }
+                }
+            }
+        }
+        let mut fields: Vec<(String, Option<Src>)> = Vec::new();
+        for key in keys {
+            if key == "name" || key == "parent" {
+                continue;
+            }
+            let v = |s: usize| secs[s].and_then(|si| field_src(sc[s], s, si, &key));
+            let (fb, fo, ft) = (v(B), v(O), v(T));
+            if key == "groups" {
+                let merged = merge_groups(&ctx, [fb.clone(), fo.clone(), ft.clone()]);
+                let same_as = |x: &Option<Src>| merge_groups(&ctx, [None, x.clone(), None]) == merged;
+                if same_as(&fo) {
+                    fields.push((key, fo));
+                } else if same_as(&ft) {
+                    fields.push((key, ft));
+                } else {
+                    let list = merged.unwrap_or_default();
+                    let text = if godot3 {
+                        format!("[\n{}\n]", list.iter().map(|g| format!("\"{}\",", crate::write::c_escape(g))).collect::<Vec<_>>().join("\n"))
+                    } else {
+                        format!("[{}]", list.iter().map(|g| format!("\"{}\"", crate::write::c_escape(g))).collect::<Vec<_>>().join(", "))
+                    };
+                    group_text.insert(ident, text);
+                    fields.push((key, None));
+                }
+                continue;
+            }
+            let p = if key == "unique_id" && fo.is_some() { Pick::Ours } else { pick3(&fb, &fo, &ft, |x, y| ctx.same(x, y)) };
+            match p {
+                Pick::Ours => fields.push((key, fo)),
+                Pick::Theirs => fields.push((key, ft)),
+                Pick::Conflict => {
+                    tag_conflict = true;
+                    ctx.conflicts.push(ConflictReport {
+                        location: location.clone(),
+                        property: Some(format!("[node] {key}")),
+                        base: fb.as_ref().map(|s| shorten(ctx.text(s), 60)),
+                        ours: fo.as_ref().map(|s| shorten(ctx.text(s), 60)),
+                        theirs: ft.as_ref().map(|s| shorten(ctx.text(s), 60)),
+                    });
+                    fields.push((key, fo));
+                }
+            }
+        }
+        if tag_conflict {
+            if !ctx.conflicts.iter().any(|c| c.location == location && c.property.as_deref().is_some_and(|p| p.starts_with("[node]"))) {
+                ctx.conflicts.push(ConflictReport {
+                    location: location.clone(),
+                    property: Some("[node] name/parent".into()),
+                    base: Some(path_of(B)),
+                    ours: Some(path_of(O)),
+                    theirs: Some(path_of(T)),
+                });
+            }
+            node_conflict_tag.insert(ident);
+        }
+        node_fields.insert(ident, (O, fields));
+        let (lines, _) = ctx.merge_props(secs, &location);
+        let osec = secs[O].unwrap_or_default();
+        let tag = if tag_conflict {
+            TagOut::Conflict([secs[B].map(|s| (B, sc[B].doc.sections[s].tag.span.clone())), Some((O, sc[O].doc.sections[osec].tag.span.clone())), Some((T, sc[T].doc.sections[secs[T].unwrap_or_default()].tag.span.clone()))])
+        } else {
+            TagOut::Src((O, sc[O].doc.sections[osec].tag.span.clone()))
+        };
+        node_out.insert(ident, OutSec { kind: SectionKind::Node, verbatim: None, tag, lines, whole: None });
+    }
+
+    // Merged paths.
+    let mut merged_path: HashMap<usize, String> = HashMap::new();
+    fn path_of_ident(
+        ident: usize,
+        parent: &HashMap<usize, ParentRef>,
+        name: &HashMap<usize, String>,
+        memo: &mut HashMap<usize, String>,
+        depth: usize,
+    ) -> String {
+        if let Some(p) = memo.get(&ident) {
+            return p.clone();
+        }
+        let r = match parent.get(&ident) {
+            None | Some(ParentRef::Root) => ".".to_string(),
+            Some(ParentRef::Outside(p)) => join_path(p, name.get(&ident).map_or("", |s| s.as_str())),
+            Some(ParentRef::Node(p)) => {
+                let pp = if depth > 4096 { ".".to_string() } else { path_of_ident(*p, parent, name, memo, depth + 1) };
+                join_path(&pp, name.get(&ident).map_or("", |s| s.as_str()))
+            }
+        };
+        memo.insert(ident, r.clone());
+        r
+    }
+    for &ident in node_out.keys() {
+        path_of_ident(ident, &node_parent, &node_name, &mut merged_path, 0);
+    }
+    for d in ctx.decisions.iter_mut() {
+        if let Decision::NodeRenameFollowed { from, to } | Decision::NodeMoveFollowed { from, to } = d {
+            if to.is_empty() {
+                if let Some(i) = sc[B].nodes.iter().position(|n| n.path == *from) {
+                    let ident = ctx.id.node.of[B][i];
+                    *to = merged_path.get(&ident).cloned().unwrap_or_default();
+                }
+            }
+        }
+    }
+    // Parent text of each node in the result.
+    let parent_text = |ident: usize| -> Option<String> {
+        match node_parent.get(&ident) {
+            None | Some(ParentRef::Root) => None,
+            Some(ParentRef::Outside(p)) => Some(p.clone()),
+            Some(ParentRef::Node(p)) => Some(merged_path.get(p).cloned().unwrap_or_else(|| ".".into())),
+        }
+    };
+    // Rebuild node tags whose fields or parent path changed.
+    for (&ident, out) in node_out.iter_mut() {
+        if out.whole.is_some() || node_conflict_tag.contains(&ident) {
+            continue;
+        }
+        let Some((side, fields)) = node_fields.get(&ident) else { continue };
+        let side = *side;
+        let at = ctx.id.node.at[ident];
+        let Some(si) = at[side] else { continue };
+        let sec = &sc[side].doc.sections[sc[side].nodes[si].section];
+        let want_parent = parent_text(ident);
+        let want_name = node_name.get(&ident).cloned().unwrap_or_default();
+        let cur_parent = sec.tag.field("parent").map(|r| field_text(&sc[side].doc, r));
+        let cur_name = sec.tag.field("name").map(|r| field_text(&sc[side].doc, r)).unwrap_or_default();
+        let same_fields = fields.len() + 2 == sec.tag.fields.len() + usize::from(sec.tag.field("parent").is_none())
+            && fields.iter().all(|(k, v)| match v {
+                Some((s, r)) => *s == side && sec.tag.field(k) == Some(r),
+                None => false,
+            });
+        if same_fields && want_parent == cur_parent && want_name == cur_name {
+            continue;
+        }
+        let mut list: Vec<(String, Chunk)> = Vec::new();
+        list.push(("name".into(), Chunk::Lit(format!("\"{}\"", crate::write::c_escape(&want_name)))));
+        for (k, v) in fields {
+            match v {
+                Some(src) => list.push((k.clone(), Chunk::Src(src.clone()))),
+                None if k == "groups" => {
+                    if let Some(text) = group_text.get(&ident) {
+                        list.push((k.clone(), Chunk::Lit(text.clone())));
+                    }
+                }
+                None => {}
+            }
+        }
+        if let Some(p) = want_parent {
+            list.push(("parent".into(), Chunk::Lit(format!("\"{}\"", crate::write::c_escape(&p)))));
+        }
+        // Canonical field order.
+        list.sort_by_key(|(k, _)| NODE_FIELDS.iter().position(|f| f == k).unwrap_or(NODE_FIELDS.len()));
+        out.tag = TagOut::Fields("node".into(), list);
+        out.verbatim = None;
+    }
+    // Node order.
+    let keep: BTreeSet<usize> = node_out.keys().copied().collect();
+    let seq = |s: usize| -> Vec<usize> { (0..sc[s].nodes.len()).map(|i| ctx.id.node.of[s][i]).collect() };
+    let (nb, no, nt) = (seq(B), seq(O), seq(T));
+    let mut node_order = merge_order(&nb, &no, &nt, &keep);
+    {
+        let filt = |v: &[usize]| v.iter().copied().filter(|x| keep.contains(x)).collect::<Vec<_>>();
+        if filt(&no) != filt(&nb) && filt(&nt) != filt(&nb) {
+            ctx.decisions.push(Decision::SiblingOrderMerged);
+        }
+    }
+    // Parents before children.
+    {
+        let pos: HashMap<usize, usize> = node_order.iter().enumerate().map(|(i, &x)| (x, i)).collect();
+        let bad = node_order.iter().any(|x| matches!(node_parent.get(x), Some(ParentRef::Node(p)) if pos.get(p).is_some_and(|&pp| pp > pos[x])));
+        if bad {
+            let mut children: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+            let mut roots = Vec::new();
+            for &x in &node_order {
+                match node_parent.get(&x) {
+                    Some(ParentRef::Node(p)) if pos.contains_key(p) => children.entry(pos[p]).or_default().push(x),
+                    _ => roots.push(x),
+                }
+            }
+            let mut out = Vec::with_capacity(node_order.len());
+            let mut stack: Vec<usize> = roots.into_iter().rev().collect();
+            let mut seen = BTreeSet::new();
+            while let Some(x) = stack.pop() {
+                if !seen.insert(x) {
+                    continue;
+                }
+                out.push(x);
+                if let Some(c) = children.get(&pos[&x]) {
+                    stack.extend(c.iter().rev());
+                }
+            }
+            for &x in &node_order {
+                if seen.insert(x) {
+                    out.push(x);
+                }
+            }
+            node_order = out;
+        }
+    }
+
+    // ---- [resource] ----
+    let resource_out = if o.kind == FileKind::Resource {
+        let secs = [b.resource, o.resource, t.resource];
+        let (lines, _) = ctx.merge_props(secs, "[resource]");
+        secs[O].map(|osec| OutSec { kind: SectionKind::Resource, verbatim: None, tag: TagOut::Src((O, o.doc.sections[osec].tag.span.clone())), lines, whole: None })
+    } else {
+        None
+    };
+
+    // ---- sub_resources: merge contents of every identity ----
+    let mut sub_out: BTreeMap<usize, OutSec> = BTreeMap::new();
+    for ident in 0..ctx.id.sub.at.len() {
+        let at = ctx.id.sub.at[ident];
+        let secs = [0, 1, 2].map(|s| at[s].map(|i| sc[s].sub_resources[i].section));
+        // A missing side counts as unchanged from base (reachability decides presence).
+        let mut v = secs;
+        if v[O].is_none() && v[T].is_some() {
+            v[O] = if v[B].is_some() { v[B] } else { None };
+        }
+        let vv = [v[B], if secs[O].is_none() { None } else { v[O] }, if secs[T].is_none() { None } else { v[T] }];
+        let (src_side, lines) = match (vv[O], vv[T]) {
+            (Some(_), Some(_)) => {
+                let loc = format!("sub_resource \"{}\"", sc[O].sub_resources[at[O].unwrap_or_default()].id);
+                (O, ctx.merge_props(vv, &loc).0)
+            }
+            _ => {
+                let side = if secs[O].is_some() { O } else if secs[T].is_some() { T } else { B };
+                let Some(si) = secs[side] else { continue };
+                (side, sc[side].doc.sections[si].props.iter().map(|p| Line::Src((side, p.line.clone()))).collect())
+            }
+        };
+        sub_out.insert(ident, OutSec { kind: SectionKind::SubResource, verbatim: None, tag: TagOut::Resource { side: src_side, ident, ext: false }, lines, whole: None });
+    }
+
+    // ---- Reachability of resources ----
+    let mut ext_used: BTreeSet<usize> = BTreeSet::new();
+    let mut sub_used: BTreeSet<usize> = BTreeSet::new();
+    let refs_of = |ctx: &Ctx, s: &Src, ext_used: &mut BTreeSet<usize>, subs: &mut Vec<usize>| {
+        let side = s.0;
+        scan_refs_in_text(ctx.text(s), &mut |k, id| match k {
+            RefKind::Ext => {
+                if let Some(&i) = ctx.idx[side].ext.get(id) {
+                    ext_used.insert(ctx.id.ext.of[side][i]);
+                }
+            }
+            RefKind::Sub => {
+                if let Some(&i) = ctx.idx[side].sub.get(id) {
+                    subs.push(ctx.id.sub.of[side][i]);
+                }
+            }
+        });
+    };
+    let sec_srcs = |ctx: &Ctx, out: &OutSec| -> Vec<Src> {
+        let mut v: Vec<Src> = Vec::new();
+        match &out.tag {
+            TagOut::Src(s) => v.push(s.clone()),
+            TagOut::Fields(_, f) => v.extend(f.iter().filter_map(|(_, c)| if let Chunk::Src(s) = c { Some(s.clone()) } else { None })),
+            TagOut::Conflict(x) => v.extend(x.iter().flatten().cloned()),
+            TagOut::Resource { .. } => {}
+        }
+        for l in &out.lines {
+            match l {
+                Line::Src(s) => v.push(s.clone()),
+                Line::Conflict(x) => v.extend(x.iter().flatten().cloned()),
+            }
+        }
+        if let Some(w) = &out.whole {
+            for (s, si) in w.iter().enumerate() {
+                if let Some(si) = si {
+                    v.push((s, ctx.sc[s].doc.sections[*si].span.clone()));
+                }
+            }
+        }
+        v
+    };
+    let mut work: Vec<usize> = Vec::new();
+    for out in node_out.values().chain(resource_out.iter()) {
+        for s in sec_srcs(&ctx, out) {
+            refs_of(&ctx, &s, &mut ext_used, &mut work);
+        }
+    }
+    while let Some(x) = work.pop() {
+        if !sub_used.insert(x) {
+            continue;
+        }
+        if let Some(out) = sub_out.get(&x) {
+            for s in sec_srcs(&ctx, out) {
+                refs_of(&ctx, &s, &mut ext_used, &mut work);
+            }
+        }
+    }
+    let sub_keep: BTreeSet<usize> = sub_out
+        .keys()
+        .copied()
+        .filter(|&i| {
+            let at = ctx.id.sub.at[i];
+            sub_used.contains(&i) || (at[O].is_some() && at[T].is_some())
+        })
+        .collect();
+    // Refs from kept-but-unused subs.
+    for &i in &sub_keep {
+        if !sub_used.contains(&i) {
+            if let Some(out) = sub_out.get(&i) {
+                let mut w = Vec::new();
+                for s in sec_srcs(&ctx, out) {
+                    refs_of(&ctx, &s, &mut ext_used, &mut w);
+                }
+            }
+        }
+    }
+    for (i, at) in ctx.id.sub.at.iter().enumerate() {
+        if !sub_keep.contains(&i) && at[O].is_some() {
+            ctx.decisions.push(Decision::UnusedResourceDropped { section: "sub_resource", id: sc[O].sub_resources[at[O].unwrap_or_default()].id.clone() });
+        }
+    }
+    let ext_keep: BTreeSet<usize> = (0..ctx.id.ext.at.len())
+        .filter(|&i| {
+            let at = ctx.id.ext.at[i];
+            ext_used.contains(&i) || (at[O].is_some() && at[T].is_some()) || (at[B].is_none() && (at[O].is_some() || at[T].is_some()))
+        })
+        .collect();
+    for (i, at) in ctx.id.ext.at.iter().enumerate() {
+        if !ext_keep.contains(&i) && at[O].is_some() {
+            ctx.decisions.push(Decision::UnusedResourceDropped { section: "ext_resource", id: sc[O].ext_resources[at[O].unwrap_or_default()].id.clone() });
+        }
+        if ext_keep.contains(&i) && at[B].is_some() && (at[O].is_none() || at[T].is_none()) {
+            let side = if at[O].is_some() { O } else { T };
+            if let Some(k) = at[side] {
+                ctx.decisions.push(Decision::DeletedResourceKept { section: "ext_resource", id: sc[side].ext_resources[k].id.clone() });
+            }
+        }
+    }
+
+    // ---- Ext order and ids ----
+    let ext_seq = |s: usize| -> Vec<usize> { (0..sc[s].ext_resources.len()).map(|i| ctx.id.ext.of[s][i]).collect() };
+    let mut ext_order = merge_order(&ext_seq(B), &ext_seq(O), &ext_seq(T), &ext_keep);
+    let int_ext = o.ext_resources.iter().all(|e| is_int_id(&e.id)) && (godot3 || !o.ext_resources.is_empty());
+    let int_ext = int_ext || (o.ext_resources.is_empty() && godot3);
+    let mut ext_ids: HashMap<usize, String> = HashMap::new();
+    let mut used: BTreeSet<String> = BTreeSet::new();
+    for &i in &ext_order {
+        if let Some(k) = ctx.id.ext.at[i][O] {
+            let e = &o.ext_resources[k].id;
+            ext_ids.insert(i, e.clone());
+            used.insert(e.clone());
+        }
+    }
+    for (pos, &i) in ext_order.iter().enumerate() {
+        if ext_ids.contains_key(&i) {
+            continue;
+        }
+        let side = if ctx.id.ext.at[i][T].is_some() { T } else { B };
+        let e = &sc[side].ext_resources[ctx.id.ext.at[i][side].unwrap_or_default()];
+        let new = if !used.contains(&e.id) && (is_int_id(&e.id) == int_ext || o.ext_resources.is_empty()) {
+            e.id.clone()
+        } else {
+            let n = new_ext_id(int_ext, pos + 1, &e.path, &used);
+            ctx.decisions.push(Decision::IdRenamed { section: "ext_resource", type_name: e.type_name.clone(), from: e.id.clone(), to: n.clone() });
+            n
+        };
+        used.insert(new.clone());
+        ext_ids.insert(i, new);
+    }
+    let sorted = o.ext_resources.windows(2).all(|w| natural_cmp(&w[0].id, &w[1].id) != std::cmp::Ordering::Greater);
+    if sorted {
+        ext_order.sort_by(|a, b| natural_cmp(&ext_ids[a], &ext_ids[b]));
+    }
+
+    // ---- Sub order and ids ----
+    let sub_seq = |s: usize| -> Vec<usize> { (0..sc[s].sub_resources.len()).map(|i| ctx.id.sub.of[s][i]).collect() };
+    let sub_order0 = merge_order(&sub_seq(B), &sub_seq(O), &sub_seq(T), &sub_keep);
+    // Dependencies first.
+    let mut deps: HashMap<usize, Vec<usize>> = HashMap::new();
+    for &i in &sub_order0 {
+        let mut w = Vec::new();
+        let mut dummy = BTreeSet::new();
+        if let Some(out) = sub_out.get(&i) {
+            for s in sec_srcs(&ctx, out) {
+                refs_of(&ctx, &s, &mut dummy, &mut w);
+            }
+        }
+        deps.insert(i, w);
+    }
+    let mut sub_order: Vec<usize> = Vec::with_capacity(sub_order0.len());
+    {
+        let mut state: HashMap<usize, u8> = HashMap::new();
+        fn visit(x: usize, deps: &HashMap<usize, Vec<usize>>, keep: &BTreeSet<usize>, state: &mut HashMap<usize, u8>, out: &mut Vec<usize>, depth: usize) {
+            if state.get(&x).copied().unwrap_or(0) != 0 || !keep.contains(&x) || depth > 4096 {
+                return;
+            }
+            state.insert(x, 1);
+            if let Some(d) = deps.get(&x) {
+                for &y in d {
+                    visit(y, deps, keep, state, out, depth + 1);
+                }
+            }
+            state.insert(x, 2);
+            out.push(x);
+        }
+        for &i in &sub_order0 {
+            visit(i, &deps, &sub_keep, &mut state, &mut sub_order, 0);
+        }
+    }
+    let int_sub = godot3 || (!o.sub_resources.is_empty() && o.sub_resources.iter().all(|s| is_int_id(&s.id)));
+    let mut sub_ids: HashMap<usize, String> = HashMap::new();
+    let mut used: BTreeSet<String> = BTreeSet::new();
+    for &i in &sub_order {
+        if let Some(k) = ctx.id.sub.at[i][O] {
+            sub_ids.insert(i, o.sub_resources[k].id.clone());
+            used.insert(o.sub_resources[k].id.clone());
+        }
+    }
+    for &i in &sub_order {
+        if sub_ids.contains_key(&i) {
+            continue;
+        }
+        let side = if ctx.id.sub.at[i][T].is_some() { T } else { B };
+        let r = &sc[side].sub_resources[ctx.id.sub.at[i][side].unwrap_or_default()];
+        let new = if !used.contains(&r.id) && is_int_id(&r.id) == int_sub {
+            r.id.clone()
+        } else {
+            let n = new_sub_id(int_sub, &r.type_name, &format!("{}:{}", r.type_name, r.id), &used);
+            ctx.decisions.push(Decision::IdRenamed { section: "sub_resource", type_name: r.type_name.clone(), from: r.id.clone(), to: n.clone() });
+            n
+        };
+        used.insert(new.clone());
+        sub_ids.insert(i, new);
+    }
+
+    // ---- Connections and editables ----
+    let (conn_out, conn_order) = merge_connections(&mut ctx, &merged_path);
+    let (edit_out, edit_order) = merge_editables(&ctx, &merged_path);
+
+    // ---- Header ----
+    let header = merge_header(&mut ctx, ext_order.len() + sub_order.len(), &node_out, &sub_out);
+
+    // ---- Assemble ----
+    let mut secs: Vec<OutSec> = vec![header];
+    for &i in &ext_order {
+        let side = if ctx.id.ext.at[i][O].is_some() { O } else if ctx.id.ext.at[i][T].is_some() { T } else { B };
+        let k = ctx.id.ext.at[i][side].unwrap_or_default();
+        let sec = o.ext_resources.get(k).filter(|_| side == O).map(|e| e.section);
+        let merged_tag = merge_ext_tag(&mut ctx, i);
+        let verbatim = if matches!(merged_tag, TagOut::Src((O, _))) { sec } else { None };
+        secs.push(OutSec { kind: SectionKind::ExtResource, verbatim, tag: merged_tag, lines: Vec::new(), whole: None });
+    }
+    for &i in &sub_order {
+        if let Some(mut out) = sub_out.remove(&i) {
+            let at = ctx.id.sub.at[i];
+            if let Some(k) = at[O] {
+                let osec = o.sub_resources[k].section;
+                out.tag = TagOut::Src((O, o.doc.sections[osec].tag.span.clone()));
+                let all_ours = out.lines.len() == o.doc.sections[osec].props.len()
+                    && out.lines.iter().zip(&o.doc.sections[osec].props).all(|(l, p)| matches!(l, Line::Src((O, r)) if *r == p.line));
+                if all_ours {
+                    out.verbatim = Some(osec);
+                }
+            }
+            secs.push(out);
+        }
+    }
+    if let Some(r) = resource_out {
+        secs.push(r);
+    }
+    for &i in &node_order {
+        if let Some(mut out) = node_out.remove(&i) {
+            if let (TagOut::Src((O, r)), Some(k)) = (&out.tag, ctx.id.node.at[i][O]) {
+                let osec = o.nodes[k].section;
+                let s = &o.doc.sections[osec];
+                if *r == s.tag.span
+                    && out.lines.len() == s.props.len()
+                    && out.lines.iter().zip(&s.props).all(|(l, p)| matches!(l, Line::Src((O, r)) if *r == p.line))
+                {
+                    out.verbatim = Some(osec);
+                }
+            }
+            secs.push(out);
+        }
+    }
+    for i in conn_order {
+        if let Some(c) = conn_out.get(&i) {
+            secs.push(c.clone());
+        }
+    }
+    for i in edit_order {
+        if let Some(c) = edit_out.get(&i) {
+            secs.push(c.clone());
+        }
+    }
+
+    let printer = Printer { ctx: &ctx, ext_ids: &ext_ids, sub_ids: &sub_ids, markers, godot3 };
+    let text = printer.print(&secs, false);
+    let take_ours = printer.print(&secs, true);
+    Structural { text: text.into_bytes(), take_ours: take_ours.into_bytes(), conflicts: ctx.conflicts, decisions: ctx.decisions }
+}
+
+fn merge_ext_tag(ctx: &mut Ctx, ident: usize) -> TagOut {
+    let at = ctx.id.ext.at[ident];
+    let sc = ctx.sc;
+    let sec = |s: usize| at[s].map(|k| sc[s].ext_resources[k].section);
+    match (at[O], at[T]) {
+        (Some(_), Some(_)) => {
+            let (so, st) = (sec(O).unwrap_or_default(), sec(T).unwrap_or_default());
+            let mut changed = false;
+            let mut fields: Vec<(String, Chunk)> = Vec::new();
+            for f in &sc[O].doc.sections[so].tag.fields {
+                if f.key == "id" {
+                    fields.push((f.key.clone(), Chunk::Src((O, f.value.clone()))));
+                    continue;
+                }
+                let v = |s: usize| sec(s).and_then(|x| field_src(sc[s], s, x, &f.key));
+                let (fb, fo, ft) = (v(B), v(O), v(T));
+                let p = pick3(&fb, &fo, &ft, |x, y| ctx.same(x, y));
+                match (p, ft) {
+                    (Pick::Theirs, Some(t)) => {
+                        changed = true;
+                        fields.push((f.key.clone(), Chunk::Src(t)));
+                    }
+                    (Pick::Theirs, None) => changed = true,
+                    _ => fields.push((f.key.clone(), Chunk::Src((O, f.value.clone())))),
+                }
+            }
+            // Fields only theirs has (a uid added by a 4.4 resave).
+            for f in &sc[T].doc.sections[st].tag.fields {
+                if sc[O].doc.sections[so].tag.field(&f.key).is_none() && sec(B).and_then(|x| field_src(sc[B], B, x, &f.key)).is_none() {
+                    changed = true;
+                    let pos = if f.key == "uid" { fields.iter().position(|(k, _)| k == "path").unwrap_or(fields.len()) } else { fields.len() };
+                    fields.insert(pos, (f.key.clone(), Chunk::Src((T, f.value.clone()))));
+                }
+            }
+            if changed {
+                TagOut::Fields("ext_resource".into(), fields)
+            } else {
+                TagOut::Src((O, sc[O].doc.sections[so].tag.span.clone()))
+            }
+        }
+        (Some(_), None) => TagOut::Src((O, sc[O].doc.sections[sec(O).unwrap_or_default()].tag.span.clone())),
+        _ => {
+            let side = if at[T].is_some() { T } else { B };
+            TagOut::Resource { side, ident, ext: true }
+        }
+    }
+}
+
+fn conn_key(ctx: &Ctx, side: usize, k: usize) -> (String, String, String, String) {
+    let c = &ctx.sc[side].connections[k].key;
+    let node = |p: &str| match ctx.paths[side].get(p) {
+        Some(&i) => format!("#{}", ctx.id.node.of[side][i]),
+        None if p == "." => format!("#{}", ctx.root_ident(side)),
+        None => p.to_string(),
+    };
+    (c.signal.clone(), node(&c.from), node(&c.to), c.method.clone())
+}
+
+fn merge_connections(ctx: &mut Ctx, merged_path: &HashMap<usize, String>) -> (BTreeMap<usize, OutSec>, Vec<usize>) {
+    let sc = ctx.sc;
+    let mut table: BTreeMap<(String, String, String, String), usize> = BTreeMap::new();
+    let mut at: Vec<[Option<usize>; 3]> = Vec::new();
+    let mut seqs: [Vec<usize>; 3] = Default::default();
+    for side in 0..3 {
+        for k in 0..sc[side].connections.len() {
+            let key = conn_key(ctx, side, k);
+            let id = *table.entry(key).or_insert_with(|| {
+                at.push([None; 3]);
+                at.len() - 1
+            });
+            if at[id][side].is_none() {
+                at[id][side] = Some(k);
+                seqs[side].push(id);
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    let tag_src = |side: usize, k: usize| -> Src { (side, sc[side].doc.sections[sc[side].connections[k].section].tag.span.clone()) };
+    let norm_tag = |ctx: &Ctx, side: usize, k: usize| -> String {
+        let s = &sc[side].doc.sections[sc[side].connections[k].section];
+        let mut v: Vec<String> = s
+            .tag
+            .fields
+            .iter()
+            .filter(|f| f.key != "from" && f.key != "to")
+            .map(|f| format!("{}={}", f.key, ctx.norm(&(side, f.value.clone()))))
+            .collect();
+        v.sort();
+        v.join(" ")
+    };
+    for (id, a) in at.iter().enumerate() {
+        let n = |s: usize| a[s].map(|k| norm_tag(ctx, s, k));
+        let (nb, no, nt) = (n(B), n(O), n(T));
+        let pick = pick3(&nb, &no, &nt, eq_opt);
+        let chosen = match pick {
+            Pick::Ours => a[O].map(|k| (O, k)),
+            Pick::Theirs => a[T].map(|k| (T, k)),
+            Pick::Conflict => {
+                let loc = a[O].or(a[T]).map(|_| {
+                    let (s, k) = if let Some(k) = a[O] { (O, k) } else { (T, a[T].unwrap_or_default()) };
+                    let c = &sc[s].connections[k].key;
+                    format!("connection {} from \"{}\" to \"{}\" ({})", c.signal, c.from, c.to, c.method)
+                });
+                ctx.conflicts.push(ConflictReport {
+                    location: loc.unwrap_or_default(),
+                    property: None,
+                    base: a[B].map(|k| shorten(ctx.text(&tag_src(B, k)), 60)),
+                    ours: a[O].map(|k| shorten(ctx.text(&tag_src(O, k)), 60)),
+                    theirs: a[T].map(|k| shorten(ctx.text(&tag_src(T, k)), 60)),
+                });
+                out.insert(
+                    id,
+                    OutSec {
+                        kind: SectionKind::Connection,
+                        verbatim: None,
+                        tag: TagOut::Conflict([a[B].map(|k| tag_src(B, k)), a[O].map(|k| tag_src(O, k)), a[T].map(|k| tag_src(T, k))]),
+                        lines: Vec::new(),
+                        whole: None,
+                    },
+                );
+                continue;
+            }
+        };
+        let Some((side, k)) = chosen else { continue };
+        // from/to follow renamed and moved nodes.
+        let c = &sc[side].connections[k].key;
+        let sec = &sc[side].doc.sections[sc[side].connections[k].section];
+        let new_path = |p: &str| -> Option<String> {
+            let i = *ctx.paths[side].get(p)?;
+            let np = merged_path.get(&ctx.id.node.of[side][i])?;
+            (np != p).then(|| np.clone())
+        };
+        let (nf, nt2) = (new_path(&c.from), new_path(&c.to));
+        let tag = if nf.is_none() && nt2.is_none() {
+            TagOut::Src(tag_src(side, k))
+        } else {
+            let fields = sec
+                .tag
+                .fields
+                .iter()
+                .map(|f| {
+                    let lit = match f.key.as_str() {
+                        "from" => nf.clone(),
+                        "to" => nt2.clone(),
+                        _ => None,
+                    };
+                    (f.key.clone(), lit.map_or(Chunk::Src((side, f.value.clone())), |p| Chunk::Lit(format!("\"{}\"", crate::write::c_escape(&p)))))
+                })
+                .collect();
+            TagOut::Fields("connection".into(), fields)
+        };
+        let verbatim = (side == O && matches!(tag, TagOut::Src(_))).then_some(sc[O].connections[k].section);
+        out.insert(id, OutSec { kind: SectionKind::Connection, verbatim, tag, lines: Vec::new(), whole: None });
+    }
+    let keep: BTreeSet<usize> = out.keys().copied().collect();
+    let order = merge_order(&seqs[B], &seqs[O], &seqs[T], &keep);
+    (out, order)
+}
+
+fn merge_editables(ctx: &Ctx, merged_path: &HashMap<usize, String>) -> (BTreeMap<usize, OutSec>, Vec<usize>) {
+    let sc = ctx.sc;
+    let mut table: BTreeMap<String, usize> = BTreeMap::new();
+    let mut at: Vec<[Option<usize>; 3]> = Vec::new();
+    let mut seqs: [Vec<usize>; 3] = Default::default();
+    for side in 0..3 {
+        for (k, e) in sc[side].editables.iter().enumerate() {
+            let key = match ctx.paths[side].get(e.path.as_str()) {
+                Some(&i) => format!("#{}", ctx.id.node.of[side][i]),
+                None => e.path.clone(),
+            };
+            let id = *table.entry(key).or_insert_with(|| {
+                at.push([None; 3]);
+                at.len() - 1
+            });
+            if at[id][side].is_none() {
+                at[id][side] = Some(k);
+                seqs[side].push(id);
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    for (id, a) in at.iter().enumerate() {
+        let present = |s: usize| a[s].is_some();
+        let keep = match (present(B), present(O), present(T)) {
+            (_, true, true) => true,
+            (false, true, false) | (false, false, true) => true,
+            _ => false,
+        };
+        if !keep {
+            continue;
+        }
+        let side = if present(O) { O } else { T };
+        let k = a[side].unwrap_or_default();
+        let e = &sc[side].editables[k];
+        let sec = &sc[side].doc.sections[e.section];
+        let np = ctx.paths[side].get(e.path.as_str()).and_then(|&i| merged_path.get(&ctx.id.node.of[side][i])).filter(|p| **p != e.path);
+        let tag = match np {
+            None => TagOut::Src((side, sec.tag.span.clone())),
+            Some(p) => TagOut::Fields("editable".into(), vec![("path".into(), Chunk::Lit(format!("\"{}\"", crate::write::c_escape(p))))]),
+        };
+        let verbatim = (side == O && matches!(tag, TagOut::Src(_))).then_some(e.section);
+        out.insert(id, OutSec { kind: SectionKind::Editable, verbatim, tag, lines: Vec::new(), whole: None });
+    }
+    let keep: BTreeSet<usize> = out.keys().copied().collect();
+    let order = merge_order(&seqs[B], &seqs[O], &seqs[T], &keep);
+    (out, order)
+}
+
+fn needs_format4(ctx: &Ctx, secs: &BTreeMap<usize, OutSec>, subs: &BTreeMap<usize, OutSec>) -> bool {
+    secs.values().chain(subs.values()).any(|s| {
+        s.lines.iter().any(|l| match l {
+            Line::Src(src) => {
+                let t = ctx.text(src);
+                t.contains("PackedVector4Array(") || t.contains("PackedByteArray(\"")
+            }
+            Line::Conflict(_) => false,
+        })
+    })
+}
+
+fn merge_header(ctx: &mut Ctx, resources: usize, nodes: &BTreeMap<usize, OutSec>, subs: &BTreeMap<usize, OutSec>) -> OutSec {
+    let sc = ctx.sc;
+    let h = |s: usize| &sc[s].doc.sections[0];
+    let mut fields: Vec<(String, Chunk)> = Vec::new();
+    let mut changed = false;
+    let mut conflict = false;
+    let mut keys: Vec<String> = h(O).tag.fields.iter().map(|f| f.key.clone()).collect();
+    for f in &h(T).tag.fields {
+        if !keys.contains(&f.key) && f.key != "load_steps" && f.key != "format" {
+            keys.push(f.key.clone());
+        }
+    }
+    let fmt = |s: usize| sc[s].header.format;
+    let mut format = fmt(O).max(fmt(T));
+    if format.is_some_and(|f| f == 3) && needs_format4(ctx, nodes, subs) {
+        format = Some(4);
+    }
+    for key in keys {
+        let v = |s: usize| field_src(sc[s], s, 0, &key);
+        match key.as_str() {
+            "load_steps" => {
+                let want = (resources + 1) as i64;
+                if sc[O].header.load_steps != Some(want) {
+                    changed = true;
+                    ctx.decisions.push(Decision::LoadStepsRecomputed { from: sc[O].header.load_steps, to: (want > 1).then_some(want) });
+                }
+                if want > 1 {
+                    fields.push((key, Chunk::Lit(want.to_string())));
+                }
+            }
+            "format" => {
+                let f = format.unwrap_or(3);
+                if fmt(O) != Some(f) {
+                    changed = true;
+                    ctx.decisions.push(Decision::FormatRaised { from: fmt(O), to: f });
+                }
+                fields.push((key, Chunk::Lit(f.to_string())));
+            }
+            _ => {
+                let (fb, fo, ft) = (v(B), v(O), v(T));
+                match pick3(&fb, &fo, &ft, |x, y| ctx.same(x, y)) {
+                    Pick::Ours => {
+                        if let Some(s) = fo {
+                            fields.push((key, Chunk::Src(s)));
+                        }
+                    }
+                    Pick::Theirs => {
+                        changed = true;
+                        if let Some(s) = ft {
+                            fields.push((key, Chunk::Src(s)));
+                        }
+                    }
+                    Pick::Conflict => {
+                        conflict = true;
+                        ctx.conflicts.push(ConflictReport {
+                            location: "file header".into(),
+                            property: Some(key.clone()),
+                            base: fb.as_ref().map(|s| shorten(ctx.text(s), 60)),
+                            ours: fo.as_ref().map(|s| shorten(ctx.text(s), 60)),
+                            theirs: ft.as_ref().map(|s| shorten(ctx.text(s), 60)),
+                        });
+                        if let Some(s) = fo {
+                            fields.push((key, Chunk::Src(s)));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let tag = if conflict {
+        TagOut::Conflict([Some((B, h(B).tag.span.clone())), Some((O, h(O).tag.span.clone())), Some((T, h(T).tag.span.clone()))])
+    } else if changed {
+        TagOut::Fields(h(O).tag.name.clone(), fields)
+    } else {
+        TagOut::Src((O, h(O).tag.span.clone()))
+    };
+    let verbatim = matches!(tag, TagOut::Src(_)).then_some(0);
+    OutSec { kind: SectionKind::Header, verbatim, tag, lines: Vec::new(), whole: None }
+}
+
+struct Printer<'c, 'a> {
+    ctx: &'c Ctx<'a>,
+    ext_ids: &'c HashMap<usize, String>,
+    sub_ids: &'c HashMap<usize, String>,
+    markers: &'c MarkerOptions,
+    godot3: bool,
+}
+
+impl Printer<'_, '_> {
+    /// Side text with ids mapped to the result's ids.
+    fn src(&self, s: &Src) -> String {
+        let (side, r) = s;
+        let text = self.ctx.sc[*side].doc.slice(r);
+        if *side == O || !text.contains("Resource") {
+            return text.to_string();
+        }
+        let ctx = self.ctx;
+        rewrite_refs_in_text(text, &mut |kind, id| match kind {
+            RefKind::Ext => {
+                let i = *ctx.idx[*side].ext.get(id)?;
+                let out = self.ext_ids.get(&ctx.id.ext.of[*side][i])?;
+                (out != id).then(|| out.clone())
+            }
+            RefKind::Sub => {
+                let i = *ctx.idx[*side].sub.get(id)?;
+                let out = self.sub_ids.get(&ctx.id.sub.of[*side][i])?;
+                (out != id).then(|| out.clone())
+            }
+        })
+    }
+
+    fn id_text(&self, id: &str) -> String {
+        if self.godot3 && is_int_id(id) {
+            id.to_string()
+        } else {
+            format!("\"{id}\"")
+        }
+    }
+
+    fn tag(&self, t: &TagOut, take_ours: bool, out: &mut String, nconf: &mut usize) {
+        match t {
+            TagOut::Src(s) => out.push_str(&self.src(s)),
+            TagOut::Fields(name, fields) => {
+                out.push('[');
+                out.push_str(name);
+                for (k, c) in fields {
+                    out.push(' ');
+                    out.push_str(k);
+                    out.push('=');
+                    match c {
+                        Chunk::Src(s) => out.push_str(&self.src(s)),
+                        Chunk::Lit(l) => out.push_str(l),
+                    }
+                }
+                out.push(']');
+            }
+            TagOut::Resource { side, ident, ext } => {
+                let sc = self.ctx.sc[*side];
+                let (sec, new_id) = if *ext {
+                    let k = self.ctx.id.ext.at[*ident][*side].unwrap_or_default();
+                    (sc.ext_resources[k].section, self.ext_ids.get(ident))
+                } else {
+                    let k = self.ctx.id.sub.at[*ident][*side].unwrap_or_default();
+                    (sc.sub_resources[k].section, self.sub_ids.get(ident))
+                };
+                let tag = &sc.doc.sections[sec].tag;
+                out.push('[');
+                out.push_str(&tag.name);
+                for f in &tag.fields {
+                    out.push(' ');
+                    out.push_str(&f.key);
+                    out.push('=');
+                    if f.key == "id" {
+                        match new_id {
+                            Some(n) => out.push_str(&self.id_text(n)),
+                            None => out.push_str(sc.doc.slice(&f.value)),
+                        }
+                    } else {
+                        out.push_str(&self.src(&(*side, f.value.clone())));
+                    }
+                }
+                out.push(']');
+            }
+            TagOut::Conflict(v) => {
+                *nconf += 1;
+                let text = |s: &Option<Src>| s.as_ref().map(|s| format!("{}\n", self.src(s))).unwrap_or_default();
+                if take_ours {
+                    out.push_str(text(&v[1]).trim_end_matches('\n'));
+                } else {
+                    let mut buf = Vec::new();
+                    write_conflict(&mut buf, text(&v[0]).as_bytes(), text(&v[1]).as_bytes(), text(&v[2]).as_bytes(), self.markers);
+                    out.push_str(String::from_utf8_lossy(&buf).trim_end_matches('\n'));
+                }
+            }
+        }
+    }
+
+    fn line_text(&self, s: &Src) -> String {
+        let mut t = self.src(s);
+        if !t.ends_with('\n') {
+            t.push('\n');
+        }
+        t
+    }
+
+    fn body(&self, s: &OutSec, take_ours: bool, nconf: &mut usize) -> String {
+        let ctx = self.ctx;
+        if let Some(w) = &s.whole {
+            *nconf += 1;
+            let text = |side: usize| -> String {
+                w[side]
+                    .map(|si| {
+                        let sec = &ctx.sc[side].doc.sections[si];
+                        let mut t = self.src(&(side, sec.span.start..body_end(ctx.sc[side], si)));
+                        if !t.ends_with('\n') {
+                            t.push('\n');
+                        }
+                        t
+                    })
+                    .unwrap_or_default()
+            };
+            if take_ours {
+                return text(O);
+            }
+            let mut buf = Vec::new();
+            write_conflict(&mut buf, text(B).as_bytes(), text(O).as_bytes(), text(T).as_bytes(), self.markers);
+            return String::from_utf8_lossy(&buf).into_owned();
+        }
+        if let Some(si) = s.verbatim {
+            let mut t = ctx.sc[O].doc.slice(&(ctx.sc[O].doc.sections[si].span.start..body_end(ctx.sc[O], si))).to_string();
+            if !t.ends_with('\n') {
+                t.push('\n');
+            }
+            return t;
+        }
+        let mut out = String::new();
+        self.tag(&s.tag, take_ours, &mut out, nconf);
+        out.push('\n');
+        for l in &s.lines {
+            match l {
+                Line::Src(src) => out.push_str(&self.line_text(src)),
+                Line::Conflict(v) => {
+                    *nconf += 1;
+                    let text = |x: &Option<Src>| x.as_ref().map(|s| self.line_text(s)).unwrap_or_default();
+                    if take_ours {
+                        out.push_str(&text(&v[1]));
+                    } else {
+                        let mut buf = Vec::new();
+                        write_conflict(&mut buf, text(&v[0]).as_bytes(), text(&v[1]).as_bytes(), text(&v[2]).as_bytes(), self.markers);
+                        out.push_str(&String::from_utf8_lossy(&buf));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Blank lines between two sections, as Godot writes them.
+    fn separator(&self, a: SectionKind, b: SectionKind) -> &'static str {
+        use SectionKind::*;
+        match (a, b) {
+            (ExtResource, ExtResource) | (Connection, Connection) => "",
+            (Editable, Editable) => {
+                if self.godot3 {
+                    "\n"
+                } else {
+                    ""
+                }
+            }
+            _ => "\n",
+        }
+    }
+
+    fn print(&self, secs: &[OutSec], take_ours: bool) -> String {
+        let o = self.ctx.sc[O];
+        let mut out = String::with_capacity(o.doc.text.len() + 1024);
+        out.push_str(o.doc.slice(&o.doc.prefix));
+        let mut nconf = 0;
+        for (i, s) in secs.iter().enumerate() {
+            out.push_str(&self.body(s, take_ours, &mut nconf));
+            let next = secs.get(i + 1);
+            // Keep ours' own trailing bytes where ours had the same neighbour.
+            let trailing = s.verbatim.and_then(|si| {
+                let follows = match next {
+                    None => si + 1 == o.doc.sections.len(),
+                    Some(n) => n.verbatim == Some(si + 1),
+                };
+                follows.then(|| o.doc.slice(&(body_end(o, si)..o.doc.sections[si].span.end)))
+            });
+            match (trailing, next) {
+                (Some(t), _) => {
+                    // The body was made to end with a newline; don't double it.
+                    let body_nl = !o.doc.slice(&(o.doc.sections[s.verbatim.unwrap_or_default()].span.start..body_end(o, s.verbatim.unwrap_or_default()))).ends_with('\n');
+                    if body_nl {
+                        out.push_str(t.strip_prefix('\n').unwrap_or(t));
+                    } else {
+                        out.push_str(t);
+                    }
+                }
+                (None, Some(n)) => out.push_str(self.separator(s.kind, n.kind)),
+                (None, None) => {}
+            }
+        }
+        out
+    }
+}
+
+/// End of a section's body: after its last property line, or after the tag's line.
+fn body_end(s: &Scene, si: usize) -> usize {
+    let sec = &s.doc.sections[si];
+    let text = s.doc.text.as_bytes();
+    let mut end = sec.props.last().map_or(sec.tag.span.end, |p| p.line.end);
+    // Include the rest of the line (a CR and the LF).
+    let mut p = end;
+    while p < sec.span.end && (text[p] == b'\r' || text[p] == b' ' || text[p] == b'\t') {
+        p += 1;
+    }
+    if p < sec.span.end && text[p] == b'\n' {
+        end = p + 1;
+    }
+    end
+}

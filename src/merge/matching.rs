@@ -1,0 +1,346 @@
+//! Matching: which ext_resource, sub_resource and node of base, ours and theirs are the
+//! same thing. Each gets an *identity* (an index into a table), so that ids and paths
+//! can be renamed freely afterwards.
+
+use crate::model::{NodeKey, Scene};
+use crate::value::{rewrite_refs_in_text, scan_refs_in_text, RefKind};
+use std::borrow::Cow;
+use std::collections::{BTreeMap, HashMap};
+
+/// Side indexes.
+pub const B: usize = 0;
+/// Ours.
+pub const O: usize = 1;
+/// Theirs.
+pub const T: usize = 2;
+
+/// An identity table: for each identity, the index of the part on each side.
+#[derive(Debug, Default, Clone)]
+pub struct Table {
+    /// identity -> [base, ours, theirs] index into the side's list.
+    pub at: Vec<[Option<usize>; 3]>,
+    /// side -> (index in the side's list -> identity).
+    pub of: [Vec<usize>; 3],
+}
+
+impl Table {
+    fn new(sizes: [usize; 3]) -> Table {
+        Table {
+            at: Vec::new(),
+            of: [vec![usize::MAX; sizes[0]], vec![usize::MAX; sizes[1]], vec![usize::MAX; sizes[2]]],
+        }
+    }
+    fn bind(&mut self, ident: usize, side: usize, i: usize) {
+        self.at[ident][side] = Some(i);
+        self.of[side][i] = ident;
+    }
+    fn fresh(&mut self, side: usize, i: usize) -> usize {
+        self.at.push([None; 3]);
+        let id = self.at.len() - 1;
+        self.bind(id, side, i);
+        id
+    }
+    fn bound(&self, side: usize, i: usize) -> bool {
+        self.of[side][i] != usize::MAX
+    }
+    fn claimed(&self, ident: usize, side: usize) -> bool {
+        self.at[ident][side].is_some()
+    }
+}
+
+/// How a sub_resource of ours or theirs was matched (for `--explain`).
+#[derive(Debug, Clone)]
+pub struct SubMatch {
+    /// Side of the matched resource.
+    pub side: usize,
+    /// Its index on that side.
+    pub index: usize,
+    /// Identity it joined.
+    pub ident: usize,
+    /// By what.
+    pub how: &'static str,
+}
+
+/// All identities of a three-way merge.
+#[derive(Debug, Clone)]
+pub struct Idents {
+    /// ext_resources.
+    pub ext: Table,
+    /// sub_resources.
+    pub sub: Table,
+    /// nodes.
+    pub node: Table,
+    /// Sub_resource matches made by use or content where ids differ.
+    pub sub_matches: Vec<SubMatch>,
+}
+
+fn match_exts(sc: [&Scene; 3]) -> Table {
+    let mut t = Table::new([sc[0].ext_resources.len(), sc[1].ext_resources.len(), sc[2].ext_resources.len()]);
+    let mut by_uid: HashMap<String, usize> = HashMap::new();
+    let mut by_path: HashMap<String, Vec<usize>> = HashMap::new();
+    let mut uid_of: Vec<Option<String>> = Vec::new();
+    for side in 0..3 {
+        for (i, e) in sc[side].ext_resources.iter().enumerate() {
+            let uid = e.uid.clone().filter(|u| u.len() > 6);
+            let mut cand = uid.as_ref().and_then(|u| by_uid.get(u).copied()).filter(|&id| !t.claimed(id, side));
+            if cand.is_none() {
+                cand = by_path.get(&e.path).and_then(|v| {
+                    v.iter().copied().find(|&id| {
+                        !t.claimed(id, side)
+                            && match (&uid, &uid_of[id]) {
+                                (Some(a), Some(b)) => a == b,
+                                _ => true,
+                            }
+                    })
+                });
+            }
+            let id = match cand {
+                Some(id) => {
+                    t.bind(id, side, i);
+                    id
+                }
+                None => {
+                    uid_of.push(None);
+                    t.fresh(side, i)
+                }
+            };
+            if let Some(u) = uid {
+                by_uid.entry(u.clone()).or_insert(id);
+                if uid_of[id].is_none() {
+                    uid_of[id] = Some(u);
+                }
+            }
+            by_path.entry(e.path.clone()).or_default().push(id);
+        }
+    }
+    t
+}
+
+fn match_nodes(sc: [&Scene; 3]) -> Table {
+    let mut t = Table::new([sc[0].nodes.len(), sc[1].nodes.len(), sc[2].nodes.len()]);
+    let mut by_uid: HashMap<NodeKey, usize> = HashMap::new();
+    let mut by_path: HashMap<&str, Vec<usize>> = HashMap::new();
+    // Whether an identity's unique_id was already in base (then a different id on a side
+    // means a different node).
+    let mut uid_in_base: Vec<bool> = Vec::new();
+    let mut has_uid: Vec<bool> = Vec::new();
+    for side in 0..3 {
+        for (i, n) in sc[side].nodes.iter().enumerate() {
+            let is_uid = matches!(n.key, NodeKey::UniqueId { .. });
+            let mut cand = if is_uid { by_uid.get(&n.key).copied().filter(|&id| !t.claimed(id, side)) } else { None };
+            if cand.is_none() {
+                cand = by_path.get(n.path.as_str()).and_then(|v| {
+                    v.iter().copied().find(|&id| !t.claimed(id, side) && !(is_uid && has_uid[id] && uid_in_base[id]))
+                });
+            }
+            let id = match cand {
+                Some(id) => {
+                    t.bind(id, side, i);
+                    id
+                }
+                None => {
+                    uid_in_base.push(false);
+                    has_uid.push(false);
+                    t.fresh(side, i)
+                }
+            };
+            if is_uid {
+                by_uid.entry(n.key.clone()).or_insert(id);
+                has_uid[id] = true;
+                if side == B {
+                    uid_in_base[id] = true;
+                }
+            }
+            by_path.entry(n.path.as_str()).or_default().push(id);
+        }
+    }
+    t
+}
+
+/// Text of a value with ExtResource/SubResource ids replaced by identities, so values
+/// compare equal across renumbered ids. Unmatched sub ids stay side-specific.
+pub fn normalize<'a>(text: &'a str, side: usize, sc: &Scene, ext: &Table, sub: &Table, sub_ids: &HashMap<&str, usize>, ext_ids: &HashMap<&str, usize>) -> Cow<'a, str> {
+    if !text.contains("Resource") {
+        return Cow::Borrowed(text);
+    }
+    let _ = sc;
+    Cow::Owned(rewrite_refs_in_text(text, &mut |kind, id| {
+        Some(match kind {
+            RefKind::Ext => match ext_ids.get(id) {
+                Some(&i) if ext.bound(side, i) => format!("@E{}", ext.of[side][i]),
+                _ => format!("?E{side}:{id}"),
+            },
+            RefKind::Sub => match sub_ids.get(id) {
+                Some(&i) if sub.bound(side, i) => format!("@S{}", sub.of[side][i]),
+                _ => format!("?S{side}:{id}"),
+            },
+        })
+    }))
+}
+
+/// Per-side lookups from id to index.
+pub struct IdIndex<'a> {
+    /// ext id -> index.
+    pub ext: HashMap<&'a str, usize>,
+    /// sub id -> index (the last definition wins, as in the loader).
+    pub sub: HashMap<&'a str, usize>,
+}
+
+impl<'a> IdIndex<'a> {
+    /// Build the lookups of a scene.
+    pub fn new(s: &'a Scene) -> IdIndex<'a> {
+        IdIndex {
+            ext: s.ext_resources.iter().enumerate().map(|(i, e)| (e.id.as_str(), i)).collect(),
+            sub: s.sub_resources.iter().enumerate().map(|(i, e)| (e.id.as_str(), i)).collect(),
+        }
+    }
+}
+
+/// Sub refs (indexes) appearing in a text, in order.
+fn sub_refs(text: &str, idx: &IdIndex) -> Vec<usize> {
+    let mut v = Vec::new();
+    if text.contains("SubResource") {
+        scan_refs_in_text(text, &mut |k, id| {
+            if k == RefKind::Sub {
+                if let Some(&i) = idx.sub.get(id) {
+                    v.push(i);
+                }
+            }
+        });
+    }
+    v
+}
+
+/// Properties of a section by key (last wins).
+fn props_of<'s>(s: &'s Scene, section: usize) -> BTreeMap<&'s str, &'s str> {
+    let sec = &s.doc.sections[section];
+    sec.props.iter().map(|p| (p.key.as_str(), s.doc.slice(&p.value))).collect()
+}
+
+fn content_signature(s: &Scene, side: usize, k: usize, ext: &Table, sub: &Table, idx: &IdIndex) -> String {
+    let r = &s.sub_resources[k];
+    let sec = &s.doc.sections[r.section];
+    let mut sig = r.type_name.clone();
+    for p in &sec.props {
+        sig.push('\n');
+        sig.push_str(&p.key);
+        sig.push('=');
+        let v = normalize(s.doc.slice(&p.value), side, s, ext, sub, &idx.sub, &idx.ext);
+        sig.extend(v.split_whitespace());
+    }
+    sig
+}
+
+/// Match everything.
+pub fn match_all(sc: [&Scene; 3]) -> Idents {
+    let ext = match_exts(sc);
+    let node = match_nodes(sc);
+    let idx = [IdIndex::new(sc[0]), IdIndex::new(sc[1]), IdIndex::new(sc[2])];
+    let mut sub = Table::new([sc[0].sub_resources.len(), sc[1].sub_resources.len(), sc[2].sub_resources.len()]);
+    let mut sub_matches = Vec::new();
+    for i in 0..sc[B].sub_resources.len() {
+        sub.fresh(B, i);
+    }
+    let godot3 = sc.iter().any(|s| s.is_godot3());
+    for x in [O, T] {
+        // Reference sides: base, and for theirs also what ours added.
+        let refs: &[usize] = if x == O { &[B] } else { &[B, O] };
+        // a. Same id and type (Godot 4 ids are stable across saves).
+        if !godot3 {
+            for (k, r) in sc[x].sub_resources.iter().enumerate() {
+                if let Some(&bi) = idx[B].sub.get(r.id.as_str()) {
+                    let ident = sub.of[B][bi];
+                    if sc[B].sub_resources[bi].type_name == r.type_name && !sub.claimed(ident, x) && !sub.bound(x, k) {
+                        sub.bind(ident, x, k);
+                    }
+                }
+            }
+        }
+        for &rside in refs {
+            // b. By use: the same property of the same node (or resource) refers to it.
+            for _round in 0..4 {
+                let mut changed = false;
+                let mut pairs: Vec<(usize, usize)> = Vec::new(); // (rside section, x section)
+                for at in &node.at {
+                    if let (Some(ri), Some(xi)) = (at[rside], at[x]) {
+                        pairs.push((sc[rside].nodes[ri].section, sc[x].nodes[xi].section));
+                    }
+                }
+                if let (Some(a), Some(b)) = (sc[rside].resource, sc[x].resource) {
+                    pairs.push((a, b));
+                }
+                for at in &sub.at {
+                    if let (Some(ri), Some(xi)) = (at[rside], at[x]) {
+                        pairs.push((sc[rside].sub_resources[ri].section, sc[x].sub_resources[xi].section));
+                    }
+                }
+                for (rs, xs) in pairs {
+                    let rp = props_of(sc[rside], rs);
+                    let xp = props_of(sc[x], xs);
+                    for (key, xv) in &xp {
+                        let Some(rv) = rp.get(key) else { continue };
+                        let a = sub_refs(rv, &idx[rside]);
+                        let b = sub_refs(xv, &idx[x]);
+                        if a.len() != b.len() {
+                            continue;
+                        }
+                        for (ri, xi) in a.into_iter().zip(b) {
+                            if sub.bound(x, xi) || !sub.bound(rside, ri) {
+                                continue;
+                            }
+                            let ident = sub.of[rside][ri];
+                            // Only base identities, or identities ours added (for theirs).
+                            if sub.claimed(ident, x) || (rside == O && sub.at[ident][B].is_some()) {
+                                continue;
+                            }
+                            if sc[rside].sub_resources[ri].type_name != sc[x].sub_resources[xi].type_name {
+                                continue;
+                            }
+                            sub.bind(ident, x, xi);
+                            if sc[rside].sub_resources[ri].id != sc[x].sub_resources[xi].id {
+                                sub_matches.push(SubMatch { side: x, index: xi, ident, how: "use" });
+                            }
+                            changed = true;
+                        }
+                    }
+                }
+                if !changed {
+                    break;
+                }
+            }
+            // c. By content (in file order, so dependencies are matched first).
+            let mut sigs: HashMap<String, Vec<usize>> = HashMap::new();
+            for (ri, _) in sc[rside].sub_resources.iter().enumerate() {
+                let ident = sub.of[rside][ri];
+                if ident == usize::MAX || sub.claimed(ident, x) || (rside == O && sub.at[ident][B].is_some()) {
+                    continue;
+                }
+                let sig = content_signature(sc[rside], rside, ri, &ext, &sub, &idx[rside]);
+                sigs.entry(sig).or_default().push(ident);
+            }
+            for k in 0..sc[x].sub_resources.len() {
+                if sub.bound(x, k) {
+                    continue;
+                }
+                let sig = content_signature(sc[x], x, k, &ext, &sub, &idx[x]);
+                if let Some(list) = sigs.get_mut(&sig) {
+                    if let Some(pos) = list.iter().position(|&id| !sub.claimed(id, x)) {
+                        let ident = list.remove(pos);
+                        sub.bind(ident, x, k);
+                        let how = if rside == O { "identical content (both added it)" } else { "content" };
+                        let other = sub.at[ident][rside].map(|i| sc[rside].sub_resources[i].id.as_str());
+                        if other != Some(sc[x].sub_resources[k].id.as_str()) || rside == O {
+                            sub_matches.push(SubMatch { side: x, index: k, ident, how });
+                        }
+                    }
+                }
+            }
+        }
+        for k in 0..sc[x].sub_resources.len() {
+            if !sub.bound(x, k) {
+                sub.fresh(x, k);
+            }
+        }
+    }
+    Idents { ext, sub, node, sub_matches }
+}

@@ -1,0 +1,358 @@
+//! Structural three-way merge of scenes and resources.
+//!
+//! The merge reads base, ours and theirs as keyed scenes, matches every part across the
+//! three (ext_resources by uid/path, sub_resources by id, use and content, nodes by
+//! unique_id or path, connections, editables), merges property by property and field by
+//! field, reconciles resource ids (ours keeps its ids; a colliding id from theirs is
+//! renamed and every reference rewritten), and writes the result: untouched sections are
+//! ours' bytes, new ones follow Godot's layout. Real conflicts become small diff3 markers
+//! around one property line, one header or one section.
+//!
+//! Safety net: a result is called clean only if it re-parses and passes
+//! [`crate::check`]; otherwise the merge falls back to [`crate::linemerge`], which behaves
+//! like `git merge-file`.
+
+mod emit;
+mod ids;
+mod matching;
+pub mod sequence;
+
+use crate::check::{check, is_broken};
+use crate::linemerge::{merge_lines, MarkerOptions};
+use crate::model::Scene;
+use std::fmt;
+
+/// What the caller chooses about a merge.
+#[derive(Debug, Clone, Default)]
+pub struct MergeOptions {
+    /// Marker size, labels and conflict style, as git passes them.
+    pub markers: MarkerOptions,
+}
+
+/// How the result was produced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Method {
+    /// One side equals base (or both sides are equal): the other side's bytes.
+    Trivial,
+    /// The structural merge.
+    Structural,
+    /// The line merge, and why the structural one was not used.
+    LineFallback(String),
+}
+
+/// One conflict, for the short report on stderr.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConflictReport {
+    /// The node, resource or section the conflict is in (`node "Player/Sprite"`).
+    pub location: String,
+    /// The property or field, when the conflict is about one.
+    pub property: Option<String>,
+    /// Base value (shortened), if any.
+    pub base: Option<String>,
+    /// Our value (shortened), if any.
+    pub ours: Option<String>,
+    /// Their value (shortened), if any.
+    pub theirs: Option<String>,
+}
+
+/// An automatic decision, recorded so that `--explain` can show a person what happened.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Decision {
+    /// A resource id from theirs collided with ours and was renamed.
+    IdRenamed {
+        /// `ext_resource` or `sub_resource`.
+        section: &'static str,
+        /// Resource type.
+        type_name: String,
+        /// Id on theirs.
+        from: String,
+        /// Id in the result.
+        to: String,
+    },
+    /// Both sides added the same resource; it is written once.
+    ResourceDeduplicated {
+        /// `ext_resource` or `sub_resource`.
+        section: &'static str,
+        /// What it is (type and path or id).
+        what: String,
+        /// Id kept (ours).
+        id: String,
+    },
+    /// Theirs renumbered a sub_resource (Godot 3 resave); matched by content/use.
+    ResourceMatched {
+        /// Resource type.
+        type_name: String,
+        /// Id on theirs.
+        theirs_id: String,
+        /// Id on ours.
+        ours_id: String,
+        /// How they were matched.
+        how: &'static str,
+    },
+    /// A node renamed on one side; changes from the other side followed it.
+    NodeRenameFollowed {
+        /// Path before.
+        from: String,
+        /// Path after.
+        to: String,
+    },
+    /// A node moved on one side; changes from the other side followed it.
+    NodeMoveFollowed {
+        /// Path before.
+        from: String,
+        /// Path after.
+        to: String,
+    },
+    /// Both sides changed the order or the set of nodes; the orders were merged.
+    SiblingOrderMerged,
+    /// `load_steps` recomputed.
+    LoadStepsRecomputed {
+        /// Value on ours.
+        from: Option<i64>,
+        /// Value written.
+        to: Option<i64>,
+    },
+    /// `format` raised because merged content needs it.
+    FormatRaised {
+        /// Value on ours.
+        from: Option<i64>,
+        /// Value written.
+        to: i64,
+    },
+    /// A sub_resource or ext_resource no longer used by anything was dropped.
+    UnusedResourceDropped {
+        /// `ext_resource` or `sub_resource`.
+        section: &'static str,
+        /// Its id on the side it came from.
+        id: String,
+    },
+    /// A deleted resource was kept because the merged content still uses it.
+    DeletedResourceKept {
+        /// `ext_resource` or `sub_resource`.
+        section: &'static str,
+        /// Id written.
+        id: String,
+    },
+    /// The structural merge was not used.
+    FellBack {
+        /// Why.
+        reason: String,
+    },
+}
+
+impl fmt::Display for Decision {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Decision::IdRenamed { section, type_name, from, to } => write!(
+                f,
+                "renamed their {section} {type_name} id \"{from}\" to \"{to}\": ours already uses \"{from}\" for another resource; every reference from their side was rewritten"
+            ),
+            Decision::ResourceDeduplicated { section, what, id } => {
+                write!(f, "both sides added the same {section} ({what}); it is written once, as \"{id}\"")
+            }
+            Decision::ResourceMatched { type_name, theirs_id, ours_id, how } => write!(
+                f,
+                "matched their {type_name} sub_resource \"{theirs_id}\" with ours \"{ours_id}\" by {how} (ids were renumbered)"
+            ),
+            Decision::NodeRenameFollowed { from, to } => {
+                write!(f, "followed the rename of node \"{from}\" to \"{to}\": changes made under the old name were applied to it")
+            }
+            Decision::NodeMoveFollowed { from, to } => {
+                write!(f, "followed the move of node \"{from}\" to \"{to}\": changes made at the old place were applied to it")
+            }
+            Decision::SiblingOrderMerged => write!(f, "merged the node order of both sides (insertions from both kept)"),
+            Decision::LoadStepsRecomputed { from, to } => write!(
+                f,
+                "recomputed load_steps: {} -> {} (sub_resources + ext_resources + 1)",
+                from.map_or("absent".to_string(), |v| v.to_string()),
+                to.map_or("absent".to_string(), |v| v.to_string())
+            ),
+            Decision::FormatRaised { from, to } => write!(
+                f,
+                "raised format from {} to {to}: the merged content needs it",
+                from.map_or("absent".to_string(), |v| v.to_string())
+            ),
+            Decision::UnusedResourceDropped { section, id } => {
+                write!(f, "dropped {section} \"{id}\": nothing in the merged file uses it any more")
+            }
+            Decision::DeletedResourceKept { section, id } => {
+                write!(f, "kept {section} \"{id}\", deleted on one side, because merged content still uses it")
+            }
+            Decision::FellBack { reason } => write!(f, "used a line merge instead of the structural merge: {reason}"),
+        }
+    }
+}
+
+impl Decision {
+    /// The decision as JSON, for `--explain=json`.
+    pub fn to_json(&self) -> serde_json::Value {
+        use serde_json::json;
+        let kind = match self {
+            Decision::IdRenamed { .. } => "id_renamed",
+            Decision::ResourceDeduplicated { .. } => "resource_deduplicated",
+            Decision::ResourceMatched { .. } => "resource_matched",
+            Decision::NodeRenameFollowed { .. } => "node_rename_followed",
+            Decision::NodeMoveFollowed { .. } => "node_move_followed",
+            Decision::SiblingOrderMerged => "sibling_order_merged",
+            Decision::LoadStepsRecomputed { .. } => "load_steps_recomputed",
+            Decision::FormatRaised { .. } => "format_raised",
+            Decision::UnusedResourceDropped { .. } => "unused_resource_dropped",
+            Decision::DeletedResourceKept { .. } => "deleted_resource_kept",
+            Decision::FellBack { .. } => "fell_back",
+        };
+        let mut v = json!({ "kind": kind, "message": self.to_string() });
+        let extra = match self {
+            Decision::IdRenamed { section, type_name, from, to } => {
+                json!({"section": section, "type": type_name, "from": from, "to": to})
+            }
+            Decision::ResourceDeduplicated { section, what, id } => json!({"section": section, "what": what, "id": id}),
+            Decision::ResourceMatched { type_name, theirs_id, ours_id, how } => {
+                json!({"type": type_name, "theirs_id": theirs_id, "ours_id": ours_id, "how": how})
+            }
+            Decision::NodeRenameFollowed { from, to } | Decision::NodeMoveFollowed { from, to } => {
+                json!({"from": from, "to": to})
+            }
+            Decision::LoadStepsRecomputed { from, to } => json!({"from": from, "to": to}),
+            Decision::FormatRaised { from, to } => json!({"from": from, "to": to}),
+            Decision::UnusedResourceDropped { section, id } | Decision::DeletedResourceKept { section, id } => {
+                json!({"section": section, "id": id})
+            }
+            Decision::FellBack { reason } => json!({"reason": reason}),
+            Decision::SiblingOrderMerged => json!({}),
+        };
+        if let (Some(o), Some(e)) = (v.as_object_mut(), extra.as_object()) {
+            for (k, x) in e {
+                o.insert(k.clone(), x.clone());
+            }
+        }
+        v
+    }
+}
+
+/// The result of a merge.
+#[derive(Debug, Clone)]
+pub struct MergeOutcome {
+    /// The merged file (with conflict markers when `conflicts` is not empty, or when the
+    /// line fallback left some).
+    pub text: Vec<u8>,
+    /// Number of conflict blocks in `text`.
+    pub conflict_count: usize,
+    /// Structural conflicts, for the report (empty after a line fallback).
+    pub conflicts: Vec<ConflictReport>,
+    /// How the result was produced.
+    pub method: Method,
+    /// Automatic decisions, in the order they were made.
+    pub decisions: Vec<Decision>,
+}
+
+impl MergeOutcome {
+    /// Whether the result is free of conflicts.
+    pub fn is_clean(&self) -> bool {
+        self.conflict_count == 0
+    }
+}
+
+fn line_fallback(base: &[u8], ours: &[u8], theirs: &[u8], opts: &MergeOptions, reason: String) -> MergeOutcome {
+    let lm = merge_lines(base, ours, theirs, &opts.markers);
+    MergeOutcome {
+        text: lm.text,
+        conflict_count: lm.conflicts,
+        conflicts: Vec::new(),
+        decisions: vec![Decision::FellBack { reason: reason.clone() }],
+        method: Method::LineFallback(reason),
+    }
+}
+
+/// Whether a merged text is a valid scene.
+fn validates(text: &[u8]) -> Result<(), String> {
+    let scene = Scene::parse(text).map_err(|e| format!("the merged text does not parse: {e}"))?;
+    let problems = check(&scene);
+    if is_broken(&problems) {
+        let first = problems
+            .iter()
+            .find(|p| p.severity == crate::check::Severity::Error)
+            .map(|p| format!("line {}: {}", p.line, p.message))
+            .unwrap_or_default();
+        return Err(format!("the structural result would be broken ({first})"));
+    }
+    Ok(())
+}
+
+/// Merge three versions of a scene or resource file.
+pub fn merge(base: &[u8], ours: &[u8], theirs: &[u8], opts: &MergeOptions) -> MergeOutcome {
+    let trivial = |text: &[u8]| MergeOutcome {
+        text: text.to_vec(),
+        conflict_count: 0,
+        conflicts: Vec::new(),
+        method: Method::Trivial,
+        decisions: Vec::new(),
+    };
+    if ours == theirs || base == theirs {
+        return trivial(ours);
+    }
+    if base == ours {
+        return trivial(theirs);
+    }
+    let parsed = (Scene::parse(base), Scene::parse(ours), Scene::parse(theirs));
+    let (b, o, t) = match parsed {
+        (Ok(b), Ok(o), Ok(t)) => (b, o, t),
+        (b, o, t) => {
+            let which = [("base", b.err()), ("ours", o.err()), ("theirs", t.err())]
+                .into_iter()
+                .find_map(|(n, e)| e.map(|e| format!("{n} does not parse: {}", e.to_string().lines().next().unwrap_or(""))))
+                .unwrap_or_default();
+            return line_fallback(base, ours, theirs, opts, which);
+        }
+    };
+    if b.kind != o.kind || o.kind != t.kind {
+        return line_fallback(base, ours, theirs, opts, "the three versions are not all scenes or all resources".into());
+    }
+    let structural = emit::merge_scenes(&b, &o, &t, &opts.markers);
+    // Validate: the clean text itself, or ours' resolution of every conflict.
+    if let Err(reason) = validates(&structural.take_ours) {
+        return line_fallback(base, ours, theirs, opts, reason);
+    }
+    if structural.conflicts.is_empty() {
+        return MergeOutcome {
+            text: structural.text,
+            conflict_count: 0,
+            conflicts: Vec::new(),
+            method: Method::Structural,
+            decisions: structural.decisions,
+        };
+    }
+    // Never worse than git: a clean line merge that validates beats a conflicted one.
+    let lm = merge_lines(base, ours, theirs, &opts.markers);
+    if lm.conflicts == 0 && validates(&lm.text).is_ok() {
+        return MergeOutcome {
+            text: lm.text,
+            conflict_count: 0,
+            conflicts: Vec::new(),
+            method: Method::LineFallback("the line merge is clean and valid".into()),
+            decisions: vec![Decision::FellBack {
+                reason: "the line merge is clean and gives a valid scene, while the structural merge found conflicts".into(),
+            }],
+        };
+    }
+    MergeOutcome {
+        text: structural.text,
+        conflict_count: structural.conflicts.len(),
+        conflicts: structural.conflicts,
+        method: Method::Structural,
+        decisions: structural.decisions,
+    }
+}
+
+/// Shorten a value for a one-line report.
+pub fn shorten(s: &str, max: usize) -> String {
+    let one: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one.chars().count() <= max {
+        one
+    } else {
+        let cut: String = one.chars().take(max.saturating_sub(1)).collect();
+        format!("{cut}…")
+    }
+}
+
+#[cfg(test)]
+mod tests;
