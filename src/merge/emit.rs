@@ -336,7 +336,13 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
     for ident in 0..n_idents {
         let at = ctx.id.node.at[ident];
         let secs = [0, 1, 2].map(|s| at[s].map(|i| sc[s].nodes[i].section));
-        let path_of = |s: usize| at[s].map(|i| sc[s].nodes[i].path.clone()).unwrap_or_default();
+        let path_of = |s: usize| {
+            at[s].map(|i| {
+                let n = &sc[s].nodes[i];
+                if n.path == "." { n.name.clone() } else { n.path.clone() }
+            })
+            .unwrap_or_default()
+        };
         let location = format!("node \"{}\"", if at[O].is_some() { path_of(O) } else { path_of(T) });
         match (at[B].is_some(), at[O].is_some(), at[T].is_some()) {
             (_, true, true) => {}
@@ -347,7 +353,13 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
                 node_parent.insert(ident, ctx.parent_ref(side, i));
                 node_name.insert(ident, sc[side].nodes[i].name.clone());
                 let sec = sc[side].nodes[i].section;
-                let fields = sc[side].doc.sections[sec].tag.fields.iter().map(|f| (f.key.clone(), Some((side, f.value.clone())))).collect();
+                let fields = sc[side].doc.sections[sec]
+                    .tag
+                    .fields
+                    .iter()
+                    .filter(|f| f.key != "name" && f.key != "parent")
+                    .map(|f| (f.key.clone(), Some((side, f.value.clone()))))
+                    .collect();
                 node_fields.insert(ident, (side, fields));
                 let lines = sc[side].doc.sections[sec].props.iter().map(|p| Line::Src((side, p.line.clone()))).collect();
                 node_out.insert(
@@ -1443,6 +1455,9 @@ fn body_end(s: &Scene, si: usize) -> usize {
     let sec = &s.doc.sections[si];
     let text = s.doc.text.as_bytes();
     let mut end = sec.props.last().map_or(sec.tag.span.end, |p| p.line.end);
+    if end > 0 && text[end - 1] == b'\n' {
+        return end;
+    }
     // Include the rest of the line (a CR and the LF).
     let mut p = end;
     while p < sec.span.end && (text[p] == b'\r' || text[p] == b' ' || text[p] == b'\t') {

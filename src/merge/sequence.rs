@@ -42,13 +42,23 @@ pub fn merge_order(base: &[usize], ours: &[usize], theirs: &[usize], keep: &BTre
         if missing.is_empty() {
             continue;
         }
-        // Positions in `out`, rebuilt after each batch.
+        let base_set: BTreeSet<usize> = base.iter().copied().collect();
         for (i, x) in missing {
             let pos: BTreeMap<usize, usize> = out.iter().enumerate().map(|(p, &v)| (v, p)).collect();
+            let before = list[i + 1..].iter().find_map(|n| pos.get(n).copied());
             let after = list[..i].iter().rev().find_map(|p| pos.get(p).copied());
-            let at = match after {
-                Some(p) => p + 1,
-                None => list[i + 1..].iter().find_map(|n| pos.get(n).copied()).unwrap_or(out.len()),
+            let at = match (after, before) {
+                // Last on its side: last in the result too.
+                (_, None) => out.len(),
+                (Some(p), Some(_)) => {
+                    // After the predecessor and after what the skeleton side inserted there.
+                    let mut at = p + 1;
+                    while at < out.len() && !base_set.contains(&out[at]) {
+                        at += 1;
+                    }
+                    at
+                }
+                (None, Some(n)) => n,
             };
             out.insert(at, x);
             placed.insert(x);
