@@ -1,3 +1,92 @@
-//! `merge`: being written.
-use super::MergeArgs;
-pub fn run(_a: &MergeArgs) -> anyhow::Result<i32> { anyhow::bail!("`merge` is not available in this build yet") }
+//! `tscn-merge merge`: git's merge-driver conventions. Reads BASE OURS THEIRS, writes
+//! the result to OURS (`--git`), to `-o OUT`, or to standard output. Exit 0 clean,
+//! 1 conflicts remain, 2 error (nothing written).
+
+use super::{io, ExplainFormat, MergeArgs};
+use tscn_merge::linemerge::MarkerOptions;
+use tscn_merge::merge::{merge, Decision, MergeOptions, MergeOutcome, Method};
+
+/// Print `--explain` output on stderr.
+pub fn explain(outcome: &MergeOutcome, format: Option<ExplainFormat>, path: &str) {
+    match format {
+        None => {}
+        Some(ExplainFormat::Text) => {
+            if outcome.decisions.is_empty() {
+                eprintln!("{path}: no automatic decisions were needed");
+            }
+            for d in &outcome.decisions {
+                eprintln!("{path}: {d}");
+            }
+        }
+        Some(ExplainFormat::Json) => {
+            let method = match &outcome.method {
+                Method::Trivial => "trivial".to_string(),
+                Method::Structural => "structural".to_string(),
+                Method::LineFallback(_) => "line".to_string(),
+            };
+            let doc = serde_json::json!({
+                "schema": "tscn-merge/explain",
+                "version": 1,
+                "path": path,
+                "method": method,
+                "conflicts": outcome.conflict_count,
+                "decisions": outcome.decisions.iter().map(Decision::to_json).collect::<Vec<_>>(),
+            });
+            eprintln!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+        }
+    }
+}
+
+/// Print the short per-conflict report on stderr.
+pub fn report_conflicts(outcome: &MergeOutcome, path: &str) {
+    if outcome.conflict_count == 0 {
+        return;
+    }
+    if let Method::LineFallback(reason) = &outcome.method {
+        eprintln!("{path}: {} conflict(s) from the line merge ({reason})", outcome.conflict_count);
+        return;
+    }
+    eprintln!("{path}: {} conflict(s)", outcome.conflict_count);
+    let show = |v: &Option<String>| v.clone().unwrap_or_else(|| "(absent)".into());
+    for c in &outcome.conflicts {
+        let what = c.property.as_deref().map(|p| format!(" {p}")).unwrap_or_default();
+        eprintln!(
+            "  {}{what}: base {} | ours {} | theirs {}",
+            c.location,
+            show(&c.base),
+            show(&c.ours),
+            show(&c.theirs)
+        );
+    }
+}
+
+/// Run the merge command.
+pub fn run(a: &MergeArgs) -> anyhow::Result<i32> {
+    let base = io::read(&a.base)?;
+    let ours = io::read(&a.ours)?;
+    let theirs = io::read(&a.theirs)?;
+    let opts = MergeOptions {
+        markers: MarkerOptions {
+            marker_size: a.marker_size,
+            ours: a.ours_label.clone().unwrap_or_else(|| "ours".into()),
+            base: a.base_label.clone().unwrap_or_else(|| "base".into()),
+            theirs: a.theirs_label.clone().unwrap_or_else(|| "theirs".into()),
+            ..MarkerOptions::default()
+        },
+    };
+    let outcome = merge(&base, &ours, &theirs, &opts);
+    let path = a.path.clone().unwrap_or_else(|| a.ours.display().to_string());
+    explain(&outcome, a.explain, &path);
+    if !a.quiet {
+        report_conflicts(&outcome, &path);
+    }
+    if a.git {
+        io::write_atomic(&a.ours, &outcome.text)?;
+    } else if let Some(out) = &a.output {
+        io::write_atomic(out, &outcome.text)?;
+    } else {
+        use std::io::Write;
+        std::io::stdout().write_all(&outcome.text)?;
+    }
+    Ok(if outcome.is_clean() { 0 } else { 1 })
+}

@@ -1094,7 +1094,7 @@ fn merge_connections(ctx: &mut Ctx, merged_path: &HashMap<usize, String>) -> (BT
                 .collect();
             TagOut::Fields("connection".into(), fields)
         };
-        let verbatim = (side == O && matches!(tag, TagOut::Src(_))).then_some(sc[O].connections[k].section);
+        let verbatim = (side == O && matches!(tag, TagOut::Src(_))).then(|| sc[O].connections[k].section);
         out.insert(id, OutSec { kind: SectionKind::Connection, verbatim, tag, lines: Vec::new(), whole: None });
     }
     let keep: BTreeSet<usize> = out.keys().copied().collect();
