@@ -50,6 +50,8 @@ enum TagOut {
 enum Line {
     Src(Src),
     Conflict([Option<Src>; 3]),
+    /// A property line we wrote (a multi-line string merged line by line).
+    Lit(String),
 }
 
 #[derive(Clone, Debug)]
@@ -172,6 +174,27 @@ impl<'a> Ctx<'a> {
             .map_or(usize::MAX, |i| self.id.node.of[side][i])
     }
 
+    /// Both sides changed a multi-line string (a script's source, a shader's code): merge
+    /// it line by line, as git would, and use the result when that is clean.
+    fn merge_text_value(&self, b: &Option<Src>, o: &Option<Src>, t: &Option<Src>, oline: &Option<Src>) -> Option<String> {
+        let (b, o, t, oline) = (b.as_ref()?, o.as_ref()?, t.as_ref()?, oline.as_ref()?);
+        let texts = [self.text(b), self.text(o), self.text(t)];
+        if !texts.iter().all(|x| x.starts_with('"') && x.ends_with('"') && x.contains('\n')) {
+            return None;
+        }
+        let m = crate::linemerge::merge_lines(texts[0].as_bytes(), texts[1].as_bytes(), texts[2].as_bytes(), &MarkerOptions::default());
+        if m.conflicts != 0 {
+            return None;
+        }
+        let merged = String::from_utf8(m.text).ok()?;
+        // It must still be exactly one string value.
+        if !matches!(parse(&merged), Ok(crate::value::Value::String(_))) {
+            return None;
+        }
+        let prefix = self.sc[O].doc.slice(&(oline.1.start..o.1.start));
+        Some(format!("{prefix}{merged}\n"))
+    }
+
     /// Merge the property lines of one section given its versions on each side.
     fn merge_props(&mut self, secs: [Option<usize>; 3], location: &str) -> (Vec<Line>, bool) {
         let mut maps: [BTreeMap<&'a str, (usize, Src)>; 3] = Default::default();
@@ -213,6 +236,10 @@ impl<'a> Ctx<'a> {
                     }
                 }
                 Pick::Conflict => {
+                    if let Some(line) = self.merge_text_value(&b, &o, &t, &line_of(O, key, &maps)) {
+                        chosen.insert(key, Line::Lit(line));
+                        continue;
+                    }
                     conflict = true;
                     self.conflicts.push(ConflictReport {
                         location: location.to_string(),
@@ -711,6 +738,7 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
             match l {
                 Line::Src(s) => v.push(s.clone()),
                 Line::Conflict(x) => v.extend(x.iter().flatten().cloned()),
+                Line::Lit(_) => {}
             }
         }
         if let Some(w) = &out.whole {
@@ -1158,7 +1186,7 @@ fn needs_format4(ctx: &Ctx, secs: &BTreeMap<usize, OutSec>, subs: &BTreeMap<usiz
                 let t = ctx.text(src);
                 t.contains("PackedVector4Array(") || t.contains("PackedByteArray(\"")
             }
-            Line::Conflict(_) => false,
+            Line::Conflict(_) | Line::Lit(_) => false,
         })
     })
 }
@@ -1384,6 +1412,7 @@ impl Printer<'_, '_> {
         for l in &s.lines {
             match l {
                 Line::Src(src) => out.push_str(&self.line_text(src)),
+                Line::Lit(text) => out.push_str(text),
                 Line::Conflict(v) => {
                     *nconf += 1;
                     let text = |x: &Option<Src>| x.as_ref().map(|s| self.line_text(s)).unwrap_or_default();

@@ -154,7 +154,55 @@ fn match_nodes(sc: [&Scene; 3]) -> Table {
             by_path.entry(n.path.as_str()).or_default().push(id);
         }
     }
+    follow_moves(sc, &mut t);
     t
+}
+
+/// What a node is, apart from where it is: its name and its type (or instanced scene).
+fn node_kind(s: &Scene, i: usize) -> (String, String) {
+    let n = &s.nodes[i];
+    let what = match (&n.type_name, &n.instance) {
+        (Some(t), _) => t.clone(),
+        (None, Some(ext)) => {
+            let path = s.ext_resources.iter().rev().find(|e| &e.id == ext).map_or("", |e| e.path.as_str());
+            format!("instance:{path}")
+        }
+        _ => String::new(),
+    };
+    (n.name.clone(), what)
+}
+
+/// Without unique ids a moved node looks deleted and re-added. Pair a node that
+/// disappeared from base on one side with a node that appeared on the same side when
+/// both have the same name and type and the pairing is unambiguous.
+fn follow_moves(sc: [&Scene; 3], t: &mut Table) {
+    for x in [O, T] {
+        let mut gone: HashMap<(String, String), Vec<usize>> = HashMap::new();
+        let mut new: HashMap<(String, String), Vec<usize>> = HashMap::new();
+        for (ident, at) in t.at.iter().enumerate() {
+            match (at[B], at[O], at[T]) {
+                (Some(b), _, _) if at[x].is_none() => gone.entry(node_kind(sc[B], b)).or_default().push(ident),
+                (None, o, th) if at[x].is_some() && (if x == O { th.is_none() } else { o.is_none() }) => {
+                    let i = at[x].unwrap_or_default();
+                    new.entry(node_kind(sc[x], i)).or_default().push(ident)
+                }
+                _ => {}
+            }
+        }
+        for (kind, g) in gone {
+            if kind.1.is_empty() {
+                continue; // override entries have no kind of their own
+            }
+            let Some(n) = new.get(&kind) else { continue };
+            if g.len() != 1 || n.len() != 1 {
+                continue;
+            }
+            let (keep, drop) = (g[0], n[0]);
+            let Some(i) = t.at[drop][x] else { continue };
+            t.at[drop][x] = None;
+            t.bind(keep, x, i);
+        }
+    }
 }
 
 /// Text of a value with ExtResource/SubResource ids replaced by identities, so values

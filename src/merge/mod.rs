@@ -330,7 +330,12 @@ pub fn merge(base: &[u8], ours: &[u8], theirs: &[u8], opts: &MergeOptions) -> Me
             conflicts: Vec::new(),
             method: Method::LineFallback("the line merge is clean and valid".into()),
             decisions: vec![Decision::FellBack {
-                reason: "the line merge is clean and gives a valid scene, while the structural merge found conflicts".into(),
+                reason: format!(
+                    "the line merge is clean and gives a valid scene, while the structural merge found {} conflict(s), the first in {}{}",
+                    structural.conflicts.len(),
+                    structural.conflicts[0].location,
+                    structural.conflicts[0].property.as_deref().map(|p| format!(", {p}")).unwrap_or_default()
+                ),
             }],
         };
     }
