@@ -63,6 +63,9 @@ struct OutSec {
     lines: Vec<Line>,
     /// The whole section conflicts (delete against modify): [base, ours, theirs] bodies.
     whole: Option<[Option<usize>; 3]>,
+    /// The section this one merges, on each side (to keep a side's layout when every
+    /// line comes from it).
+    origin: [Option<usize>; 3],
 }
 
 struct Ctx<'a> {
@@ -391,7 +394,7 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
                 let lines = sc[side].doc.sections[sec].props.iter().map(|p| Line::Src((side, p.line.clone()))).collect();
                 node_out.insert(
                     ident,
-                    OutSec { kind: SectionKind::Node, verbatim: (side == O).then_some(sec), tag: TagOut::Src((side, sc[side].doc.sections[sec].tag.span.clone())), lines, whole: None },
+                    OutSec { kind: SectionKind::Node, verbatim: (side == O).then_some(sec), tag: TagOut::Src((side, sc[side].doc.sections[sec].tag.span.clone())), lines, whole: None, origin: secs },
                 );
                 continue;
             }
@@ -426,7 +429,7 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
                 node_name.insert(ident, sc[kept].nodes[i].name.clone());
                 node_out.insert(
                     ident,
-                    OutSec { kind: SectionKind::Node, verbatim: None, tag: TagOut::Src((kept, 0..0)), lines: Vec::new(), whole: Some([secs[B], secs[O], secs[T]]) },
+                    OutSec { kind: SectionKind::Node, verbatim: None, tag: TagOut::Src((kept, 0..0)), lines: Vec::new(), whole: Some([secs[B], secs[O], secs[T]]), origin: [None; 3] },
                 );
                 continue;
             }
@@ -539,7 +542,7 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
         } else {
             TagOut::Src((O, sc[O].doc.sections[osec].tag.span.clone()))
         };
-        node_out.insert(ident, OutSec { kind: SectionKind::Node, verbatim: None, tag, lines, whole: None });
+        node_out.insert(ident, OutSec { kind: SectionKind::Node, verbatim: None, tag, lines, whole: None, origin: secs });
     }
 
     // Merged paths.
@@ -678,7 +681,7 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
     let resource_out = if o.kind == FileKind::Resource {
         let secs = [b.resource, o.resource, t.resource];
         let (lines, _) = ctx.merge_props(secs, "[resource]");
-        secs[O].map(|osec| OutSec { kind: SectionKind::Resource, verbatim: None, tag: TagOut::Src((O, o.doc.sections[osec].tag.span.clone())), lines, whole: None })
+        secs[O].map(|osec| OutSec { kind: SectionKind::Resource, verbatim: None, tag: TagOut::Src((O, o.doc.sections[osec].tag.span.clone())), lines, whole: None, origin: secs })
     } else {
         None
     };
@@ -705,7 +708,7 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
                 (side, sc[side].doc.sections[si].props.iter().map(|p| Line::Src((side, p.line.clone()))).collect())
             }
         };
-        sub_out.insert(ident, OutSec { kind: SectionKind::SubResource, verbatim: None, tag: TagOut::Resource { side: src_side, ident, ext: false }, lines, whole: None });
+        sub_out.insert(ident, OutSec { kind: SectionKind::SubResource, verbatim: None, tag: TagOut::Resource { side: src_side, ident, ext: false }, lines, whole: None, origin: secs });
     }
 
     // ---- Reachability of resources ----
@@ -919,7 +922,7 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
         let sec = o.ext_resources.get(k).filter(|_| side == O).map(|e| e.section);
         let merged_tag = merge_ext_tag(&mut ctx, i);
         let verbatim = if matches!(merged_tag, TagOut::Src((O, _))) { sec } else { None };
-        secs.push(OutSec { kind: SectionKind::ExtResource, verbatim, tag: merged_tag, lines: Vec::new(), whole: None });
+        secs.push(OutSec { kind: SectionKind::ExtResource, verbatim, tag: merged_tag, lines: Vec::new(), whole: None, origin: [None; 3] });
     }
     for &i in &sub_order {
         if let Some(mut out) = sub_out.remove(&i) {
@@ -1089,6 +1092,7 @@ fn merge_connections(ctx: &mut Ctx, merged_path: &HashMap<usize, String>) -> (BT
                         tag: TagOut::Conflict([a[B].map(|k| tag_src(B, k)), a[O].map(|k| tag_src(O, k)), a[T].map(|k| tag_src(T, k))]),
                         lines: Vec::new(),
                         whole: None,
+                        origin: [None; 3],
                     },
                 );
                 continue;
@@ -1123,7 +1127,7 @@ fn merge_connections(ctx: &mut Ctx, merged_path: &HashMap<usize, String>) -> (BT
             TagOut::Fields("connection".into(), fields)
         };
         let verbatim = (side == O && matches!(tag, TagOut::Src(_))).then(|| sc[O].connections[k].section);
-        out.insert(id, OutSec { kind: SectionKind::Connection, verbatim, tag, lines: Vec::new(), whole: None });
+        out.insert(id, OutSec { kind: SectionKind::Connection, verbatim, tag, lines: Vec::new(), whole: None, origin: [None; 3] });
     }
     let keep: BTreeSet<usize> = out.keys().copied().collect();
     let order = merge_order(&seqs[B], &seqs[O], &seqs[T], &keep);
@@ -1172,7 +1176,7 @@ fn merge_editables(ctx: &Ctx, merged_path: &HashMap<usize, String>) -> (BTreeMap
             Some(p) => TagOut::Fields("editable".into(), vec![("path".into(), Chunk::Lit(format!("\"{}\"", crate::write::c_escape(p))))]),
         };
         let verbatim = (side == O && matches!(tag, TagOut::Src(_))).then_some(e.section);
-        out.insert(id, OutSec { kind: SectionKind::Editable, verbatim, tag, lines: Vec::new(), whole: None });
+        out.insert(id, OutSec { kind: SectionKind::Editable, verbatim, tag, lines: Vec::new(), whole: None, origin: [None; 3] });
     }
     let keep: BTreeSet<usize> = out.keys().copied().collect();
     let order = merge_order(&seqs[B], &seqs[O], &seqs[T], &keep);
@@ -1268,7 +1272,7 @@ fn merge_header(ctx: &mut Ctx, resources: usize, nodes: &BTreeMap<usize, OutSec>
         TagOut::Src((O, h(O).tag.span.clone()))
     };
     let verbatim = matches!(tag, TagOut::Src(_)).then_some(0);
-    OutSec { kind: SectionKind::Header, verbatim, tag, lines: Vec::new(), whole: None }
+    OutSec { kind: SectionKind::Header, verbatim, tag, lines: Vec::new(), whole: None, origin: [None; 3] }
 }
 
 struct Printer<'c, 'a> {
@@ -1317,12 +1321,17 @@ impl Printer<'_, '_> {
                 out.push('[');
                 out.push_str(name);
                 for (k, c) in fields {
-                    out.push(' ');
-                    out.push_str(k);
-                    out.push('=');
                     match c {
-                        Chunk::Src(s) => out.push_str(&self.src(s)),
-                        Chunk::Lit(l) => out.push_str(l),
+                        Chunk::Src(s) => {
+                            out.push_str(&self.lead(s, k));
+                            out.push_str(&self.src(s));
+                        }
+                        Chunk::Lit(l) => {
+                            out.push(' ');
+                            out.push_str(k);
+                            out.push('=');
+                            out.push_str(l);
+                        }
                     }
                 }
                 out.push(']');
@@ -1368,6 +1377,19 @@ impl Printer<'_, '_> {
         }
     }
 
+    /// ` key=` as the side wrote it before this value (keeps quirks like `binds= [...]`).
+    fn lead(&self, s: &Src, key: &str) -> String {
+        let text = &self.ctx.sc[s.0].doc.text[..s.1.start];
+        let t = text.trim_end();
+        if let Some(t2) = t.strip_suffix('=') {
+            let t2 = t2.trim_end();
+            if t2.ends_with(key) {
+                return format!(" {}", &text[t2.len() - key.len()..]);
+            }
+        }
+        format!(" {key}=")
+    }
+
     fn line_text(&self, s: &Src) -> String {
         let mut t = self.src(s);
         if !t.ends_with('\n') {
@@ -1408,6 +1430,22 @@ impl Printer<'_, '_> {
         }
         let mut out = String::new();
         self.tag(&s.tag, take_ours, &mut out, nconf);
+        // Every line from one side, in its order: keep that side's layout (blank line
+        // after the header in old files, comments).
+        for side in [O, T, B] {
+            let Some(si) = s.origin[side] else { continue };
+            let sc = ctx.sc[side];
+            let sec = &sc.doc.sections[si];
+            let same = s.lines.len() == sec.props.len()
+                && s.lines.iter().zip(&sec.props).all(|(l, p)| matches!(l, Line::Src((x, r)) if *x == side && *r == p.line));
+            if same && !matches!(s.tag, TagOut::Conflict(_)) {
+                out.push_str(&self.src(&(side, sec.tag.span.end..body_end(sc, si))));
+                if !out.ends_with('\n') {
+                    out.push('\n');
+                }
+                return out;
+            }
+        }
         out.push('\n');
         for l in &s.lines {
             match l {
@@ -1429,9 +1467,19 @@ impl Printer<'_, '_> {
         out
     }
 
-    /// Blank lines between two sections, as Godot writes them.
-    fn separator(&self, a: SectionKind, b: SectionKind) -> &'static str {
+    /// Blank lines between two sections: as ours has them between sections of the same
+    /// kinds, else as Godot writes them.
+    fn separator(&self, a: SectionKind, b: SectionKind) -> &str {
         use SectionKind::*;
+        let o = self.ctx.sc[O];
+        for i in 0..o.doc.sections.len().saturating_sub(1) {
+            if o.kinds[i] == a && o.kinds[i + 1] == b {
+                let t = o.doc.slice(&(body_end(o, i)..o.doc.sections[i].span.end));
+                if t.bytes().all(|c| c == b'\n' || c == b'\r' || c == b' ' || c == b'\t') {
+                    return t;
+                }
+            }
+        }
         match (a, b) {
             (ExtResource, ExtResource) | (Connection, Connection) => "",
             (Editable, Editable) => {
