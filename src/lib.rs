@@ -5,6 +5,7 @@
 //! `merge` / `diff` -> [`write`] (canonical text) / `render`. The library is pure:
 //! no I/O and no printing; the `tscn-merge` binary does those.
 
+pub mod diff;
 pub mod model;
 pub mod syntax;
 pub mod value;
