@@ -7,6 +7,8 @@
 
 pub mod diff;
 pub mod model;
+pub mod render;
 pub mod syntax;
+pub mod textconv;
 pub mod value;
 pub mod write;

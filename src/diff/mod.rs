@@ -13,7 +13,7 @@
 
 pub mod show;
 
-use crate::model::{field_text, id_text, FileKind, NodeKey, Scene};
+use crate::model::{id_text, FileKind, NodeKey, Scene};
 use crate::syntax::Section;
 use crate::value::{self, PackedElems, PackedKind, RefKind, ResId, Value};
 use show::{component_names, packed_len, Detail as ShowDetail};
