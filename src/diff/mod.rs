@@ -298,7 +298,13 @@ struct Side<'a> {
     node_by_path: BTreeMap<&'a str, usize>,
     /// Children of each node path, in file order.
     children: BTreeMap<&'a str, Vec<usize>>,
-    /// Refs of each node's props and instance field, and of each sub.
+    /// Refs of each node's props and instance field, of each sub, and of `[resource]`;
+    /// computed on first use (only changed resources need their users).
+    refs: std::cell::OnceCell<Refs>,
+}
+
+/// Every reference of every node, sub_resource and the main resource of one side.
+struct Refs {
     node_refs: Vec<Vec<(RefKind, String)>>,
     sub_refs: Vec<Vec<(RefKind, String)>>,
     main_refs: Vec<(RefKind, String)>,
@@ -335,28 +341,6 @@ impl<'a> Side<'a> {
                 children.entry(p).or_default().push(i);
             }
         }
-        let node_refs = sc
-            .nodes
-            .iter()
-            .map(|n| {
-                let mut v = Vec::new();
-                scan_section(sc, sc.section(n.section), &mut v);
-                v
-            })
-            .collect();
-        let sub_refs = sc
-            .sub_resources
-            .iter()
-            .map(|n| {
-                let mut v = Vec::new();
-                scan_section(sc, sc.section(n.section), &mut v);
-                v
-            })
-            .collect();
-        let mut main_refs = Vec::new();
-        if let Some(r) = sc.resource {
-            scan_section(sc, sc.section(r), &mut main_refs);
-        }
         Side {
             sc,
             ext_by_id,
@@ -365,10 +349,24 @@ impl<'a> Side<'a> {
             sub_label: Vec::new(),
             node_by_path,
             children,
-            node_refs,
-            sub_refs,
-            main_refs,
+            refs: std::cell::OnceCell::new(),
         }
+    }
+
+    fn refs(&self) -> &Refs {
+        self.refs.get_or_init(|| {
+            let sc = self.sc;
+            let scan = |sec: usize| {
+                let mut v = Vec::new();
+                scan_section(sc, sc.section(sec), &mut v);
+                v
+            };
+            Refs {
+                node_refs: sc.nodes.iter().map(|n| scan(n.section)).collect(),
+                sub_refs: sc.sub_resources.iter().map(|n| scan(n.section)).collect(),
+                main_refs: sc.resource.map(scan).unwrap_or_default(),
+            }
+        })
     }
 
     fn label(&self, k: RefKind, id: &str) -> String {
@@ -404,12 +402,6 @@ impl<'a> Side<'a> {
         Cow::Owned(value::rewrite_refs_in_text(text, &mut |k, id| Some(self.label(k, id))))
     }
 
-    fn parse_labeled(&self, text: &str) -> Option<Value> {
-        let mut v = value::parse(text).ok()?;
-        v.map_refs(&mut |k, id| Some(ResId::Str(self.label(k, &id.key()))));
-        Some(v)
-    }
-
     fn show(&self, text: &str, detail: ShowDetail) -> String {
         match value::parse(text) {
             Ok(v) => show::show(&v, &|k, id| self.display(k, id), detail),
@@ -442,16 +434,17 @@ impl<'a> Side<'a> {
         let mut out = BTreeSet::new();
         let mut seen_subs = BTreeSet::new();
         let mut stack = vec![(kind, id.clone())];
+        let all = self.refs();
         while let Some((k, id)) = stack.pop() {
-            for (ni, refs) in self.node_refs.iter().enumerate() {
+            for (ni, refs) in all.node_refs.iter().enumerate() {
                 if refs.iter().any(|(rk, rid)| *rk == k && *rid == id) {
                     out.insert(self.sc.nodes[ni].path.clone());
                 }
             }
-            if self.main_refs.iter().any(|(rk, rid)| *rk == k && *rid == id) {
+            if all.main_refs.iter().any(|(rk, rid)| *rk == k && *rid == id) {
                 out.insert("(resource)".to_string());
             }
-            for (si, refs) in self.sub_refs.iter().enumerate() {
+            for (si, refs) in all.sub_refs.iter().enumerate() {
                 if refs.iter().any(|(rk, rid)| *rk == k && *rid == id) && seen_subs.insert(si) {
                     stack.push((RefKind::Sub, self.sc.sub_resources[si].id.clone()));
                 }
@@ -496,6 +489,16 @@ pub(crate) fn fnv(h: &mut u64, bytes: &[u8]) {
     }
 }
 
+/// FNV-style hash eight bytes at a time: only for in-run fingerprints (never shown).
+fn fnv_wide(h: &mut u64, bytes: &[u8]) {
+    let mut chunks = bytes.chunks_exact(8);
+    for c in &mut chunks {
+        let w = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+        *h = (*h ^ w).wrapping_mul(0x100000001b3).rotate_left(29);
+    }
+    fnv(h, chunks.remainder());
+}
+
 /// Offset basis of [`fnv`].
 pub(crate) const FNV0: u64 = 0xcbf29ce484222325;
 
@@ -505,7 +508,8 @@ pub(crate) const FNV0: u64 = 0xcbf29ce484222325;
 enum Eq3 {
     Same,
     Noise(NoiseKind),
-    Differs,
+    /// Different; the parsed (unlabelled) values when both parsed.
+    Differs(Option<Box<(Value, Value)>>),
 }
 
 struct Differ<'a> {
@@ -518,18 +522,42 @@ struct Differ<'a> {
 }
 
 impl<'a> Differ<'a> {
+    /// Whether every reference in `text` points to the same thing on both sides.
+    fn same_refs(&self, text: &str) -> bool {
+        let mut same = true;
+        if text.contains("Resource") {
+            value::scan_refs_in_text(text, &mut |k, id| {
+                if same && self.old.label(k, id) != self.new.label(k, id) {
+                    same = false;
+                }
+            });
+        }
+        same
+    }
+
     fn compare(&self, a: &str, b: &str) -> Eq3 {
-        if a == b && !a.contains("Resource") {
+        if a == b && self.same_refs(a) {
+            // Same text: the same unless a reference now points elsewhere.
             return Eq3::Same;
         }
         let (ra, rb) = (self.old.relabel(a), self.new.relabel(b));
         if ra == rb {
             return if a == b { Eq3::Same } else { Eq3::Noise(NoiseKind::IdRenamed) };
         }
-        match (self.old.parse_labeled(&ra), self.new.parse_labeled(&rb)) {
-            (Some(x), Some(y)) if value::sem_eq_top(&x, &y) => Eq3::Noise(NoiseKind::Respelled),
-            _ => Eq3::Differs,
+        let (Ok(x), Ok(y)) = (value::parse(a), value::parse(b)) else { return Eq3::Differs(None) };
+        let label = |side: &Side, text: &str, v: &Value| -> Option<Value> {
+            if !text.contains("Resource") {
+                return None;
+            }
+            let mut v = v.clone();
+            v.map_refs(&mut |k, id| Some(ResId::Str(side.label(k, &id.key()))));
+            Some(v)
+        };
+        let (lx, ly) = (label(&self.old, a, &x), label(&self.new, b, &y));
+        if value::sem_eq_top(lx.as_ref().unwrap_or(&x), ly.as_ref().unwrap_or(&y)) {
+            return Eq3::Noise(NoiseKind::Respelled);
         }
+        Eq3::Differs(Some(Box::new((x, y))))
     }
 
     fn note(&mut self, kind: NoiseKind, subject: &str, detail: String) {
@@ -590,7 +618,7 @@ impl<'a> Differ<'a> {
                         let d = format!("{k}: {} -> {}", show::shorten(ov.trim(), 60), show::shorten(nv.trim(), 60));
                         self.note(kind, subject, d);
                     }
-                    Eq3::Differs => {
+                    Eq3::Differs(parsed) => {
                         if script_as_field && *k == "script" {
                             out.push(Detail::Field {
                                 field: "script".into(),
@@ -598,7 +626,7 @@ impl<'a> Differ<'a> {
                                 new: Some(self.new.short(nv)),
                             });
                         } else {
-                            out.push(self.changed(k, ov, nv));
+                            out.push(self.changed(k, ov, nv, parsed));
                         }
                     }
                 },
@@ -618,12 +646,15 @@ impl<'a> Differ<'a> {
         }
     }
 
-    fn changed(&self, key: &str, ov: &str, nv: &str) -> Detail {
-        let old = self.old.short(ov);
-        let new = self.new.short(nv);
-        let delta = match (self.old.parse_labeled(ov), self.new.parse_labeled(nv)) {
-            (Some(a), Some(b)) => delta(&a, &b),
-            _ => Delta::None,
+    fn changed(&self, key: &str, ov: &str, nv: &str, parsed: Option<Box<(Value, Value)>>) -> Detail {
+        let short = ShowDetail::Short { limit: VALUE_LIMIT };
+        let (old, new, delta) = match parsed {
+            Some(p) => (
+                show::show(&p.0, &|k, id| self.old.display(k, id), short),
+                show::show(&p.1, &|k, id| self.new.display(k, id), short),
+                delta(&p.0, &p.1),
+            ),
+            None => (self.old.short(ov), self.new.short(nv), Delta::None),
         };
         Detail::PropertyChanged { key: key.to_string(), old, new, delta }
     }
@@ -635,7 +666,7 @@ impl<'a> Differ<'a> {
             (Some(a), Some(b)) => match self.compare(a, b) {
                 Eq3::Same => {}
                 Eq3::Noise(k) => self.note(k, subject, format!("{key}: {} -> {}", a.trim(), b.trim())),
-                Eq3::Differs => out.push(Detail::Field {
+                Eq3::Differs(_) => out.push(Detail::Field {
                     field: key.into(),
                     old: Some(self.old.short(a)),
                     new: Some(self.new.short(b)),
@@ -775,9 +806,9 @@ fn sub_fingerprints(side: &Side) -> Vec<u64> {
                         _ => Some(format!("?{id}")),
                     },
                 });
-                fnv(&mut h, t.trim().as_bytes());
+                fnv_wide(&mut h, t.trim().as_bytes());
             } else {
-                fnv(&mut h, v.trim().as_bytes());
+                fnv_wide(&mut h, v.trim().as_bytes());
             }
         }
         fp[i] = Some(h);
@@ -845,6 +876,11 @@ fn pair_sub(d: &mut Differ) -> Vec<Option<usize>> {
         }
     }
     // 3. Same use: first referenced by the same node's same property, same type.
+    if pair.iter().all(Option::is_some) || taken.iter().all(|t| *t) {
+        d.new.sub_label = (0..n.len()).map(|j| format!("s{j}")).collect();
+        d.old.sub_label = (0..o.len()).map(|i| pair[i].map_or(format!("so{i}"), |j| format!("s{j}"))).collect();
+        return pair;
+    }
     let np = &d.node_pair;
     let so = sub_use_sites(&d.old, &|i| np[i].map_or(format!("old{i}"), |j| format!("n{j}")));
     let sn = sub_use_sites(&d.new, &|j| format!("n{j}"));
@@ -929,7 +965,7 @@ impl<'a> Differ<'a> {
         }
         let same = op
             .iter()
-            .filter(|(k, v)| np.get(k).is_some_and(|w| !matches!(self.compare(v, w), Eq3::Differs)))
+            .filter(|(k, v)| np.get(k).is_some_and(|w| !matches!(self.compare(v, w), Eq3::Differs(_))))
             .count();
         same as f64 / total as f64
     }
@@ -1135,12 +1171,22 @@ fn node_changes(d: &mut Differ, changes: &mut Vec<Change>) {
         }
         let j = k;
         let ns = d.new.sc.section(d.new.sc.nodes[j].section);
-        let subject = node_subject(&d.new, j);
         let Some(i) = d.node_pair_rev[j] else {
+            let subject = node_subject(&d.new, j);
             changes.push(Change { subject, detail: Detail::Added { properties: all_props(&d.new, ns) } });
             continue;
         };
         let os = d.old.sc.section(d.old.sc.nodes[i].section);
+        // Fast path: the same bytes, the same targets, the same place.
+        let (ot, nt) = (d.old.sc.slice(&os.span), d.new.sc.slice(&ns.span));
+        if ot.trim_end() == nt.trim_end()
+            && !reordered.contains_key(&j)
+            && d.same_refs(nt)
+            && d.old_parent_translated(i).as_deref() == d.new.sc.nodes[j].parent.as_deref().map(|p| if p.is_empty() { "." } else { p })
+        {
+            continue;
+        }
+        let subject = node_subject(&d.new, j);
         let path = d.new.sc.nodes[j].path.clone();
         let mut out = Vec::new();
         let (on, nn) = (&d.old.sc.nodes[i], &d.new.sc.nodes[j]);
@@ -1377,7 +1423,7 @@ fn connection_changes(d: &mut Differ, changes: &mut Vec<Change>) {
             match d.compare(a, b) {
                 Eq3::Same => {}
                 Eq3::Noise(k) => d.note(k, &name, format!("{f}: {a} -> {b}")),
-                Eq3::Differs => changes.push(Change {
+                Eq3::Differs(_) => changes.push(Change {
                     subject: subject.clone(),
                     detail: Detail::Field { field: f.into(), old: Some(d.old.short(a)), new: Some(d.new.short(b)) },
                 }),
