@@ -6,9 +6,12 @@
 //! no I/O and no printing; the `tscn-merge` binary does those.
 
 pub mod check;
+pub mod diff;
 pub mod linemerge;
 pub mod merge;
 pub mod model;
+pub mod render;
 pub mod syntax;
+pub mod textconv;
 pub mod value;
 pub mod write;

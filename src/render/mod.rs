@@ -1,0 +1,176 @@
+//! Renderers of a [`DiffReport`]: a coloured text tree, a review-ready Markdown summary
+//! with a Mermaid diagram, and the versioned JSON document (`docs/diff-json-schema.json`).
+//! Each renders one file (`diff`) or several (`review`). Pure: they return strings.
+
+pub mod json;
+pub mod markdown;
+pub mod text;
+
+use crate::diff::{Change, DiffReport, Subject};
+
+/// What every renderer needs to know.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Options {
+    /// ANSI colours (text only).
+    pub color: bool,
+    /// Also list re-save noise.
+    pub show_noise: bool,
+}
+
+/// Whether a file exists on both sides of a review.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileStatus {
+    /// New in the range.
+    Added,
+    /// Gone in the range.
+    Deleted,
+    /// Present on both sides.
+    Modified,
+}
+
+impl FileStatus {
+    /// Machine name (JSON, Markdown).
+    pub fn name(self) -> &'static str {
+        match self {
+            FileStatus::Added => "added",
+            FileStatus::Deleted => "deleted",
+            FileStatus::Modified => "modified",
+        }
+    }
+}
+
+/// One file of a review: its path, status and diff (or why it could not be diffed).
+#[derive(Debug, Clone)]
+pub struct FileDiff {
+    /// Repository-relative path.
+    pub path: String,
+    /// Added, deleted or modified.
+    pub status: FileStatus,
+    /// The diff, or the parse error that prevented it.
+    pub report: Result<DiffReport, String>,
+}
+
+/// Consecutive changes about the same subject.
+pub fn groups(changes: &[Change]) -> Vec<&[Change]> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for i in 1..=changes.len() {
+        if i == changes.len() || changes[i].subject != changes[start].subject {
+            if i > start {
+                out.push(&changes[start..i]);
+            }
+            start = i;
+        }
+    }
+    out
+}
+
+/// Counts for a one-line summary.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Nodes added.
+    pub nodes_added: usize,
+    /// Nodes removed.
+    pub nodes_removed: usize,
+    /// Nodes changed in place (renamed, moved, properties, ...).
+    pub nodes_changed: usize,
+    /// Resources (ext, sub, main) added, removed or changed.
+    pub resources: usize,
+    /// Connections added, removed or changed.
+    pub connections: usize,
+    /// Editables, header.
+    pub other: usize,
+}
+
+impl Counts {
+    /// Count the subjects of a report.
+    pub fn of(report: &DiffReport) -> Counts {
+        let mut c = Counts::default();
+        for g in groups(&report.changes) {
+            let kind = g[0].detail.kind();
+            match &g[0].subject {
+                Subject::Node { .. } => match kind {
+                    "added" => c.nodes_added += 1,
+                    "removed" => c.nodes_removed += 1,
+                    _ => c.nodes_changed += 1,
+                },
+                Subject::ExtResource { .. } | Subject::SubResource { .. } | Subject::MainResource { .. } => c.resources += 1,
+                Subject::Connection { .. } => c.connections += 1,
+                Subject::Editable { .. } | Subject::Header => c.other += 1,
+            }
+        }
+        c
+    }
+
+    /// "2 nodes changed, 1 added, 1 resource changed" (empty when nothing).
+    pub fn sentence(&self) -> String {
+        let mut parts = Vec::new();
+        let plural = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+        if self.nodes_changed > 0 {
+            parts.push(plural(self.nodes_changed, "node changed", "nodes changed"));
+        }
+        if self.nodes_added > 0 {
+            parts.push(plural(self.nodes_added, "node added", "nodes added"));
+        }
+        if self.nodes_removed > 0 {
+            parts.push(plural(self.nodes_removed, "node removed", "nodes removed"));
+        }
+        if self.resources > 0 {
+            parts.push(plural(self.resources, "resource changed", "resources changed"));
+        }
+        if self.connections > 0 {
+            parts.push(plural(self.connections, "connection changed", "connections changed"));
+        }
+        if self.other > 0 {
+            parts.push(plural(self.other, "other change", "other changes"));
+        }
+        parts.join(", ")
+    }
+}
+
+/// Depth of a node path (`.` is 0).
+pub fn depth(path: &str) -> usize {
+    if path == "." || path.is_empty() {
+        0
+    } else {
+        path.matches('/').count() + 1
+    }
+}
+
+/// Parent of a node path (`None` for the root).
+pub fn parent_path(path: &str) -> Option<&str> {
+    if path == "." || path.is_empty() {
+        return None;
+    }
+    Some(path.rfind('/').map_or(".", |i| &path[..i]))
+}
+
+/// Last segment of a node path (`(root)` for `.`).
+pub fn node_name(path: &str) -> &str {
+    if path == "." || path.is_empty() {
+        return "(root)";
+    }
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths() {
+        assert_eq!(depth("."), 0);
+        assert_eq!(depth("A/B"), 2);
+        assert_eq!(parent_path("A"), Some("."));
+        assert_eq!(parent_path("A/B"), Some("A"));
+        assert_eq!(parent_path("."), None);
+        assert_eq!(node_name("A/B"), "B");
+    }
+
+    #[test]
+    fn summary_sentence() {
+        let c = Counts { nodes_changed: 2, nodes_added: 1, resources: 1, ..Counts::default() };
+        assert_eq!(c.sentence(), "2 nodes changed, 1 node added, 1 resource changed");
+        assert_eq!(Counts::default().sentence(), "");
+    }
+}

@@ -1,0 +1,207 @@
+//! Plain or coloured text: a tree of nodes in scene order with their changes under them,
+//! then resources, connections, editables and the header. What `diff` prints by default
+//! and what git shows through the external diff driver.
+
+use super::{depth, groups, Counts, FileDiff, FileStatus, Options};
+use crate::diff::{Change, Delta, Detail, DiffReport, Subject};
+
+const GREEN: &str = "\x1b[32m";
+const RED: &str = "\x1b[31m";
+const YELLOW: &str = "\x1b[33m";
+const BOLD: &str = "\x1b[1m";
+const DIM: &str = "\x1b[2m";
+const RESET: &str = "\x1b[0m";
+
+fn paint(on: bool, code: &str, s: &str) -> String {
+    if on {
+        format!("{code}{s}{RESET}")
+    } else {
+        s.to_string()
+    }
+}
+
+fn opt(v: &Option<String>) -> &str {
+    v.as_deref().unwrap_or("(none)")
+}
+
+/// One change as `(marker, text)`: `+`, `-` or `~` and a sentence. Shared with Markdown.
+pub fn describe(d: &Detail) -> (char, String) {
+    match d {
+        Detail::Added { .. } => ('+', "added".into()),
+        Detail::Removed { .. } => ('-', "removed".into()),
+        Detail::Renamed { old, new } => ('~', format!("renamed: {old} -> {new}")),
+        Detail::Moved { old_parent, new_parent } => ('~', format!("moved: parent {old_parent} -> {new_parent}")),
+        Detail::Reordered { old_index, new_index } => ('~', format!("reordered: position {old_index} -> {new_index}")),
+        Detail::Field { field, old, new } => match (old, new) {
+            (None, Some(n)) => ('+', format!("{field} = {n}")),
+            (Some(o), None) => ('-', format!("{field} = {o}")),
+            _ => ('~', format!("{field}: {} -> {}", opt(old), opt(new))),
+        },
+        Detail::GroupAdded { group } => ('+', format!("group \"{group}\"")),
+        Detail::GroupRemoved { group } => ('-', format!("group \"{group}\"")),
+        Detail::PropertyAdded { key, value } => ('+', format!("{key} = {value}")),
+        Detail::PropertyRemoved { key, value } => ('-', format!("{key} = {value}")),
+        Detail::PropertyChanged { key, old, new, delta } => {
+            let mut s = format!("{key}: {old} -> {new}");
+            match delta {
+                Delta::None => {}
+                Delta::Components(c) => {
+                    let parts: Vec<String> = c.iter().map(|(n, a, b)| format!("{n}: {a} -> {b}")).collect();
+                    s.push_str(&format!("  ({})", parts.join(", ")));
+                }
+                Delta::Packed { old_len, new_len, changed, .. } => {
+                    if old_len == new_len {
+                        s.push_str(&format!("  ({changed} of {new_len} elements changed)"));
+                    } else {
+                        s.push_str(&format!("  ({old_len} -> {new_len} elements, {changed} of the first {} changed)", old_len.min(new_len)));
+                    }
+                }
+            }
+            ('~', s)
+        }
+    }
+}
+
+/// Heading of a subject, without marker.
+pub fn subject_title(s: &Subject) -> String {
+    match s {
+        Subject::Node { path, type_name, instance } => {
+            let what = match (type_name, instance) {
+                (Some(t), _) => format!(" ({t})"),
+                (None, Some(i)) => format!(" (instance of {i})"),
+                (None, None) => String::new(),
+            };
+            format!("{}{what}", if path == "." { "(root)" } else { path })
+        }
+        Subject::MainResource { type_name } => format!("resource ({})", type_name.as_deref().unwrap_or("?")),
+        Subject::ExtResource { path, type_name, .. } => format!("ext_resource {path} ({type_name})"),
+        Subject::SubResource { id, type_name, .. } => format!("sub_resource {} ({type_name})", crate::diff::sub_display(type_name, id)),
+        Subject::Connection { signal, from, to, method } => format!("connection {signal}: {from} -> {to} :: {method}"),
+        Subject::Editable { path } => format!("editable {path}"),
+        Subject::Header => "header".into(),
+    }
+}
+
+/// "used by A, B and 3 more" for resources.
+pub fn users_note(s: &Subject) -> Option<String> {
+    let users = match s {
+        Subject::ExtResource { users, .. } | Subject::SubResource { users, .. } => users,
+        _ => return None,
+    };
+    if users.is_empty() {
+        return None;
+    }
+    let shown: Vec<&str> = users.iter().take(5).map(|u| if u == "." { "(root)" } else { u.as_str() }).collect();
+    let more = users.len().saturating_sub(5);
+    Some(if more > 0 { format!("used by {} and {more} more", shown.join(", ")) } else { format!("used by {}", shown.join(", ")) })
+}
+
+fn section_of(s: &Subject) -> &'static str {
+    match s {
+        Subject::Node { .. } => "Nodes",
+        Subject::MainResource { .. } | Subject::ExtResource { .. } | Subject::SubResource { .. } => "Resources",
+        Subject::Connection { .. } => "Connections",
+        Subject::Editable { .. } => "Editables",
+        Subject::Header => "Header",
+    }
+}
+
+fn group_marker(g: &[Change]) -> char {
+    match g[0].detail {
+        Detail::Added { .. } => '+',
+        Detail::Removed { .. } => '-',
+        _ => '~',
+    }
+}
+
+fn color_of(m: char) -> &'static str {
+    match m {
+        '+' => GREEN,
+        '-' => RED,
+        _ => YELLOW,
+    }
+}
+
+/// Render one file's report.
+pub fn render(report: &DiffReport, opts: &Options) -> String {
+    let c = opts.color;
+    let mut out = String::new();
+    if report.changes.is_empty() {
+        out.push_str("No semantic changes.");
+        if !report.noise.is_empty() && !opts.show_noise {
+            out.push_str(&format!(" ({} re-save differences hidden; --show-noise lists them)", report.noise.len()));
+        }
+        out.push('\n');
+    } else {
+        out.push_str(&paint(c, BOLD, &Counts::of(report).sentence()));
+        out.push('\n');
+    }
+    let mut section = "";
+    for g in groups(&report.changes) {
+        let subj = &g[0].subject;
+        let sec = section_of(subj);
+        if sec != section {
+            section = sec;
+            out.push_str(&paint(c, BOLD, sec));
+            out.push('\n');
+        }
+        let indent = match subj {
+            Subject::Node { path, .. } => "  ".repeat(depth(path) + 1),
+            _ => "  ".to_string(),
+        };
+        let m = group_marker(g);
+        let mut title = format!("{m} {}", subject_title(subj));
+        if let Some(u) = users_note(subj) {
+            title.push_str(&format!(", {u}"));
+        }
+        out.push_str(&format!("{indent}{}\n", paint(c, color_of(m), &title)));
+        for ch in g {
+            match &ch.detail {
+                Detail::Added { properties } | Detail::Removed { properties } => {
+                    for (k, v) in properties {
+                        out.push_str(&format!("{indent}    {}\n", paint(c, DIM, &format!("{k} = {v}"))));
+                    }
+                }
+                d => {
+                    let (m, s) = describe(d);
+                    out.push_str(&format!("{indent}    {}\n", paint(c, color_of(m), &format!("{m} {s}"))));
+                }
+            }
+        }
+    }
+    if opts.show_noise && !report.noise.is_empty() {
+        out.push_str(&paint(c, BOLD, &format!("Re-save noise ({})", report.noise.len())));
+        out.push('\n');
+        for n in &report.noise {
+            out.push_str(&format!("  {}\n", paint(c, DIM, &format!("{} {}: {}", n.kind.name(), n.subject, n.detail))));
+        }
+    }
+    out
+}
+
+/// Render a review: every file with a heading line.
+pub fn review(range: &str, files: &[FileDiff], opts: &Options) -> String {
+    let mut out = String::new();
+    if files.is_empty() {
+        out.push_str(&format!("No scene files changed in {range}.\n"));
+        return out;
+    }
+    out.push_str(&format!("{} scene file{} changed in {range}\n", files.len(), if files.len() == 1 { "" } else { "s" }));
+    for f in files {
+        out.push('\n');
+        let head = format!("=== {} ({})", f.path, f.status.name());
+        out.push_str(&paint(opts.color, BOLD, &head));
+        out.push('\n');
+        match &f.report {
+            Ok(r) if f.status != FileStatus::Modified => {
+                out.push_str(&format!("{}\n", Counts::of(r).sentence()));
+                if f.status == FileStatus::Added {
+                    out.push_str(&render(r, opts).lines().skip(1).map(|l| format!("{l}\n")).collect::<String>());
+                }
+            }
+            Ok(r) => out.push_str(&render(r, opts)),
+            Err(e) => out.push_str(&format!("cannot diff: {e}\n")),
+        }
+    }
+    out
+}
