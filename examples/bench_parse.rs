@@ -41,9 +41,10 @@ fn touch_packed(v: &Value) -> usize {
         Value::Array(items) | Value::TypedArray { items, .. } | Value::Ctor { args: items, .. } => {
             items.iter().map(touch_packed).sum()
         }
-        Value::Dict(e) | Value::TypedDict { entries: e, .. } => {
-            e.iter().map(|(k, v)| touch_packed(k) + touch_packed(v)).sum()
-        }
+        Value::Dict(e) | Value::TypedDict { entries: e, .. } => e
+            .iter()
+            .map(|(k, v)| touch_packed(k) + touch_packed(v))
+            .sum(),
         Value::Object { props, .. } => props.iter().map(|(_, v)| touch_packed(v)).sum(),
         _ => 0,
     }
@@ -53,7 +54,12 @@ fn touch_packed(v: &Value) -> usize {
 fn all_values(doc: &Document) -> usize {
     let mut errs = 0;
     for s in &doc.sections {
-        let ranges = s.tag.fields.iter().map(|f| &f.value).chain(s.props.iter().map(|p| &p.value));
+        let ranges = s
+            .tag
+            .fields
+            .iter()
+            .map(|f| &f.value)
+            .chain(s.props.iter().map(|p| &p.value));
         for r in ranges {
             match value::parse(doc.slice(r)) {
                 Ok(v) => errs += touch_packed(&v),
@@ -70,7 +76,11 @@ fn wc_l(files: &[PathBuf]) -> Option<Duration> {
         let t = Instant::now();
         let mut total = Duration::ZERO;
         for chunk in files.chunks(2000) {
-            let out = std::process::Command::new("wc").arg("-l").args(chunk).output().ok()?;
+            let out = std::process::Command::new("wc")
+                .arg("-l")
+                .args(chunk)
+                .output()
+                .ok()?;
             if !out.status.success() {
                 return None;
             }
@@ -86,10 +96,19 @@ fn mbps(bytes: usize, d: Duration) -> String {
 }
 
 fn bench(label: &str, files: &[PathBuf]) {
-    let data: Vec<Vec<u8>> = files.iter().map(|f| std::fs::read(f).expect("read input")).collect();
+    let data: Vec<Vec<u8>> = files
+        .iter()
+        .map(|f| std::fs::read(f).expect("read input"))
+        .collect();
     let bytes: usize = data.iter().map(Vec::len).sum();
-    let texts: Vec<&str> = data.iter().filter_map(|d| std::str::from_utf8(d).ok()).collect();
-    let docs: Vec<Document> = data.iter().filter_map(|d| Document::parse(d).ok()).collect();
+    let texts: Vec<&str> = data
+        .iter()
+        .filter_map(|d| std::str::from_utf8(d).ok())
+        .collect();
+    let docs: Vec<Document> = data
+        .iter()
+        .filter_map(|d| Document::parse(d).ok())
+        .collect();
 
     let (split, e_split) = best(|| data.iter().filter(|d| Document::parse(d).is_err()).count());
     let (model, e_model) = best(|| data.iter().filter(|d| Scene::parse(d).is_err()).count());
@@ -103,8 +122,16 @@ fn bench(label: &str, files: &[PathBuf]) {
         bytes as f64 / 1e6
     );
     let row = |name: &str, d: Duration, errs: usize| {
-        let note = if errs > 0 { format!("  ({errs} failed)") } else { String::new() };
-        println!("  {name:<14} {} MB/s  {:>9.1} ms{note}", mbps(bytes, d), d.as_secs_f64() * 1e3);
+        let note = if errs > 0 {
+            format!("  ({errs} failed)")
+        } else {
+            String::new()
+        };
+        println!(
+            "  {name:<14} {} MB/s  {:>9.1} ms{note}",
+            mbps(bytes, d),
+            d.as_secs_f64() * 1e3
+        );
     };
     row("split", split, e_split);
     row("split+model", model, e_model);
@@ -120,7 +147,10 @@ fn corpus_files(root: &Path) -> Vec<PathBuf> {
     let index = std::fs::read_to_string(root.join("INDEX.tsv")).expect("corpus INDEX.tsv");
     let mut lines = index.lines();
     let head: Vec<&str> = lines.next().expect("header").split('\t').collect();
-    let col = head.iter().position(|h| *h == "stored_as").expect("stored_as column");
+    let col = head
+        .iter()
+        .position(|h| *h == "stored_as")
+        .expect("stored_as column");
     lines
         .filter(|l| !l.is_empty())
         .filter_map(|l| l.split('\t').nth(col).map(|p| root.join(p)))

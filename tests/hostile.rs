@@ -30,11 +30,16 @@ fn shared() -> Option<PathBuf> {
         Some(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared")),
         Some(PathBuf::from("/work/shared")),
     ];
-    cands.into_iter().flatten().find(|p| p.join("corpus/INDEX.tsv").exists())
+    cands
+        .into_iter()
+        .flatten()
+        .find(|p| p.join("corpus/INDEX.tsv").exists())
 }
 
 fn example(rel: &str) -> Vec<u8> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples").join(rel);
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("examples")
+        .join(rel);
     std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 
@@ -92,7 +97,12 @@ fn corpus_sample(root: &Path, count: usize, max_bytes: usize) -> Vec<(String, Ve
 
 fn line_starts(data: &[u8]) -> Vec<usize> {
     std::iter::once(0)
-        .chain(data.iter().enumerate().filter(|(_, b)| **b == b'\n').map(|(i, _)| i + 1))
+        .chain(
+            data.iter()
+                .enumerate()
+                .filter(|(_, b)| **b == b'\n')
+                .map(|(i, _)| i + 1),
+        )
         .filter(|&i| i < data.len())
         .collect()
 }
@@ -188,7 +198,14 @@ fn mutate(name: &str, data: &[u8], rng: &mut Rng) -> Vec<u8> {
             out = v;
         }
         "invalid-utf8" => {
-            let junk: &[&[u8]] = &[b"\xFF", b"\xC3", b"\xE2\x82", b"\xED\xA0\x80", b"\xC0\xAF", b"\x80\x80"];
+            let junk: &[&[u8]] = &[
+                b"\xFF",
+                b"\xC3",
+                b"\xE2\x82",
+                b"\xED\xA0\x80",
+                b"\xC0\xAF",
+                b"\x80\x80",
+            ];
             let i = rng.below(out.len() + 1);
             out.splice(i..i, junk[rng.below(junk.len())].iter().copied());
         }
@@ -199,12 +216,21 @@ fn mutate(name: &str, data: &[u8], rng: &mut Rng) -> Vec<u8> {
             if rng.below(2) == 0 {
                 v.push_str(&deep("]", n));
             }
-            let at = lines.get(1 + rng.below(lines.len().max(1))).copied().unwrap_or(data.len());
+            let at = lines
+                .get(1 + rng.below(lines.len().max(1)))
+                .copied()
+                .unwrap_or(data.len());
             let ins = format!("deep = {v}\n");
             out.splice(at..at, ins.into_bytes());
         }
         "deep-mixed" => {
-            let opens = ["{\"k\": ", "Vector2(", "Array[int]([", "[", "Dictionary[String, int]({\"a\": "];
+            let opens = [
+                "{\"k\": ",
+                "Vector2(",
+                "Array[int]([",
+                "[",
+                "Dictionary[String, int]({\"a\": ",
+            ];
             let mut v = String::new();
             for _ in 0..20_000 {
                 v.push_str(opens[rng.below(opens.len())]);
@@ -214,14 +240,33 @@ fn mutate(name: &str, data: &[u8], rng: &mut Rng) -> Vec<u8> {
             } else {
                 format!("[node name=\"Deep\" type=\"Node\" parent=\".\" groups={v}]\n")
             };
-            let at = lines.get(1 + rng.below(lines.len().max(1))).copied().unwrap_or(data.len());
+            let at = lines
+                .get(1 + rng.below(lines.len().max(1)))
+                .copied()
+                .unwrap_or(data.len());
             out.splice(at..at, ins.into_bytes());
         }
         "splice-junk" => {
             let junk: &[&str] = &[
-                "[", "]", "\"", "\\", "=", "\n[node\n", "SubResource(", "ExtResource(\"", "&\"", "@\"",
-                "{", "}", ";", "\n[sub_resource type=\"X\" id=\"X\"]\n", "PackedByteArray(\"@@@\")", "\u{0}",
-                "[gd_scene format=99]", "parent=\"../..\"", "load_steps=-1",
+                "[",
+                "]",
+                "\"",
+                "\\",
+                "=",
+                "\n[node\n",
+                "SubResource(",
+                "ExtResource(\"",
+                "&\"",
+                "@\"",
+                "{",
+                "}",
+                ";",
+                "\n[sub_resource type=\"X\" id=\"X\"]\n",
+                "PackedByteArray(\"@@@\")",
+                "\u{0}",
+                "[gd_scene format=99]",
+                "parent=\"../..\"",
+                "load_steps=-1",
             ];
             for _ in 0..1 + rng.below(4) {
                 let i = rng.below(out.len() + 1);
@@ -247,7 +292,8 @@ fn panic_text(e: &(dyn std::any::Any + Send)) -> String {
 /// Run every library entry point on `bytes`; return the first stage that panicked.
 fn library_on(bytes: &[u8]) -> Result<(), String> {
     let stage = |name: &str, f: &mut dyn FnMut()| -> Result<(), String> {
-        catch_unwind(AssertUnwindSafe(f)).map_err(|e| format!("{name} panicked: {}", panic_text(&*e)))
+        catch_unwind(AssertUnwindSafe(f))
+            .map_err(|e| format!("{name} panicked: {}", panic_text(&*e)))
     };
     stage("Document::parse", &mut || {
         if let Ok(doc) = Document::parse(bytes) {
@@ -271,7 +317,13 @@ fn library_on(bytes: &[u8]) -> Result<(), String> {
     stage("value::parse of every value", &mut || {
         if let Ok(doc) = Document::parse(bytes) {
             for s in &doc.sections {
-                for r in s.tag.fields.iter().map(|f| &f.value).chain(s.props.iter().map(|p| &p.value)) {
+                for r in s
+                    .tag
+                    .fields
+                    .iter()
+                    .map(|f| &f.value)
+                    .chain(s.props.iter().map(|p| &p.value))
+                {
                     if let Ok(value::Value::Packed(p)) = value::parse(doc.slice(r)) {
                         let _ = p.elements();
                     }
@@ -313,7 +365,10 @@ fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
         .expect("read dir")
         .map(|e| {
             let e = e.expect("entry");
-            (e.file_name().to_string_lossy().into_owned(), std::fs::read(e.path()).unwrap_or_default())
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                std::fs::read(e.path()).unwrap_or_default(),
+            )
         })
         .collect();
     v.sort();
@@ -351,13 +406,20 @@ fn mutated_corpus_never_panics_the_library() {
                 if let Err(e) = library_on(&bytes) {
                     let case = format!("{name}.{mutation}.{seed}");
                     let saved = save_case(&case, &bytes);
-                    failures.push(format!("{name} [{mutation}, seed {seed}]: {e}\n    input saved as {}", saved.display()));
+                    failures.push(format!(
+                        "{name} [{mutation}, seed {seed}]: {e}\n    input saved as {}",
+                        saved.display()
+                    ));
                 }
             }
         }
     }
     std::panic::set_hook(hook);
-    eprintln!("{cases} mutated inputs in {:.1?}, {} panics", t.elapsed(), failures.len());
+    eprintln!(
+        "{cases} mutated inputs in {:.1?}, {} panics",
+        t.elapsed(),
+        failures.len()
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
@@ -386,8 +448,11 @@ fn mutated_corpus_never_kills_the_binary() {
     // down to the file by running each of that batch alone.
     let mut bad = Vec::new();
     for mutation in MUTATIONS {
-        let batch: Vec<&str> =
-            names.iter().filter(|(f, _)| f.ends_with(&format!("-{mutation}.tscn"))).map(|(f, _)| f.as_str()).collect();
+        let batch: Vec<&str> = names
+            .iter()
+            .filter(|(f, _)| f.ends_with(&format!("-{mutation}.tscn")))
+            .map(|(f, _)| f.as_str())
+            .collect();
         let mut args = vec!["check"];
         args.extend(&batch);
         let o = run(&args, dir.path());
@@ -397,13 +462,21 @@ fn mutated_corpus_never_kills_the_binary() {
                 if !matches!(o.status.code(), Some(0..=2)) {
                     let src = &names.iter().find(|(n, _)| n == f).expect("known").1;
                     let saved = save_case(f, &std::fs::read(dir.path().join(f)).expect("read"));
-                    bad.push(format!("{f} (from {src}): status {:?}; saved as {}\n{}", o.status, saved.display(), stderr(&o)));
+                    bad.push(format!(
+                        "{f} (from {src}): status {:?}; saved as {}\n{}",
+                        o.status,
+                        saved.display(),
+                        stderr(&o)
+                    ));
                 }
             }
         }
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
-    assert!(snapshot(dir.path()) == before, "`check` changed or created files");
+    assert!(
+        snapshot(dir.path()) == before,
+        "`check` changed or created files"
+    );
 }
 
 // ---------------------------------------------------------------------------------------
@@ -432,21 +505,39 @@ fn assert_row(file: &str, bytes: &[u8], row: Row) {
     let o = run(&["check", file], p);
     let took = t.elapsed();
     let err = stderr(&o);
-    assert_eq!(o.status.code(), Some(row.code), "check {file}: stderr:\n{}", &err[..err.len().min(2000)]);
+    assert_eq!(
+        o.status.code(),
+        Some(row.code),
+        "check {file}: stderr:\n{}",
+        &err[..err.len().min(2000)]
+    );
     for want in row.stderr_has {
         let want = want.replace("{f}", file);
-        assert!(err.contains(&want), "check {file}: stderr lacks {want:?}:\n{}", &err[..err.len().min(2000)]);
+        assert!(
+            err.contains(&want),
+            "check {file}: stderr lacks {want:?}:\n{}",
+            &err[..err.len().min(2000)]
+        );
     }
     match row.stdout_has {
-        Some(s) => assert!(stdout(&o).contains(&s.replace("{f}", file)), "check {file}: stdout {:?}", stdout(&o)),
-        None => assert!(!stdout(&o).contains(": ok"), "check {file}: says ok: {:?}", stdout(&o)),
+        Some(s) => assert!(
+            stdout(&o).contains(&s.replace("{f}", file)),
+            "check {file}: stdout {:?}",
+            stdout(&o)
+        ),
+        None => assert!(
+            !stdout(&o).contains(": ok"),
+            "check {file}: says ok: {:?}",
+            stdout(&o)
+        ),
     }
     assert!(took < Duration::from_secs(10), "check {file} took {took:?}");
 
     // --json: one document on stdout with the same exit code.
     let o = run(&["check", "--json", file], p);
     assert_eq!(o.status.code(), Some(row.code), "check --json {file}");
-    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).expect("check --json prints JSON");
+    let doc: serde_json::Value =
+        serde_json::from_slice(&o.stdout).expect("check --json prints JSON");
     assert_eq!(doc["exit"], row.code, "check --json {file}: {doc}");
 
     assert!(snapshot(p) == before, "check {file} wrote something");
@@ -459,10 +550,21 @@ fn assert_row(file: &str, bytes: &[u8], row: Row) {
     let before = snapshot(p);
     let o = run(&["merge", "--git", "base.tscn", file, "theirs.tscn"], p);
     let code = o.status.code();
-    assert!(matches!(code, Some(0..=2)), "merge with {file} as ours: status {:?}", o.status);
+    assert!(
+        matches!(code, Some(0..=2)),
+        "merge with {file} as ours: status {:?}",
+        o.status
+    );
     if code == Some(2) {
-        assert!(snapshot(p) == before, "merge failed (exit 2) but changed files");
-        assert!(stderr(&o).starts_with("tscn-merge: "), "merge error shape: {}", stderr(&o));
+        assert!(
+            snapshot(p) == before,
+            "merge failed (exit 2) but changed files"
+        );
+        assert!(
+            stderr(&o).starts_with("tscn-merge: "),
+            "merge error shape: {}",
+            stderr(&o)
+        );
     }
 }
 
@@ -474,7 +576,11 @@ fn scene_text() -> Vec<u8> {
 fn bad_input_truncated_file() {
     // Cut inside the PackedColorArray value: the bracket never closes.
     let full = scene_text();
-    let cut = full.windows(17).position(|w| w == b"PackedColorArray(").expect("has a packed array") + 25;
+    let cut = full
+        .windows(17)
+        .position(|w| w == b"PackedColorArray(")
+        .expect("has a packed array")
+        + 25;
     assert_row(
         "truncated.tscn",
         &full[..cut],
@@ -489,14 +595,21 @@ fn bad_input_truncated_file() {
 #[test]
 fn bad_input_invalid_utf8() {
     let mut bytes = scene_text();
-    let at = bytes.windows(6).position(|w| w == b"Player").expect("has Player");
+    let at = bytes
+        .windows(6)
+        .position(|w| w == b"Player")
+        .expect("has Player");
     bytes[at + 1] = 0xE9; // Latin-1 e-acute: not UTF-8
     assert_row(
         "latin1.tscn",
         &bytes,
         Row {
             code: 2,
-            stderr_has: &["{f}:", "valid UTF-8 text (this byte sequence is not UTF-8)", "^"],
+            stderr_has: &[
+                "{f}:",
+                "valid UTF-8 text (this byte sequence is not UTF-8)",
+                "^",
+            ],
             stdout_has: None,
         },
     );
@@ -519,7 +632,9 @@ fn bad_input_bom() {
 
 #[test]
 fn bad_input_crlf() {
-    let text = String::from_utf8(scene_text()).expect("utf8").replace('\n', "\r\n");
+    let text = String::from_utf8(scene_text())
+        .expect("utf8")
+        .replace('\n', "\r\n");
     assert_row(
         "crlf.tscn",
         text.as_bytes(),
@@ -543,7 +658,11 @@ fn bad_input_conflict_markers() {
         text.as_bytes(),
         Row {
             code: 1,
-            stderr_has: &["{f}:19: error: leftover conflict markers", "{f}:21: error:", "{f}:23: error:"],
+            stderr_has: &[
+                "{f}:19: error: leftover conflict markers",
+                "{f}:21: error:",
+                "{f}:23: error:",
+            ],
             stdout_has: None,
         },
     );
@@ -552,7 +671,11 @@ fn bad_input_conflict_markers() {
 #[test]
 fn bad_input_deep_nesting() {
     let mut text = String::from_utf8(scene_text()).expect("utf8");
-    text.push_str(&format!("deep = {}{}\n", "[".repeat(100_000), "]".repeat(100_000)));
+    text.push_str(&format!(
+        "deep = {}{}\n",
+        "[".repeat(100_000),
+        "]".repeat(100_000)
+    ));
     assert_row(
         "deep.tscn",
         text.as_bytes(),
@@ -609,7 +732,9 @@ fn bad_input_not_a_scene() {
         b"[remap]\n\nimporter=\"texture\"\ntype=\"CompressedTexture2D\"\n",
         Row {
             code: 2,
-            stderr_has: &["{f}:1:1: `[gd_scene ...]` or `[gd_resource ...]` as the first tag, found"],
+            stderr_has: &[
+                "{f}:1:1: `[gd_scene ...]` or `[gd_resource ...]` as the first tag, found",
+            ],
             stdout_has: None,
         },
     );
@@ -621,7 +746,11 @@ fn bad_input_missing_file() {
     let dir = tempfile::tempdir().expect("tempdir");
     let o = run(&["check", "nowhere.tscn"], dir.path());
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("nowhere.tscn:") && stderr(&o).contains("cannot read"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("nowhere.tscn:") && stderr(&o).contains("cannot read"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 // ---------------------------------------------------------------------------------------
@@ -653,7 +782,11 @@ fn check_is_not_quadratic_in_nodes() {
     let problems = check(&scene);
     let took = t.elapsed();
     assert!(problems.is_empty(), "{problems:?}");
-    assert!(took < Duration::from_secs(2), "check of {} bytes took {took:?}", text.len());
+    assert!(
+        took < Duration::from_secs(2),
+        "check of {} bytes took {took:?}",
+        text.len()
+    );
 }
 
 /// A syntax error echoes the whole offending line twice (text and caret line): for the
@@ -661,7 +794,10 @@ fn check_is_not_quadratic_in_nodes() {
 #[test]
 #[ignore = "bug in src/syntax.rs: ParseError's display is unbounded (whole line echoed)"]
 fn syntax_error_message_is_bounded() {
-    let text = format!("[gd_scene format=3]\n\n[node name=\"A\" type=\"Node\"]\nx = {}\n", "[".repeat(100_000));
+    let text = format!(
+        "[gd_scene format=3]\n\n[node name=\"A\" type=\"Node\"]\nx = {}\n",
+        "[".repeat(100_000)
+    );
     let dir = tempfile::tempdir().expect("tempdir");
     std::fs::write(dir.path().join("deep.tscn"), text).expect("write");
     let o = run(&["check", "deep.tscn"], dir.path());
