@@ -586,7 +586,12 @@ fn bad_input_truncated_file() {
         &full[..cut],
         Row {
             code: 2,
-            stderr_has: &["{f}:10:", "(the file ends first)", "  | ", "^"],
+            stderr_has: &[
+                "{f}:10:",
+                "a closing bracket for this value (the file ends first)",
+                "  | ",
+                "^",
+            ],
             stdout_has: None,
         },
     );
