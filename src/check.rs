@@ -70,7 +70,9 @@ pub fn check_markers(text: &[u8]) -> Vec<Problem> {
 pub fn check(scene: &Scene) -> Vec<Problem> {
     let doc = &scene.doc;
     let mut out = Vec::new();
-    let line_of = |i: usize| doc.line_of(doc.sections[i].span.start);
+    let lines = crate::syntax::LineIndex::new(&doc.text);
+    let line_at = |offset: usize| lines.line(offset);
+    let line_of = |i: usize| lines.line(doc.sections[i].span.start);
 
     if doc.has_bom() {
         out.push(Problem::warning(1, "the file starts with a UTF-8 byte-order mark, which Godot does not read".into()));
@@ -113,7 +115,7 @@ pub fn check(scene: &Scene) -> Vec<Problem> {
         }
     }
     if scene.kind == FileKind::Resource && scene.resource.is_none() {
-        out.push(Problem::error(doc.line_of(doc.text.len()), "no `[resource]` section".into()));
+        out.push(Problem::error(line_at(doc.text.len()), "no `[resource]` section".into()));
     }
 
     // Ids.
@@ -141,7 +143,7 @@ pub fn check(scene: &Scene) -> Vec<Problem> {
                 RefKind::Ext => {
                     if !ext_ids.contains(id) {
                         out.push(Problem::error(
-                            doc.line_of(start),
+                            line_at(start),
                             format!("ExtResource(\"{id}\") does not resolve: no ext_resource has that id"),
                         ));
                     }
@@ -155,7 +157,7 @@ pub fn check(scene: &Scene) -> Vec<Problem> {
                         } else {
                             format!("SubResource(\"{id}\") does not resolve: no sub_resource has that id")
                         };
-                        out.push(Problem::error(doc.line_of(start), msg));
+                        out.push(Problem::error(line_at(start), msg));
                     }
                 }
             });
@@ -177,7 +179,7 @@ pub fn check(scene: &Scene) -> Vec<Problem> {
     if scene.kind == FileKind::Scene {
         let roots: Vec<_> = scene.nodes.iter().filter(|n| n.parent.is_none()).collect();
         if roots.is_empty() {
-            let l = scene.nodes.first().map_or(doc.line_of(doc.text.len()), |n| line_of(n.section));
+            let l = scene.nodes.first().map_or(line_at(doc.text.len()), |n| line_of(n.section));
             out.push(Problem::error(l, "no scene root: every node has a parent".into()));
         }
         for extra in roots.iter().skip(1) {

@@ -86,8 +86,11 @@ pub struct ParseError {
     pub column: usize,
     /// What the reader expected at that spot.
     pub expected: String,
-    /// The offending line, for the caret display.
+    /// The offending line (clipped to a window around the spot when very long), for
+    /// the caret display.
     pub line_text: String,
+    /// Where the caret goes under `line_text`, in characters.
+    pub caret: usize,
 }
 
 impl ParseError {
@@ -105,15 +108,28 @@ impl ParseError {
         let line = text[..line_start].iter().filter(|&&b| b == b'\n').count() + 1;
         let before = String::from_utf8_lossy(&text[line_start..offset]);
         let column = before.chars().count() + 1;
-        let line_text = String::from_utf8_lossy(&text[line_start..line_end])
-            .trim_end_matches('\r')
-            .to_string();
+        let full = String::from_utf8_lossy(&text[line_start..line_end]);
+        let chars: Vec<char> = full.trim_end_matches('\r').chars().collect();
+        // A line can be megabytes long: show at most 60 characters either side.
+        const SIDE: usize = 60;
+        let from = (column - 1).saturating_sub(SIDE);
+        let to = (column - 1 + SIDE).min(chars.len());
+        let mut line_text: String = chars[from.min(chars.len())..to].iter().collect();
+        let mut caret = column - 1 - from;
+        if from > 0 {
+            line_text.insert(0, '…');
+            caret += 1;
+        }
+        if to < chars.len() {
+            line_text.push('…');
+        }
         ParseError {
             offset,
             line,
             column,
             expected: expected.into(),
             line_text,
+            caret,
         }
     }
 }
@@ -128,7 +144,7 @@ impl fmt::Display for ParseError {
             .map(|c| if c == '\t' { ' ' } else { c })
             .collect();
         writeln!(f, "  | {shown}")?;
-        write!(f, "  | {}^", " ".repeat(self.column.saturating_sub(1)))
+        write!(f, "  | {}^", " ".repeat(self.caret))
     }
 }
 
@@ -193,6 +209,27 @@ impl Document {
             .filter(|&&b| b == b'\n')
             .count()
             + 1
+    }
+}
+
+/// Line numbers of byte offsets in one text, answered by binary search: for reports
+/// that name many lines of a large file.
+#[derive(Debug, Clone)]
+pub struct LineIndex {
+    starts: Vec<usize>,
+}
+
+impl LineIndex {
+    /// Index the line starts of `text`.
+    pub fn new(text: &str) -> LineIndex {
+        let mut starts = vec![0];
+        starts.extend(text.bytes().enumerate().filter(|(_, b)| *b == b'\n').map(|(i, _)| i + 1));
+        LineIndex { starts }
+    }
+
+    /// 1-based line of a byte offset.
+    pub fn line(&self, offset: usize) -> usize {
+        self.starts.partition_point(|&s| s <= offset)
     }
 }
 
@@ -748,11 +785,34 @@ mod tests {
     }
 
     #[test]
+    fn long_lines_are_clipped_around_the_caret() {
+        let mut s = String::from("[gd_scene format=3]\n[node name=\"A\"]\na = ");
+        s.push_str(&"1, ".repeat(50_000));
+        s.push_str(" @ ");
+        s.push_str(&"2, ".repeat(50_000));
+        let e = Document::parse(s.as_bytes()).unwrap_err();
+        let shown = e.to_string();
+        assert!(shown.len() < 600, "{} bytes", shown.len());
+        assert!(e.line_text.ends_with('…'), "{}", e.line_text);
+        assert_eq!(e.line, 3);
+    }
+
+    #[test]
     fn deep_nesting_is_bounded() {
         let mut s = String::from("[gd_scene format=3]\n[node name=\"A\"]\na = ");
         s.push_str(&"[".repeat(100_000));
         let e = Document::parse(s.as_bytes()).unwrap_err();
         assert!(e.expected.contains("nesting"), "{e}");
+    }
+
+    #[test]
+    fn line_index_agrees_with_counting() {
+        let t = "a\nbc\n\nd";
+        let d = LineIndex::new(t);
+        for off in 0..=t.len() {
+            let want = t.as_bytes()[..off].iter().filter(|&&b| b == b'\n').count() + 1;
+            assert_eq!(d.line(off), want, "offset {off}");
+        }
     }
 
     #[test]
