@@ -9,6 +9,7 @@ pub mod check;
 pub mod linemerge;
 pub mod merge;
 pub mod model;
+pub mod solve;
 pub mod syntax;
 pub mod value;
 pub mod write;
