@@ -7,11 +7,18 @@
 //! theirs from them and merges structurally with [`crate::merge::merge`]:
 //!
 //! * diff3 markers (every block has a base section): the three versions are exact, and
-//!   the result is what the merge driver would have written;
+//!   the result is what the merge driver would have written. (zdiff3 moves the lines
+//!   both sides share out of each block, so the rebuilt base also holds them: the
+//!   result can then show a conflict the driver would not have, never a silent loss.
+//!   git's index stages, when available, are exact.);
 //! * two-sided markers (git's default "merge" style, no base section): the base is
 //!   unknown, so only the conflicted hunks can be re-merged, each as if both sides had
-//!   added it. A block is re-merged only when that merge is clean and needs no
-//!   knowledge of a base; every other block is kept exactly as it was.
+//!   added it. A block is re-merged only when both sides are non-empty, share the
+//!   same property lines before their first section header (so a property one side
+//!   deleted cannot come back), and the merge is clean and needs no knowledge of a
+//!   base (no dropped, kept, matched or followed parts); every other block is kept
+//!   exactly as it was. A section present on one side only is still read as an
+//!   addition, although it may be the other side's deletion.
 //!
 //! Pure: no I/O, no panics on any input, deterministic.
 
@@ -134,7 +141,10 @@ impl Marked {
 
     /// Marker options for re-merging: the size found and the labels of the first block.
     fn marker_options(&self) -> MarkerOptions {
-        let mut m = MarkerOptions { marker_size: self.marker_size, ..MarkerOptions::default() };
+        let mut m = MarkerOptions {
+            marker_size: self.marker_size,
+            ..MarkerOptions::default()
+        };
         if let Some(b) = self.blocks().next() {
             if !b.ours_label.is_empty() {
                 m.ours = b.ours_label.clone();
@@ -203,7 +213,9 @@ fn marker(line: &[u8], ch: u8, size: usize) -> Option<String> {
     let rest = &line[size..];
     match rest.first() {
         None => Some(String::new()),
-        Some(b' ' | b'\t' | b'\r' | b'\n') => Some(String::from_utf8_lossy(rest).trim().to_string()),
+        Some(b' ' | b'\t' | b'\r' | b'\n') => {
+            Some(String::from_utf8_lossy(rest).trim().to_string())
+        }
         Some(_) => None,
     }
 }
@@ -223,7 +235,11 @@ enum State {
 ///
 /// Errors: a block that never ends, or a marker out of order inside a block.
 pub fn parse_markers(text: &[u8], marker_size: usize) -> Result<Marked, ParseError> {
-    let size = if marker_size == 0 { DEFAULT_MARKER_SIZE } else { marker_size };
+    let size = if marker_size == 0 {
+        DEFAULT_MARKER_SIZE
+    } else {
+        marker_size
+    };
     let mut pieces = Vec::new();
     let mut outside: Vec<u8> = Vec::new();
     let mut state = State::Outside;
@@ -269,7 +285,13 @@ pub fn parse_markers(text: &[u8], marker_size: usize) -> Result<Marked, ParseErr
             State::Ours | State::Base | State::Theirs => {}
         }
         if start.is_some() {
-            return err(n, format!("a new conflict block starts inside the block opened on line {}", cur.line));
+            return err(
+                n,
+                format!(
+                    "a new conflict block starts inside the block opened on line {}",
+                    cur.line
+                ),
+            );
         }
         cur.raw.extend_from_slice(line);
         match state {
@@ -281,7 +303,13 @@ pub fn parse_markers(text: &[u8], marker_size: usize) -> Result<Marked, ParseErr
                 } else if sep.is_some() {
                     state = State::Theirs;
                 } else if end.is_some() {
-                    return err(n, format!("the block opened on line {} ends before its separator", cur.line));
+                    return err(
+                        n,
+                        format!(
+                            "the block opened on line {} ends before its separator",
+                            cur.line
+                        ),
+                    );
                 } else {
                     cur.ours.extend_from_slice(line);
                 }
@@ -290,9 +318,21 @@ pub fn parse_markers(text: &[u8], marker_size: usize) -> Result<Marked, ParseErr
                 if sep.is_some() {
                     state = State::Theirs;
                 } else if mid.is_some() {
-                    return err(n, format!("a second base section in the block opened on line {}", cur.line));
+                    return err(
+                        n,
+                        format!(
+                            "a second base section in the block opened on line {}",
+                            cur.line
+                        ),
+                    );
                 } else if end.is_some() {
-                    return err(n, format!("the block opened on line {} ends before its separator", cur.line));
+                    return err(
+                        n,
+                        format!(
+                            "the block opened on line {} ends before its separator",
+                            cur.line
+                        ),
+                    );
                 } else if let Some(b) = cur.base.as_mut() {
                     b.extend_from_slice(line);
                 }
@@ -315,7 +355,13 @@ pub fn parse_markers(text: &[u8], marker_size: usize) -> Result<Marked, ParseErr
                     )));
                     state = State::Outside;
                 } else if mid.is_some() || sep.is_some() {
-                    return err(n, format!("a marker out of order in the block opened on line {}", cur.line));
+                    return err(
+                        n,
+                        format!(
+                            "a marker out of order in the block opened on line {}",
+                            cur.line
+                        ),
+                    );
                 } else {
                     cur.theirs.extend_from_slice(line);
                 }
@@ -324,12 +370,18 @@ pub fn parse_markers(text: &[u8], marker_size: usize) -> Result<Marked, ParseErr
         }
     }
     if state != State::Outside {
-        return err(cur.line, "the conflict block opened here never ends".to_string());
+        return err(
+            cur.line,
+            "the conflict block opened here never ends".to_string(),
+        );
     }
     if !outside.is_empty() {
         pieces.push(Piece::Text(outside));
     }
-    Ok(Marked { pieces, marker_size: size })
+    Ok(Marked {
+        pieces,
+        marker_size: size,
+    })
 }
 
 /// Find the conflict blocks of a file: first with markers of `preferred_size`, then,
@@ -345,7 +397,8 @@ pub fn find_markers(text: &[u8], preferred_size: usize) -> Result<Option<Marked>
     let mut sizes: Vec<usize> = Vec::new();
     for line in lines(text) {
         let run = line.iter().take_while(|&&c| c == b'<').count();
-        if run >= DEFAULT_MARKER_SIZE && marker(line, b'<', run).is_some() && !sizes.contains(&run) {
+        if run >= DEFAULT_MARKER_SIZE && marker(line, b'<', run).is_some() && !sizes.contains(&run)
+        {
             sizes.push(run);
         }
     }
@@ -394,7 +447,9 @@ pub fn solve_markers(text: &[u8], marker_size: usize) -> Result<Option<Solved>, 
     let Some(marked) = find_markers(text, marker_size)? else {
         return Ok(None);
     };
-    let opts = MergeOptions { markers: marked.marker_options() };
+    let opts = MergeOptions {
+        markers: marked.marker_options(),
+    };
     let blocks = marked.block_count();
     if marked.has_base() {
         let s = marked.sides();
@@ -409,7 +464,13 @@ pub fn solve_markers(text: &[u8], marker_size: usize) -> Result<Option<Solved>, 
         }));
     }
     let (outcome, resolved_blocks) = solve_two_sided(&marked, &opts);
-    Ok(Some(Solved { outcome, source: Source::TwoSidedMarkers, blocks, resolved_blocks, marker_size: marked.marker_size }))
+    Ok(Some(Solved {
+        outcome,
+        source: Source::TwoSidedMarkers,
+        blocks,
+        resolved_blocks,
+        marker_size: marked.marker_size,
+    }))
 }
 
 /// Decisions that rest on knowing the base; a "both added" merge making one of them
@@ -455,13 +516,21 @@ fn block_may_merge(b: &Block) -> bool {
 /// A trusted "both added" merge: clean, structural, and without decisions that rest
 /// on a base.
 fn trusted(o: &MergeOutcome) -> bool {
-    o.is_clean() && !matches!(o.method, Method::LineFallback(_)) && !o.decisions.iter().any(needs_base)
+    o.is_clean()
+        && !matches!(o.method, Method::LineFallback(_))
+        && !o.decisions.iter().any(needs_base)
 }
 
 /// Merge the chosen blocks as "both added", the others taking ours in all three.
 fn merge_subset(marked: &Marked, chosen: &[bool], opts: &MergeOptions) -> (MergeOutcome, Vec<u8>) {
     let pick = |side: Side| {
-        move |i: usize| if chosen.get(i).copied().unwrap_or(false) { side } else { Side::Ours }
+        move |i: usize| {
+            if chosen.get(i).copied().unwrap_or(false) {
+                side
+            } else {
+                Side::Ours
+            }
+        }
     };
     let base = marked.rebuild(pick(Side::Base));
     let ours = marked.rebuild(pick(Side::Ours));
@@ -488,7 +557,8 @@ fn solve_two_sided(marked: &Marked, opts: &MergeOptions) -> (MergeOutcome, usize
     let all: Vec<&Block> = marked.blocks().collect();
     let n = all.len();
     let eligible: Vec<bool> = all.iter().map(|b| block_may_merge(b)).collect();
-    const KEPT: &str = "the markers have no base section; the blocks that could not be re-merged safely were kept";
+    const KEPT: &str =
+        "the markers have no base section; the blocks that could not be re-merged safely were kept";
     if eligible.iter().all(|&e| e) {
         let (o, _) = merge_subset(marked, &eligible, opts);
         if trusted(&o) {
@@ -541,7 +611,12 @@ fn reinsert(marked: &Marked, solved: &[bool], filled: &[u8], merged: &[u8]) -> O
     // Map each line of `filled` to its line in `merged`, where equal.
     let mut map: Vec<Option<usize>> = vec![None; f_lines.len()];
     for op in similar::capture_diff_slices(similar::Algorithm::Myers, &f_lines, &m_lines) {
-        if let similar::DiffOp::Equal { old_index, new_index, len } = op {
+        if let similar::DiffOp::Equal {
+            old_index,
+            new_index,
+            len,
+        } = op
+        {
             for k in 0..len {
                 map[old_index + k] = Some(new_index + k);
             }
@@ -621,7 +696,10 @@ mod tests {
         assert_eq!(m.block_count(), 1);
         assert!(m.has_base());
         let b = m.blocks().next().unwrap();
-        assert_eq!((b.line, b.ours_label.as_str(), b.theirs_label.as_str()), (2, "HEAD", "feature"));
+        assert_eq!(
+            (b.line, b.ours_label.as_str(), b.theirs_label.as_str()),
+            (2, "HEAD", "feature")
+        );
         assert_eq!(b.base_label.as_deref(), Some("base"));
         assert_eq!(m.to_bytes(), text.as_bytes());
         let s = m.sides();
@@ -647,7 +725,10 @@ mod tests {
         // Inside a block, such lines belong to the side.
         let text = "<<<<<<< o\ns = \"\n<<<<<<<<\n=======x\n\"\n=======\nt\n>>>>>>> t\n";
         let m = parse(text).unwrap();
-        assert_eq!(m.blocks().next().unwrap().ours, b"s = \"\n<<<<<<<<\n=======x\n\"\n");
+        assert_eq!(
+            m.blocks().next().unwrap().ours,
+            b"s = \"\n<<<<<<<<\n=======x\n\"\n"
+        );
     }
 
     #[test]
@@ -699,7 +780,12 @@ mod tests {
         let m = find_markers(ten.as_bytes(), 7).unwrap().unwrap();
         assert_eq!((m.marker_size, m.block_count()), (10, 1));
         // Size 0 means 7; short sizes are never guessed.
-        assert_eq!(parse_markers(b"<<<<<<< o\n=======\n>>>>>>> t\n", 0).unwrap().block_count(), 1);
+        assert_eq!(
+            parse_markers(b"<<<<<<< o\n=======\n>>>>>>> t\n", 0)
+                .unwrap()
+                .block_count(),
+            1
+        );
         assert!(find_markers(b"<<< o\n===\n>>> t\n", 7).unwrap().is_none());
         // An inconsistent size is not taken.
         assert!(find_markers(b"<<<<<<<<< o\nx\n", 7).unwrap().is_none());
@@ -707,7 +793,16 @@ mod tests {
 
     #[test]
     fn never_panics_on_odd_input() {
-        for s in ["", "\n", "<", "<<<<<<<", "<<<<<<<\r", "=======\n>>>>>>>", "<<<<<<< \n=======\n>>>>>>>", "\u{0}\u{ff}"] {
+        for s in [
+            "",
+            "\n",
+            "<",
+            "<<<<<<<",
+            "<<<<<<<\r",
+            "=======\n>>>>>>>",
+            "<<<<<<< \n=======\n>>>>>>>",
+            "\u{0}\u{ff}",
+        ] {
             let _ = solve_markers(s.as_bytes(), 7);
             let _ = solve_markers(s.as_bytes(), 0);
             let _ = solve_markers(s.as_bytes(), usize::MAX);
@@ -726,11 +821,21 @@ speed = 100
     fn diff3_markers_merge_like_the_driver() {
         let ours = format!("{BASE}jump = 5\n");
         let theirs = format!("{BASE}gravity = 9\n");
-        let lm = crate::linemerge::merge_lines(BASE.as_bytes(), ours.as_bytes(), theirs.as_bytes(), &MarkerOptions::default());
+        let lm = crate::linemerge::merge_lines(
+            BASE.as_bytes(),
+            ours.as_bytes(),
+            theirs.as_bytes(),
+            &MarkerOptions::default(),
+        );
         assert_eq!(lm.conflicts, 1);
         let s = solve_markers(&lm.text, 7).unwrap().unwrap();
         assert_eq!(s.source, Source::Diff3Markers);
-        let direct = merge(BASE.as_bytes(), ours.as_bytes(), theirs.as_bytes(), &MergeOptions::default());
+        let direct = merge(
+            BASE.as_bytes(),
+            ours.as_bytes(),
+            theirs.as_bytes(),
+            &MergeOptions::default(),
+        );
         assert!(direct.is_clean());
         assert_eq!(s.outcome.text, direct.text);
         assert_eq!((s.blocks, s.resolved_blocks), (1, 1));
@@ -744,20 +849,36 @@ speed = 100
         );
         let s = solve_markers(text.as_bytes(), 7).unwrap().unwrap();
         assert_eq!(s.source, Source::TwoSidedMarkers);
-        assert!(s.outcome.is_clean(), "{}", String::from_utf8_lossy(&s.outcome.text));
+        assert!(
+            s.outcome.is_clean(),
+            "{}",
+            String::from_utf8_lossy(&s.outcome.text)
+        );
         let out = String::from_utf8(s.outcome.text).unwrap();
-        assert!(out.contains("name=\"A\"") && out.contains("name=\"B\""), "{out}");
+        assert!(
+            out.contains("name=\"A\"") && out.contains("name=\"B\""),
+            "{out}"
+        );
         // Same property changed differently: kept as it was.
-        let text = BASE.replace("speed = 100\n", "<<<<<<< HEAD\nspeed = 120\n=======\nspeed = 80\n>>>>>>> other\n");
+        let text = BASE.replace(
+            "speed = 100\n",
+            "<<<<<<< HEAD\nspeed = 120\n=======\nspeed = 80\n>>>>>>> other\n",
+        );
         let s = solve_markers(text.as_bytes(), 7).unwrap().unwrap();
         assert_eq!(s.outcome.conflict_count, 1);
         assert_eq!(s.outcome.text, text.as_bytes());
         // One side empty: could be a deletion, never merged.
-        let text = BASE.replace("speed = 100\n", "<<<<<<< HEAD\n=======\nspeed = 80\n>>>>>>> other\n");
+        let text = BASE.replace(
+            "speed = 100\n",
+            "<<<<<<< HEAD\n=======\nspeed = 80\n>>>>>>> other\n",
+        );
         let s = solve_markers(text.as_bytes(), 7).unwrap().unwrap();
         assert_eq!(s.outcome.text, text.as_bytes());
         // A property only one side has, in a section that started before the block.
-        let text = BASE.replace("speed = 100\n", "<<<<<<< HEAD\nspeed = 100\njump = 2\n=======\nhp = 3\n>>>>>>> other\n");
+        let text = BASE.replace(
+            "speed = 100\n",
+            "<<<<<<< HEAD\nspeed = 100\njump = 2\n=======\nhp = 3\n>>>>>>> other\n",
+        );
         let s = solve_markers(text.as_bytes(), 7).unwrap().unwrap();
         assert_eq!(s.outcome.text, text.as_bytes());
     }
@@ -769,10 +890,19 @@ speed = 100
             BASE.replace("speed = 100\n", "<<<<<<< HEAD\nspeed = 120\n=======\nspeed = 80\n>>>>>>> other\n")
         );
         let s = solve_markers(text.as_bytes(), 7).unwrap().unwrap();
-        assert_eq!((s.blocks, s.resolved_blocks, s.outcome.conflict_count), (2, 1, 1));
+        assert_eq!(
+            (s.blocks, s.resolved_blocks, s.outcome.conflict_count),
+            (2, 1, 1)
+        );
         let out = String::from_utf8(s.outcome.text).unwrap();
-        assert!(out.contains("<<<<<<< HEAD\nspeed = 120\n=======\nspeed = 80\n>>>>>>> other\n"), "{out}");
-        assert!(out.contains("name=\"A\"") && out.contains("name=\"B\""), "{out}");
+        assert!(
+            out.contains("<<<<<<< HEAD\nspeed = 120\n=======\nspeed = 80\n>>>>>>> other\n"),
+            "{out}"
+        );
+        assert!(
+            out.contains("name=\"A\"") && out.contains("name=\"B\""),
+            "{out}"
+        );
         assert_eq!(out.matches("<<<<<<<").count(), 1, "{out}");
     }
 }

@@ -61,7 +61,9 @@ shape = SubResource("RectangleShape2D_8f3kd")
 const SCENE: &str = "scenes/player.tscn";
 
 fn has_markers(b: &[u8]) -> bool {
-    String::from_utf8_lossy(b).lines().any(|l| l.starts_with("<<<<<<<"))
+    String::from_utf8_lossy(b)
+        .lines()
+        .any(|l| l.starts_with("<<<<<<<"))
 }
 
 fn code(out: &Output) -> i32 {
@@ -84,7 +86,10 @@ fn conflicted_merge(style: Option<&str>) -> TempRepo {
     t.write(SCENE, OURS);
     t.commit_all("ours: hitbox");
     let out = t.merge("other");
-    assert!(!out.status.success(), "git must conflict without the driver");
+    assert!(
+        !out.status.success(),
+        "git must conflict without the driver"
+    );
     assert!(has_markers(&t.read(SCENE)));
     t
 }
@@ -92,7 +97,10 @@ fn conflicted_merge(style: Option<&str>) -> TempRepo {
 /// `tscn-merge merge` over three files, stdout.
 fn merge_bytes(t: &TempRepo, base: &[u8], ours: &[u8], theirs: &[u8]) -> Vec<u8> {
     let dir = t.scratch();
-    let paths: Vec<PathBuf> = ["b.tscn", "o.tscn", "t.tscn"].iter().map(|n| dir.join(n)).collect();
+    let paths: Vec<PathBuf> = ["b.tscn", "o.tscn", "t.tscn"]
+        .iter()
+        .map(|n| dir.join(n))
+        .collect();
     for (p, bytes) in paths.iter().zip([base, ours, theirs]) {
         std::fs::write(p, bytes).unwrap();
     }
@@ -113,20 +121,35 @@ fn stage(t: &TempRepo, n: u8, path: &str) -> Vec<u8> {
 fn assert_both_sides(text: &[u8]) {
     let s = String::from_utf8_lossy(text);
     assert!(!has_markers(text), "{s}");
-    for want in ["name=\"Hitbox\"", "name=\"Feet\"", "speed = 250.0", "Vector2(0, -20)", "Vector2(16, 32)", "Vector2(12, 4)"] {
+    for want in [
+        "name=\"Hitbox\"",
+        "name=\"Feet\"",
+        "speed = 250.0",
+        "Vector2(0, -20)",
+        "Vector2(16, 32)",
+        "Vector2(12, 4)",
+    ] {
         assert!(s.contains(want), "missing {want} in\n{s}");
     }
     // Two distinct shapes: their id was renamed and Feet follows it.
     assert_eq!(s.matches("[sub_resource").count(), 2, "{s}");
     let check = tscn_merge::model::Scene::parse(text).expect("the result parses");
-    assert!(!tscn_merge::check::is_broken(&tscn_merge::check::check(&check)), "{s}");
+    assert!(
+        !tscn_merge::check::is_broken(&tscn_merge::check::check(&check)),
+        "{s}"
+    );
 }
 
 #[test]
 fn merge_without_driver_then_solve_from_index_stages() {
     let t = conflicted_merge(None);
     let conflicted = t.read(SCENE);
-    let expected = merge_bytes(&t, &stage(&t, 1, SCENE), &stage(&t, 2, SCENE), &stage(&t, 3, SCENE));
+    let expected = merge_bytes(
+        &t,
+        &stage(&t, 1, SCENE),
+        &stage(&t, 2, SCENE),
+        &stage(&t, 3, SCENE),
+    );
     let out = t.run_bin(["solve", SCENE]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     let err = stderr(&out);
@@ -141,7 +164,11 @@ fn merge_without_driver_then_solve_from_index_stages() {
     // Solving again: the markers are gone, nothing to do, nothing touched.
     let again = t.run_bin(["solve", SCENE]);
     assert_eq!(code(&again), 0, "{}", stderr(&again));
-    assert!(stderr(&again).contains("nothing to solve"), "{}", stderr(&again));
+    assert!(
+        stderr(&again).contains("nothing to solve"),
+        "{}",
+        stderr(&again)
+    );
     assert_eq!(t.read(SCENE), expected);
     t.git_ok(["add", SCENE]);
     t.git_ok(["commit", "-q", "--no-edit"]);
@@ -157,7 +184,11 @@ fn solve_from_a_subdirectory_with_explain() {
         .output()
         .unwrap();
     assert_eq!(code(&out), 0, "{}", stderr(&out));
-    assert!(stderr(&out).contains("renamed their sub_resource"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("renamed their sub_resource"),
+        "{}",
+        stderr(&out)
+    );
     assert_both_sides(&t.read(SCENE));
 }
 
@@ -177,7 +208,10 @@ fn rebase_with_two_conflicting_commits() {
     // main: the feet, then a slower player.
     t.write(SCENE, THEIRS);
     t.commit_all("main: feet");
-    t.write(SCENE, THEIRS.replace("speed = 200.0", "speed = 200.0\njump_velocity = -400.0"));
+    t.write(
+        SCENE,
+        THEIRS.replace("speed = 200.0", "speed = 200.0\njump_velocity = -400.0"),
+    );
     t.commit_all("main: jump");
     t.checkout("feature");
     let out = t.git(["rebase", "main"]);
@@ -210,10 +244,24 @@ fn merge_file(t: &TempRepo, flags: &[&str]) -> Vec<u8> {
     for (n, s) in [("o", OURS), ("b", BASE), ("t", THEIRS)] {
         std::fs::write(dir.join(n), s).unwrap();
     }
-    let mut args = vec!["merge-file", "-p", "-L", "HEAD", "-L", "base", "-L", "other"];
+    let mut args = vec![
+        "merge-file",
+        "-p",
+        "-L",
+        "HEAD",
+        "-L",
+        "base",
+        "-L",
+        "other",
+    ];
     args.extend_from_slice(flags);
     args.extend_from_slice(&["o", "b", "t"]);
-    let out = t.command("git").args(&args).current_dir(&dir).output().unwrap();
+    let out = t
+        .command("git")
+        .args(&args)
+        .current_dir(&dir)
+        .output()
+        .unwrap();
     assert!(code(&out) > 0, "git merge-file must conflict");
     assert!(!out.stdout.is_empty());
     out.stdout
@@ -229,7 +277,10 @@ fn outside(t: &TempRepo, name: &str, bytes: &[u8]) -> PathBuf {
 
 fn solve_at(t: &TempRepo, args: &[&str], file: &Path) -> Output {
     let mut cmd = t.command(common::bin());
-    cmd.arg("solve").args(args).arg(file).current_dir(file.parent().unwrap());
+    cmd.arg("solve")
+        .args(args)
+        .arg(file)
+        .current_dir(file.parent().unwrap());
     // Make sure no repository is found above the scratch folder.
     cmd.env("GIT_CEILING_DIRECTORIES", t.scratch().parent().unwrap());
     cmd.output().unwrap()
@@ -244,9 +295,15 @@ fn diff3_markers_outside_a_repository() {
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     assert!(stderr(&out).contains("diff3 markers"), "{}", stderr(&out));
     let solved = std::fs::read(&file).unwrap();
-    assert_eq!(solved, merge_bytes(&t, BASE.as_bytes(), OURS.as_bytes(), THEIRS.as_bytes()));
+    assert_eq!(
+        solved,
+        merge_bytes(&t, BASE.as_bytes(), OURS.as_bytes(), THEIRS.as_bytes())
+    );
     assert_both_sides(&solved);
-    assert_eq!(std::fs::read(file.with_extension("tscn.orig")).unwrap(), marked);
+    assert_eq!(
+        std::fs::read(file.with_extension("tscn.orig")).unwrap(),
+        marked
+    );
 }
 
 /// zdiff3 moves the lines both sides share out of a block, so a base rebuilt from the
@@ -260,9 +317,18 @@ fn zdiff3_markers_are_approximate_but_safe() {
     let file = outside(&t, "player.tscn", &marked);
     let out = solve_at(&t, &["--no-backup"], &file);
     assert_eq!(code(&out), 1, "{}", stderr(&out));
-    assert!(stderr(&out).contains("size: base (absent) | ours Vector2(16, 32) | theirs Vector2(12, 4)"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("size: base (absent) | ours Vector2(16, 32) | theirs Vector2(12, 4)"),
+        "{}",
+        stderr(&out)
+    );
     let r = String::from_utf8(std::fs::read(&file).unwrap()).unwrap();
-    assert!(r.contains("name=\"Hitbox\"") && r.contains("name=\"Feet\"") && r.contains("Vector2(0, -20)"), "{r}");
+    assert!(
+        r.contains("name=\"Hitbox\"")
+            && r.contains("name=\"Feet\"")
+            && r.contains("Vector2(0, -20)"),
+        "{r}"
+    );
     assert!(!file.with_extension("tscn.orig").exists());
     // In a repository the stages are used: clean.
     let t = conflicted_merge(Some("zdiff3"));
@@ -279,7 +345,10 @@ fn two_sided_markers_are_handled_safely() {
     let file = outside(&t, "player.tscn", &marked);
     let out = solve_at(&t, &[], &file);
     let err = stderr(&out);
-    assert!(err.contains("only the conflicted hunks can be re-merged"), "{err}");
+    assert!(
+        err.contains("only the conflicted hunks can be re-merged"),
+        "{err}"
+    );
     let result = std::fs::read(&file).unwrap();
     match code(&out) {
         0 => assert_both_sides(&result),
@@ -309,12 +378,25 @@ fn two_sided_markers_both_added_nodes() {
     let file = outside(&t, "player.tscn", marked.as_bytes());
     let out = solve_at(&t, &[], &file);
     assert_eq!(code(&out), 1, "{}", stderr(&out));
-    assert!(stderr(&out).contains("1 of 2 block(s) re-merged"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("1 of 2 block(s) re-merged"),
+        "{}",
+        stderr(&out)
+    );
     let r = String::from_utf8(std::fs::read(&file).unwrap()).unwrap();
-    assert!(r.contains("<<<<<<< HEAD\nspeed = 250.0\n=======\nspeed = 150.0\n>>>>>>> other\n"), "{r}");
-    assert!(r.contains("name=\"Gun\"") && r.contains("name=\"Hat\""), "{r}");
+    assert!(
+        r.contains("<<<<<<< HEAD\nspeed = 250.0\n=======\nspeed = 150.0\n>>>>>>> other\n"),
+        "{r}"
+    );
+    assert!(
+        r.contains("name=\"Gun\"") && r.contains("name=\"Hat\""),
+        "{r}"
+    );
     assert_eq!(r.matches("<<<<<<<").count(), 1, "{r}");
-    assert_eq!(std::fs::read(file.with_extension("tscn.orig")).unwrap(), marked.as_bytes());
+    assert_eq!(
+        std::fs::read(file.with_extension("tscn.orig")).unwrap(),
+        marked.as_bytes()
+    );
 }
 
 #[test]
@@ -323,7 +405,11 @@ fn no_conflict_is_nothing_to_solve() {
     let file = outside(&t, "player.tscn", BASE.as_bytes());
     let out = solve_at(&t, &[], &file);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
-    assert!(stderr(&out).contains("nothing to solve"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("nothing to solve"),
+        "{}",
+        stderr(&out)
+    );
     assert_eq!(std::fs::read(&file).unwrap(), BASE.as_bytes());
     assert!(!file.with_extension("tscn.orig").exists());
     // Same in a repository for a clean, tracked file.
@@ -342,7 +428,10 @@ fn stdout_prints_and_leaves_the_file() {
     let file = outside(&t, "player.tscn", &marked);
     let out = solve_at(&t, &["--stdout", "--explain=json"], &file);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
-    assert_eq!(out.stdout, merge_bytes(&t, BASE.as_bytes(), OURS.as_bytes(), THEIRS.as_bytes()));
+    assert_eq!(
+        out.stdout,
+        merge_bytes(&t, BASE.as_bytes(), OURS.as_bytes(), THEIRS.as_bytes())
+    );
     assert_eq!(std::fs::read(&file).unwrap(), marked);
     assert!(!file.with_extension("tscn.orig").exists());
     let err = stderr(&out);
@@ -375,16 +464,31 @@ fn remaining_conflicts_exit_one_with_minimal_markers() {
     }
     let out = t
         .command("git")
-        .args(["merge-file", "-p", "--diff3", "--marker-size=9", "o", "b", "t"])
+        .args([
+            "merge-file",
+            "-p",
+            "--diff3",
+            "--marker-size=9",
+            "o",
+            "b",
+            "t",
+        ])
         .current_dir(&dir)
         .output()
         .unwrap();
     let file = outside(&t, "player.tscn", &out.stdout);
     let out = solve_at(&t, &["-l", "9"], &file);
     assert_eq!(code(&out), 1, "{}", stderr(&out));
-    assert!(stderr(&out).contains("conflict(s) remain"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("conflict(s) remain"),
+        "{}",
+        stderr(&out)
+    );
     let r = String::from_utf8(std::fs::read(&file).unwrap()).unwrap();
-    assert!(r.contains("<<<<<<<<< ") && r.contains("speed = 250.0") && r.contains("speed = 150.0"), "{r}");
+    assert!(
+        r.contains("<<<<<<<<< ") && r.contains("speed = 250.0") && r.contains("speed = 150.0"),
+        "{r}"
+    );
 }
 
 #[test]
@@ -425,5 +529,7 @@ fn git_status_after_solve_is_still_unmerged_until_added() {
     let out = t.run_bin(["solve", "--no-backup", SCENE]);
     assert_success(&out, "solve");
     assert!(t.try_read(format!("{SCENE}.orig")).is_none());
-    assert!(t.git_ok(["diff", "--name-only", "--diff-filter=U"]).contains(SCENE));
+    assert!(t
+        .git_ok(["diff", "--name-only", "--diff-filter=U"])
+        .contains(SCENE));
 }

@@ -44,7 +44,8 @@ fn backup_path(file: &Path) -> PathBuf {
 fn write_backup(file: &Path, text: &[u8]) -> anyhow::Result<()> {
     use anyhow::Context;
     let orig = backup_path(file);
-    std::fs::write(&orig, text).with_context(|| format!("cannot write the backup {}", orig.display()))?;
+    std::fs::write(&orig, text)
+        .with_context(|| format!("cannot write the backup {}", orig.display()))?;
     if let Ok(meta) = std::fs::metadata(file) {
         let _ = std::fs::set_permissions(&orig, meta.permissions());
     }
@@ -53,7 +54,9 @@ fn write_backup(file: &Path, text: &[u8]) -> anyhow::Result<()> {
 
 /// The stages of `file` when it is in a repository with an unmerged entry for it.
 fn index_stages(file: &Path) -> Option<git::Stages> {
-    let abs = std::fs::canonicalize(file).or_else(|_| std::path::absolute(file)).ok()?;
+    let abs = std::fs::canonicalize(file)
+        .or_else(|_| std::path::absolute(file))
+        .ok()?;
     let dir = abs.parent()?;
     let repo = git::open_repo(dir).ok()?;
     git::conflict_stages(&repo, &abs).ok().flatten()
@@ -63,6 +66,9 @@ fn index_stages(file: &Path) -> Option<git::Stages> {
 struct Plan {
     outcome: MergeOutcome,
     from_index: bool,
+    /// Print the per-conflict report (not for blocks kept from two-sided markers,
+    /// already counted in the message).
+    report: bool,
 }
 
 fn solve_file(a: &SolveArgs, file: &Path) -> anyhow::Result<i32> {
@@ -87,7 +93,10 @@ fn solve_file(a: &SolveArgs, file: &Path) -> anyhow::Result<i32> {
                 );
                 return Ok(1);
             };
-            let mut markers_opts = MarkerOptions { marker_size: a.marker_size, ..MarkerOptions::default() };
+            let mut markers_opts = MarkerOptions {
+                marker_size: a.marker_size,
+                ..MarkerOptions::default()
+            };
             if let Some(m) = found {
                 markers_opts.marker_size = m.marker_size;
                 if let Some(b) = m.blocks().next() {
@@ -104,9 +113,20 @@ fn solve_file(a: &SolveArgs, file: &Path) -> anyhow::Result<i32> {
                 }
             }
             let base = stages.base.unwrap_or_default();
-            let outcome = merge(&base, &ours, &theirs, &MergeOptions { markers: markers_opts });
+            let outcome = merge(
+                &base,
+                &ours,
+                &theirs,
+                &MergeOptions {
+                    markers: markers_opts,
+                },
+            );
             eprintln!("{shown}: re-merged from git's index stages (base, ours, theirs)");
-            Plan { outcome, from_index: true }
+            Plan {
+                outcome,
+                from_index: true,
+                report: true,
+            }
         }
         None => {
             let solved = match solve_markers(&text, a.marker_size) {
@@ -119,7 +139,10 @@ fn solve_file(a: &SolveArgs, file: &Path) -> anyhow::Result<i32> {
             };
             match solved.source {
                 Source::Diff3Markers => {
-                    eprintln!("{shown}: re-merged from the diff3 markers in the file ({} block(s))", solved.blocks)
+                    eprintln!(
+                        "{shown}: re-merged from the diff3 markers in the file ({} block(s))",
+                        solved.blocks
+                    )
                 }
                 Source::TwoSidedMarkers => {
                     eprintln!(
@@ -133,12 +156,19 @@ fn solve_file(a: &SolveArgs, file: &Path) -> anyhow::Result<i32> {
                     }
                 }
             }
-            Plan { outcome: solved.outcome, from_index: false }
+            let report = solved.source == Source::Diff3Markers;
+            Plan {
+                outcome: solved.outcome,
+                from_index: false,
+                report,
+            }
         }
     };
     let outcome = plan.outcome;
     cli_merge::explain(&outcome, a.explain, &shown);
-    cli_merge::report_conflicts(&outcome, &shown);
+    if plan.report {
+        cli_merge::report_conflicts(&outcome, &shown);
+    }
     if a.stdout {
         use std::io::Write;
         std::io::stdout().write_all(&outcome.text)?;
