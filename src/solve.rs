@@ -9,7 +9,7 @@
 //! * diff3 markers (every block has a base section): the three versions are exact, and
 //!   the result is what the merge driver would have written. (zdiff3 moves the lines
 //!   both sides share out of each block, so the rebuilt base also holds them: the
-//!   result can then show a conflict the driver would not have, never a silent loss.
+//!   result can then show a conflict the driver would not have had.
 //!   git's index stages, when available, are exact.)
 //! * two-sided markers (git's default "merge" style, no base section): the base is
 //!   unknown, so only the conflicted hunks can be re-merged, each as if both sides had
