@@ -1,0 +1,908 @@
+//! Solving after the fact: files that git (or any tool writing git-style markers) left
+//! with conflict markers.
+//!
+//! [`parse_markers`] / [`find_markers`] read the blocks
+//! `<<<<<<<` ours `|||||||` base `=======` theirs `>>>>>>>` out of a file; text outside
+//! the blocks belongs to all three versions. [`solve_markers`] rebuilds base, ours and
+//! theirs from them and merges structurally with [`crate::merge::merge`]:
+//!
+//! * diff3 markers (every block has a base section): the three versions are exact, and
+//!   the result is what the merge driver would have written. (zdiff3 moves the lines
+//!   both sides share out of each block, so the rebuilt base also holds them: the
+//!   result can then show a conflict the driver would not have had.
+//!   git's index stages, when available, are exact.)
+//! * two-sided markers (git's default "merge" style, no base section): the base is
+//!   unknown, so only the conflicted hunks can be re-merged, each as if both sides had
+//!   added it. A block is re-merged only when both sides are non-empty, share the
+//!   same property lines before their first section header (so a property one side
+//!   deleted cannot come back), and the merge is clean and needs no knowledge of a
+//!   base (no dropped, kept, matched or followed parts); every other block is kept
+//!   exactly as it was. A section present on one side only is still read as an
+//!   addition, although it may be the other side's deletion.
+//!
+//! Pure: no I/O, no panics on any input, deterministic.
+
+use crate::linemerge::MarkerOptions;
+use crate::merge::{merge, Decision, MergeOptions, MergeOutcome, Method};
+use std::fmt;
+
+/// Marker size git uses unless told otherwise.
+pub const DEFAULT_MARKER_SIZE: usize = 7;
+
+/// One conflict block as found in the file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Block {
+    /// 1-based line number of the `<<<<<<<` line.
+    pub line: usize,
+    /// Label after `<<<<<<<` (may be empty).
+    pub ours_label: String,
+    /// Label after `|||||||`, when the block has a base section.
+    pub base_label: Option<String>,
+    /// Label after `>>>>>>>` (may be empty).
+    pub theirs_label: String,
+    /// Our lines, with their line endings.
+    pub ours: Vec<u8>,
+    /// The base lines, when the block has a base section (diff3 style).
+    pub base: Option<Vec<u8>>,
+    /// Their lines, with their line endings.
+    pub theirs: Vec<u8>,
+    /// The whole block, markers included, byte for byte.
+    pub raw: Vec<u8>,
+}
+
+/// A piece of a file with markers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Piece {
+    /// Text outside any block: part of all three versions.
+    Text(Vec<u8>),
+    /// A conflict block.
+    Block(Block),
+}
+
+/// A file cut into text and conflict blocks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Marked {
+    /// The pieces, in file order; concatenating their bytes gives the file back.
+    pub pieces: Vec<Piece>,
+    /// The marker size the blocks were written with.
+    pub marker_size: usize,
+}
+
+/// Which side of a block to take when rebuilding a version.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Side {
+    Ours,
+    Base,
+    Theirs,
+}
+
+impl Marked {
+    /// The conflict blocks, in file order.
+    pub fn blocks(&self) -> impl Iterator<Item = &Block> {
+        self.pieces.iter().filter_map(|p| match p {
+            Piece::Block(b) => Some(b),
+            Piece::Text(_) => None,
+        })
+    }
+
+    /// Number of conflict blocks.
+    pub fn block_count(&self) -> usize {
+        self.blocks().count()
+    }
+
+    /// True when every block has a base section (diff3 or zdiff3 style), so the three
+    /// versions can be rebuilt exactly.
+    pub fn has_base(&self) -> bool {
+        self.blocks().all(|b| b.base.is_some())
+    }
+
+    /// The file as it was.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        for p in &self.pieces {
+            match p {
+                Piece::Text(t) => out.extend_from_slice(t),
+                Piece::Block(b) => out.extend_from_slice(&b.raw),
+            }
+        }
+        out
+    }
+
+    /// Base, ours and theirs rebuilt from the file: text outside the blocks goes to
+    /// all three, each section of a block to its version. A block without a base
+    /// section contributes nothing to the base (as if both sides had added it).
+    pub fn sides(&self) -> Sides {
+        Sides {
+            base: self.rebuild(|_| Side::Base),
+            ours: self.rebuild(|_| Side::Ours),
+            theirs: self.rebuild(|_| Side::Theirs),
+        }
+    }
+
+    /// One version of the file, choosing a side per block (by block index).
+    fn rebuild(&self, choose: impl Fn(usize) -> Side) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut i = 0;
+        for p in &self.pieces {
+            match p {
+                Piece::Text(t) => out.extend_from_slice(t),
+                Piece::Block(b) => {
+                    match choose(i) {
+                        Side::Ours => out.extend_from_slice(&b.ours),
+                        Side::Theirs => out.extend_from_slice(&b.theirs),
+                        Side::Base => out.extend_from_slice(b.base.as_deref().unwrap_or_default()),
+                    }
+                    i += 1;
+                }
+            }
+        }
+        out
+    }
+
+    /// Marker options for re-merging: the size found and the labels of the first block.
+    fn marker_options(&self) -> MarkerOptions {
+        let mut m = MarkerOptions {
+            marker_size: self.marker_size,
+            ..MarkerOptions::default()
+        };
+        if let Some(b) = self.blocks().next() {
+            if !b.ours_label.is_empty() {
+                m.ours = b.ours_label.clone();
+            }
+            if let Some(l) = b.base_label.as_ref().filter(|l| !l.is_empty()) {
+                m.base = l.clone();
+            }
+            if !b.theirs_label.is_empty() {
+                m.theirs = b.theirs_label.clone();
+            }
+        }
+        m
+    }
+}
+
+/// The three versions of a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sides {
+    /// Common ancestor (as far as it is known).
+    pub base: Vec<u8>,
+    /// Our version.
+    pub ours: Vec<u8>,
+    /// Their version.
+    pub theirs: Vec<u8>,
+}
+
+/// Why a file's markers cannot be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseError {
+    /// 1-based line of the problem.
+    pub line: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {}: {}", self.line, self.message)
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+/// Split into lines, each keeping its terminator (`\n`, so `\r\n` stays whole).
+fn lines(text: &[u8]) -> Vec<&[u8]> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for (i, &c) in text.iter().enumerate() {
+        if c == b'\n' {
+            out.push(&text[start..=i]);
+            start = i + 1;
+        }
+    }
+    if start < text.len() {
+        out.push(&text[start..]);
+    }
+    out
+}
+
+/// If `line` is a marker made of exactly `size` copies of `ch` followed by whitespace
+/// or the end of the line, its label (trimmed, lossy UTF-8).
+fn marker(line: &[u8], ch: u8, size: usize) -> Option<String> {
+    if size == 0 || line.len() < size || !line[..size].iter().all(|&c| c == ch) {
+        return None;
+    }
+    let rest = &line[size..];
+    match rest.first() {
+        None => Some(String::new()),
+        Some(b' ' | b'\t' | b'\r' | b'\n') => {
+            Some(String::from_utf8_lossy(rest).trim().to_string())
+        }
+        Some(_) => None,
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum State {
+    Outside,
+    Ours,
+    Base,
+    Theirs,
+}
+
+/// Cut `text` into text and conflict blocks written with markers of `marker_size`
+/// (0 means 7, as in git). Marker-like lines of another size are plain lines, and so
+/// are `|||||||`, `=======` and `>>>>>>>` lines outside any block. A file without
+/// blocks gives a single text piece (or none when empty).
+///
+/// Errors: a block that never ends, or a marker out of order inside a block.
+pub fn parse_markers(text: &[u8], marker_size: usize) -> Result<Marked, ParseError> {
+    let size = if marker_size == 0 {
+        DEFAULT_MARKER_SIZE
+    } else {
+        marker_size
+    };
+    let mut pieces = Vec::new();
+    let mut outside: Vec<u8> = Vec::new();
+    let mut state = State::Outside;
+    let mut cur = Block {
+        line: 0,
+        ours_label: String::new(),
+        base_label: None,
+        theirs_label: String::new(),
+        ours: Vec::new(),
+        base: None,
+        theirs: Vec::new(),
+        raw: Vec::new(),
+    };
+    let err = |line: usize, message: String| Err(ParseError { line, message });
+    for (i, line) in lines(text).into_iter().enumerate() {
+        let n = i + 1;
+        let start = marker(line, b'<', size);
+        let mid = marker(line, b'|', size);
+        let sep = marker(line, b'=', size);
+        let end = marker(line, b'>', size);
+        match state {
+            State::Outside => {
+                if let Some(label) = start {
+                    if !outside.is_empty() {
+                        pieces.push(Piece::Text(std::mem::take(&mut outside)));
+                    }
+                    cur = Block {
+                        line: n,
+                        ours_label: label,
+                        base_label: None,
+                        theirs_label: String::new(),
+                        ours: Vec::new(),
+                        base: None,
+                        theirs: Vec::new(),
+                        raw: line.to_vec(),
+                    };
+                    state = State::Ours;
+                } else {
+                    outside.extend_from_slice(line);
+                }
+                continue;
+            }
+            State::Ours | State::Base | State::Theirs => {}
+        }
+        if start.is_some() {
+            return err(
+                n,
+                format!(
+                    "a new conflict block starts inside the block opened on line {}",
+                    cur.line
+                ),
+            );
+        }
+        cur.raw.extend_from_slice(line);
+        match state {
+            State::Ours => {
+                if let Some(label) = mid {
+                    cur.base_label = Some(label);
+                    cur.base = Some(Vec::new());
+                    state = State::Base;
+                } else if sep.is_some() {
+                    state = State::Theirs;
+                } else if end.is_some() {
+                    return err(
+                        n,
+                        format!(
+                            "the block opened on line {} ends before its separator",
+                            cur.line
+                        ),
+                    );
+                } else {
+                    cur.ours.extend_from_slice(line);
+                }
+            }
+            State::Base => {
+                if sep.is_some() {
+                    state = State::Theirs;
+                } else if mid.is_some() {
+                    return err(
+                        n,
+                        format!(
+                            "a second base section in the block opened on line {}",
+                            cur.line
+                        ),
+                    );
+                } else if end.is_some() {
+                    return err(
+                        n,
+                        format!(
+                            "the block opened on line {} ends before its separator",
+                            cur.line
+                        ),
+                    );
+                } else if let Some(b) = cur.base.as_mut() {
+                    b.extend_from_slice(line);
+                }
+            }
+            State::Theirs => {
+                if let Some(label) = end {
+                    cur.theirs_label = label;
+                    pieces.push(Piece::Block(std::mem::replace(
+                        &mut cur,
+                        Block {
+                            line: 0,
+                            ours_label: String::new(),
+                            base_label: None,
+                            theirs_label: String::new(),
+                            ours: Vec::new(),
+                            base: None,
+                            theirs: Vec::new(),
+                            raw: Vec::new(),
+                        },
+                    )));
+                    state = State::Outside;
+                } else if mid.is_some() || sep.is_some() {
+                    return err(
+                        n,
+                        format!(
+                            "a marker out of order in the block opened on line {}",
+                            cur.line
+                        ),
+                    );
+                } else {
+                    cur.theirs.extend_from_slice(line);
+                }
+            }
+            State::Outside => {}
+        }
+    }
+    if state != State::Outside {
+        return err(
+            cur.line,
+            "the conflict block opened here never ends".to_string(),
+        );
+    }
+    if !outside.is_empty() {
+        pieces.push(Piece::Text(outside));
+    }
+    Ok(Marked {
+        pieces,
+        marker_size: size,
+    })
+}
+
+/// Find the conflict blocks of a file: first with markers of `preferred_size`, then,
+/// if there are none, with the size of any other `<<<<<<<`-like line (7 or more `<`
+/// followed by a space or the end of the line) whose markers parse consistently.
+/// `Ok(None)` when the file has no conflict block.
+pub fn find_markers(text: &[u8], preferred_size: usize) -> Result<Option<Marked>, ParseError> {
+    let first = parse_markers(text, preferred_size);
+    match &first {
+        Ok(m) if m.block_count() > 0 => return first.map(Some),
+        _ => {}
+    }
+    let mut sizes: Vec<usize> = Vec::new();
+    for line in lines(text) {
+        let run = line.iter().take_while(|&&c| c == b'<').count();
+        if run >= DEFAULT_MARKER_SIZE && marker(line, b'<', run).is_some() && !sizes.contains(&run)
+        {
+            sizes.push(run);
+        }
+    }
+    for size in sizes {
+        if size == first.as_ref().map_or(0, |m| m.marker_size) {
+            continue;
+        }
+        if let Ok(m) = parse_markers(text, size) {
+            if m.block_count() > 0 {
+                return Ok(Some(m));
+            }
+        }
+    }
+    first.map(|_| None)
+}
+
+/// How a file was solved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    /// From diff3 markers: the three versions were exact.
+    Diff3Markers,
+    /// From two-sided markers: the base was unknown; blocks were re-merged one by one
+    /// as if both sides had added them, or kept.
+    TwoSidedMarkers,
+}
+
+/// The result of [`solve_markers`].
+#[derive(Debug, Clone)]
+pub struct Solved {
+    /// The merged file and what the merge decided. With two-sided markers its
+    /// `conflict_count` counts the blocks kept as they were (plus any new ones).
+    pub outcome: MergeOutcome,
+    /// Where the three versions came from.
+    pub source: Source,
+    /// Number of conflict blocks in the input.
+    pub blocks: usize,
+    /// Blocks re-merged automatically (all of them when the outcome is clean).
+    pub resolved_blocks: usize,
+    /// The marker size found in the file.
+    pub marker_size: usize,
+}
+
+/// Solve a file that holds conflict markers (see the module documentation).
+/// `Ok(None)` when there is nothing to solve (no conflict block of any size).
+pub fn solve_markers(text: &[u8], marker_size: usize) -> Result<Option<Solved>, ParseError> {
+    let Some(marked) = find_markers(text, marker_size)? else {
+        return Ok(None);
+    };
+    let opts = MergeOptions {
+        markers: marked.marker_options(),
+    };
+    let blocks = marked.block_count();
+    if marked.has_base() {
+        let s = marked.sides();
+        let outcome = merge(&s.base, &s.ours, &s.theirs, &opts);
+        let resolved_blocks = if outcome.is_clean() { blocks } else { 0 };
+        return Ok(Some(Solved {
+            outcome,
+            source: Source::Diff3Markers,
+            blocks,
+            resolved_blocks,
+            marker_size: marked.marker_size,
+        }));
+    }
+    let (outcome, resolved_blocks) = solve_two_sided(&marked, &opts);
+    Ok(Some(Solved {
+        outcome,
+        source: Source::TwoSidedMarkers,
+        blocks,
+        resolved_blocks,
+        marker_size: marked.marker_size,
+    }))
+}
+
+/// Decisions that rest on knowing the base; a "both added" merge making one of them
+/// is not trusted.
+fn needs_base(d: &Decision) -> bool {
+    matches!(
+        d,
+        Decision::UnusedResourceDropped { .. }
+            | Decision::DeletedResourceKept { .. }
+            | Decision::NodeRenameFollowed { .. }
+            | Decision::NodeMoveFollowed { .. }
+            | Decision::ResourceMatched { .. }
+            | Decision::FellBack { .. }
+    )
+}
+
+fn is_blank(b: &[u8]) -> bool {
+    b.iter().all(|c| c.is_ascii_whitespace())
+}
+
+/// Whether a block may be merged as "both added" at all: both sides say something,
+/// and the lines before the first section header (properties of a section that started
+/// before the block) are the same set on both sides, so that no property one side
+/// deleted can come back.
+fn block_may_merge(b: &Block) -> bool {
+    if is_blank(&b.ours) || is_blank(&b.theirs) {
+        return false;
+    }
+    let prefix = |t: &[u8]| -> Vec<Vec<u8>> {
+        let mut v: Vec<Vec<u8>> = lines(t)
+            .into_iter()
+            .take_while(|l| !l.starts_with(b"["))
+            .filter(|l| !is_blank(l))
+            .map(|l| l.trim_ascii_end().to_vec())
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    };
+    prefix(&b.ours) == prefix(&b.theirs)
+}
+
+/// A trusted "both added" merge: clean, structural, and without decisions that rest
+/// on a base.
+fn trusted(o: &MergeOutcome) -> bool {
+    o.is_clean()
+        && !matches!(o.method, Method::LineFallback(_))
+        && !o.decisions.iter().any(needs_base)
+}
+
+/// Merge the chosen blocks as "both added", the others taking ours in all three.
+fn merge_subset(marked: &Marked, chosen: &[bool], opts: &MergeOptions) -> (MergeOutcome, Vec<u8>) {
+    let pick = |side: Side| {
+        move |i: usize| {
+            if chosen.get(i).copied().unwrap_or(false) {
+                side
+            } else {
+                Side::Ours
+            }
+        }
+    };
+    let base = marked.rebuild(pick(Side::Base));
+    let ours = marked.rebuild(pick(Side::Ours));
+    let theirs = marked.rebuild(pick(Side::Theirs));
+    (merge(&base, &ours, &theirs, opts), ours)
+}
+
+fn kept_all(marked: &Marked, reason: &str) -> (MergeOutcome, usize) {
+    let n = marked.block_count();
+    (
+        MergeOutcome {
+            text: marked.to_bytes(),
+            conflict_count: n,
+            conflicts: Vec::new(),
+            method: Method::LineFallback(reason.to_string()),
+            decisions: Vec::new(),
+        },
+        0,
+    )
+}
+
+/// Two-sided markers: re-merge what can be re-merged safely, keep the other blocks.
+fn solve_two_sided(marked: &Marked, opts: &MergeOptions) -> (MergeOutcome, usize) {
+    let all: Vec<&Block> = marked.blocks().collect();
+    let n = all.len();
+    let eligible: Vec<bool> = all.iter().map(|b| block_may_merge(b)).collect();
+    const KEPT: &str =
+        "the markers have no base section; the blocks that could not be re-merged safely were kept";
+    if eligible.iter().all(|&e| e) {
+        let (o, _) = merge_subset(marked, &eligible, opts);
+        if trusted(&o) {
+            return (o, n);
+        }
+    }
+    // One block at a time, the others as ours everywhere.
+    let safe: Vec<bool> = (0..n)
+        .map(|i| {
+            eligible[i] && {
+                let only: Vec<bool> = (0..n).map(|j| j == i).collect();
+                trusted(&merge_subset(marked, &only, opts).0)
+            }
+        })
+        .collect();
+    let count = safe.iter().filter(|&&s| s).count();
+    if count == 0 {
+        return kept_all(marked, KEPT);
+    }
+    let (o, ours_filled) = merge_subset(marked, &safe, opts);
+    if !trusted(&o) {
+        return kept_all(marked, KEPT);
+    }
+    // Put the kept blocks back where their (unchanged) ours lines landed.
+    match reinsert(marked, &safe, &ours_filled, &o.text) {
+        Some(text) => {
+            let kept = n - count;
+            (
+                MergeOutcome {
+                    text,
+                    conflict_count: kept,
+                    conflicts: Vec::new(),
+                    method: Method::LineFallback(KEPT.to_string()),
+                    decisions: o.decisions,
+                },
+                count,
+            )
+        }
+        None => kept_all(marked, KEPT),
+    }
+}
+
+/// Replace, in `merged`, the ours lines of every block not in `solved` by the block
+/// itself. `filled` is the file with ours taken for every unsolved block (and ours'
+/// side for the solved ones), from which line positions are known. `None` when a
+/// block's lines cannot be found unchanged and in one piece.
+fn reinsert(marked: &Marked, solved: &[bool], filled: &[u8], merged: &[u8]) -> Option<Vec<u8>> {
+    let f_lines = lines(filled);
+    let m_lines = lines(merged);
+    // Map each line of `filled` to its line in `merged`, where equal.
+    let mut map: Vec<Option<usize>> = vec![None; f_lines.len()];
+    for op in similar::capture_diff_slices(similar::Algorithm::Myers, &f_lines, &m_lines) {
+        if let similar::DiffOp::Equal {
+            old_index,
+            new_index,
+            len,
+        } = op
+        {
+            for k in 0..len {
+                map[old_index + k] = Some(new_index + k);
+            }
+        }
+    }
+    // Line ranges (in `filled`) of the unsolved blocks' ours sections.
+    let mut ranges = Vec::new();
+    let mut at = 0usize;
+    let mut bi = 0usize;
+    for p in &marked.pieces {
+        match p {
+            Piece::Text(t) => at += lines(t).len(),
+            Piece::Block(b) => {
+                let len = lines(&b.ours).len();
+                if !solved.get(bi).copied().unwrap_or(false) {
+                    ranges.push((at, len, b));
+                }
+                at += len;
+                bi += 1;
+            }
+        }
+    }
+    // Ours sections must end with a newline to keep line boundaries aligned.
+    let mut replace: Vec<(usize, usize, &Block)> = Vec::new();
+    for (start, len, b) in ranges {
+        if len == 0 || !b.ours.ends_with(b"\n") {
+            return None;
+        }
+        let m0 = map.get(start).copied().flatten()?;
+        for k in 0..len {
+            if map.get(start + k).copied().flatten() != Some(m0 + k) {
+                return None;
+            }
+        }
+        replace.push((m0, len, b));
+    }
+    let mut out = Vec::new();
+    let mut i = 0usize;
+    for (m0, len, b) in replace {
+        if m0 < i {
+            return None;
+        }
+        for l in &m_lines[i..m0] {
+            out.extend_from_slice(l);
+        }
+        out.extend_from_slice(&b.raw);
+        i = m0 + len;
+    }
+    for l in m_lines.get(i..).unwrap_or_default() {
+        out.extend_from_slice(l);
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(s: &str) -> Result<Marked, ParseError> {
+        parse_markers(s.as_bytes(), 7)
+    }
+
+    #[test]
+    fn no_markers_is_one_text_piece() {
+        let m = parse("a\nb\n").unwrap();
+        assert_eq!(m.pieces, vec![Piece::Text(b"a\nb\n".to_vec())]);
+        assert_eq!(m.block_count(), 0);
+        assert!(parse_markers(b"", 7).unwrap().pieces.is_empty());
+        assert!(find_markers(b"a\n", 7).unwrap().is_none());
+        assert!(solve_markers(b"x = 1\n", 7).unwrap().is_none());
+    }
+
+    #[test]
+    fn diff3_block_and_sides() {
+        let text = "top\n<<<<<<< HEAD\no1\no2\n||||||| base\nb\n=======\nt\n>>>>>>> feature\nend\n";
+        let m = parse(text).unwrap();
+        assert_eq!(m.block_count(), 1);
+        assert!(m.has_base());
+        let b = m.blocks().next().unwrap();
+        assert_eq!(
+            (b.line, b.ours_label.as_str(), b.theirs_label.as_str()),
+            (2, "HEAD", "feature")
+        );
+        assert_eq!(b.base_label.as_deref(), Some("base"));
+        assert_eq!(m.to_bytes(), text.as_bytes());
+        let s = m.sides();
+        assert_eq!(s.ours, b"top\no1\no2\nend\n");
+        assert_eq!(s.base, b"top\nb\nend\n");
+        assert_eq!(s.theirs, b"top\nt\nend\n");
+    }
+
+    #[test]
+    fn two_sided_block_has_no_base() {
+        let m = parse("<<<<<<< a\no\n=======\nt\n>>>>>>> b\n").unwrap();
+        assert!(!m.has_base());
+        assert_eq!(m.sides().base, b"");
+    }
+
+    #[test]
+    fn marker_like_text_is_just_lines() {
+        // Inside strings, not at the start, or of another size: plain lines.
+        let text = "text = \"<<<<<<< not a marker\"\n  <<<<<<< indented\n<<<<<<<< eight\n=======\n>>>>>>> stray\n|||||||\n<<<<<<<x\n";
+        let m = parse(text).unwrap();
+        assert_eq!(m.block_count(), 0);
+        assert_eq!(m.to_bytes(), text.as_bytes());
+        // Inside a block, such lines belong to the side.
+        let text = "<<<<<<< o\ns = \"\n<<<<<<<<\n=======x\n\"\n=======\nt\n>>>>>>> t\n";
+        let m = parse(text).unwrap();
+        assert_eq!(
+            m.blocks().next().unwrap().ours,
+            b"s = \"\n<<<<<<<<\n=======x\n\"\n"
+        );
+    }
+
+    #[test]
+    fn crlf() {
+        let text = "a\r\n<<<<<<< ours\r\no\r\n||||||| base\r\nb\r\n=======\r\nt\r\n>>>>>>> theirs\r\nz\r\n";
+        let m = parse(text).unwrap();
+        let b = m.blocks().next().unwrap();
+        assert_eq!(b.ours_label, "ours");
+        assert_eq!(b.theirs_label, "theirs");
+        assert_eq!(b.ours, b"o\r\n");
+        assert_eq!(b.base.as_deref(), Some(&b"b\r\n"[..]));
+        assert_eq!(m.sides().theirs, b"a\r\nt\r\nz\r\n");
+        assert_eq!(m.to_bytes(), text.as_bytes());
+    }
+
+    #[test]
+    fn missing_final_newline() {
+        let text = "<<<<<<< o\nx\n=======\ny\n>>>>>>> t";
+        let m = parse(text).unwrap();
+        assert_eq!(m.blocks().next().unwrap().theirs_label, "t");
+        assert_eq!(m.to_bytes(), text.as_bytes());
+        let m = parse("a\n<<<<<<< o\nx\n=======\ny\n>>>>>>> t\nlast").unwrap();
+        assert_eq!(m.sides().ours, b"a\nx\nlast");
+        // Bare markers without labels.
+        let m = parse("<<<<<<<\nx\n=======\ny\n>>>>>>>").unwrap();
+        assert_eq!(m.block_count(), 1);
+    }
+
+    #[test]
+    fn errors() {
+        let e = parse("a\n<<<<<<< o\nx\n=======\ny\n").unwrap_err();
+        assert_eq!(e.line, 2);
+        assert!(e.message.contains("never ends"), "{e}");
+        assert!(parse("<<<<<<< o\nx\n").is_err());
+        assert_eq!(parse("<<<<<<< o\n<<<<<<< p\n").unwrap_err().line, 2);
+        assert_eq!(parse("<<<<<<< o\nx\n>>>>>>> t\n").unwrap_err().line, 3);
+        assert!(parse("<<<<<<< o\n||||||| b\n||||||| b\n=======\n>>>>>>> t\n").is_err());
+        assert!(parse("<<<<<<< o\n=======\n=======\n>>>>>>> t\n").is_err());
+        assert!(solve_markers(b"<<<<<<< o\nx\n", 7).is_err());
+    }
+
+    #[test]
+    fn marker_sizes() {
+        let ten = "<<<<<<<<<< o\nx\n||||||||||\nb\n==========\ny\n>>>>>>>>>> t\n";
+        assert_eq!(parse_markers(ten.as_bytes(), 10).unwrap().block_count(), 1);
+        // With size 7 these lines are not markers...
+        assert_eq!(parse(ten).unwrap().block_count(), 0);
+        // ...but the size is detected.
+        let m = find_markers(ten.as_bytes(), 7).unwrap().unwrap();
+        assert_eq!((m.marker_size, m.block_count()), (10, 1));
+        // Size 0 means 7; short sizes are never guessed.
+        assert_eq!(
+            parse_markers(b"<<<<<<< o\n=======\n>>>>>>> t\n", 0)
+                .unwrap()
+                .block_count(),
+            1
+        );
+        assert!(find_markers(b"<<< o\n===\n>>> t\n", 7).unwrap().is_none());
+        // An inconsistent size is not taken.
+        assert!(find_markers(b"<<<<<<<<< o\nx\n", 7).unwrap().is_none());
+    }
+
+    #[test]
+    fn never_panics_on_odd_input() {
+        for s in [
+            "",
+            "\n",
+            "<",
+            "<<<<<<<",
+            "<<<<<<<\r",
+            "=======\n>>>>>>>",
+            "<<<<<<< \n=======\n>>>>>>>",
+            "\u{0}\u{ff}",
+        ] {
+            let _ = solve_markers(s.as_bytes(), 7);
+            let _ = solve_markers(s.as_bytes(), 0);
+            let _ = solve_markers(s.as_bytes(), usize::MAX);
+        }
+    }
+
+    const BASE: &str = r#"[gd_scene format=3 uid="uid://c1"]
+
+[node name="Root" type="Node2D"]
+
+[node name="Player" type="CharacterBody2D" parent="."]
+speed = 100
+"#;
+
+    #[test]
+    fn diff3_markers_merge_like_the_driver() {
+        let ours = format!("{BASE}jump = 5\n");
+        let theirs = format!("{BASE}gravity = 9\n");
+        let lm = crate::linemerge::merge_lines(
+            BASE.as_bytes(),
+            ours.as_bytes(),
+            theirs.as_bytes(),
+            &MarkerOptions::default(),
+        );
+        assert_eq!(lm.conflicts, 1);
+        let s = solve_markers(&lm.text, 7).unwrap().unwrap();
+        assert_eq!(s.source, Source::Diff3Markers);
+        let direct = merge(
+            BASE.as_bytes(),
+            ours.as_bytes(),
+            theirs.as_bytes(),
+            &MergeOptions::default(),
+        );
+        assert!(direct.is_clean());
+        assert_eq!(s.outcome.text, direct.text);
+        assert_eq!((s.blocks, s.resolved_blocks), (1, 1));
+    }
+
+    #[test]
+    fn two_sided_both_added_and_kept() {
+        // Block 1: both added a different node at the end: merged.
+        let text = format!(
+            "{BASE}<<<<<<< HEAD\n\n[node name=\"A\" type=\"Node\" parent=\".\"]\n=======\n\n[node name=\"B\" type=\"Node\" parent=\".\"]\n>>>>>>> other\n"
+        );
+        let s = solve_markers(text.as_bytes(), 7).unwrap().unwrap();
+        assert_eq!(s.source, Source::TwoSidedMarkers);
+        assert!(
+            s.outcome.is_clean(),
+            "{}",
+            String::from_utf8_lossy(&s.outcome.text)
+        );
+        let out = String::from_utf8(s.outcome.text).unwrap();
+        assert!(
+            out.contains("name=\"A\"") && out.contains("name=\"B\""),
+            "{out}"
+        );
+        // Same property changed differently: kept as it was.
+        let text = BASE.replace(
+            "speed = 100\n",
+            "<<<<<<< HEAD\nspeed = 120\n=======\nspeed = 80\n>>>>>>> other\n",
+        );
+        let s = solve_markers(text.as_bytes(), 7).unwrap().unwrap();
+        assert_eq!(s.outcome.conflict_count, 1);
+        assert_eq!(s.outcome.text, text.as_bytes());
+        // One side empty: could be a deletion, never merged.
+        let text = BASE.replace(
+            "speed = 100\n",
+            "<<<<<<< HEAD\n=======\nspeed = 80\n>>>>>>> other\n",
+        );
+        let s = solve_markers(text.as_bytes(), 7).unwrap().unwrap();
+        assert_eq!(s.outcome.text, text.as_bytes());
+        // A property only one side has, in a section that started before the block.
+        let text = BASE.replace(
+            "speed = 100\n",
+            "<<<<<<< HEAD\nspeed = 100\njump = 2\n=======\nhp = 3\n>>>>>>> other\n",
+        );
+        let s = solve_markers(text.as_bytes(), 7).unwrap().unwrap();
+        assert_eq!(s.outcome.text, text.as_bytes());
+    }
+
+    #[test]
+    fn two_sided_partial() {
+        let text = format!(
+            "{}<<<<<<< HEAD\n\n[node name=\"A\" type=\"Node\" parent=\".\"]\n=======\n\n[node name=\"B\" type=\"Node\" parent=\".\"]\n>>>>>>> other\n",
+            BASE.replace("speed = 100\n", "<<<<<<< HEAD\nspeed = 120\n=======\nspeed = 80\n>>>>>>> other\n")
+        );
+        let s = solve_markers(text.as_bytes(), 7).unwrap().unwrap();
+        assert_eq!(
+            (s.blocks, s.resolved_blocks, s.outcome.conflict_count),
+            (2, 1, 1)
+        );
+        let out = String::from_utf8(s.outcome.text).unwrap();
+        assert!(
+            out.contains("<<<<<<< HEAD\nspeed = 120\n=======\nspeed = 80\n>>>>>>> other\n"),
+            "{out}"
+        );
+        assert!(
+            out.contains("name=\"A\"") && out.contains("name=\"B\""),
+            "{out}"
+        );
+        assert_eq!(out.matches("<<<<<<<").count(), 1, "{out}");
+    }
+}

@@ -1,0 +1,535 @@
+//! `tscn-merge solve` end to end: conflicts left by git without the driver (merge,
+//! rebase), files with diff3, two-sided and resized markers outside any repository.
+
+mod common;
+
+use common::{assert_success, stderr, TempRepo};
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+const BASE: &str = r#"[gd_scene load_steps=2 format=3 uid="uid://b4k2x7q1m3n5p"]
+
+[ext_resource type="Script" path="res://player/player.gd" id="1_p7x2k"]
+
+[node name="Player" type="CharacterBody2D"]
+script = ExtResource("1_p7x2k")
+speed = 200.0
+
+[node name="Sprite" type="Sprite2D" parent="."]
+position = Vector2(0, -16)
+"#;
+
+/// Ours: a hitbox shape and a node using it, and a faster player.
+const OURS: &str = r#"[gd_scene load_steps=3 format=3 uid="uid://b4k2x7q1m3n5p"]
+
+[ext_resource type="Script" path="res://player/player.gd" id="1_p7x2k"]
+
+[sub_resource type="RectangleShape2D" id="RectangleShape2D_8f3kd"]
+size = Vector2(16, 32)
+
+[node name="Player" type="CharacterBody2D"]
+script = ExtResource("1_p7x2k")
+speed = 250.0
+
+[node name="Sprite" type="Sprite2D" parent="."]
+position = Vector2(0, -16)
+
+[node name="Hitbox" type="CollisionShape2D" parent="."]
+shape = SubResource("RectangleShape2D_8f3kd")
+"#;
+
+/// Theirs: a different shape under the same id, a node using it, and a moved sprite.
+const THEIRS: &str = r#"[gd_scene load_steps=3 format=3 uid="uid://b4k2x7q1m3n5p"]
+
+[ext_resource type="Script" path="res://player/player.gd" id="1_p7x2k"]
+
+[sub_resource type="RectangleShape2D" id="RectangleShape2D_8f3kd"]
+size = Vector2(12, 4)
+
+[node name="Player" type="CharacterBody2D"]
+script = ExtResource("1_p7x2k")
+speed = 200.0
+
+[node name="Sprite" type="Sprite2D" parent="."]
+position = Vector2(0, -20)
+
+[node name="Feet" type="CollisionShape2D" parent="."]
+position = Vector2(0, 14)
+shape = SubResource("RectangleShape2D_8f3kd")
+"#;
+
+const SCENE: &str = "scenes/player.tscn";
+
+fn has_markers(b: &[u8]) -> bool {
+    String::from_utf8_lossy(b)
+        .lines()
+        .any(|l| l.starts_with("<<<<<<<"))
+}
+
+fn code(out: &Output) -> i32 {
+    out.status.code().unwrap_or(-1)
+}
+
+/// main: BASE then OURS; branch other: THEIRS. Returns the repo with `git merge
+/// other` done (no driver installed: git leaves markers).
+fn conflicted_merge(style: Option<&str>) -> TempRepo {
+    let t = TempRepo::new();
+    if let Some(s) = style {
+        t.git_ok(["config", "merge.conflictStyle", s]);
+    }
+    t.write(SCENE, BASE);
+    t.commit_all("base");
+    t.checkout_new("other");
+    t.write(SCENE, THEIRS);
+    t.commit_all("theirs: feet");
+    t.checkout("main");
+    t.write(SCENE, OURS);
+    t.commit_all("ours: hitbox");
+    let out = t.merge("other");
+    assert!(
+        !out.status.success(),
+        "git must conflict without the driver"
+    );
+    assert!(has_markers(&t.read(SCENE)));
+    t
+}
+
+/// `tscn-merge merge` over three files, stdout.
+fn merge_bytes(t: &TempRepo, base: &[u8], ours: &[u8], theirs: &[u8]) -> Vec<u8> {
+    let dir = t.scratch();
+    let paths: Vec<PathBuf> = ["b.tscn", "o.tscn", "t.tscn"]
+        .iter()
+        .map(|n| dir.join(n))
+        .collect();
+    for (p, bytes) in paths.iter().zip([base, ours, theirs]) {
+        std::fs::write(p, bytes).unwrap();
+    }
+    let out = t.run_bin([Path::new("merge"), &paths[0], &paths[1], &paths[2]]);
+    assert_eq!(code(&out), 0, "merge must be clean: {}", stderr(&out));
+    out.stdout
+}
+
+fn stage(t: &TempRepo, n: u8, path: &str) -> Vec<u8> {
+    t.command("git")
+        .args(["show", &format!(":{n}:{path}")])
+        .output()
+        .unwrap()
+        .stdout
+}
+
+/// The merged scene is a valid scene with both sides' work.
+fn assert_both_sides(text: &[u8]) {
+    let s = String::from_utf8_lossy(text);
+    assert!(!has_markers(text), "{s}");
+    for want in [
+        "name=\"Hitbox\"",
+        "name=\"Feet\"",
+        "speed = 250.0",
+        "Vector2(0, -20)",
+        "Vector2(16, 32)",
+        "Vector2(12, 4)",
+    ] {
+        assert!(s.contains(want), "missing {want} in\n{s}");
+    }
+    // Two distinct shapes: their id was renamed and Feet follows it.
+    assert_eq!(s.matches("[sub_resource").count(), 2, "{s}");
+    let check = tscn_merge::model::Scene::parse(text).expect("the result parses");
+    assert!(
+        !tscn_merge::check::is_broken(&tscn_merge::check::check(&check)),
+        "{s}"
+    );
+}
+
+#[test]
+fn merge_without_driver_then_solve_from_index_stages() {
+    let t = conflicted_merge(None);
+    let conflicted = t.read(SCENE);
+    let expected = merge_bytes(
+        &t,
+        &stage(&t, 1, SCENE),
+        &stage(&t, 2, SCENE),
+        &stage(&t, 3, SCENE),
+    );
+    let out = t.run_bin(["solve", SCENE]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("index stages"), "{err}");
+    assert!(err.contains("git add"), "{err}");
+    assert_eq!(t.read(SCENE), expected);
+    assert_both_sides(&expected);
+    assert_eq!(t.read(format!("{SCENE}.orig")), conflicted);
+    // Not added for the user.
+    let status = t.git_ok(["status", "--porcelain", "--", SCENE]);
+    assert!(status.starts_with("UU"), "{status}");
+    // Solving again: the markers are gone, nothing to do, nothing touched.
+    let again = t.run_bin(["solve", SCENE]);
+    assert_eq!(code(&again), 0, "{}", stderr(&again));
+    assert!(
+        stderr(&again).contains("nothing to solve"),
+        "{}",
+        stderr(&again)
+    );
+    assert_eq!(t.read(SCENE), expected);
+    t.git_ok(["add", SCENE]);
+    t.git_ok(["commit", "-q", "--no-edit"]);
+}
+
+#[test]
+fn solve_from_a_subdirectory_with_explain() {
+    let t = conflicted_merge(Some("diff3"));
+    let out = t
+        .command(common::bin())
+        .args(["solve", "--explain", "player.tscn"])
+        .current_dir(t.abs("scenes"))
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("renamed their sub_resource"),
+        "{}",
+        stderr(&out)
+    );
+    assert_both_sides(&t.read(SCENE));
+}
+
+#[test]
+fn rebase_with_two_conflicting_commits() {
+    let t = TempRepo::new();
+    t.write(SCENE, BASE);
+    t.commit_all("base");
+    t.checkout_new("feature");
+    // Commit 1: the hitbox; commit 2: a faster player.
+    let hitbox = OURS.replace("speed = 250.0", "speed = 200.0");
+    t.write(SCENE, &hitbox);
+    t.commit_all("feature: hitbox");
+    t.write(SCENE, OURS);
+    t.commit_all("feature: speed");
+    t.checkout("main");
+    // main: the feet, then a slower player.
+    t.write(SCENE, THEIRS);
+    t.commit_all("main: feet");
+    t.write(
+        SCENE,
+        THEIRS.replace("speed = 200.0", "speed = 200.0\njump_velocity = -400.0"),
+    );
+    t.commit_all("main: jump");
+    t.checkout("feature");
+    let out = t.git(["rebase", "main"]);
+    assert!(!out.status.success(), "the first pick must conflict");
+    let mut stops = 0;
+    loop {
+        assert!(has_markers(&t.read(SCENE)));
+        let solved = t.run_bin(["solve", "--no-backup", SCENE]);
+        assert_eq!(code(&solved), 0, "{}", stderr(&solved));
+        assert!(t.try_read(format!("{SCENE}.orig")).is_none());
+        stops += 1;
+        t.git_ok(["add", SCENE]);
+        let cont = t.git(["-c", "core.editor=true", "rebase", "--continue"]);
+        if cont.status.success() {
+            break;
+        }
+        assert!(stops < 2, "{}", String::from_utf8_lossy(&cont.stderr));
+    }
+    assert_eq!(stops, 2, "both picks stop with a conflict");
+    let text = t.read(SCENE);
+    assert_both_sides(&text);
+    assert!(String::from_utf8_lossy(&text).contains("jump_velocity = -400.0"));
+    assert_eq!(t.git_ok(["rev-list", "--count", "main..HEAD"]).trim(), "2");
+}
+
+/// Run `git merge-file -p` with extra flags on the three versions in scratch; returns
+/// the marked text.
+fn merge_file(t: &TempRepo, flags: &[&str]) -> Vec<u8> {
+    let dir = t.scratch();
+    for (n, s) in [("o", OURS), ("b", BASE), ("t", THEIRS)] {
+        std::fs::write(dir.join(n), s).unwrap();
+    }
+    let mut args = vec![
+        "merge-file",
+        "-p",
+        "-L",
+        "HEAD",
+        "-L",
+        "base",
+        "-L",
+        "other",
+    ];
+    args.extend_from_slice(flags);
+    args.extend_from_slice(&["o", "b", "t"]);
+    let out = t
+        .command("git")
+        .args(&args)
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert!(code(&out) > 0, "git merge-file must conflict");
+    assert!(!out.stdout.is_empty());
+    out.stdout
+}
+
+/// A folder that is not in any repository, with `name` holding `bytes`.
+fn outside(t: &TempRepo, name: &str, bytes: &[u8]) -> PathBuf {
+    let p = t.scratch().join("loose").join(name);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(&p, bytes).unwrap();
+    p
+}
+
+fn solve_at(t: &TempRepo, args: &[&str], file: &Path) -> Output {
+    let mut cmd = t.command(common::bin());
+    cmd.arg("solve")
+        .args(args)
+        .arg(file)
+        .current_dir(file.parent().unwrap());
+    // Make sure no repository is found above the scratch folder.
+    cmd.env("GIT_CEILING_DIRECTORIES", t.scratch().parent().unwrap());
+    cmd.output().unwrap()
+}
+
+#[test]
+fn diff3_markers_outside_a_repository() {
+    let t = TempRepo::new();
+    let marked = merge_file(&t, &["--diff3"]);
+    let file = outside(&t, "player.tscn", &marked);
+    let out = solve_at(&t, &[], &file);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(stderr(&out).contains("diff3 markers"), "{}", stderr(&out));
+    let solved = std::fs::read(&file).unwrap();
+    assert_eq!(
+        solved,
+        merge_bytes(&t, BASE.as_bytes(), OURS.as_bytes(), THEIRS.as_bytes())
+    );
+    assert_both_sides(&solved);
+    assert_eq!(
+        std::fs::read(file.with_extension("tscn.orig")).unwrap(),
+        marked
+    );
+}
+
+/// zdiff3 moves the lines both sides share out of a block, so a base rebuilt from the
+/// markers alone wrongly holds them: here the base seems to have the shape already.
+/// The result must stay safe (the disagreement is reported, both nodes kept); inside
+/// a repository the index stages give the exact base instead.
+#[test]
+fn zdiff3_markers_are_approximate_but_safe() {
+    let t = TempRepo::new();
+    let marked = merge_file(&t, &["--zdiff3"]);
+    let file = outside(&t, "player.tscn", &marked);
+    let out = solve_at(&t, &["--no-backup"], &file);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("size: base (absent) | ours Vector2(16, 32) | theirs Vector2(12, 4)"),
+        "{}",
+        stderr(&out)
+    );
+    let r = String::from_utf8(std::fs::read(&file).unwrap()).unwrap();
+    assert!(
+        r.contains("name=\"Hitbox\"")
+            && r.contains("name=\"Feet\"")
+            && r.contains("Vector2(0, -20)"),
+        "{r}"
+    );
+    assert!(!file.with_extension("tscn.orig").exists());
+    // In a repository the stages are used: clean.
+    let t = conflicted_merge(Some("zdiff3"));
+    let out = t.run_bin(["solve", SCENE]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_both_sides(&t.read(SCENE));
+}
+
+#[test]
+fn two_sided_markers_are_handled_safely() {
+    let t = TempRepo::new();
+    let marked = merge_file(&t, &[]);
+    assert!(!String::from_utf8_lossy(&marked).contains("|||||||"));
+    let file = outside(&t, "player.tscn", &marked);
+    let out = solve_at(&t, &[], &file);
+    let err = stderr(&out);
+    assert!(
+        err.contains("only the conflicted hunks can be re-merged"),
+        "{err}"
+    );
+    let result = std::fs::read(&file).unwrap();
+    match code(&out) {
+        0 => assert_both_sides(&result),
+        1 => {
+            // Every kept block is byte for byte one of the input's blocks, and every
+            // line of the input is still there.
+            assert!(has_markers(&result));
+            let r = String::from_utf8_lossy(&result);
+            for line in String::from_utf8_lossy(&marked).lines() {
+                if !line.starts_with("[gd_scene") {
+                    assert!(r.contains(line), "lost {line:?}:\n{r}");
+                }
+            }
+        }
+        c => panic!("exit {c}: {err}"),
+    }
+}
+
+#[test]
+fn two_sided_markers_both_added_nodes() {
+    let t = TempRepo::new();
+    // Both appended a node; one property changed differently on each side.
+    let marked = format!(
+        "{}\n<<<<<<< HEAD\n[node name=\"Gun\" type=\"Node2D\" parent=\".\"]\n=======\n[node name=\"Hat\" type=\"Sprite2D\" parent=\"Sprite\"]\n>>>>>>> other\n",
+        BASE.replace("speed = 200.0\n", "<<<<<<< HEAD\nspeed = 250.0\n=======\nspeed = 150.0\n>>>>>>> other\n")
+    );
+    let file = outside(&t, "player.tscn", marked.as_bytes());
+    let out = solve_at(&t, &[], &file);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("1 of 2 block(s) re-merged"),
+        "{}",
+        stderr(&out)
+    );
+    let r = String::from_utf8(std::fs::read(&file).unwrap()).unwrap();
+    assert!(
+        r.contains("<<<<<<< HEAD\nspeed = 250.0\n=======\nspeed = 150.0\n>>>>>>> other\n"),
+        "{r}"
+    );
+    assert!(
+        r.contains("name=\"Gun\"") && r.contains("name=\"Hat\""),
+        "{r}"
+    );
+    assert_eq!(r.matches("<<<<<<<").count(), 1, "{r}");
+    assert_eq!(
+        std::fs::read(file.with_extension("tscn.orig")).unwrap(),
+        marked.as_bytes()
+    );
+}
+
+#[test]
+fn no_conflict_is_nothing_to_solve() {
+    let t = TempRepo::new();
+    let file = outside(&t, "player.tscn", BASE.as_bytes());
+    let out = solve_at(&t, &[], &file);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("nothing to solve"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(std::fs::read(&file).unwrap(), BASE.as_bytes());
+    assert!(!file.with_extension("tscn.orig").exists());
+    // Same in a repository for a clean, tracked file.
+    t.write(SCENE, BASE);
+    t.commit_all("base");
+    let out = t.run_bin(["solve", SCENE]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(t.read(SCENE), BASE.as_bytes());
+    assert!(t.try_read(format!("{SCENE}.orig")).is_none());
+}
+
+#[test]
+fn stdout_prints_and_leaves_the_file() {
+    let t = TempRepo::new();
+    let marked = merge_file(&t, &["--diff3"]);
+    let file = outside(&t, "player.tscn", &marked);
+    let out = solve_at(&t, &["--stdout", "--explain=json"], &file);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(
+        out.stdout,
+        merge_bytes(&t, BASE.as_bytes(), OURS.as_bytes(), THEIRS.as_bytes())
+    );
+    assert_eq!(std::fs::read(&file).unwrap(), marked);
+    assert!(!file.with_extension("tscn.orig").exists());
+    let err = stderr(&out);
+    assert!(err.contains("\"schema\": \"tscn-merge/explain\""), "{err}");
+    assert!(err.contains("\"id_renamed\""), "{err}");
+}
+
+#[test]
+fn marker_size_ten() {
+    let t = TempRepo::new();
+    let marked = merge_file(&t, &["--diff3", "--marker-size=10"]);
+    assert!(String::from_utf8_lossy(&marked).contains("<<<<<<<<<< HEAD"));
+    let expected = merge_bytes(&t, BASE.as_bytes(), OURS.as_bytes(), THEIRS.as_bytes());
+    for flags in [&["-l", "10"][..], &[][..]] {
+        let file = outside(&t, "player.tscn", &marked);
+        let out = solve_at(&t, flags, &file);
+        assert_eq!(code(&out), 0, "{flags:?}: {}", stderr(&out));
+        assert_eq!(std::fs::read(&file).unwrap(), expected, "{flags:?}");
+    }
+}
+
+#[test]
+fn remaining_conflicts_exit_one_with_minimal_markers() {
+    let t = TempRepo::new();
+    let dir = t.scratch();
+    let ours = BASE.replace("speed = 200.0", "speed = 250.0");
+    let theirs = BASE.replace("speed = 200.0", "speed = 150.0");
+    for (n, s) in [("o", ours.as_str()), ("b", BASE), ("t", theirs.as_str())] {
+        std::fs::write(dir.join(n), s).unwrap();
+    }
+    let out = t
+        .command("git")
+        .args([
+            "merge-file",
+            "-p",
+            "--diff3",
+            "--marker-size=9",
+            "o",
+            "b",
+            "t",
+        ])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    let file = outside(&t, "player.tscn", &out.stdout);
+    let out = solve_at(&t, &["-l", "9"], &file);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("conflict(s) remain"),
+        "{}",
+        stderr(&out)
+    );
+    let r = String::from_utf8(std::fs::read(&file).unwrap()).unwrap();
+    assert!(
+        r.contains("<<<<<<<<< ") && r.contains("speed = 250.0") && r.contains("speed = 150.0"),
+        "{r}"
+    );
+}
+
+#[test]
+fn errors_exit_two() {
+    let t = TempRepo::new();
+    let missing = t.scratch().join("nope.tscn");
+    let out = solve_at(&t, &[], &missing);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(stderr(&out).contains("cannot read"), "{}", stderr(&out));
+    // A directory is not readable as a file.
+    let dir = t.scratch().join("dir.tscn");
+    std::fs::create_dir_all(&dir).unwrap();
+    assert_eq!(code(&solve_at(&t, &[], &dir)), 2);
+    // An unterminated block.
+    let bad = b"[gd_scene format=3]\n<<<<<<< HEAD\nx = 1\n=======\n";
+    let file = outside(&t, "bad.tscn", bad);
+    let out = solve_at(&t, &[], &file);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(stderr(&out).contains("never ends"), "{}", stderr(&out));
+    assert_eq!(std::fs::read(&file).unwrap(), bad);
+    // Other files are still solved; the exit code is the worst.
+    let good = outside(&t, "good.tscn", &merge_file(&t, &["--diff3"]));
+    let out = t
+        .command(common::bin())
+        .arg("solve")
+        .arg(&missing)
+        .arg(&good)
+        .env("GIT_CEILING_DIRECTORIES", t.scratch().parent().unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(!has_markers(&std::fs::read(&good).unwrap()));
+}
+
+#[test]
+fn git_status_after_solve_is_still_unmerged_until_added() {
+    let t = conflicted_merge(Some("diff3"));
+    let out = t.run_bin(["solve", "--no-backup", SCENE]);
+    assert_success(&out, "solve");
+    assert!(t.try_read(format!("{SCENE}.orig")).is_none());
+    assert!(t
+        .git_ok(["diff", "--name-only", "--diff-filter=U"])
+        .contains(SCENE));
+}
