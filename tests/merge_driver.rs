@@ -1,0 +1,131 @@
+//! The merge driver inside real `git merge` runs: `tscn-merge install`, two branches,
+//! `git merge`, then the file, the exit status and `git status` are checked.
+
+mod common;
+
+use common::{assert_success, stderr, stdout, TempRepo};
+
+fn example(name: &str) -> Vec<u8> {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/merge").join(name);
+    std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+/// A repository with `scene.tscn` at `base` on main, `ours` committed on main and
+/// `theirs` on branch `feature`, with the driver installed.
+fn setup(base: &[u8], ours: &[u8], theirs: &[u8]) -> TempRepo {
+    let t = TempRepo::new();
+    assert_success(&t.run_bin(["install"]), "install");
+    t.write("scene.tscn", base);
+    t.commit_all("base");
+    t.checkout_new("feature");
+    t.write("scene.tscn", theirs);
+    t.commit_all("theirs");
+    t.checkout("main");
+    t.write("scene.tscn", ours);
+    t.commit_all("ours");
+    t
+}
+
+fn status(t: &TempRepo) -> String {
+    t.git_ok(["status", "--porcelain"])
+}
+
+#[test]
+fn git_merge_resolves_colliding_ids_that_git_alone_cannot() {
+    let (b, o, th) = (example("base.tscn"), example("ours.tscn"), example("theirs.tscn"));
+    // Without the driver git conflicts on this example.
+    let plain = TempRepo::new();
+    plain.write("scene.tscn", &b);
+    plain.commit_all("base");
+    plain.checkout_new("feature");
+    plain.write("scene.tscn", &th);
+    plain.commit_all("theirs");
+    plain.checkout("main");
+    plain.write("scene.tscn", &o);
+    plain.commit_all("ours");
+    assert!(!plain.merge("feature").status.success(), "the example should conflict for plain git");
+
+    let t = setup(&b, &o, &th);
+    let out = t.merge("feature");
+    assert_success(&out, "git merge with the driver");
+    assert_eq!(status(&t), "", "work tree clean after the merge");
+    let merged = t.read("scene.tscn");
+    let text = String::from_utf8(merged).expect("utf-8");
+    assert!(!text.contains("<<<<<<<"), "{text}");
+    // The result is a valid scene.
+    let check = t.run_bin(["check", "scene.tscn"]);
+    assert_eq!(check.status.code(), Some(0), "{}", stderr(&check));
+    // Both sides' new sub_resources survived under distinct ids.
+    let ids: Vec<&str> = text.lines().filter(|l| l.starts_with("[sub_resource")).collect();
+    let unique: std::collections::BTreeSet<&&str> = ids.iter().collect();
+    assert_eq!(ids.len(), unique.len(), "{text}");
+}
+
+const BASE: &str = "[gd_scene load_steps=2 format=3 uid=\"uid://cbase\"]\n\n[ext_resource type=\"Script\" path=\"res://p.gd\" id=\"1_aaaaa\"]\n\n[node name=\"Player\" type=\"CharacterBody2D\"]\nscript = ExtResource(\"1_aaaaa\")\nspeed = 100\n\n[node name=\"Sprite\" type=\"Sprite2D\" parent=\".\"]\n";
+
+#[test]
+fn true_conflicts_leave_small_markers_with_labels_and_exit_status_1() {
+    let t = setup(BASE.as_bytes(), BASE.replace("speed = 100", "speed = 200").as_bytes(), BASE.replace("speed = 100", "speed = 300").as_bytes());
+    let out = t.merge("feature");
+    assert!(!out.status.success());
+    let text = String::from_utf8(t.read("scene.tscn")).expect("utf-8");
+    // One property line in markers, git's labels (HEAD, the base commit, the branch),
+    // the base in between.
+    let start = text.find("<<<<<<< HEAD\nspeed = 200\n||||||| ").unwrap_or_else(|| panic!("{text}"));
+    assert!(text[start..].contains("\nspeed = 100\n=======\nspeed = 300\n>>>>>>> feature\n"), "{text}");
+    assert_eq!(text.matches("<<<<<<<").count(), 1, "{text}");
+    assert!(status(&t).contains("UU scene.tscn"), "{}", status(&t));
+    // git reports the conflict and our short report names the property.
+    let all = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(all.contains("CONFLICT"), "{all}");
+    assert!(all.contains("speed"), "{all}");
+}
+
+#[test]
+fn marker_size_from_gitattributes_is_honoured() {
+    let t = setup(BASE.as_bytes(), BASE.replace("speed = 100", "speed = 200").as_bytes(), BASE.replace("speed = 100", "speed = 300").as_bytes());
+    let mut attrs = String::from_utf8(t.read(".gitattributes")).expect("utf-8");
+    attrs.push_str("*.tscn conflict-marker-size=10\n");
+    t.write(".gitattributes", attrs);
+    t.commit_all("marker size");
+    let out = t.merge("feature");
+    assert!(!out.status.success());
+    let text = String::from_utf8(t.read("scene.tscn")).expect("utf-8");
+    assert!(text.contains("<<<<<<<<<< HEAD\n") && text.contains("\n>>>>>>>>>> feature\n"), "{text}");
+}
+
+#[test]
+fn clean_structural_merge_of_different_properties_and_nodes() {
+    let ours = BASE.replace("speed = 100", "speed = 200") + "\n[node name=\"Camera\" type=\"Camera2D\" parent=\".\"]\n";
+    let theirs = BASE.replace("speed = 100\n", "speed = 100\njump = 3\n") + "\n[node name=\"Label\" type=\"Label\" parent=\".\"]\n";
+    let t = setup(BASE.as_bytes(), ours.as_bytes(), theirs.as_bytes());
+    let out = t.merge("feature");
+    assert_success(&out, "git merge");
+    let text = String::from_utf8(t.read("scene.tscn")).expect("utf-8");
+    assert!(text.contains("speed = 200\njump = 3\n"), "{text}");
+    assert!(text.contains("[node name=\"Camera\"") && text.contains("[node name=\"Label\""), "{text}");
+    assert_eq!(status(&t), "");
+    // The merge commit exists and the history has both parents.
+    assert_eq!(t.git_ok(["rev-list", "--count", "HEAD^@"]).trim(), "3");
+}
+
+#[test]
+fn unparsable_side_falls_back_to_a_line_merge_like_git() {
+    let ours = BASE.replace("speed = 100", "speed = \"oops");
+    let theirs = BASE.replace("[node name=\"Sprite\"", "[node name=\"Sprite2\"");
+    let t = setup(BASE.as_bytes(), ours.as_bytes(), theirs.as_bytes());
+    let out = t.merge("feature");
+    // The line merge succeeds here (different lines), exactly as git merge-file would.
+    let text = t.read("scene.tscn");
+    let dir = tempfile::tempdir().expect("tmp");
+    for (n, c) in [("b", BASE.as_bytes()), ("o", ours.as_bytes()), ("t", theirs.as_bytes())] {
+        std::fs::write(dir.path().join(n), c).expect("write");
+    }
+    let git = std::process::Command::new("git")
+        .args(["merge-file", "-p", "--diff3", "-L", "ours", "-L", "base", "-L", "theirs", "o", "b", "t"])
+        .current_dir(dir.path())
+        .output()
+        .expect("git merge-file");
+    assert_eq!(text, git.stdout);
+    assert_eq!(out.status.success(), git.status.code() == Some(0));
+}
