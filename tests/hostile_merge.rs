@@ -229,7 +229,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn bin() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_tscn-merge"))
+    // `option_env!`: this file is also compiled into `examples/fuzz_merge.rs`.
+    PathBuf::from(option_env!("CARGO_BIN_EXE_tscn-merge").expect("only set for integration tests"))
 }
 
 fn shared() -> Option<PathBuf> {
