@@ -230,7 +230,10 @@ use std::process::Command;
 
 fn bin() -> PathBuf {
     // `option_env!`: this file is also compiled into `examples/fuzz_merge.rs`.
-    PathBuf::from(option_env!("CARGO_BIN_EXE_tscn-merge").expect("only set for integration tests"))
+    match option_env!("CARGO_BIN_EXE_tscn-merge") {
+        Some(p) => PathBuf::from(p),
+        None => panic!("CARGO_BIN_EXE_tscn-merge is only set for integration tests"),
+    }
 }
 
 fn shared() -> Option<PathBuf> {
@@ -270,7 +273,7 @@ fn library_survives_hostile_input_and_falls_back_like_git() {
     let (mut runs, mut failures) = (0, Vec::new());
     for f in &files {
         let base = std::fs::read(f).unwrap();
-        for kind in 0..KINDS.len() {
+        for (kind, kind_name) in KINDS.iter().enumerate() {
             let m = mutate(kind, &base, &mut rng);
             let ours = small_edit(&base, "o");
             let theirs = small_edit(&base, "t");
@@ -281,7 +284,7 @@ fn library_survives_hostile_input_and_falls_back_like_git() {
             for (role, (b, o, t)) in ["ours", "theirs", "base", "both"].iter().zip(triples) {
                 runs += 1;
                 for v in library_laws(b, o, t, true) {
-                    failures.push(format!("{} {} as {role}: {v}", f.display(), KINDS[kind]));
+                    failures.push(format!("{} {kind_name} as {role}: {v}", f.display()));
                 }
             }
         }
@@ -317,7 +320,7 @@ fn binary_survives_hostile_input() {
     let (mut runs, mut failures) = (0, Vec::new());
     for f in &files {
         let base = std::fs::read(f).unwrap();
-        for kind in 0..KINDS.len() {
+        for (kind, kind_name) in KINDS.iter().enumerate() {
             let m = mutate(kind, &base, &mut rng);
             std::fs::write(d.join("base.tscn"), &base).unwrap();
             std::fs::write(d.join("ours.tscn"), &m).unwrap();
@@ -339,7 +342,7 @@ fn binary_survives_hostile_input() {
                 let out = run(&args, d);
                 // `check --roundtrip` may exit 3 for a printer bug; that would be a bug too.
                 if let Err(e) = sane(&out) {
-                    failures.push(format!("{} {}: tscn-merge {}: {e}", f.display(), KINDS[kind], c.iter().map(|s| s.to_string_lossy()).collect::<Vec<_>>().join(" ")));
+                    failures.push(format!("{} {kind_name}: tscn-merge {}: {e}", f.display(), c.iter().map(|s| s.to_string_lossy()).collect::<Vec<_>>().join(" ")));
                 }
             }
         }
