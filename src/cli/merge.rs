@@ -44,6 +44,11 @@ pub fn report_conflicts(outcome: &MergeOutcome, path: &str) {
     }
     if let Method::LineFallback(reason) = &outcome.method {
         eprintln!("{path}: {} conflict(s) from the line merge ({reason})", outcome.conflict_count);
+        for c in &outcome.conflicts {
+            if let Some(why) = &c.theirs {
+                eprintln!("  {}: {why}: review it before `git add`", c.location);
+            }
+        }
         return;
     }
     eprintln!("{path}: {} conflict(s)", outcome.conflict_count);

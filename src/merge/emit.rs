@@ -361,6 +361,8 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
     let mut node_name: HashMap<usize, String> = HashMap::new();
     let mut node_conflict_tag: BTreeSet<usize> = BTreeSet::new();
     let mut group_text: HashMap<usize, String> = HashMap::new();
+    // Renames (true) and moves (false) followed: (identity, rename?, base path).
+    let mut followed: Vec<(usize, bool, String)> = Vec::new();
     // Node header fields decided per identity, printed once paths are known.
     let mut node_fields: HashMap<usize, (usize, Vec<(String, Option<Src>)>)> = HashMap::new();
     for ident in 0..n_idents {
@@ -408,11 +410,13 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
                         && sc[B].doc.sections[bs].props.iter().zip(&sc[kept].doc.sections[ks].props).all(|(x, y)| {
                             x.key == y.key && ctx.same(&Some((B, x.value.clone())), &Some((kept, y.value.clone())))
                         });
-                    let bt = sc[B].doc.sections[bs].tag.fields.len() == sc[kept].doc.sections[ks].tag.fields.len()
-                        && sc[B].doc.sections[bs].tag.fields.iter().zip(&sc[kept].doc.sections[ks].tag.fields).all(|(x, y)| {
-                            x.key == y.key && ctx.same(&Some((B, x.value.clone())), &Some((kept, y.value.clone())))
-                        });
-                    bp && bt
+                    // The parent counts by identity: a renamed ancestor changes its text only.
+                    let same_parent = ctx.parent_ref(B, at[B].unwrap_or_default()) == ctx.parent_ref(kept, at[kept].unwrap_or_default());
+                    let fields = |s: usize, i: usize| sc[s].doc.sections[i].tag.fields.iter().filter(|f| f.key != "parent").collect::<Vec<_>>();
+                    let (fb, fk) = (fields(B, bs), fields(kept, ks));
+                    let bt = fb.len() == fk.len()
+                        && fb.iter().zip(&fk).all(|(x, y)| x.key == y.key && ctx.same(&Some((B, x.value.clone())), &Some((kept, y.value.clone()))));
+                    bp && bt && same_parent
                 };
                 if unchanged {
                     continue;
@@ -460,10 +464,10 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
         .unwrap_or_default();
         if let (Some(bn), Some(bp)) = (&names[0], &pr[0]) {
             if name != *bn && (names[1].as_ref() != Some(bn)) != (names[2].as_ref() != Some(bn)) {
-                ctx.decisions.push(Decision::NodeRenameFollowed { from: path_of(B), to: String::new() });
+                followed.push((ident, true, path_of(B)));
             }
             if parent != *bp && (pr[1].as_ref() != Some(bp)) != (pr[2].as_ref() != Some(bp)) {
-                ctx.decisions.push(Decision::NodeMoveFollowed { from: path_of(B), to: String::new() });
+                followed.push((ident, false, path_of(B)));
             }
         }
         node_parent.insert(ident, parent);
@@ -545,6 +549,42 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
         node_out.insert(ident, OutSec { kind: SectionKind::Node, verbatim: None, tag, lines, whole: None, origin: secs });
     }
 
+    // A node kept under a parent that one side deleted: the parent comes back as a
+    // delete-against-modify conflict, never silently moved elsewhere.
+    loop {
+        let missing: BTreeSet<usize> = node_out
+            .keys()
+            .filter_map(|i| match node_parent.get(i) {
+                Some(ParentRef::Node(p)) if *p < n_idents && !node_out.contains_key(p) => Some(*p),
+                _ => None,
+            })
+            .collect();
+        if missing.is_empty() {
+            break;
+        }
+        for p in missing {
+            let at = ctx.id.node.at[p];
+            let secs = [0, 1, 2].map(|s| at[s].map(|i| sc[s].nodes[i].section));
+            let kept = if at[O].is_some() { O } else if at[T].is_some() { T } else { B };
+            let Some(i) = at[kept] else { continue };
+            let n = &sc[kept].nodes[i];
+            node_parent.insert(p, ctx.parent_ref(kept, i));
+            node_name.insert(p, n.name.clone());
+            let state = |s: usize| if at[s].is_some() { "kept" } else { "deleted" };
+            ctx.conflicts.push(ConflictReport {
+                location: format!("node \"{}\"", if n.path == "." { n.name.clone() } else { n.path.clone() }),
+                property: Some("(deleted, but the other side added children under it)".into()),
+                base: Some("(node)".into()),
+                ours: Some(state(O).into()),
+                theirs: Some(state(T).into()),
+            });
+            node_out.insert(
+                p,
+                OutSec { kind: SectionKind::Node, verbatim: None, tag: TagOut::Src((kept, 0..0)), lines: Vec::new(), whole: Some(secs), origin: [None; 3] },
+            );
+        }
+    }
+
     // Merged paths.
     let mut merged_path: HashMap<usize, String> = HashMap::new();
     fn path_of_ident(
@@ -571,15 +611,12 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
     for &ident in node_out.keys() {
         path_of_ident(ident, &node_parent, &node_name, &mut merged_path, 0);
     }
-    for d in ctx.decisions.iter_mut() {
-        if let Decision::NodeRenameFollowed { from, to } | Decision::NodeMoveFollowed { from, to } = d {
-            if to.is_empty() {
-                if let Some(i) = sc[B].nodes.iter().position(|n| n.path == *from) {
-                    let ident = ctx.id.node.of[B][i];
-                    *to = merged_path.get(&ident).cloned().unwrap_or_default();
-                }
-            }
-        }
+    for (ident, rename, from) in followed {
+        let to = match merged_path.get(&ident).map(String::as_str) {
+            Some(".") | None => node_name.get(&ident).cloned().unwrap_or_default(),
+            Some(p) => p.to_string(),
+        };
+        ctx.decisions.push(if rename { Decision::NodeRenameFollowed { from, to } } else { Decision::NodeMoveFollowed { from, to } });
     }
     // Parent text of each node in the result.
     let parent_text = |ident: usize| -> Option<String> {

@@ -118,16 +118,29 @@ fn match_exts(sc: [&Scene; 3]) -> Table {
 
 fn match_nodes(sc: [&Scene; 3]) -> Table {
     let mut t = Table::new([sc[0].nodes.len(), sc[1].nodes.len(), sc[2].nodes.len()]);
-    let mut by_uid: HashMap<NodeKey, usize> = HashMap::new();
+    // unique_id keys: the scope (the instance an override entry sits in) is named by
+    // the identity of that instance node, so a moved instance keeps its overrides.
+    let mut by_uid: HashMap<(String, i64), usize> = HashMap::new();
     let mut by_path: HashMap<&str, Vec<usize>> = HashMap::new();
     // Whether an identity's unique_id was already in base (then a different id on a side
     // means a different node).
     let mut uid_in_base: Vec<bool> = Vec::new();
     let mut has_uid: Vec<bool> = Vec::new();
     for side in 0..3 {
+        let paths: HashMap<&str, usize> = sc[side].nodes.iter().enumerate().map(|(i, n)| (n.path.as_str(), i)).collect();
         for (i, n) in sc[side].nodes.iter().enumerate() {
-            let is_uid = matches!(n.key, NodeKey::UniqueId { .. });
-            let mut cand = if is_uid { by_uid.get(&n.key).copied().filter(|&id| !t.claimed(id, side)) } else { None };
+            let uid = match &n.key {
+                NodeKey::UniqueId { scope, id } => {
+                    let scope = match paths.get(scope.as_str()) {
+                        Some(&si) if !scope.is_empty() && t.bound(side, si) => format!("#{}", t.of[side][si]),
+                        _ => scope.clone(),
+                    };
+                    Some((scope, *id))
+                }
+                NodeKey::Path(_) => None,
+            };
+            let is_uid = uid.is_some();
+            let mut cand = uid.as_ref().and_then(|k| by_uid.get(k).copied()).filter(|&id| !t.claimed(id, side));
             if cand.is_none() {
                 cand = by_path.get(n.path.as_str()).and_then(|v| {
                     v.iter().copied().find(|&id| !t.claimed(id, side) && !(is_uid && has_uid[id] && uid_in_base[id]))
@@ -144,8 +157,8 @@ fn match_nodes(sc: [&Scene; 3]) -> Table {
                     t.fresh(side, i)
                 }
             };
-            if is_uid {
-                by_uid.entry(n.key.clone()).or_insert(id);
+            if let Some(k) = uid {
+                by_uid.entry(k).or_insert(id);
                 has_uid[id] = true;
                 if side == B {
                     uid_in_base[id] = true;
@@ -189,15 +202,51 @@ fn follow_moves(sc: [&Scene; 3], t: &mut Table) {
                 _ => {}
             }
         }
-        for (kind, g) in gone {
+        let mut paired: Vec<(usize, usize)> = Vec::new();
+        for (kind, g) in &gone {
             if kind.1.is_empty() {
                 continue; // override entries have no kind of their own
             }
-            let Some(n) = new.get(&kind) else { continue };
-            if g.len() != 1 || n.len() != 1 {
+            let Some(n) = new.get(kind) else { continue };
+            if g.len() == 1 && n.len() == 1 {
+                paired.push((g[0], n[0]));
+            }
+        }
+        // Renames: a node gone and a node new under the same parent, of the same type,
+        // with the same properties, when that pairing is unambiguous.
+        let content = |s: usize, i: usize| -> (String, Vec<(String, String)>) {
+            let n = &sc[s].nodes[i];
+            let sec = &sc[s].doc.sections[n.section];
+            let props = sec.props.iter().map(|p| (p.key.clone(), sc[s].doc.slice(&p.value).to_string())).collect();
+            (node_kind(sc[s], i).1, props)
+        };
+        let parent_of = |t: &Table, s: usize, i: usize| -> Option<usize> {
+            let p = sc[s].nodes[i].parent.as_deref()?;
+            let pi = if p == "." { sc[s].nodes.iter().position(|n| n.parent.is_none())? } else { sc[s].nodes.iter().position(|n| n.path == p)? };
+            t.bound(s, pi).then(|| t.of[s][pi])
+        };
+        let done: std::collections::HashSet<usize> = paired.iter().flat_map(|&(a, b)| [a, b]).collect();
+        let mut gone_by: HashMap<(Option<usize>, (String, Vec<(String, String)>)), Vec<usize>> = HashMap::new();
+        let mut new_by: HashMap<(Option<usize>, (String, Vec<(String, String)>)), Vec<usize>> = HashMap::new();
+        for g in gone.values().flatten().filter(|g| !done.contains(g)) {
+            let b = t.at[*g][B].unwrap_or_default();
+            gone_by.entry((parent_of(t, B, b), content(B, b))).or_default().push(*g);
+        }
+        for n in new.values().flatten().filter(|n| !done.contains(n)) {
+            let i = t.at[*n][x].unwrap_or_default();
+            new_by.entry((parent_of(t, x, i), content(x, i))).or_default().push(*n);
+        }
+        for (k, g) in &gone_by {
+            if k.1 .0.is_empty() {
                 continue;
             }
-            let (keep, drop) = (g[0], n[0]);
+            if let Some(n) = new_by.get(k) {
+                if g.len() == 1 && n.len() == 1 {
+                    paired.push((g[0], n[0]));
+                }
+            }
+        }
+        for (keep, drop) in paired {
             let Some(i) = t.at[drop][x] else { continue };
             t.at[drop][x] = None;
             t.bind(keep, x, i);

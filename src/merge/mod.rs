@@ -310,7 +310,22 @@ pub fn merge(base: &[u8], ours: &[u8], theirs: &[u8], opts: &MergeOptions) -> Me
     let structural = emit::merge_scenes(&b, &o, &t, &opts.markers);
     // Validate: the clean text itself, or ours' resolution of every conflict.
     if let Err(reason) = validates(&structural.take_ours) {
-        return line_fallback(base, ours, theirs, opts, reason);
+        let mut out = line_fallback(base, ours, theirs, opts, reason);
+        // A clean line merge of two valid sides that is itself broken must not be
+        // called clean: git then leaves the file unmerged for a person to look at.
+        if out.conflict_count == 0 && validates(ours).is_ok() && validates(theirs).is_ok() {
+            if let Err(why) = validates(&out.text) {
+                out.conflict_count = 1;
+                out.conflicts.push(ConflictReport {
+                    location: "whole file".into(),
+                    property: None,
+                    base: None,
+                    ours: None,
+                    theirs: Some(format!("the line merge has no markers but {}", why.trim_start_matches("the structural result would be "))),
+                });
+            }
+        }
+        return out;
     }
     if structural.conflicts.is_empty() {
         return MergeOutcome {
