@@ -26,7 +26,7 @@ pub enum FileKind {
 }
 
 /// What a section is, by its tag name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum SectionKind {
     /// The file header.
     Header,

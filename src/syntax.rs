@@ -410,8 +410,8 @@ impl<'a> Splitter<'a> {
     }
 
     fn text(&self, r: Range<usize>) -> String {
-        // Ranges are always cut at ASCII boundaries.
-        String::from_utf8_lossy(&self.s[r]).into_owned()
+        // The input is valid UTF-8 and ranges are cut at ASCII boundaries.
+        std::str::from_utf8(&self.s[r]).unwrap_or_default().to_owned()
     }
 
     fn tag(&mut self) -> Result<Tag, ParseError> {
@@ -475,8 +475,22 @@ impl<'a> Splitter<'a> {
             }
         } else {
             // Bare key: every byte up to the first `=`, with whitespace dropped.
-            let mut k = Vec::new();
+            // Fast path: `key = ` with no whitespace inside the key.
             let mut p = self.pos;
+            while p < s.len() && s[p] > b' ' && !matches!(s[p], b'=' | b';') {
+                p += 1;
+            }
+            let mut q = p;
+            while q < s.len() && (s[q] == b' ' || s[q] == b'\t') {
+                q += 1;
+            }
+            let mut k = Vec::new();
+            if q < s.len() && s[q] == b'=' {
+                k.extend_from_slice(&s[self.pos..p]);
+                p = q;
+            } else {
+                p = self.pos;
+            }
             loop {
                 if p >= s.len() {
                     return Err(self.err(start, "`=` after the property name (the file ends first)"));
@@ -497,7 +511,7 @@ impl<'a> Splitter<'a> {
                 p += 1;
             }
             self.pos = p;
-            key = String::from_utf8_lossy(&k).into_owned();
+            key = String::from_utf8(k).unwrap_or_default();
         }
         self.pos += 1; // '='
         self.skip_trivia();
@@ -666,6 +680,17 @@ impl<'a> Splitter<'a> {
                     self.skip_trivia();
                 }
                 if self.pos < s.len() && s[self.pos] == b'(' {
+                    // A packed array of numbers (or one base64 string) holds no brackets:
+                    // jump to its `)` (the body of a mesh can be megabytes).
+                    if !typed && name.ends_with(b"Array") && !name.windows(6).any(|w| w == b"String") {
+                        if let Some(k) = s[self.pos..].iter().position(|&c| c == b')') {
+                            let body = &s[self.pos + 1..self.pos + k];
+                            if !body.iter().any(|&c| matches!(c, b';' | b'(' | b'[' | b'{')) {
+                                self.pos += k + 1;
+                                return Ok(start..self.pos);
+                            }
+                        }
+                    }
                     self.group()?;
                 } else if typed && self.pos != save {
                     return Err(self.err(self.pos, "`(` after the typed container's type"));

@@ -76,6 +76,9 @@ struct Ctx<'a> {
     paths: [HashMap<&'a str, usize>; 3],
     conflicts: Vec<ConflictReport>,
     decisions: Vec<Decision>,
+    /// Normalized texts of values that hold references, by (side, start offset): a
+    /// value is compared up to three times.
+    norm_cache: std::cell::RefCell<HashMap<(usize, usize), std::rc::Rc<str>>>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -140,12 +143,27 @@ impl<'a> Ctx<'a> {
         r.split_whitespace().collect::<Vec<_>>().join(" ")
     }
 
+    fn norm_cached(&self, s: &Src) -> std::rc::Rc<str> {
+        let key = (s.0, s.1.start);
+        if let Some(v) = self.norm_cache.borrow().get(&key) {
+            return v.clone();
+        }
+        let v: std::rc::Rc<str> = self.norm(s).into();
+        self.norm_cache.borrow_mut().insert(key, v.clone());
+        v
+    }
+
     /// Whether two values are the same, as the engine sees them.
     fn same(&self, a: &Option<Src>, b: &Option<Src>) -> bool {
         match (a, b) {
             (None, None) => true,
             (Some(x), Some(y)) => {
-                let (nx, ny) = (self.norm(x), self.norm(y));
+                let (tx, ty) = (self.text(x), self.text(y));
+                let refs = tx.contains("Resource(") || ty.contains("Resource(") || tx.contains("Resource ") || ty.contains("Resource ");
+                if !refs && tx == ty {
+                    return true;
+                }
+                let (nx, ny) = (self.norm_cached(x), self.norm_cached(y));
                 if nx == ny {
                     return true;
                 }
@@ -170,11 +188,12 @@ impl<'a> Ctx<'a> {
     }
 
     fn root_ident(&self, side: usize) -> usize {
-        self.sc[side]
-            .nodes
-            .iter()
-            .position(|n| n.parent.is_none())
-            .map_or(usize::MAX, |i| self.id.node.of[side][i])
+        let nodes = &self.sc[side].nodes;
+        let i = match nodes.first() {
+            Some(n) if n.parent.is_none() => Some(0),
+            _ => nodes.iter().position(|n| n.parent.is_none()),
+        };
+        i.map_or(usize::MAX, |i| self.id.node.of[side][i])
     }
 
     /// Both sides changed a multi-line string (a script's source, a shader's code): merge
@@ -331,6 +350,7 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
         id,
         conflicts: Vec::new(),
         decisions: Vec::new(),
+        norm_cache: Default::default(),
     };
     for m in &ctx.id.sub_matches {
         let ident = m.ident;
@@ -441,6 +461,41 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
         }
         // Present on both sides: merge the header field by field, then the properties.
         let (oi, ti) = (at[O].unwrap_or_default(), at[T].unwrap_or_default());
+        // Fast path: the same bytes on all three sides (most nodes of a big scene).
+        if let (Some(bs), Some(os), Some(ts)) = (secs[B], secs[O], secs[T]) {
+            let range = |s: usize, i: usize| sc[s].doc.sections[i].span.start..body_end(sc[s], i);
+            let body = |s: usize, i: usize| sc[s].doc.slice(&range(s, i));
+            let same_bytes = body(O, os) == body(B, bs) && body(T, ts) == body(B, bs);
+            // Equal bytes can still name different resources when ids were renumbered.
+            let same_refs = same_bytes
+                && (!body(B, bs).contains("Resource") || {
+                    // The same bytes: the same ids must name the same identities.
+                    let mut same = true;
+                    scan_refs_in_text(body(B, bs), &mut |kind, id| {
+                        let ident = |s: usize| match kind {
+                            RefKind::Ext => ctx.idx[s].ext.get(id).map(|&i| ctx.id.ext.of[s][i]),
+                            RefKind::Sub => ctx.idx[s].sub.get(id).map(|&i| ctx.id.sub.of[s][i]),
+                        };
+                        let b = ident(B);
+                        same &= ident(O) == b && ident(T) == b;
+                    });
+                    same
+                });
+            if same_refs {
+                let parents = [ctx.parent_ref(B, at[B].unwrap_or_default()), ctx.parent_ref(O, oi), ctx.parent_ref(T, ti)];
+                if parents[0] == parents[1] && parents[1] == parents[2] {
+                    let [_, po, _] = parents;
+                    node_parent.insert(ident, po);
+                    node_name.insert(ident, sc[O].nodes[oi].name.clone());
+                    let sec = &sc[O].doc.sections[os];
+                    let fields = sec.tag.fields.iter().filter(|f| f.key != "name" && f.key != "parent").map(|f| (f.key.clone(), Some((O, f.value.clone())))).collect();
+                    node_fields.insert(ident, (O, fields));
+                    let lines = sec.props.iter().map(|p| Line::Src((O, p.line.clone()))).collect();
+                    node_out.insert(ident, OutSec { kind: SectionKind::Node, verbatim: None, tag: TagOut::Src((O, sec.tag.span.clone())), lines, whole: None, origin: secs });
+                    continue;
+                }
+            }
+        }
         let pr = [at[B].map(|i| ctx.parent_ref(B, i)), Some(ctx.parent_ref(O, oi)), Some(ctx.parent_ref(T, ti))];
         let mut tag_conflict = false;
         let parent = match pick3(&pr[0], &pr[1], &pr[2], eq_opt) {
@@ -1005,7 +1060,15 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
         }
     }
 
-    let printer = Printer { ctx: &ctx, ext_ids: &ext_ids, sub_ids: &sub_ids, markers, godot3 };
+    // Separators ours uses between sections of two kinds (the first seen of each pair).
+    let mut seps: HashMap<(SectionKind, SectionKind), &str> = HashMap::new();
+    for i in 0..o.doc.sections.len().saturating_sub(1) {
+        let t = o.doc.slice(&(body_end(o, i)..o.doc.sections[i].span.end));
+        if t.bytes().all(|c| matches!(c, b'\n' | b'\r' | b' ' | b'\t')) {
+            seps.entry((o.kinds[i], o.kinds[i + 1])).or_insert(t);
+        }
+    }
+    let printer = Printer { ctx: &ctx, ext_ids: &ext_ids, sub_ids: &sub_ids, markers, godot3, seps };
     let text = printer.print(&secs, false);
     let take_ours = printer.print(&secs, true);
     Structural { text: text.into_bytes(), take_ours: take_ours.into_bytes(), conflicts: ctx.conflicts, decisions: ctx.decisions }
@@ -1318,6 +1381,7 @@ struct Printer<'c, 'a> {
     sub_ids: &'c HashMap<usize, String>,
     markers: &'c MarkerOptions,
     godot3: bool,
+    seps: HashMap<(SectionKind, SectionKind), &'a str>,
 }
 
 impl Printer<'_, '_> {
@@ -1508,14 +1572,8 @@ impl Printer<'_, '_> {
     /// kinds, else as Godot writes them.
     fn separator(&self, a: SectionKind, b: SectionKind) -> &str {
         use SectionKind::*;
-        let o = self.ctx.sc[O];
-        for i in 0..o.doc.sections.len().saturating_sub(1) {
-            if o.kinds[i] == a && o.kinds[i + 1] == b {
-                let t = o.doc.slice(&(body_end(o, i)..o.doc.sections[i].span.end));
-                if t.bytes().all(|c| c == b'\n' || c == b'\r' || c == b' ' || c == b'\t') {
-                    return t;
-                }
-            }
+        if let Some(t) = self.seps.get(&(a, b)) {
+            return t;
         }
         match (a, b) {
             (ExtResource, ExtResource) | (Connection, Connection) => "",
