@@ -241,25 +241,32 @@ impl<'a> Ctx<'a> {
             let si = secs[side]?;
             Some((side, sc[side].doc.sections[si].props[*k].line.clone()))
         };
-        let mut chosen: BTreeMap<&str, Line> = BTreeMap::new();
+        let mut chosen: BTreeMap<&str, Vec<Line>> = BTreeMap::new();
+        // Every line a side has for a key: Godot 3 files can repeat a node property, and
+        // ours' bytes stay as they are.
+        let all_lines = |side: usize, key: &str| -> Vec<Line> {
+            secs[side].map_or_else(Vec::new, |si| {
+                sc[side].doc.sections[si].props.iter().filter(|p| p.key == key).map(|p| Line::Src((side, p.line.clone()))).collect()
+            })
+        };
         let mut conflict = false;
         for key in keys {
             let v = |s: usize| maps[s].get(key).map(|(_, src)| src.clone());
             let (b, o, t) = (v(B), v(O), v(T));
             match pick3(&b, &o, &t, |x, y| self.same(x, y)) {
                 Pick::Ours => {
-                    if let Some(l) = line_of(O, key, &maps) {
-                        chosen.insert(key, Line::Src(l));
+                    if maps[O].contains_key(key) {
+                        chosen.insert(key, all_lines(O, key));
                     }
                 }
                 Pick::Theirs => {
-                    if let Some(l) = line_of(T, key, &maps) {
-                        chosen.insert(key, Line::Src(l));
+                    if maps[T].contains_key(key) {
+                        chosen.insert(key, all_lines(T, key));
                     }
                 }
                 Pick::Conflict => {
                     if let Some(line) = self.merge_text_value(&b, &o, &t, &line_of(O, key, &maps)) {
-                        chosen.insert(key, Line::Lit(line));
+                        chosen.insert(key, vec![Line::Lit(line)]);
                         continue;
                     }
                     conflict = true;
@@ -270,7 +277,7 @@ impl<'a> Ctx<'a> {
                         ours: o.as_ref().map(|s| shorten(self.text(s), 60)),
                         theirs: t.as_ref().map(|s| shorten(self.text(s), 60)),
                     });
-                    chosen.insert(key, Line::Conflict([line_of(B, key, &maps), line_of(O, key, &maps), line_of(T, key, &maps)]));
+                    chosen.insert(key, vec![Line::Conflict([line_of(B, key, &maps), line_of(O, key, &maps), line_of(T, key, &maps)])]);
                 }
             }
         }
@@ -280,7 +287,7 @@ impl<'a> Ctx<'a> {
         let seq = |side: usize| -> Vec<usize> { orders[side].iter().filter_map(|k| num.get(k).copied()).collect() };
         let keep: BTreeSet<usize> = (0..names.len()).collect();
         let order = merge_order(&seq(B), &seq(O), &seq(T), &keep);
-        let lines = order.into_iter().filter_map(|i| chosen.remove(names[i])).collect();
+        let lines = order.into_iter().filter_map(|i| chosen.remove(names[i])).flatten().collect();
         (lines, conflict)
     }
 }
