@@ -59,7 +59,10 @@ fn corpus() -> Corpus {
     for l in lines.filter(|l| !l.is_empty()) {
         let f: Vec<&str> = l.split('\t').collect();
         let p = root.join("corpus").join(f[c_stored]);
-        groups.entry((f[c_repo].to_string(), f[c_path].to_string())).or_default().push(p.clone());
+        groups
+            .entry((f[c_repo].to_string(), f[c_path].to_string()))
+            .or_default()
+            .push(p.clone());
         files.push(p);
     }
     let histories = groups.into_values().filter(|v| v.len() >= 3).collect();
@@ -81,13 +84,24 @@ impl Failures {
         }
         let _ = std::fs::write(d.join("report.txt"), details);
         let first = details.lines().next().unwrap_or("");
-        eprintln!("FAILURE {}: {what}: {first} (inputs in {})", self.count, d.display());
+        eprintln!(
+            "FAILURE {}: {what}: {first} (inputs in {})",
+            self.count,
+            d.display()
+        );
     }
 }
 
 fn choices(rng: &mut Rng) -> Vec<Choice> {
     (0..1 + rng.below(5))
-        .map(|_| (rng.below(256) as u8, rng.below(65536) as u16, rng.below(65536) as u16, rng.below(256) as u8))
+        .map(|_| {
+            (
+                rng.below(256) as u8,
+                rng.below(65536) as u16,
+                rng.below(65536) as u16,
+                rng.below(256) as u8,
+            )
+        })
         .collect()
 }
 
@@ -96,10 +110,19 @@ fn read(p: &Path) -> Vec<u8> {
 }
 
 fn main() {
-    let secs: u64 = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(60);
-    let seed: u64 = std::env::var("FUZZ_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or_else(|| {
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(1)
-    });
+    let secs: u64 = std::env::args()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(60);
+    let seed: u64 = std::env::var("FUZZ_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos() as u64)
+                .unwrap_or(1)
+        });
     let out = std::env::var_os("FUZZ_OUT")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/fuzz-failures"));
@@ -119,13 +142,19 @@ fn main() {
         if kind < 5 {
             // Laws on generated edits.
             let disjoint = rng.below(2) == 0;
-            let Ok(text) = String::from_utf8(base.clone()) else { continue };
+            let Ok(text) = String::from_utf8(base.clone()) else {
+                continue;
+            };
             let (co, ct) = (choices(&mut rng), choices(&mut rng));
             let t = match std::panic::catch_unwind(|| triple(&text, &co, &ct, disjoint)) {
                 Ok(Some(t)) => t,
                 Ok(None) => continue,
                 Err(_) => {
-                    fails.record("generator", &format!("generator panicked on {}", file.display()), &[("base.tscn", &base)]);
+                    fails.record(
+                        "generator",
+                        &format!("generator panicked on {}", file.display()),
+                        &[("base.tscn", &base)],
+                    );
                     continue;
                 }
             };
@@ -134,7 +163,15 @@ fn main() {
             by_kind[0] += 1;
             if !v.is_empty() {
                 let r = format!("{}\n{}", file.display(), report(&t, &v));
-                fails.record("law", &r, &[("base.tscn", t.base.as_bytes()), ("ours.tscn", t.ours.as_bytes()), ("theirs.tscn", t.theirs.as_bytes())]);
+                fails.record(
+                    "law",
+                    &r,
+                    &[
+                        ("base.tscn", t.base.as_bytes()),
+                        ("ours.tscn", t.ours.as_bytes()),
+                        ("theirs.tscn", t.theirs.as_bytes()),
+                    ],
+                );
             }
         } else if kind < 8 {
             // Hostile input.
@@ -154,8 +191,17 @@ fn main() {
             execs += 1;
             by_kind[1] += 1;
             if !v.is_empty() {
-                let r = format!("{} mutated by {}\n{}", file.display(), KINDS[k], v.join("\n"));
-                fails.record("hostile", &r, &[("base.tscn", b), ("ours.tscn", o), ("theirs.tscn", t)]);
+                let r = format!(
+                    "{} mutated by {}\n{}",
+                    file.display(),
+                    KINDS[k],
+                    v.join("\n")
+                );
+                fails.record(
+                    "hostile",
+                    &r,
+                    &[("base.tscn", b), ("ours.tscn", o), ("theirs.tscn", t)],
+                );
             }
         } else {
             // Real history triples.
@@ -170,7 +216,8 @@ fn main() {
             let mut v = identity_laws(&b, &o);
             match (safe_merge(&b, &o, &t), safe_merge(&b, &t, &o)) {
                 (Ok(m), Ok(m2)) => {
-                    let valid = invalid(&b).is_none() && invalid(&o).is_none() && invalid(&t).is_none();
+                    let valid =
+                        invalid(&b).is_none() && invalid(&o).is_none() && invalid(&t).is_none();
                     for mm in [&m, &m2] {
                         // Bug 3 (a clean line fallback is not validated) is known: skip it.
                         let bug3 = matches!(mm.method, Method::LineFallback(_));
@@ -185,7 +232,11 @@ fn main() {
             }
             if !v.is_empty() {
                 let r = format!("history triple of {}\n{}", h[0].display(), v.join("\n"));
-                fails.record("history", &r, &[("base.tscn", &b), ("ours.tscn", &o), ("theirs.tscn", &t)]);
+                fails.record(
+                    "history",
+                    &r,
+                    &[("base.tscn", &b), ("ours.tscn", &o), ("theirs.tscn", &t)],
+                );
             }
         }
     }

@@ -34,10 +34,18 @@ pub struct Problem {
 
 impl Problem {
     fn error(line: usize, message: String) -> Problem {
-        Problem { severity: Severity::Error, line, message }
+        Problem {
+            severity: Severity::Error,
+            line,
+            message,
+        }
     }
     fn warning(line: usize, message: String) -> Problem {
-        Problem { severity: Severity::Warning, line, message }
+        Problem {
+            severity: Severity::Warning,
+            line,
+            message,
+        }
     }
 }
 
@@ -62,7 +70,12 @@ pub fn conflict_marker_lines(text: &[u8]) -> Vec<usize> {
 pub fn check_markers(text: &[u8]) -> Vec<Problem> {
     conflict_marker_lines(text)
         .into_iter()
-        .map(|l| Problem::error(l, "leftover conflict markers: this line is a git conflict marker".into()))
+        .map(|l| {
+            Problem::error(
+                l,
+                "leftover conflict markers: this line is a git conflict marker".into(),
+            )
+        })
         .collect()
 }
 
@@ -75,7 +88,10 @@ pub fn check(scene: &Scene) -> Vec<Problem> {
     let line_of = |i: usize| lines.line(doc.sections[i].span.start);
 
     if doc.has_bom() {
-        out.push(Problem::warning(1, "the file starts with a UTF-8 byte-order mark, which Godot does not read".into()));
+        out.push(Problem::warning(
+            1,
+            "the file starts with a UTF-8 byte-order mark, which Godot does not read".into(),
+        ));
     }
 
     // Section order (spec §3.10).
@@ -84,23 +100,37 @@ pub fn check(scene: &Scene) -> Vec<Problem> {
     for (i, k) in scene.kinds.iter().enumerate() {
         let name = &doc.sections[i].tag.name;
         if i > 0 && *k == SectionKind::Header {
-            out.push(Problem::error(line_of(i), format!("a second file header `[{name}]`")));
+            out.push(Problem::error(
+                line_of(i),
+                format!("a second file header `[{name}]`"),
+            ));
             continue;
         }
         if *k == SectionKind::Other {
-            out.push(Problem::error(line_of(i), format!("unknown tag `[{name}]`")));
+            out.push(Problem::error(
+                line_of(i),
+                format!("unknown tag `[{name}]`"),
+            ));
             continue;
         }
         if after_resource {
-            out.push(Problem::error(line_of(i), format!("`[{name}]` after `[resource]`: nothing may follow the main resource")));
+            out.push(Problem::error(
+                line_of(i),
+                format!("`[{name}]` after `[resource]`: nothing may follow the main resource"),
+            ));
         }
         match (scene.kind, k) {
-            (FileKind::Scene, SectionKind::Resource) => {
-                out.push(Problem::error(line_of(i), "`[resource]` in a scene file".into()))
-            }
-            (FileKind::Resource, SectionKind::Node | SectionKind::Connection | SectionKind::Editable) => {
-                out.push(Problem::error(line_of(i), format!("`[{name}]` in a resource file")))
-            }
+            (FileKind::Scene, SectionKind::Resource) => out.push(Problem::error(
+                line_of(i),
+                "`[resource]` in a scene file".into(),
+            )),
+            (
+                FileKind::Resource,
+                SectionKind::Node | SectionKind::Connection | SectionKind::Editable,
+            ) => out.push(Problem::error(
+                line_of(i),
+                format!("`[{name}]` in a resource file"),
+            )),
             _ => {}
         }
         if k.phase() < phase {
@@ -115,20 +145,29 @@ pub fn check(scene: &Scene) -> Vec<Problem> {
         }
     }
     if scene.kind == FileKind::Resource && scene.resource.is_none() {
-        out.push(Problem::error(line_at(doc.text.len()), "no `[resource]` section".into()));
+        out.push(Problem::error(
+            line_at(doc.text.len()),
+            "no `[resource]` section".into(),
+        ));
     }
 
     // Ids.
     let mut ext_ids = BTreeSet::new();
     for e in &scene.ext_resources {
         if !ext_ids.insert(e.id.as_str()) {
-            out.push(Problem::error(line_of(e.section), format!("duplicate ext_resource id \"{}\"", e.id)));
+            out.push(Problem::error(
+                line_of(e.section),
+                format!("duplicate ext_resource id \"{}\"", e.id),
+            ));
         }
     }
     let mut sub_ids = BTreeSet::new();
     for s in &scene.sub_resources {
         if !sub_ids.insert(s.id.as_str()) {
-            out.push(Problem::error(line_of(s.section), format!("duplicate sub_resource id \"{}\"", s.id)));
+            out.push(Problem::error(
+                line_of(s.section),
+                format!("duplicate sub_resource id \"{}\"", s.id),
+            ));
         }
     }
 
@@ -179,16 +218,28 @@ pub fn check(scene: &Scene) -> Vec<Problem> {
     if scene.kind == FileKind::Scene {
         let roots: Vec<_> = scene.nodes.iter().filter(|n| n.parent.is_none()).collect();
         if roots.is_empty() {
-            let l = scene.nodes.first().map_or(line_at(doc.text.len()), |n| line_of(n.section));
-            out.push(Problem::error(l, "no scene root: every node has a parent".into()));
+            let l = scene
+                .nodes
+                .first()
+                .map_or(line_at(doc.text.len()), |n| line_of(n.section));
+            out.push(Problem::error(
+                l,
+                "no scene root: every node has a parent".into(),
+            ));
         }
         for extra in roots.iter().skip(1) {
             out.push(Problem::error(
                 line_of(extra.section),
-                format!("a second scene root \"{}\" (a node without `parent`)", extra.name),
+                format!(
+                    "a second scene root \"{}\" (a node without `parent`)",
+                    extra.name
+                ),
             ));
         }
-        let inherited = scene.nodes.first().is_some_and(|n| n.parent.is_none() && n.instance.is_some());
+        let inherited = scene
+            .nodes
+            .first()
+            .is_some_and(|n| n.parent.is_none() && n.instance.is_some());
         let mut seen_paths: BTreeMap<&str, usize> = BTreeMap::new();
         let mut instanced: BTreeSet<&str> = BTreeSet::new();
         let mut unique: BTreeSet<&crate::model::NodeKey> = BTreeSet::new();
@@ -198,7 +249,9 @@ pub fn check(scene: &Scene) -> Vec<Problem> {
                 let ok = p == "."
                     || inherited
                     || seen_paths.contains_key(p.as_str())
-                    || instanced.iter().any(|i| p.strip_prefix(i).is_some_and(|r| r.starts_with('/')));
+                    || instanced
+                        .iter()
+                        .any(|i| p.strip_prefix(i).is_some_and(|r| r.starts_with('/')));
                 if !ok && roots.first().is_some() {
                     out.push(Problem::error(
                         l,
@@ -207,15 +260,24 @@ pub fn check(scene: &Scene) -> Vec<Problem> {
                 }
             }
             if seen_paths.insert(n.path.as_str(), l).is_some() {
-                out.push(Problem::error(l, format!("duplicate node path \"{}\"", n.path)));
+                out.push(Problem::error(
+                    l,
+                    format!("duplicate node path \"{}\"", n.path),
+                ));
             }
             if n.instance.is_some() {
                 instanced.insert(n.path.as_str());
             }
-            if n.unique_id.is_some() && matches!(n.key, crate::model::NodeKey::UniqueId { .. }) && !unique.insert(&n.key) {
+            if n.unique_id.is_some()
+                && matches!(n.key, crate::model::NodeKey::UniqueId { .. })
+                && !unique.insert(&n.key)
+            {
                 out.push(Problem::error(
                     l,
-                    format!("unique_id={} is repeated within the same scene", n.unique_id.unwrap_or_default()),
+                    format!(
+                        "unique_id={} is repeated within the same scene",
+                        n.unique_id.unwrap_or_default()
+                    ),
                 ));
             }
         }
@@ -227,7 +289,10 @@ pub fn check(scene: &Scene) -> Vec<Problem> {
         if ls != want {
             out.push(Problem::warning(
                 1,
-                format!("stale load_steps={ls}: the file has {} resources, so it should be {want}", want - 1),
+                format!(
+                    "stale load_steps={ls}: the file has {} resources, so it should be {want}",
+                    want - 1
+                ),
             ));
         }
     }
@@ -249,7 +314,11 @@ mod tests {
     }
 
     fn errors(src: &str) -> Vec<String> {
-        problems(src).into_iter().filter(|p| p.severity == Severity::Error).map(|p| p.message).collect()
+        problems(src)
+            .into_iter()
+            .filter(|p| p.severity == Severity::Error)
+            .map(|p| p.message)
+            .collect()
     }
 
     const OK: &str = "[gd_scene load_steps=3 format=3]\n\n[ext_resource type=\"Script\" path=\"res://a.gd\" id=\"1_a\"]\n\n[sub_resource type=\"CircleShape2D\" id=\"C_1\"]\n\n[node name=\"R\" type=\"Node2D\"]\nscript = ExtResource(\"1_a\")\n\n[node name=\"S\" type=\"CollisionShape2D\" parent=\".\"]\nshape = SubResource(\"C_1\")\n\n[node name=\"T\" type=\"Node\" parent=\"S\"]\n";
@@ -262,7 +331,10 @@ mod tests {
     #[test]
     fn dangling_and_forward_references() {
         let e = errors(&OK.replace("ExtResource(\"1_a\")", "ExtResource(\"9_z\")"));
-        assert!(e[0].contains("ExtResource(\"9_z\") does not resolve"), "{e:?}");
+        assert!(
+            e[0].contains("ExtResource(\"9_z\") does not resolve"),
+            "{e:?}"
+        );
         let e = errors(&OK.replace("SubResource(\"C_1\")", "SubResource(\"nope\")"));
         assert!(e[0].contains("does not resolve"), "{e:?}");
         let fwd = "[gd_resource type=\"X\" format=3]\n\n[sub_resource type=\"A\" id=\"a\"]\nb = SubResource(\"b\")\n\n[sub_resource type=\"B\" id=\"b\"]\n\n[resource]\nx = SubResource(\"a\")\n";
@@ -274,13 +346,20 @@ mod tests {
 
     #[test]
     fn roots_parents_and_duplicates() {
-        assert!(errors(&OK.replace("parent=\"S\"", "parent=\"Missing\""))[0].contains("does not exist"));
+        assert!(
+            errors(&OK.replace("parent=\"S\"", "parent=\"Missing\""))[0].contains("does not exist")
+        );
         let two_roots = format!("{OK}\n[node name=\"X\" type=\"Node\"]\n");
         assert!(errors(&two_roots)[0].contains("second scene root"));
         let dup = format!("{OK}\n[node name=\"T\" type=\"Node\" parent=\"S\"]\n");
         assert!(errors(&dup)[0].contains("duplicate node path"));
-        let dup_id = OK.replace("id=\"C_1\"]", "id=\"C_1\"]\n\n[sub_resource type=\"X\" id=\"C_1\"]");
-        assert!(errors(&dup_id).iter().any(|e| e.contains("duplicate sub_resource id")));
+        let dup_id = OK.replace(
+            "id=\"C_1\"]",
+            "id=\"C_1\"]\n\n[sub_resource type=\"X\" id=\"C_1\"]",
+        );
+        assert!(errors(&dup_id)
+            .iter()
+            .any(|e| e.contains("duplicate sub_resource id")));
     }
 
     #[test]

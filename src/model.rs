@@ -67,7 +67,10 @@ impl SectionKind {
             SectionKind::Header => 0,
             SectionKind::ExtResource => 1,
             SectionKind::SubResource => 2,
-            SectionKind::Resource | SectionKind::Node | SectionKind::Connection | SectionKind::Editable => 3,
+            SectionKind::Resource
+            | SectionKind::Node
+            | SectionKind::Connection
+            | SectionKind::Editable => 3,
             SectionKind::Other => 3,
         }
     }
@@ -315,7 +318,11 @@ impl Scene {
 
     /// Key an already split document.
     pub fn from_document(doc: Document) -> Result<Scene, ModelError> {
-        let first = doc.sections.first().map(|s| s.tag.name.clone()).unwrap_or_default();
+        let first = doc
+            .sections
+            .first()
+            .map(|s| s.tag.name.clone())
+            .unwrap_or_default();
         let kind = match first.as_str() {
             "gd_scene" => FileKind::Scene,
             "gd_resource" => FileKind::Resource,
@@ -368,14 +375,22 @@ impl Scene {
             match k {
                 SectionKind::ExtResource => scene.ext_resources.push(ExtResource {
                     section: i,
-                    id: s.tag.field("id").map(|r| id_text(doc.slice(r))).unwrap_or_default(),
+                    id: s
+                        .tag
+                        .field("id")
+                        .map(|r| id_text(doc.slice(r)))
+                        .unwrap_or_default(),
                     type_name: get(&doc, s, "type").unwrap_or_default(),
                     path: get(&doc, s, "path").unwrap_or_default(),
                     uid: get(&doc, s, "uid"),
                 }),
                 SectionKind::SubResource => scene.sub_resources.push(SubResource {
                     section: i,
-                    id: s.tag.field("id").map(|r| id_text(doc.slice(r))).unwrap_or_default(),
+                    id: s
+                        .tag
+                        .field("id")
+                        .map(|r| id_text(doc.slice(r)))
+                        .unwrap_or_default(),
                     type_name: get(&doc, s, "type").unwrap_or_default(),
                 }),
                 SectionKind::Resource => {
@@ -436,7 +451,11 @@ impl Scene {
         for n in &mut scene.nodes {
             if let Some(id) = n.unique_id {
                 let scope = if n.is_override() {
-                    override_scope(n.parent.as_deref().unwrap_or("."), &instanced, root_inherited)
+                    override_scope(
+                        n.parent.as_deref().unwrap_or("."),
+                        &instanced,
+                        root_inherited,
+                    )
                 } else {
                     String::new()
                 };
@@ -538,12 +557,40 @@ shape = SubResource("CircleShape2D_a")
         assert_eq!(s.ext_resources[1].key(), "uid:uid://enemy");
         assert_eq!(s.sub_resources[0].id, "CircleShape2D_a");
         let paths: Vec<_> = s.nodes.iter().map(|n| n.path.as_str()).collect();
-        assert_eq!(paths, [".", "Enemy", "Enemy/Sprite", "Enemy2", "Enemy2/Sprite", "Shape"]);
+        assert_eq!(
+            paths,
+            [
+                ".",
+                "Enemy",
+                "Enemy/Sprite",
+                "Enemy2",
+                "Enemy2/Sprite",
+                "Shape"
+            ]
+        );
         assert_eq!(s.nodes[1].instance.as_deref(), Some("2_y"));
         // The two overrides share unique_id 5 but live in different instances.
-        assert_eq!(s.nodes[2].key, NodeKey::UniqueId { scope: "Enemy".into(), id: 5 });
-        assert_eq!(s.nodes[4].key, NodeKey::UniqueId { scope: "Enemy2".into(), id: 5 });
-        assert_eq!(s.nodes[0].key, NodeKey::UniqueId { scope: String::new(), id: 10 });
+        assert_eq!(
+            s.nodes[2].key,
+            NodeKey::UniqueId {
+                scope: "Enemy".into(),
+                id: 5
+            }
+        );
+        assert_eq!(
+            s.nodes[4].key,
+            NodeKey::UniqueId {
+                scope: "Enemy2".into(),
+                id: 5
+            }
+        );
+        assert_eq!(
+            s.nodes[0].key,
+            NodeKey::UniqueId {
+                scope: String::new(),
+                id: 10
+            }
+        );
         assert_eq!(s.nodes[5].key, NodeKey::Path("Shape".into()));
         assert_eq!(s.connections[0].key.signal, "hit");
         assert_eq!(s.editables[0].path, "Enemy");

@@ -164,11 +164,13 @@ impl Document {
                 ))
             }
         };
-        Splitter::new(&text).run().map(|(prefix, sections)| Document {
-            text,
-            prefix,
-            sections,
-        })
+        Splitter::new(&text)
+            .run()
+            .map(|(prefix, sections)| Document {
+                text,
+                prefix,
+                sections,
+            })
     }
 
     /// Print the tree back; equals the input byte for byte.
@@ -223,7 +225,12 @@ impl LineIndex {
     /// Index the line starts of `text`.
     pub fn new(text: &str) -> LineIndex {
         let mut starts = vec![0];
-        starts.extend(text.bytes().enumerate().filter(|(_, b)| *b == b'\n').map(|(i, _)| i + 1));
+        starts.extend(
+            text.bytes()
+                .enumerate()
+                .filter(|(_, b)| *b == b'\n')
+                .map(|(i, _)| i + 1),
+        );
         LineIndex { starts }
     }
 
@@ -236,7 +243,11 @@ impl LineIndex {
 impl Tag {
     /// The value range of field `key` (the last one, as the engine's map keeps).
     pub fn field(&self, key: &str) -> Option<&Range<usize>> {
-        self.fields.iter().rev().find(|f| f.key == key).map(|f| &f.value)
+        self.fields
+            .iter()
+            .rev()
+            .find(|f| f.key == key)
+            .map(|f| &f.value)
     }
 }
 
@@ -274,8 +285,12 @@ pub fn unescape(body: &str) -> Result<String, usize> {
                 let n = if e == 'u' { 4 } else { 6 };
                 let mut v: u32 = 0;
                 for _ in 0..n {
-                    let Some((_, h)) = it.next() else { return Err(i) };
-                    let Some(d) = h.to_digit(16) else { return Err(i) };
+                    let Some((_, h)) = it.next() else {
+                        return Err(i);
+                    };
+                    let Some(d) = h.to_digit(16) else {
+                        return Err(i);
+                    };
                     v = v * 16 + d;
                 }
                 if (0xD800..0xDC00).contains(&v) {
@@ -343,7 +358,10 @@ impl<'a> Splitter<'a> {
             if b <= b' ' {
                 p += 1;
             } else if b == b';' {
-                p += s[p..].iter().position(|&c| c == b'\n').unwrap_or(s.len() - p);
+                p += s[p..]
+                    .iter()
+                    .position(|&c| c == b'\n')
+                    .unwrap_or(s.len() - p);
             } else {
                 break;
             }
@@ -358,7 +376,10 @@ impl<'a> Splitter<'a> {
         }
         self.skip_trivia();
         if self.pos >= self.s.len() {
-            return Err(self.err(self.pos, "a file header such as `[gd_scene ...]` (the file is empty)"));
+            return Err(self.err(
+                self.pos,
+                "a file header such as `[gd_scene ...]` (the file is empty)",
+            ));
         }
         if self.s[self.pos] != b'[' {
             return Err(self.err(
@@ -411,7 +432,9 @@ impl<'a> Splitter<'a> {
 
     fn text(&self, r: Range<usize>) -> String {
         // The input is valid UTF-8 and ranges are cut at ASCII boundaries.
-        std::str::from_utf8(&self.s[r]).unwrap_or_default().to_owned()
+        std::str::from_utf8(&self.s[r])
+            .unwrap_or_default()
+            .to_owned()
     }
 
     fn tag(&mut self) -> Result<Tag, ParseError> {
@@ -468,7 +491,8 @@ impl<'a> Splitter<'a> {
         if s[self.pos] == b'"' {
             let r = self.string()?;
             let body = std::str::from_utf8(&s[r.start + 1..r.end - 1]).unwrap_or("");
-            key = unescape(body).map_err(|o| self.err(r.start + 1 + o, "a valid escape sequence"))?;
+            key =
+                unescape(body).map_err(|o| self.err(r.start + 1 + o, "a valid escape sequence"))?;
             self.skip_trivia();
             if self.pos >= s.len() || s[self.pos] != b'=' {
                 return Err(self.err(self.pos, "`=` after the property name"));
@@ -493,7 +517,9 @@ impl<'a> Splitter<'a> {
             }
             loop {
                 if p >= s.len() {
-                    return Err(self.err(start, "`=` after the property name (the file ends first)"));
+                    return Err(
+                        self.err(start, "`=` after the property name (the file ends first)")
+                    );
                 }
                 let b = s[p];
                 if b == b'=' {
@@ -585,7 +611,10 @@ impl<'a> Splitter<'a> {
                 }
                 b')' | b']' | b'}' => {
                     if stack.pop() != Some(b) {
-                        return Err(self.err(p, "a matching bracket (this one does not close what was opened)"));
+                        return Err(self.err(
+                            p,
+                            "a matching bracket (this one does not close what was opened)",
+                        ));
                     }
                     p += 1;
                     if stack.is_empty() {
@@ -598,7 +627,10 @@ impl<'a> Splitter<'a> {
                     p = self.string()?.end;
                 }
                 b';' => {
-                    p += s[p..].iter().position(|&c| c == b'\n').unwrap_or(s.len() - p);
+                    p += s[p..]
+                        .iter()
+                        .position(|&c| c == b'\n')
+                        .unwrap_or(s.len() - p);
                 }
                 _ => {
                     // Fast path over the numbers of a packed array.
@@ -611,7 +643,10 @@ impl<'a> Splitter<'a> {
                 }
             }
         }
-        Err(self.err(start, "a closing bracket for this value (the file ends first)"))
+        Err(self.err(
+            start,
+            "a closing bracket for this value (the file ends first)",
+        ))
     }
 
     /// Find the extent of one value starting at `pos`. The value is decoded later.
@@ -682,7 +717,10 @@ impl<'a> Splitter<'a> {
                 if self.pos < s.len() && s[self.pos] == b'(' {
                     // A packed array of numbers (or one base64 string) holds no brackets:
                     // jump to its `)` (the body of a mesh can be megabytes).
-                    if !typed && name.ends_with(b"Array") && !name.windows(6).any(|w| w == b"String") {
+                    if !typed
+                        && name.ends_with(b"Array")
+                        && !name.windows(6).any(|w| w == b"String")
+                    {
                         if let Some(k) = s[self.pos..].iter().position(|&c| c == b')') {
                             let body = &s[self.pos + 1..self.pos + k];
                             if !body.iter().any(|&c| matches!(c, b';' | b'(' | b'[' | b'{')) {
@@ -771,7 +809,10 @@ mod tests {
         assert_eq!(d.print(), src);
         let p = &d.sections[1].props;
         assert_eq!(p.len(), 5);
-        assert_eq!(d.slice(&p[1].value), "Array[ExtResource(\"1\")]([SubResource(\"x\")])");
+        assert_eq!(
+            d.slice(&p[1].value),
+            "Array[ExtResource(\"1\")]([SubResource(\"x\")])"
+        );
         assert_eq!(d.slice(&p[3].value), "-inf");
         assert!(d.uses_crlf());
     }
@@ -798,7 +839,8 @@ mod tests {
         let e = Document::parse(b"[gd_scene format=3]\n\n[node name=\"A\nb = 1\n").unwrap_err();
         assert_eq!((e.line, e.column), (3, 12));
         assert!(e.expected.contains("closing `\"`"), "{e}");
-        let e = Document::parse(b"[gd_scene format=3]\n[node name=\"A\"]\nno equals here\n").unwrap_err();
+        let e = Document::parse(b"[gd_scene format=3]\n[node name=\"A\"]\nno equals here\n")
+            .unwrap_err();
         assert_eq!(e.line, 3);
         let e = Document::parse(b"").unwrap_err();
         assert!(e.expected.contains("empty"));

@@ -19,8 +19,15 @@ use crate::value::{self, RefKind};
 use std::collections::BTreeMap;
 
 /// Header fields, node fields and connection fields dropped from the projection.
-const DROPPED_FIELDS: [&str; 7] =
-    ["load_steps", "unique_id", "parent_id_path", "owner_uid_path", "from_uid_path", "to_uid_path", "id"];
+const DROPPED_FIELDS: [&str; 7] = [
+    "load_steps",
+    "unique_id",
+    "parent_id_path",
+    "owner_uid_path",
+    "from_uid_path",
+    "to_uid_path",
+    "id",
+];
 
 /// Deepest chain of sub_resource references followed (guards the stack).
 const MAX_DEPTH: usize = 256;
@@ -39,7 +46,11 @@ impl<'a> Names<'a> {
                 Some(&i) => self.sc.ext_resources[i].path.clone(),
                 None => format!("missing:{id}"),
             },
-            RefKind::Sub => match self.sub_by_id.get(id).and_then(|&i| self.sub_name[i].clone()) {
+            RefKind::Sub => match self
+                .sub_by_id
+                .get(id)
+                .and_then(|&i| self.sub_name[i].clone())
+            {
                 Some(n) => n,
                 None => format!("missing:{id}"),
             },
@@ -74,7 +85,10 @@ fn props(names: &Names, s: &Section, out: &mut String) {
     let mut order: Vec<&str> = Vec::new();
     let mut last: BTreeMap<&str, &str> = BTreeMap::new();
     for p in &s.props {
-        if last.insert(p.key.as_str(), names.sc.slice(&p.value)).is_none() {
+        if last
+            .insert(p.key.as_str(), names.sc.slice(&p.value))
+            .is_none()
+        {
             order.push(p.key.as_str());
         }
     }
@@ -107,7 +121,13 @@ fn name_subs(names: &mut Names) {
     let n = names.sc.sub_resources.len();
     let mut state = vec![0u8; n]; // 0 todo, 1 in progress, 2 done
     let mut used: BTreeMap<String, usize> = BTreeMap::new();
-    fn go(names: &mut Names, i: usize, state: &mut Vec<u8>, used: &mut BTreeMap<String, usize>, depth: usize) {
+    fn go(
+        names: &mut Names,
+        i: usize,
+        state: &mut Vec<u8>,
+        used: &mut BTreeMap<String, usize>,
+        depth: usize,
+    ) {
         if state[i] != 0 {
             return;
         }
@@ -128,7 +148,11 @@ fn name_subs(names: &mut Names) {
         let base = format!("{ty}_{:06x}", h & 0xff_ffff);
         let count = used.entry(base.clone()).or_insert(0);
         *count += 1;
-        names.sub_name[i] = Some(if *count == 1 { base } else { format!("{base}~{count}") });
+        names.sub_name[i] = Some(if *count == 1 {
+            base
+        } else {
+            format!("{base}~{count}")
+        });
         state[i] = 2;
     }
     for i in 0..n {
@@ -153,7 +177,12 @@ fn sub_order(names: &Names) -> Vec<usize> {
         }
         out.push(i);
     }
-    let roots: Vec<usize> = sc.nodes.iter().map(|n| n.section).chain(sc.resource).collect();
+    let roots: Vec<usize> = sc
+        .nodes
+        .iter()
+        .map(|n| n.section)
+        .chain(sc.resource)
+        .collect();
     for r in roots {
         for j in names.sub_refs(sc.section(r)) {
             visit(names, j, &mut done, &mut out, 0);
@@ -169,8 +198,18 @@ fn sub_order(names: &Names) -> Vec<usize> {
 pub fn textconv(sc: &Scene) -> String {
     let mut names = Names {
         sc,
-        ext_by_id: sc.ext_resources.iter().enumerate().map(|(i, e)| (e.id.as_str(), i)).collect(),
-        sub_by_id: sc.sub_resources.iter().enumerate().map(|(i, s)| (s.id.as_str(), i)).collect(),
+        ext_by_id: sc
+            .ext_resources
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (e.id.as_str(), i))
+            .collect(),
+        sub_by_id: sc
+            .sub_resources
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (s.id.as_str(), i))
+            .collect(),
         sub_name: vec![None; sc.sub_resources.len()],
     };
     name_subs(&mut names);
@@ -179,14 +218,21 @@ pub fn textconv(sc: &Scene) -> String {
         tag(&names, h, &mut out);
     }
     // ext_resources: by path, then type; duplicates collapse.
-    let mut exts: Vec<(String, String)> =
-        sc.ext_resources.iter().map(|e| (e.path.clone(), e.type_name.clone())).collect();
+    let mut exts: Vec<(String, String)> = sc
+        .ext_resources
+        .iter()
+        .map(|e| (e.path.clone(), e.type_name.clone()))
+        .collect();
     exts.sort();
     exts.dedup();
     if !exts.is_empty() {
         out.push('\n');
         for (p, t) in exts {
-            out.push_str(&format!("[ext_resource type=\"{}\" path=\"{}\"]\n", crate::write::c_escape(&t), crate::write::c_escape(&p)));
+            out.push_str(&format!(
+                "[ext_resource type=\"{}\" path=\"{}\"]\n",
+                crate::write::c_escape(&t),
+                crate::write::c_escape(&p)
+            ));
         }
     }
     for i in sub_order(&names) {
@@ -247,9 +293,15 @@ shape = SubResource("CircleShape2D_aaaaa")
     #[test]
     fn resolves_ids_and_drops_noise() {
         let t = tc(A);
-        assert!(t.starts_with("[gd_scene format=3 uid=\"uid://s\"]\n"), "{t}");
+        assert!(
+            t.starts_with("[gd_scene format=3 uid=\"uid://s\"]\n"),
+            "{t}"
+        );
         assert!(t.contains("script = ExtResource(res://player.gd)\n"), "{t}");
-        assert!(!t.contains("unique_id") && !t.contains("1_abc") && !t.contains("from_uid_path"), "{t}");
+        assert!(
+            !t.contains("unique_id") && !t.contains("1_abc") && !t.contains("from_uid_path"),
+            "{t}"
+        );
         // Sub_resources in order of first use: the box (used first) before the ball.
         let box_at = t.find("[sub_resource type=\"RectangleShape2D\"").unwrap();
         let ball_at = t.find("[sub_resource type=\"CircleShape2D\"").unwrap();
@@ -277,7 +329,9 @@ shape = SubResource("CircleShape2D_aaaaa")
 
     #[test]
     fn identical_content_gets_distinct_names() {
-        let b = A.replace("radius = 0.707107", "size = Vector2(1, 2)").replace("type=\"CircleShape2D\"", "type=\"RectangleShape2D\"");
+        let b = A
+            .replace("radius = 0.707107", "size = Vector2(1, 2)")
+            .replace("type=\"CircleShape2D\"", "type=\"RectangleShape2D\"");
         let t = tc(&b);
         assert!(t.contains("~2\"]"), "{t}");
     }

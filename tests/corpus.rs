@@ -9,7 +9,10 @@ fn shared() -> Option<PathBuf> {
         Some(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared")),
         Some(PathBuf::from("/work/shared")),
     ];
-    cands.into_iter().flatten().find(|p| p.join("corpus/INDEX.tsv").exists())
+    cands
+        .into_iter()
+        .flatten()
+        .find(|p| p.join("corpus/INDEX.tsv").exists())
 }
 
 /// Stored paths of the corpus files, from `INDEX.tsv` (column `stored_as`).
@@ -17,10 +20,16 @@ fn corpus_files(root: &std::path::Path) -> Vec<PathBuf> {
     let index = std::fs::read_to_string(root.join("corpus/INDEX.tsv")).expect("INDEX.tsv");
     let mut lines = index.lines();
     let head: Vec<&str> = lines.next().expect("header").split('\t').collect();
-    let col = head.iter().position(|h| *h == "stored_as").expect("stored_as column");
+    let col = head
+        .iter()
+        .position(|h| *h == "stored_as")
+        .expect("stored_as column");
     lines
         .filter(|l| !l.is_empty())
-        .map(|l| root.join("corpus").join(l.split('\t').nth(col).expect("column")))
+        .map(|l| {
+            root.join("corpus")
+                .join(l.split('\t').nth(col).expect("column"))
+        })
         .collect()
 }
 
@@ -46,7 +55,12 @@ fn corpus_round_trips_byte_for_byte() {
             Err(e) => failures.push(format!("{}: {e}", f.display())),
         }
     }
-    eprintln!("corpus: {} files, {} bytes, {} failures", files.len(), bytes, failures.len());
+    eprintln!(
+        "corpus: {} files, {} bytes, {} failures",
+        files.len(),
+        bytes,
+        failures.len()
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
@@ -66,14 +80,26 @@ fn check_flags_exactly_the_four_broken_corpus_files() {
         let mut problems = check_markers(&data);
         let scene = Scene::parse(&data).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
         problems.extend(check(&scene));
-        warnings += problems.iter().filter(|p| !is_broken(std::slice::from_ref(p))).count();
+        warnings += problems
+            .iter()
+            .filter(|p| !is_broken(std::slice::from_ref(p)))
+            .count();
         if is_broken(&problems) {
-            let rel = f.strip_prefix(root.join("corpus")).expect("under corpus").display().to_string();
+            let rel = f
+                .strip_prefix(root.join("corpus"))
+                .expect("under corpus")
+                .display()
+                .to_string();
             broken.push((rel, problems));
         }
     }
     let names: Vec<&str> = broken.iter().map(|(n, _)| n.as_str()).collect();
-    eprintln!("check: {} broken, {} warnings; {:#?}", broken.len(), warnings, broken);
+    eprintln!(
+        "check: {} broken, {} warnings; {:#?}",
+        broken.len(),
+        warnings,
+        broken
+    );
     let mut expected = vec![
         "godotengine__godot-demo-projects/hist-7e43dbf64b__2d__physics_tests__tests__functional__test_character_pixels.tscn",
         "sfu-gdc__gmtk-2021-game/src__area1.tscn",

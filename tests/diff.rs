@@ -17,7 +17,10 @@ fn shared() -> Option<PathBuf> {
         Some(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared")),
         Some(PathBuf::from("/work/shared")),
     ];
-    cands.into_iter().flatten().find(|p| p.join("corpus/INDEX.tsv").exists())
+    cands
+        .into_iter()
+        .flatten()
+        .find(|p| p.join("corpus/INDEX.tsv").exists())
 }
 
 fn bin() -> PathBuf {
@@ -25,7 +28,8 @@ fn bin() -> PathBuf {
 }
 
 fn parse(path: &Path) -> Scene {
-    Scene::parse(&std::fs::read(path).unwrap()).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    Scene::parse(&std::fs::read(path).unwrap())
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 /// A minimal JSON Schema validator: type (string or list), required, properties, enum, items.
@@ -89,13 +93,19 @@ fn assert_valid(v: &Value, what: &str) {
 }
 
 fn golden(name: &str, actual: &str) {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/diff").join(name);
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden/diff")
+        .join(name);
     if std::env::var_os("UPDATE_GOLDEN").is_some() {
         std::fs::write(&p, actual).unwrap();
         return;
     }
-    let expected = std::fs::read_to_string(&p).unwrap_or_else(|_| panic!("missing golden {}; run with UPDATE_GOLDEN=1", p.display()));
-    assert!(expected == actual, "golden {name} differs:\n--- expected\n{expected}\n--- actual\n{actual}");
+    let expected = std::fs::read_to_string(&p)
+        .unwrap_or_else(|_| panic!("missing golden {}; run with UPDATE_GOLDEN=1", p.display()));
+    assert!(
+        expected == actual,
+        "golden {name} differs:\n--- expected\n{expected}\n--- actual\n{actual}"
+    );
 }
 
 // ----------------------------------------------------------------------------------------
@@ -104,7 +114,12 @@ fn golden(name: &str, actual: &str) {
 #[test]
 fn validator_rejects_bad_documents() {
     let mut errs = Vec::new();
-    validate(&schema(), &serde_json::json!({"schema": "other", "version": 1, "changes": []}), "$", &mut errs);
+    validate(
+        &schema(),
+        &serde_json::json!({"schema": "other", "version": 1, "changes": []}),
+        "$",
+        &mut errs,
+    );
     assert!(errs.iter().any(|e| e.contains("missing noise")), "{errs:?}");
     assert!(errs.iter().any(|e| e.contains("not in")), "{errs:?}");
     let mut errs = Vec::new();
@@ -119,9 +134,22 @@ fn validator_rejects_bad_documents() {
 
 fn render_all(name: &str, old: Option<&Scene>, new: Option<&Scene>) {
     let r = diff_files(old, new);
-    let opts = Options { color: false, show_noise: true };
+    let opts = Options {
+        color: false,
+        show_noise: true,
+    };
     golden(&format!("{name}.txt"), &text::render(&r, &opts));
-    golden(&format!("{name}.md"), &markdown::render(name, &r, &Options { color: false, show_noise: false }));
+    golden(
+        &format!("{name}.md"),
+        &markdown::render(
+            name,
+            &r,
+            &Options {
+                color: false,
+                show_noise: false,
+            },
+        ),
+    );
     let j = json::render(&r);
     assert_valid(&j, name);
     golden(&format!("{name}.json"), &json::to_string(&j));
@@ -129,21 +157,34 @@ fn render_all(name: &str, old: Option<&Scene>, new: Option<&Scene>) {
 
 fn corpus_pair(root: &Path, original: &str) -> (PathBuf, PathBuf) {
     let index = std::fs::read_to_string(root.join("corpus/INDEX.tsv")).unwrap();
-    let rows: Vec<Vec<&str>> = index.lines().skip(1).map(|l| l.split('\t').collect()).filter(|r: &Vec<&str>| r.len() > 8 && r[3] == original).collect();
+    let rows: Vec<Vec<&str>> = index
+        .lines()
+        .skip(1)
+        .map(|l| l.split('\t').collect())
+        .filter(|r: &Vec<&str>| r.len() > 8 && r[3] == original)
+        .collect();
     let head = rows.iter().find(|r| r[2] == "head").expect("head");
     let mut hist: Vec<&Vec<&str>> = rows.iter().filter(|r| r[2] != "head").collect();
     hist.sort_by_key(|r| r[8]);
     let h = hist.first().expect("hist");
-    (root.join("corpus").join(h[8]), root.join("corpus").join(head[8]))
+    (
+        root.join("corpus").join(h[8]),
+        root.join("corpus").join(head[8]),
+    )
 }
 
 #[test]
 fn golden_corpus_history_pairs() {
-    let Some(root) = shared() else { return eprintln!("skipped: shared not found") };
+    let Some(root) = shared() else {
+        return eprintln!("skipped: shared not found");
+    };
     for (name, original) in [
         ("corpus-fabrik_ik", "3d/ik/fabrik_ik.tscn"),
         ("corpus-level1", "src/scenes/levels/Level 1.tscn"),
-        ("corpus-fray_hammerman", "scenes/game_elements/characters/npcs/npc_prop/fray_hammerman.tscn"),
+        (
+            "corpus-fray_hammerman",
+            "scenes/game_elements/characters/npcs/npc_prop/fray_hammerman.tscn",
+        ),
     ] {
         let (old, new) = corpus_pair(&root, original);
         render_all(name, Some(&parse(&old)), Some(&parse(&new)));
@@ -152,11 +193,22 @@ fn golden_corpus_history_pairs() {
 
 #[test]
 fn golden_merge_scenarios() {
-    let Some(root) = shared() else { return eprintln!("skipped: shared not found") };
+    let Some(root) = shared() else {
+        return eprintln!("skipped: shared not found");
+    };
     for (name, dir) in [
-        ("merge-player-ours", "GDQuest__godot-platformer-2d__2162f42b16__hook!-full-game__src__Player__Player.tscn"),
-        ("merge-openrpg-game", "GDQuest__godot-open-rpg__18f41c6b71__godot__Game.tscn"),
-        ("merge-localmap", "GDQuest__godot-open-rpg__843c07caf9__godot__local_map__LocalMap.tscn"),
+        (
+            "merge-player-ours",
+            "GDQuest__godot-platformer-2d__2162f42b16__hook!-full-game__src__Player__Player.tscn",
+        ),
+        (
+            "merge-openrpg-game",
+            "GDQuest__godot-open-rpg__18f41c6b71__godot__Game.tscn",
+        ),
+        (
+            "merge-localmap",
+            "GDQuest__godot-open-rpg__843c07caf9__godot__local_map__LocalMap.tscn",
+        ),
     ] {
         let d = root.join("merges").join(dir);
         let ext = dir.rsplit('.').next().unwrap();
@@ -168,7 +220,9 @@ fn golden_merge_scenarios() {
 
 #[test]
 fn golden_added_file() {
-    let Some(root) = shared() else { return eprintln!("skipped: shared not found") };
+    let Some(root) = shared() else {
+        return eprintln!("skipped: shared not found");
+    };
     let d = root.join("merges/GDQuest__godot-platformer-2d__2162f42b16__hook!-full-game__src__Player__Player.tscn");
     render_all("added-file", None, Some(&parse(&d.join("base.tscn"))));
 }
@@ -178,29 +232,54 @@ fn golden_added_file() {
 
 #[test]
 fn every_merge_scenario_diffs_and_validates() {
-    let Some(root) = shared() else { return eprintln!("skipped: shared not found") };
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(root.join("merges")).unwrap().flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect();
+    let Some(root) = shared() else {
+        return eprintln!("skipped: shared not found");
+    };
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(root.join("merges"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
     dirs.sort();
     assert!(dirs.len() >= 100, "{}", dirs.len());
     let find = |d: &Path, stem: &str| -> Option<PathBuf> {
-        std::fs::read_dir(d).ok()?.flatten().map(|e| e.path()).find(|p| p.file_stem().is_some_and(|s| s == stem))
+        std::fs::read_dir(d)
+            .ok()?
+            .flatten()
+            .map(|e| e.path())
+            .find(|p| p.file_stem().is_some_and(|s| s == stem))
     };
     let schema = schema();
     let (mut runs, mut with_changes, mut resaves) = (0, 0, 0);
     for d in &dirs {
-        let Some(base) = find(d, "base").and_then(|p| Scene::parse(&std::fs::read(p).ok()?).ok()) else { continue };
+        let Some(base) = find(d, "base").and_then(|p| Scene::parse(&std::fs::read(p).ok()?).ok())
+        else {
+            continue;
+        };
         for side in ["ours", "theirs"] {
-            let Some(other) = find(d, side).and_then(|p| Scene::parse(&std::fs::read(p).ok()?).ok()) else { continue };
+            let Some(other) =
+                find(d, side).and_then(|p| Scene::parse(&std::fs::read(p).ok()?).ok())
+            else {
+                continue;
+            };
             let r = diff(&base, &other);
             let j = json::render(&r);
             let mut errs = Vec::new();
             validate(&schema, &j, "$", &mut errs);
             assert!(errs.is_empty(), "{}/{side}: {errs:?}", d.display());
-            let opts = Options { color: true, show_noise: true };
+            let opts = Options {
+                color: true,
+                show_noise: true,
+            };
             assert!(!text::render(&r, &opts).is_empty());
             assert!(markdown::render("x", &r, &opts).starts_with("### "));
             // Diffing a file with itself is always clean.
-            assert!(diff(&other, &other).changes.is_empty(), "{}/{side} against itself", d.display());
+            assert!(
+                diff(&other, &other).changes.is_empty(),
+                "{}/{side} against itself",
+                d.display()
+            );
             runs += 1;
             with_changes += usize::from(!r.changes.is_empty());
             resaves += usize::from(r.changes.is_empty());
@@ -243,27 +322,58 @@ fn cli_exit_codes_and_formats() {
     std::fs::write(&c, SCENE.replace("speed = 10", "speed = 12")).unwrap();
     let o = run(Command::new(bin()).arg("diff").arg(&a).arg(&b));
     assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
-    assert!(stdout(&o).starts_with("No semantic changes."), "{}", stdout(&o));
-    let o = run(Command::new(bin()).args(["diff", "--show-noise"]).arg(&a).arg(&b));
-    assert!(stdout(&o).contains("id_renamed") && stdout(&o).contains("load_steps"), "{}", stdout(&o));
-    let o = run(Command::new(bin()).arg("diff").arg(&a).arg(&c).env_remove("NO_COLOR"));
+    assert!(
+        stdout(&o).starts_with("No semantic changes."),
+        "{}",
+        stdout(&o)
+    );
+    let o = run(Command::new(bin())
+        .args(["diff", "--show-noise"])
+        .arg(&a)
+        .arg(&b));
+    assert!(
+        stdout(&o).contains("id_renamed") && stdout(&o).contains("load_steps"),
+        "{}",
+        stdout(&o)
+    );
+    let o = run(Command::new(bin())
+        .arg("diff")
+        .arg(&a)
+        .arg(&c)
+        .env_remove("NO_COLOR"));
     assert_eq!(o.status.code(), Some(1));
     let out = stdout(&o);
     assert!(out.contains("~ speed: 10 -> 12"), "{out}");
     assert!(!out.contains('\x1b'), "piped output must be plain: {out:?}");
-    let o = run(Command::new(bin()).args(["diff", "--color", "always"]).arg(&a).arg(&c));
+    let o = run(Command::new(bin())
+        .args(["diff", "--color", "always"])
+        .arg(&a)
+        .arg(&c));
     assert!(stdout(&o).contains("\x1b[33m"), "{}", stdout(&o));
-    let o = run(Command::new(bin()).args(["diff", "--format", "json"]).arg(&a).arg(&c));
+    let o = run(Command::new(bin())
+        .args(["diff", "--format", "json"])
+        .arg(&a)
+        .arg(&c));
     let j: Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_valid(&j, "cli json");
     assert_eq!(j["changes"][0]["kind"], "property_changed");
     assert_eq!(j["changes"][0]["subject"]["path"], ".");
-    let o = run(Command::new(bin()).args(["diff", "--format", "json"]).arg(&a).arg(&b));
+    let o = run(Command::new(bin())
+        .args(["diff", "--format", "json"])
+        .arg(&a)
+        .arg(&b));
     let j: Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(j["changes"], serde_json::json!([]));
     assert_eq!(j["schema"], "tscn-merge/diff");
-    let o = run(Command::new(bin()).args(["diff", "--format", "markdown"]).arg(&a).arg(&c));
-    assert!(stdout(&o).contains("```mermaid\nflowchart TD"), "{}", stdout(&o));
+    let o = run(Command::new(bin())
+        .args(["diff", "--format", "markdown"])
+        .arg(&a)
+        .arg(&c));
+    assert!(
+        stdout(&o).contains("```mermaid\nflowchart TD"),
+        "{}",
+        stdout(&o)
+    );
     assert!(stdout(&o).contains("classDef changed"), "{}", stdout(&o));
 }
 
@@ -273,12 +383,19 @@ fn cli_reports_parse_errors_with_position() {
     let a = dir.path().join("a.tscn");
     let bad = dir.path().join("bad.tscn");
     std::fs::write(&a, SCENE).unwrap();
-    std::fs::write(&bad, "[gd_scene format=3]\n\n[node name=\"A\" type=\"Node\"]\nx = Vector2(1,\n").unwrap();
+    std::fs::write(
+        &bad,
+        "[gd_scene format=3]\n\n[node name=\"A\" type=\"Node\"]\nx = Vector2(1,\n",
+    )
+    .unwrap();
     let o = run(Command::new(bin()).arg("diff").arg(&a).arg(&bad));
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("bad.tscn: 4:12:"), "{err}");
-    let o = run(Command::new(bin()).arg("diff").arg(&a).arg(dir.path().join("missing.tscn")));
+    let o = run(Command::new(bin())
+        .arg("diff")
+        .arg(&a)
+        .arg(dir.path().join("missing.tscn")));
     assert_eq!(o.status.code(), Some(2));
 }
 
@@ -289,12 +406,23 @@ fn git_external_arguments_and_dev_null() {
     let c = dir.path().join("c.tscn");
     std::fs::write(&a, SCENE).unwrap();
     std::fs::write(&c, SCENE.replace("speed = 10", "speed = 12")).unwrap();
-    let o = run(Command::new(bin()).args(["diff", "--git-external", "lvl/p.tscn"]).arg(&a).args(["1111", "100644"]).arg(&c).args(["2222", "100644"]));
+    let o = run(Command::new(bin())
+        .args(["diff", "--git-external", "lvl/p.tscn"])
+        .arg(&a)
+        .args(["1111", "100644"])
+        .arg(&c)
+        .args(["2222", "100644"]));
     assert_eq!(o.status.code(), Some(0));
     let out = stdout(&o);
-    assert!(out.starts_with("diff --tscn-merge a/lvl/p.tscn b/lvl/p.tscn\n"), "{out}");
+    assert!(
+        out.starts_with("diff --tscn-merge a/lvl/p.tscn b/lvl/p.tscn\n"),
+        "{out}"
+    );
     assert!(out.contains("speed: 10 -> 12"), "{out}");
-    let o = run(Command::new(bin()).args(["diff", "--git-external", "p.tscn", "/dev/null", ".", "."]).arg(&c).args(["2222", "100644"]));
+    let o = run(Command::new(bin())
+        .args(["diff", "--git-external", "p.tscn", "/dev/null", ".", "."])
+        .arg(&c)
+        .args(["2222", "100644"]));
     assert_eq!(o.status.code(), Some(0));
     assert!(stdout(&o).contains("2 nodes added"), "{}", stdout(&o));
 }
@@ -308,10 +436,16 @@ struct Repo {
 
 impl Repo {
     fn new() -> Repo {
-        let r = Repo { dir: tempfile::tempdir().unwrap() };
+        let r = Repo {
+            dir: tempfile::tempdir().unwrap(),
+        };
         r.git(&["init", "-q", "-b", "main"]);
         let o = run(r.cmd(&bin()).arg("install"));
-        assert!(o.status.success(), "install: {}", String::from_utf8_lossy(&o.stderr));
+        assert!(
+            o.status.success(),
+            "install: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
         r
     }
     fn cmd(&self, exe: &Path) -> Command {
@@ -330,7 +464,11 @@ impl Repo {
     }
     fn git(&self, args: &[&str]) -> String {
         let o = run(self.cmd(Path::new("git")).args(args));
-        assert!(o.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&o.stderr));
+        assert!(
+            o.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
         stdout(&o)
     }
     fn write(&self, name: &str, text: &str) {
@@ -350,29 +488,53 @@ fn git_diff_log_and_difftool_use_the_drivers() {
     // A resave that only renamed ids and respelled floats.
     r.write("player.tscn", &resaved());
     let ext = r.git(&["diff"]);
-    assert!(ext.contains("diff --tscn-merge a/player.tscn b/player.tscn"), "{ext}");
+    assert!(
+        ext.contains("diff --tscn-merge a/player.tscn b/player.tscn"),
+        "{ext}"
+    );
     assert!(ext.contains("No semantic changes."), "{ext}");
     let textconv = r.git(&["diff", "--no-ext-diff"]);
-    assert_eq!(textconv, "", "textconv should hide a pure resave: {textconv}");
+    assert_eq!(
+        textconv, "",
+        "textconv should hide a pure resave: {textconv}"
+    );
     r.commit("resave");
     let log = r.git(&["log", "-p", "-1"]);
-    assert!(!log.contains("@@"), "a resave shows no hunk through textconv: {log}");
+    assert!(
+        !log.contains("@@"),
+        "a resave shows no hunk through textconv: {log}"
+    );
     // A real change.
-    r.write("player.tscn", &resaved().replace("speed = 10", "speed = 12"));
+    r.write(
+        "player.tscn",
+        &resaved().replace("speed = 10", "speed = 12"),
+    );
     let ext = r.git(&["diff"]);
     assert!(ext.contains("~ speed: 10 -> 12"), "{ext}");
     r.commit("faster");
     let log = r.git(&["log", "-p", "-1"]);
     assert!(log.contains("-speed = 10\n+speed = 12\n"), "{log}");
-    assert!(!log.contains("1_qwert") && log.contains("ExtResource(res://player.gd)"), "ids resolved in textconv: {log}");
+    assert!(
+        !log.contains("1_qwert") && log.contains("ExtResource(res://player.gd)"),
+        "ids resolved in textconv: {log}"
+    );
     let wd = r.git(&["log", "-p", "-1", "--word-diff"]);
     assert!(wd.contains("[-10-]{+12+}"), "{wd}");
-    let tool = r.git(&["difftool", "--no-prompt", "--tool=tscn-merge", "HEAD~2", "HEAD"]);
+    let tool = r.git(&[
+        "difftool",
+        "--no-prompt",
+        "--tool=tscn-merge",
+        "HEAD~2",
+        "HEAD",
+    ]);
     assert!(tool.contains("~ speed: 10 -> 12"), "{tool}");
     assert!(!tool.contains("id_renamed"), "{tool}");
     // Added file through the external diff (/dev/null on the old side).
     r.write("enemy.tscn", SCENE);
     r.git(&["add", "enemy.tscn"]);
     let ext = r.git(&["diff", "--cached"]);
-    assert!(ext.contains("diff --tscn-merge a/enemy.tscn") && ext.contains("2 nodes added"), "{ext}");
+    assert!(
+        ext.contains("diff --tscn-merge a/enemy.tscn") && ext.contains("2 nodes added"),
+        "{ext}"
+    );
 }

@@ -22,21 +22,30 @@ fn shared() -> Option<PathBuf> {
 
 /// `$GODOT3`, else the first of godot3-server, godot3 on PATH.
 fn godot3() -> Option<String> {
-    let env = std::env::var_os("GODOT3").filter(|g| !g.is_empty()).map(|g| g.to_string_lossy().into_owned());
+    let env = std::env::var_os("GODOT3")
+        .filter(|g| !g.is_empty())
+        .map(|g| g.to_string_lossy().into_owned());
     let names: Vec<String> = match env {
         Some(g) => vec![g],
         None => vec!["godot3-server".into(), "godot3".into()],
     };
     names.into_iter().find_map(|g| {
-        let ok = Command::new("sh").args(["-c", "command -v \"$0\"", &g]).output().ok()?.status.success();
+        let ok = Command::new("sh")
+            .args(["-c", "command -v \"$0\"", &g])
+            .output()
+            .ok()?
+            .status
+            .success();
         ok.then_some(g)
     })
 }
 
 fn side(dir: &Path, stem: &str) -> Option<(Vec<u8>, String)> {
-    ["tscn", "tres", "escn"]
-        .into_iter()
-        .find_map(|ext| std::fs::read(dir.join(format!("{stem}.{ext}"))).ok().map(|b| (b, ext.to_string())))
+    ["tscn", "tres", "escn"].into_iter().find_map(|ext| {
+        std::fs::read(dir.join(format!("{stem}.{ext}")))
+            .ok()
+            .map(|b| (b, ext.to_string()))
+    })
 }
 
 /// Load files with the engine; a file the run never reported (the engine crashed on
@@ -46,7 +55,12 @@ fn load_all(godot: &str, files: &[PathBuf]) -> HashMap<PathBuf, bool> {
     let mut result = HashMap::new();
     let mut todo: Vec<PathBuf> = files.to_vec();
     while !todo.is_empty() {
-        let out = Command::new("bash").arg(&script).args(&todo).env("GODOT3", godot).output().expect("running godot3-check.sh");
+        let out = Command::new("bash")
+            .arg(&script)
+            .args(&todo)
+            .env("GODOT3", godot)
+            .output()
+            .expect("running godot3-check.sh");
         let text = String::from_utf8_lossy(&out.stdout);
         for l in text.lines() {
             if let Some(p) = l.strip_prefix("OK ") {
@@ -55,9 +69,16 @@ fn load_all(godot: &str, files: &[PathBuf]) -> HashMap<PathBuf, bool> {
                 result.insert(PathBuf::from(p), false);
             }
         }
-        let rest: Vec<PathBuf> = todo.iter().filter(|p| !result.contains_key(*p)).cloned().collect();
+        let rest: Vec<PathBuf> = todo
+            .iter()
+            .filter(|p| !result.contains_key(*p))
+            .cloned()
+            .collect();
         if let Some(first) = rest.first() {
-            eprintln!("godot3: no answer for {} (engine crash?): counted as not loading", first.display());
+            eprintln!(
+                "godot3: no answer for {} (engine crash?): counted as not loading",
+                first.display()
+            );
             result.insert(first.clone(), false);
         }
         todo = rest.into_iter().skip(1).collect();
@@ -92,7 +113,9 @@ fn clean_godot3_merges_load_where_their_base_loads() {
         format2 += 1;
         let id = f[c_id];
         let dir = root.join("merges").join(id);
-        let (Some((b, ext)), Some((o, _)), Some((t, _))) = (side(&dir, "base"), side(&dir, "ours"), side(&dir, "theirs")) else {
+        let (Some((b, ext)), Some((o, _)), Some((t, _))) =
+            (side(&dir, "base"), side(&dir, "ours"), side(&dir, "theirs"))
+        else {
             continue;
         };
         let m = merge(&b, &o, &t, &MergeOptions::default());
@@ -106,17 +129,25 @@ fn clean_godot3_merges_load_where_their_base_loads() {
         std::fs::write(&mp, &m.text).unwrap();
         pairs.push((id.to_string(), bp, mp));
     }
-    let files: Vec<PathBuf> = pairs.iter().flat_map(|(_, b, m)| [b.clone(), m.clone()]).collect();
+    let files: Vec<PathBuf> = pairs
+        .iter()
+        .flat_map(|(_, b, m)| [b.clone(), m.clone()])
+        .collect();
     let loaded = load_all(&godot, &files);
     let (mut base_loads, mut both, mut failures) = (0, 0, Vec::new());
     for (id, b, m) in &pairs {
-        let (lb, lm) = (loaded.get(b).copied().unwrap_or(false), loaded.get(m).copied().unwrap_or(false));
+        let (lb, lm) = (
+            loaded.get(b).copied().unwrap_or(false),
+            loaded.get(m).copied().unwrap_or(false),
+        );
         if lb {
             base_loads += 1;
             if lm {
                 both += 1;
             } else {
-                failures.push(format!("{id}: the base loads in Godot 3, the merged file does not"));
+                failures.push(format!(
+                    "{id}: the base loads in Godot 3, the merged file does not"
+                ));
             }
         }
     }

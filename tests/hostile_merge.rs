@@ -54,8 +54,14 @@ pub mod mutate {
 
     /// Offset of the start of a random line after the first one (or the end).
     fn line_start(src: &[u8], rng: &mut Rng) -> usize {
-        let starts: Vec<usize> =
-            std::iter::once(0).chain(src.iter().enumerate().filter(|(_, &b)| b == b'\n').map(|(i, _)| i + 1)).collect();
+        let starts: Vec<usize> = std::iter::once(0)
+            .chain(
+                src.iter()
+                    .enumerate()
+                    .filter(|(_, &b)| b == b'\n')
+                    .map(|(i, _)| i + 1),
+            )
+            .collect();
         let after_first: Vec<usize> = starts.iter().copied().filter(|&s| s > 0).collect();
         if after_first.is_empty() {
             src.len()
@@ -83,7 +89,11 @@ pub mod mutate {
                         let i = rng.below(v.len());
                         // Structural bytes are the interesting ones.
                         let pool = b"[]\"=(){}\n,\\ 0aZ\xff\x00";
-                        v[i] = if rng.below(2) == 0 { pool[rng.below(pool.len())] } else { v[i] ^ (1 << rng.below(8)) };
+                        v[i] = if rng.below(2) == 0 {
+                            pool[rng.below(pool.len())]
+                        } else {
+                            v[i] ^ (1 << rng.below(8))
+                        };
                     }
                 }
                 v
@@ -128,7 +138,13 @@ pub mod mutate {
                 insert(src, line_start(src, rng), &s)
             }
             "invalid_utf8" => {
-                let bad: &[&[u8]] = &[b"\xff", b"\xc3\x28", b"\xed\xa0\x80", b"\xf0\x28\x8c\x28", b"\x80"];
+                let bad: &[&[u8]] = &[
+                    b"\xff",
+                    b"\xc3\x28",
+                    b"\xed\xa0\x80",
+                    b"\xf0\x28\x8c\x28",
+                    b"\x80",
+                ];
                 insert(src, rng.below(src.len() + 1), bad[rng.below(bad.len())])
             }
             "conflict_markers" => {
@@ -172,7 +188,17 @@ pub mod mutate {
         std::fs::write(p("ours"), ours).ok()?;
         std::fs::write(p("theirs"), theirs).ok()?;
         let out = std::process::Command::new("git")
-            .args(["merge-file", "-p", "--diff3", "-L", "ours", "-L", "base", "-L", "theirs"])
+            .args([
+                "merge-file",
+                "-p",
+                "--diff3",
+                "-L",
+                "ours",
+                "-L",
+                "base",
+                "-L",
+                "theirs",
+            ])
             .arg(p("ours"))
             .arg(p("base"))
             .arg(p("theirs"))
@@ -191,7 +217,9 @@ pub mod mutate {
         use tscn_merge::merge::{merge, MergeOptions, Method};
         use tscn_merge::model::Scene;
         let mut v = Vec::new();
-        let m = match catch_unwind(AssertUnwindSafe(|| merge(b, o, t, &MergeOptions::default()))) {
+        let m = match catch_unwind(AssertUnwindSafe(|| {
+            merge(b, o, t, &MergeOptions::default())
+        })) {
             Ok(m) => m,
             Err(p) => {
                 let msg = p
@@ -206,16 +234,26 @@ pub mod mutate {
         if unparsable {
             let trivial = o == t || b == t || b == o;
             if !trivial && !matches!(m.method, Method::LineFallback(_)) {
-                v.push(format!("an input does not parse, yet the method is {:?}", m.method));
+                v.push(format!(
+                    "an input does not parse, yet the method is {:?}",
+                    m.method
+                ));
             }
             if with_git {
                 // git refuses binary input (a NUL byte) with exit 255: nothing to compare.
                 if let Some((gt, gc)) = git_merge_file(b, o, t).filter(|(_, c)| *c != 255) {
                     if gt != m.text {
-                        v.push(format!("fallback differs from git merge-file ({} vs {} bytes)", m.text.len(), gt.len()));
+                        v.push(format!(
+                            "fallback differs from git merge-file ({} vs {} bytes)",
+                            m.text.len(),
+                            gt.len()
+                        ));
                     }
                     if gc.clamp(0, 127) as usize != m.conflict_count.min(127) {
-                        v.push(format!("conflict count {} but git says {gc}", m.conflict_count));
+                        v.push(format!(
+                            "conflict count {} but git says {gc}",
+                            m.conflict_count
+                        ));
                     }
                 }
             }
@@ -248,7 +286,9 @@ fn shared() -> Option<PathBuf> {
 }
 
 fn corpus_sample(step: usize, offset: usize) -> Vec<PathBuf> {
-    let Some(root) = shared() else { return Vec::new() };
+    let Some(root) = shared() else {
+        return Vec::new();
+    };
     let index = std::fs::read_to_string(root.join("corpus/INDEX.tsv")).expect("INDEX.tsv");
     let mut lines = index.lines();
     let head: Vec<&str> = lines.next().unwrap().split('\t').collect();
@@ -279,8 +319,12 @@ fn library_survives_hostile_input_and_falls_back_like_git() {
             let theirs = small_edit(&base, "t");
             // The mutant as ours, as theirs, as base; and two mutants against each other.
             let m2 = mutate(kind, &base, &mut rng);
-            let triples: [(&[u8], &[u8], &[u8]); 4] =
-                [(&base, &m, &theirs), (&base, &ours, &m), (&m, &ours, &theirs), (&base, &m, &m2)];
+            let triples: [(&[u8], &[u8], &[u8]); 4] = [
+                (&base, &m, &theirs),
+                (&base, &ours, &m),
+                (&m, &ours, &theirs),
+                (&base, &m, &m2),
+            ];
             for (role, (b, o, t)) in ["ours", "theirs", "base", "both"].iter().zip(triples) {
                 runs += 1;
                 for v in library_laws(b, o, t, true) {
@@ -289,19 +333,35 @@ fn library_survives_hostile_input_and_falls_back_like_git() {
             }
         }
     }
-    eprintln!("hostile (library): {runs} merges over {} files, {} failures", files.len(), failures.len());
+    eprintln!(
+        "hostile (library): {runs} merges over {} files, {} failures",
+        files.len(),
+        failures.len()
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 fn run(args: &[&std::ffi::OsStr], dir: &Path) -> std::process::Output {
-    Command::new(bin()).args(args).current_dir(dir).env("NO_COLOR", "1").output().expect("running tscn-merge")
+    Command::new(bin())
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("running tscn-merge")
 }
 
 /// Exit 0, 1 or 2 only: no panic (101), no signal.
 fn sane(out: &std::process::Output) -> Result<(), String> {
     match out.status.code() {
         Some(0..=2) => Ok(()),
-        Some(c) => Err(format!("exit {c}: {}", String::from_utf8_lossy(&out.stderr).lines().take(3).collect::<Vec<_>>().join(" | "))),
+        Some(c) => Err(format!(
+            "exit {c}: {}",
+            String::from_utf8_lossy(&out.stderr)
+                .lines()
+                .take(3)
+                .collect::<Vec<_>>()
+                .join(" | ")
+        )),
         None => Err(format!("killed by a signal ({:?})", out.status)),
     }
 }
@@ -328,12 +388,35 @@ fn binary_survives_hostile_input() {
             std::fs::write(d.join("conflicted.tscn"), &m).unwrap();
             let os = |s: &str| std::ffi::OsString::from(s);
             let cmds: Vec<Vec<std::ffi::OsString>> = vec![
-                vec![os("merge"), os("base.tscn"), os("ours.tscn"), os("theirs.tscn")],
-                vec![os("merge"), os("-o"), os("out.tscn"), os("ours.tscn"), os("base.tscn"), os("theirs.tscn")],
+                vec![
+                    os("merge"),
+                    os("base.tscn"),
+                    os("ours.tscn"),
+                    os("theirs.tscn"),
+                ],
+                vec![
+                    os("merge"),
+                    os("-o"),
+                    os("out.tscn"),
+                    os("ours.tscn"),
+                    os("base.tscn"),
+                    os("theirs.tscn"),
+                ],
                 vec![os("check"), os("ours.tscn")],
-                vec![os("check"), os("--json"), os("--roundtrip"), os("ours.tscn")],
+                vec![
+                    os("check"),
+                    os("--json"),
+                    os("--roundtrip"),
+                    os("ours.tscn"),
+                ],
                 vec![os("diff"), os("base.tscn"), os("ours.tscn")],
-                vec![os("diff"), os("--format"), os("json"), os("ours.tscn"), os("base.tscn")],
+                vec![
+                    os("diff"),
+                    os("--format"),
+                    os("json"),
+                    os("ours.tscn"),
+                    os("base.tscn"),
+                ],
                 vec![os("solve"), os("--stdout"), os("conflicted.tscn")],
             ];
             for c in &cmds {
@@ -342,12 +425,23 @@ fn binary_survives_hostile_input() {
                 let out = run(&args, d);
                 // `check --roundtrip` may exit 3 for a printer bug; that would be a bug too.
                 if let Err(e) = sane(&out) {
-                    failures.push(format!("{} {kind_name}: tscn-merge {}: {e}", f.display(), c.iter().map(|s| s.to_string_lossy()).collect::<Vec<_>>().join(" ")));
+                    failures.push(format!(
+                        "{} {kind_name}: tscn-merge {}: {e}",
+                        f.display(),
+                        c.iter()
+                            .map(|s| s.to_string_lossy())
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    ));
                 }
             }
         }
     }
-    eprintln!("hostile (binary): {runs} runs over {} files, {} failures", files.len(), failures.len());
+    eprintln!(
+        "hostile (binary): {runs} runs over {} files, {} failures",
+        files.len(),
+        failures.len()
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
@@ -370,10 +464,18 @@ fn binary_fallback_equals_git() {
         std::fs::write(d.join("b"), &base).unwrap();
         std::fs::write(d.join("o"), &ours).unwrap();
         std::fs::write(d.join("t"), &theirs).unwrap();
-        let out = Command::new(bin()).args(["merge", "-q", "b", "o", "t"]).current_dir(d).output().unwrap();
+        let out = Command::new(bin())
+            .args(["merge", "-q", "b", "o", "t"])
+            .current_dir(d)
+            .output()
+            .unwrap();
         let (gt, gc) = git_merge_file(&base, &ours, &theirs).expect("git merge-file");
         if out.stdout != gt || out.status.code() != Some(if gc == 0 { 0 } else { 1 }) {
-            failures.push(format!("{}: binary {:?} vs git {gc}", f.display(), out.status.code()));
+            failures.push(format!(
+                "{}: binary {:?} vs git {gc}",
+                f.display(),
+                out.status.code()
+            ));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

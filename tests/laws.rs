@@ -67,7 +67,11 @@ pub mod gen {
             if scene.doc.uses_crlf() || scene.doc.has_bom() || is_broken(&check(&scene)) {
                 return None;
             }
-            let syntax = if scene.header.format.unwrap_or(3) <= 2 { Syntax::F2 } else { Syntax::F3 };
+            let syntax = if scene.header.format.unwrap_or(3) <= 2 {
+                Syntax::F2
+            } else {
+                Syntax::F3
+            };
             let mut nodes = Vec::new();
             let mut by_path = HashMap::new();
             for n in &scene.nodes {
@@ -84,7 +88,13 @@ pub mod gen {
                     })
                     .map(|p| p.key.clone())
                     .collect();
-                let parent = n.parent.as_ref().map(|p| if p.is_empty() { ".".to_string() } else { p.clone() });
+                let parent = n.parent.as_ref().map(|p| {
+                    if p.is_empty() {
+                        ".".to_string()
+                    } else {
+                        p.clone()
+                    }
+                });
                 by_path.insert(n.path.clone(), nodes.len());
                 nodes.push(BNode {
                     path: n.path.clone(),
@@ -94,11 +104,19 @@ pub mod gen {
                     plain_keys,
                 });
             }
-            let next_int_sub = scene.sub_resources.iter().filter_map(|s| s.id.parse::<i64>().ok()).max().unwrap_or(0) + 1;
+            let next_int_sub = scene
+                .sub_resources
+                .iter()
+                .filter_map(|s| s.id.parse::<i64>().ok())
+                .max()
+                .unwrap_or(0)
+                + 1;
             Some(BaseInfo {
                 syntax,
                 unique_ids: scene.nodes.iter().any(|n| n.unique_id.is_some()),
-                is_scene: scene.kind == FileKind::Scene && !scene.nodes.is_empty() && scene.nodes[0].path == ".",
+                is_scene: scene.kind == FileKind::Scene
+                    && !scene.nodes.is_empty()
+                    && scene.nodes[0].path == ".",
                 has_resource: scene.resource.is_some(),
                 nodes,
                 by_path,
@@ -116,7 +134,11 @@ pub mod gen {
         }
 
         fn children_names(&self, p: &str) -> BTreeSet<String> {
-            self.nodes.iter().filter(|n| n.parent.as_deref() == Some(p)).map(|n| n.name.clone()).collect()
+            self.nodes
+                .iter()
+                .filter(|n| n.parent.as_deref() == Some(p))
+                .map(|n| n.name.clone())
+                .collect()
         }
     }
 
@@ -124,9 +146,19 @@ pub mod gen {
     #[derive(Clone, Debug)]
     pub enum Edit {
         /// Set (or add) a property; node `@resource` is the `[resource]` of a `.tres`.
-        SetProp { node: String, key: String, value: String },
+        SetProp {
+            node: String,
+            key: String,
+            value: String,
+        },
         /// Add a leaf node under a base node.
-        AddNode { parent: String, name: String, ty: String, uid: Option<i64>, props: Vec<(String, String)> },
+        AddNode {
+            parent: String,
+            name: String,
+            ty: String,
+            uid: Option<i64>,
+            props: Vec<(String, String)>,
+        },
         /// Remove a node and its subtree.
         Remove { node: String },
         /// Rename a node.
@@ -134,7 +166,14 @@ pub mod gen {
         /// Move a node under another base node (one before it in file order).
         Move { node: String, to: String },
         /// Add a sub_resource (id colliding with the other side's) and a node using it.
-        AddSub { parent: String, name: String, uid: Option<i64>, ty: String, id: String, content: Vec<(String, String)> },
+        AddSub {
+            parent: String,
+            name: String,
+            uid: Option<i64>,
+            ty: String,
+            id: String,
+            content: Vec<(String, String)>,
+        },
     }
 
     /// Renames and moves a side made, by base path.
@@ -159,8 +198,10 @@ pub mod gen {
         /// Both sides' renames and moves (disjoint in clean mode).
         pub fn union(&self, o: &SideState) -> SideState {
             let mut s = self.clone();
-            s.renames.extend(o.renames.iter().map(|(a, b)| (a.clone(), b.clone())));
-            s.moves.extend(o.moves.iter().map(|(a, b)| (a.clone(), b.clone())));
+            s.renames
+                .extend(o.renames.iter().map(|(a, b)| (a.clone(), b.clone())));
+            s.moves
+                .extend(o.moves.iter().map(|(a, b)| (a.clone(), b.clone())));
             s
         }
     }
@@ -219,7 +260,10 @@ pub mod gen {
             return ".".into();
         }
         let (parent, name) = match b.by_path.get(p) {
-            Some(&i) => (b.nodes[i].parent.clone().unwrap_or_else(|| ".".into()), b.nodes[i].name.clone()),
+            Some(&i) => (
+                b.nodes[i].parent.clone().unwrap_or_else(|| ".".into()),
+                b.nodes[i].name.clone(),
+            ),
             None => split_last(p),
         };
         let name = st.renames.get(p).cloned().unwrap_or(name);
@@ -274,7 +318,11 @@ pub mod gen {
                 }
                 let key = format!("gen_{tag}{k}");
                 if locks.props.insert(("@resource".into(), key.clone())) {
-                    edits.push(Edit::SetProp { node: "@resource".into(), key, value: value(b.syntax, v, tag, k) });
+                    edits.push(Edit::SetProp {
+                        node: "@resource".into(),
+                        key,
+                        value: value(b.syntax, v, tag, k),
+                    });
                 }
                 continue;
             }
@@ -288,7 +336,9 @@ pub mod gen {
                 false
             };
             let name = format!("Gen{}{k}", tag.to_uppercase());
-            let uid = b.unique_ids.then_some(side_num * 100_000_000 + 4242 + k as i64);
+            let uid = b
+                .unique_ids
+                .then_some(side_num * 100_000_000 + 4242 + k as i64);
             match kind % 6 {
                 0 => {
                     try_each(n_all, a, &mut |i| {
@@ -305,7 +355,11 @@ pub mod gen {
                             return false;
                         }
                         locks.touched.insert(n.path.clone());
-                        edits.push(Edit::SetProp { node: n.path.clone(), key, value: value(b.syntax, v, tag, k) });
+                        edits.push(Edit::SetProp {
+                            node: n.path.clone(),
+                            key,
+                            value: value(b.syntax, v, tag, k),
+                        });
                         true
                     });
                 }
@@ -316,22 +370,38 @@ pub mod gen {
                             return false;
                         }
                         locks.touched.insert(p.path.clone());
-                        added_into.entry(p.path.clone()).or_default().insert(name.clone());
+                        added_into
+                            .entry(p.path.clone())
+                            .or_default()
+                            .insert(name.clone());
                         if kind % 6 == 1 {
                             let props = vec![(format!("gen_{tag}{k}"), value(b.syntax, v, tag, k))];
-                            let ty = ["Node2D", "Node", "Label", "Sprite2D"][v as usize % 4].to_string();
-                            edits.push(Edit::AddNode { parent: p.path.clone(), name: name.clone(), ty, uid, props });
+                            let ty =
+                                ["Node2D", "Node", "Label", "Sprite2D"][v as usize % 4].to_string();
+                            edits.push(Edit::AddNode {
+                                parent: p.path.clone(),
+                                name: name.clone(),
+                                ty,
+                                uid,
+                                props,
+                            });
                         } else {
                             let (id, ty, content) = match b.syntax {
                                 Syntax::F2 => (
                                     (b.next_int_sub + sub_count).to_string(),
                                     "RectangleShape2D",
-                                    vec![("extents".to_string(), vec2(b.syntax, 10 + v as i64 % 3, side_num))],
+                                    vec![(
+                                        "extents".to_string(),
+                                        vec2(b.syntax, 10 + v as i64 % 3, side_num),
+                                    )],
                                 ),
                                 Syntax::F3 => (
                                     format!("RectangleShape2D_gen{sub_count}"),
                                     "RectangleShape2D",
-                                    vec![("size".to_string(), vec2(b.syntax, 10 + v as i64 % 3, side_num))],
+                                    vec![(
+                                        "size".to_string(),
+                                        vec2(b.syntax, 10 + v as i64 % 3, side_num),
+                                    )],
                                 ),
                             };
                             sub_count += 1;
@@ -354,12 +424,18 @@ pub mod gen {
                             return false;
                         }
                         let sub = b.subtree(&n.path);
-                        if sub.iter().any(|p| locks.touched.contains(p) || locks.excl.contains(p)) || below_moved(locks, &n.path) {
+                        if sub
+                            .iter()
+                            .any(|p| locks.touched.contains(p) || locks.excl.contains(p))
+                            || below_moved(locks, &n.path)
+                        {
                             return false;
                         }
                         locks.excl.extend(sub.iter().cloned());
                         locks.touched.extend(sub);
-                        edits.push(Edit::Remove { node: n.path.clone() });
+                        edits.push(Edit::Remove {
+                            node: n.path.clone(),
+                        });
                         true
                     });
                 }
@@ -375,7 +451,10 @@ pub mod gen {
                         locks.moved.insert(n.path.clone());
                         locks.structural.insert(n.path.clone());
                         locks.touched.insert(n.path.clone());
-                        edits.push(Edit::Rename { node: n.path.clone(), name: name.clone() });
+                        edits.push(Edit::Rename {
+                            node: n.path.clone(),
+                            name: name.clone(),
+                        });
                         true
                     });
                 }
@@ -383,7 +462,10 @@ pub mod gen {
                     try_each(own.len(), a, &mut |j| {
                         let ni = own[j];
                         let n = &b.nodes[ni];
-                        if n.path == "." || locks.excl.contains(&n.path) || locks.structural.contains(&n.path) {
+                        if n.path == "."
+                            || locks.excl.contains(&n.path)
+                            || locks.structural.contains(&n.path)
+                        {
                             return false;
                         }
                         // A new parent before it in file order (so never inside its subtree).
@@ -398,7 +480,8 @@ pub mod gen {
                             {
                                 return false;
                             }
-                            if has_removed_below(locks, b, &n.path) || !path_lock(b, locks, &n.path) {
+                            if has_removed_below(locks, b, &n.path) || !path_lock(b, locks, &n.path)
+                            {
                                 return false;
                             }
                             locks.moved.insert(n.path.clone());
@@ -406,8 +489,14 @@ pub mod gen {
                             locks.structural.insert(q.path.clone());
                             locks.touched.insert(n.path.clone());
                             locks.touched.insert(q.path.clone());
-                            added_into.entry(q.path.clone()).or_default().insert(n.name.clone());
-                            edits.push(Edit::Move { node: n.path.clone(), to: q.path.clone() });
+                            added_into
+                                .entry(q.path.clone())
+                                .or_default()
+                                .insert(n.name.clone());
+                            edits.push(Edit::Move {
+                                node: n.path.clone(),
+                                to: q.path.clone(),
+                            });
                             true
                         })
                     });
@@ -423,12 +512,18 @@ pub mod gen {
     fn path_lock(b: &BaseInfo, locks: &mut Locks, p: &str) -> bool {
         // Bug 6: with unique_id, moving or renaming an instanced node whose override
         // entries are in the file loses them (see `bug_moved_instance_loses_its_overrides`).
-        let overrides_below = AVOID_BUG_6 && b.subtree(p).iter().any(|x| b.by_path.get(x).is_some_and(|&i| !b.nodes[i].own));
+        let overrides_below = AVOID_BUG_6
+            && b.subtree(p)
+                .iter()
+                .any(|x| b.by_path.get(x).is_some_and(|&i| !b.nodes[i].own));
         if (b.unique_ids && !overrides_below) || p == "." {
             return true;
         }
         let sub = b.subtree(p);
-        if sub.iter().any(|x| locks.touched.contains(x) || locks.excl.contains(x)) {
+        if sub
+            .iter()
+            .any(|x| locks.touched.contains(x) || locks.excl.contains(x))
+        {
             return false;
         }
         locks.excl.extend(sub.iter().cloned());
@@ -446,7 +541,8 @@ pub mod gen {
     }
 
     fn parse(text: &str) -> Scene {
-        Scene::parse(text.as_bytes()).unwrap_or_else(|e| panic!("generator produced text that does not parse: {e}\n{text}"))
+        Scene::parse(text.as_bytes())
+            .unwrap_or_else(|e| panic!("generator produced text that does not parse: {e}\n{text}"))
     }
 
     fn under(p: &str, c: &str) -> bool {
@@ -454,7 +550,12 @@ pub mod gen {
     }
 
     /// Rewrite every path field naming `from` or below it to `to`.
-    fn repath(scene: &Scene, from: &str, to: &str, reps: &mut Vec<(std::ops::Range<usize>, String)>) {
+    fn repath(
+        scene: &Scene,
+        from: &str,
+        to: &str,
+        reps: &mut Vec<(std::ops::Range<usize>, String)>,
+    ) {
         let doc = &scene.doc;
         let re = |v: &str| format!("{to}{}", &v[from.len()..]);
         for n in &scene.nodes {
@@ -465,7 +566,12 @@ pub mod gen {
                 }
             }
         }
-        for c in scene.connections.iter().map(|c| c.section).chain(scene.editables.iter().map(|e| e.section)) {
+        for c in scene
+            .connections
+            .iter()
+            .map(|c| c.section)
+            .chain(scene.editables.iter().map(|e| e.section))
+        {
             for key in ["from", "to", "path"] {
                 if let Some(r) = doc.sections[c].tag.field(key) {
                     let v = field_text(doc, r);
@@ -491,7 +597,12 @@ pub mod gen {
     }
 
     fn node_header(b: &BaseInfo, name: &str, ty: &str, parent: &str, uid: Option<i64>) -> String {
-        let mut s = format!("[node name={} type={} parent={}", quote(name), quote(ty), quote(parent));
+        let mut s = format!(
+            "[node name={} type={} parent={}",
+            quote(name),
+            quote(ty),
+            quote(parent)
+        );
         if let Some(u) = uid {
             s.push_str(&format!(" unique_id={u}"));
         }
@@ -528,19 +639,38 @@ pub mod gen {
             };
             text = match e {
                 Edit::SetProp { node, key, value } => {
-                    let sec = if node == "@resource" { scene.resource.unwrap() } else { find(node).section };
+                    let sec = if node == "@resource" {
+                        scene.resource.unwrap()
+                    } else {
+                        find(node).section
+                    };
                     set_prop(&text, sec, &scene, key, value)
                 }
-                Edit::AddNode { parent, name, ty, uid, props } => {
+                Edit::AddNode {
+                    parent,
+                    name,
+                    ty,
+                    uid,
+                    props,
+                } => {
                     let p = cur_path(b, &st, parent);
                     let mut s = node_header(b, name, ty, &p, *uid);
                     for (k, v) in props {
                         s.push_str(&format!("{k} = {v}\n"));
                     }
-                    let pos = scene.doc.sections[scene.nodes.last().unwrap().section].span.end;
+                    let pos = scene.doc.sections[scene.nodes.last().unwrap().section]
+                        .span
+                        .end;
                     insert_at(&text, pos, &s)
                 }
-                Edit::AddSub { parent, name, uid, ty, id, content } => {
+                Edit::AddSub {
+                    parent,
+                    name,
+                    uid,
+                    ty,
+                    id,
+                    content,
+                } => {
                     let p = cur_path(b, &st, parent);
                     let (idf, rf) = match b.syntax {
                         Syntax::F2 => (id.clone(), format!("SubResource( {id} )")),
@@ -548,7 +678,9 @@ pub mod gen {
                     };
                     let mut node = node_header(b, name, "CollisionShape2D", &p, *uid);
                     node.push_str(&format!("shape = {rf}\n"));
-                    let pos = scene.doc.sections[scene.nodes.last().unwrap().section].span.end;
+                    let pos = scene.doc.sections[scene.nodes.last().unwrap().section]
+                        .span
+                        .end;
                     let t = insert_at(&text, pos, &node);
                     let scene2 = parse(&t);
                     let mut sub = format!("[sub_resource type={} id={idf}]\n", quote(ty));
@@ -589,7 +721,11 @@ pub mod gen {
                 }
                 Edit::Rename { node, name } => {
                     let n = find(node);
-                    let r = scene.doc.sections[n.section].tag.field("name").unwrap().clone();
+                    let r = scene.doc.sections[n.section]
+                        .tag
+                        .field("name")
+                        .unwrap()
+                        .clone();
                     let mut reps = vec![(r, quote(name))];
                     if n.path != "." {
                         let to = join(&split_last(&n.path).0, name);
@@ -600,7 +736,11 @@ pub mod gen {
                 Edit::Move { node, to } => {
                     let n = find(node);
                     let q = cur_path(b, &st, to);
-                    let r = scene.doc.sections[n.section].tag.field("parent").unwrap().clone();
+                    let r = scene.doc.sections[n.section]
+                        .tag
+                        .field("parent")
+                        .unwrap()
+                        .clone();
                     let mut reps = vec![(r, quote(&q))];
                     repath(&scene, &n.path, &join(&q, &n.name), &mut reps);
                     splice(&text, reps)
@@ -651,7 +791,9 @@ pub mod gen {
                 (None, None) => break,
             };
             let open = at + "ExtResource(".len();
-            let Some(close) = rest[open..].find(')') else { break };
+            let Some(close) = rest[open..].find(')') else {
+                break;
+            };
             let id = id_text(&rest[open..open + close]);
             out.push_str(&rest[..at]);
             let m = if is_ext { ext } else { sub };
@@ -666,7 +808,12 @@ pub mod gen {
     }
 
     /// Canonical content of a sub_resource.
-    pub fn sub_canon(ty: &str, props: &[(String, String)], ext: &HashMap<String, String>, sub: &HashMap<String, String>) -> String {
+    pub fn sub_canon(
+        ty: &str,
+        props: &[(String, String)],
+        ext: &HashMap<String, String>,
+        sub: &HashMap<String, String>,
+    ) -> String {
         let mut p: BTreeMap<String, String> = BTreeMap::new();
         for (k, v) in props {
             p.insert(k.clone(), resolve(&norm(v), ext, sub));
@@ -700,12 +847,21 @@ pub mod gen {
         let mut ext = HashMap::new();
         let mut exts = BTreeSet::new();
         for e in &scene.ext_resources {
-            let d = format!("{}|{}|{}", e.type_name, e.path, e.uid.clone().unwrap_or_default());
+            let d = format!(
+                "{}|{}|{}",
+                e.type_name,
+                e.path,
+                e.uid.clone().unwrap_or_default()
+            );
             ext.insert(e.id.clone(), d.clone());
             exts.insert(d);
         }
         let props_of = |sec: usize| -> Vec<(String, String)> {
-            doc.sections[sec].props.iter().map(|p| (p.key.clone(), doc.slice(&p.value).to_string())).collect()
+            doc.sections[sec]
+                .props
+                .iter()
+                .map(|p| (p.key.clone(), doc.slice(&p.value).to_string()))
+                .collect()
         };
         let mut sub = HashMap::new();
         let mut subs = BTreeMap::new();
@@ -715,7 +871,10 @@ pub mod gen {
             sub.insert(s.id.clone(), c);
         }
         let resolved = |sec: usize| -> BTreeMap<String, String> {
-            props_of(sec).into_iter().map(|(k, v)| (k, resolve(&norm(&v), &ext, &sub))).collect()
+            props_of(sec)
+                .into_iter()
+                .map(|(k, v)| (k, resolve(&norm(&v), &ext, &sub)))
+                .collect()
         };
         let fields = |sec: usize, skip: &[&str]| -> BTreeMap<String, String> {
             doc.sections[sec]
@@ -723,14 +882,22 @@ pub mod gen {
                 .fields
                 .iter()
                 .filter(|f| !skip.contains(&f.key.as_str()))
-                .map(|f| (f.key.clone(), resolve(&norm(doc.slice(&f.value)), &ext, &sub)))
+                .map(|f| {
+                    (
+                        f.key.clone(),
+                        resolve(&norm(doc.slice(&f.value)), &ext, &sub),
+                    )
+                })
                 .collect()
         };
         let mut nodes = BTreeMap::new();
         for n in &scene.nodes {
             nodes.insert(
                 n.path.clone(),
-                NodeCanon { fields: fields(n.section, &["name", "parent", "index"]), props: resolved(n.section) },
+                NodeCanon {
+                    fields: fields(n.section, &["name", "parent", "index"]),
+                    props: resolved(n.section),
+                },
             );
         }
         let header = fields(0, &["load_steps"]);
@@ -740,7 +907,11 @@ pub mod gen {
             resource: scene.resource.map(resolved),
             subs,
             exts,
-            conns: scene.connections.iter().map(|c| format!("{:?}", fields(c.section, &[]))).collect(),
+            conns: scene
+                .connections
+                .iter()
+                .map(|c| format!("{:?}", fields(c.section, &[])))
+                .collect(),
             editables: scene.editables.iter().map(|e| e.path.clone()).collect(),
         })
     }
@@ -785,7 +956,10 @@ pub mod gen {
 
     /// `merge`, with a panic turned into an error.
     pub fn safe_merge(b: &[u8], o: &[u8], t: &[u8]) -> Result<MergeOutcome, String> {
-        catch_unwind(AssertUnwindSafe(|| merge(b, o, t, &MergeOptions::default()))).map_err(|p| {
+        catch_unwind(AssertUnwindSafe(|| {
+            merge(b, o, t, &MergeOptions::default())
+        }))
+        .map_err(|p| {
             p.downcast_ref::<String>()
                 .cloned()
                 .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
@@ -818,7 +992,9 @@ pub mod gen {
         ] {
             match safe_merge(args.0, args.1, args.2) {
                 Err(p) => v.push(format!("{name}: panic {p}")),
-                Ok(m) if m.text != x || !m.is_clean() => v.push(format!("{name}: differs (clean {})", m.is_clean())),
+                Ok(m) if m.text != x || !m.is_clean() => {
+                    v.push(format!("{name}: differs (clean {})", m.is_clean()))
+                }
                 Ok(_) => {}
             }
         }
@@ -845,12 +1021,24 @@ pub mod gen {
             let o = plan(&info, "o", co, &mut l);
             (o, plan(&info, "t", ct, &mut l))
         } else {
-            (plan(&info, "o", co, &mut Locks::default()), plan(&info, "t", ct, &mut Locks::default()))
+            (
+                plan(&info, "o", co, &mut Locks::default()),
+                plan(&info, "t", ct, &mut Locks::default()),
+            )
         };
         let (ours, so) = apply(&info, base, &o_edits);
         let (theirs, stt) = apply(&info, base, &t_edits);
         let state = so.union(&stt);
-        Some(Triple { info, base: base.to_string(), ours, theirs, o_edits, t_edits, state, disjoint })
+        Some(Triple {
+            info,
+            base: base.to_string(),
+            ours,
+            theirs,
+            o_edits,
+            t_edits,
+            state,
+            disjoint,
+        })
     }
 
     fn expect_side(t: &Triple, bc: &Canon, m: &Canon, edits: &[Edit], v: &mut Vec<String>) {
@@ -859,7 +1047,11 @@ pub mod gen {
         let node = |p: &str| m.nodes.get(p);
         for e in edits {
             match e {
-                Edit::SetProp { node: n, key, value } => {
+                Edit::SetProp {
+                    node: n,
+                    key,
+                    value,
+                } => {
                     let got = if n == "@resource" {
                         m.resource.as_ref().and_then(|r| r.get(key))
                     } else {
@@ -870,25 +1062,44 @@ pub mod gen {
                         v.push(format!("lost edit {e:?}: found {got:?}"));
                     }
                 }
-                Edit::AddNode { parent, name, props, .. } => {
+                Edit::AddNode {
+                    parent,
+                    name,
+                    props,
+                    ..
+                } => {
                     let p = join(&cur_path(b, st, parent), name);
                     match node(&p) {
                         None => v.push(format!("added node {p} missing ({e:?})")),
                         Some(x) => {
                             for (k, val) in props {
                                 if x.props.get(k) != Some(&norm(val)) {
-                                    v.push(format!("added node {p}: property {k} is {:?}", x.props.get(k)));
+                                    v.push(format!(
+                                        "added node {p}: property {k} is {:?}",
+                                        x.props.get(k)
+                                    ));
                                 }
                             }
                         }
                     }
                 }
-                Edit::AddSub { parent, name, ty, content, .. } => {
+                Edit::AddSub {
+                    parent,
+                    name,
+                    ty,
+                    content,
+                    ..
+                } => {
                     let p = join(&cur_path(b, st, parent), name);
-                    let want = format!("Sub<{}>", sub_canon(ty, content, &HashMap::new(), &HashMap::new()));
+                    let want = format!(
+                        "Sub<{}>",
+                        sub_canon(ty, content, &HashMap::new(), &HashMap::new())
+                    );
                     match node(&p).and_then(|x| x.props.get("shape")) {
                         Some(s) if *s == want => {}
-                        got => v.push(format!("added node {p} with a new sub_resource: shape is {got:?}, want {want}")),
+                        got => v.push(format!(
+                            "added node {p} with a new sub_resource: shape is {got:?}, want {want}"
+                        )),
                     }
                 }
                 Edit::Remove { node: n } => {
@@ -932,7 +1143,10 @@ pub mod gen {
             };
             for (k, val) in &n.props {
                 if !set.contains(&(p.clone(), k.clone())) && mn.props.get(k) != Some(val) {
-                    v.push(format!("node {p}: untouched property {k} changed from {val} to {:?}", mn.props.get(k)));
+                    v.push(format!(
+                        "node {p}: untouched property {k} changed from {val} to {:?}",
+                        mn.props.get(k)
+                    ));
                 }
             }
         }
@@ -968,13 +1182,19 @@ pub mod gen {
         // Bug 3 (see `bug_clean_line_fallback_can_be_broken`): a line fallback that is
         // clean but broken is returned as clean. Tolerated here until fixed.
         let bug3 = |mm: &MergeOutcome| {
-            TOLERATE_BUG_3 && matches!(mm.method, Method::LineFallback(_)) && mm.is_clean() && invalid(&mm.text).is_some()
+            TOLERATE_BUG_3
+                && matches!(mm.method, Method::LineFallback(_))
+                && mm.is_clean()
+                && invalid(&mm.text).is_some()
         };
         if bug3(&m) || bug3(&m2) {
             return v;
         }
         if t.disjoint && !m.is_clean() {
-            v.push(format!("disjoint edits conflict ({:?}): {:?}", m.method, m.conflicts));
+            v.push(format!(
+                "disjoint edits conflict ({:?}): {:?}",
+                m.method, m.conflicts
+            ));
         }
         for (name, mm) in [("merge", &m), ("swapped merge", &m2)] {
             if mm.is_clean() {
@@ -984,7 +1204,11 @@ pub mod gen {
             }
         }
         if m.is_clean() != m2.is_clean() {
-            v.push(format!("swap changes cleanliness: {} vs {}", m.is_clean(), m2.is_clean()));
+            v.push(format!(
+                "swap changes cleanliness: {} vs {}",
+                m.is_clean(),
+                m2.is_clean()
+            ));
         }
         if m.is_clean() && m2.is_clean() {
             if let (Ok(a), Ok(c)) = (canon(&m.text), canon(&m2.text)) {
@@ -1025,7 +1249,11 @@ pub mod gen {
     /// The text of a generated scene, in the editor's layout.
     pub fn scene_text(spec: &SceneSpec) -> String {
         let (variant, nodes, nsubs, conn) = spec;
-        let syn = if variant % 3 == 0 { Syntax::F2 } else { Syntax::F3 };
+        let syn = if variant % 3 == 0 {
+            Syntax::F2
+        } else {
+            Syntax::F3
+        };
         let uids = variant % 3 == 2;
         let nsubs = (*nsubs % 3) as usize;
         let types = ["Node2D", "Sprite", "Label", "Control", "CollisionShape2D"];
@@ -1037,20 +1265,36 @@ pub mod gen {
                 s.push_str("[ext_resource path=\"res://root.gd\" type=\"Script\" id=1]\n\n");
             }
             Syntax::F3 => {
-                s.push_str(&format!("[gd_scene load_steps={steps} format=3 uid=\"uid://cgen{variant}\"]\n\n"));
-                s.push_str("[ext_resource type=\"Script\" path=\"res://root.gd\" id=\"1_root\"]\n\n");
+                s.push_str(&format!(
+                    "[gd_scene load_steps={steps} format=3 uid=\"uid://cgen{variant}\"]\n\n"
+                ));
+                s.push_str(
+                    "[ext_resource type=\"Script\" path=\"res://root.gd\" id=\"1_root\"]\n\n",
+                );
             }
         }
         let sub_id = |i: usize| match syn {
             Syntax::F2 => (format!("{}", i + 1), format!("SubResource( {} )", i + 1)),
-            Syntax::F3 => (format!("\"RectangleShape2D_b{i}\""), format!("SubResource(\"RectangleShape2D_b{i}\")")),
+            Syntax::F3 => (
+                format!("\"RectangleShape2D_b{i}\""),
+                format!("SubResource(\"RectangleShape2D_b{i}\")"),
+            ),
         };
         for i in 0..nsubs {
-            s.push_str(&format!("[sub_resource type=\"RectangleShape2D\" id={}]\n", sub_id(i).0));
+            s.push_str(&format!(
+                "[sub_resource type=\"RectangleShape2D\" id={}]\n",
+                sub_id(i).0
+            ));
             let key = if syn == Syntax::F2 { "extents" } else { "size" };
             s.push_str(&format!("{key} = {}\n\n", vec2(syn, i as i64 + 1, 5)));
         }
-        let uid = |i: usize| if uids { format!(" unique_id={}", 1000 + i * 37) } else { String::new() };
+        let uid = |i: usize| {
+            if uids {
+                format!(" unique_id={}", 1000 + i * 37)
+            } else {
+                String::new()
+            }
+        };
         s.push_str(&format!("[node name=\"Root\" type=\"Node2D\"{}]\n", uid(0)));
         s.push_str(&match syn {
             Syntax::F2 => "script = ExtResource( 1 )\n".to_string(),
@@ -1074,7 +1318,10 @@ pub mod gen {
             paths.push(join(&parent, &name));
         }
         if *conn && paths.len() > 1 {
-            s.push_str(&format!("\n[connection signal=\"ready\" from=\"{}\" to=\".\" method=\"_on_ready\"]\n", paths[1]));
+            s.push_str(&format!(
+                "\n[connection signal=\"ready\" from=\"{}\" to=\".\" method=\"_on_ready\"]\n",
+                paths[1]
+            ));
         }
         s
     }
@@ -1086,7 +1333,12 @@ use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestRng, TestRu
 use std::path::PathBuf;
 
 fn runner(cases: u32) -> TestRunner {
-    let cfg = Config { cases, failure_persistence: None, max_shrink_iters: 2000, ..Config::default() };
+    let cfg = Config {
+        cases,
+        failure_persistence: None,
+        max_shrink_iters: 2000,
+        ..Config::default()
+    };
     TestRunner::new_with_rng(cfg, TestRng::deterministic_rng(RngAlgorithm::ChaCha))
 }
 
@@ -1095,7 +1347,12 @@ fn choices() -> impl Strategy<Value = Vec<Choice>> {
 }
 
 fn scene_spec() -> impl Strategy<Value = SceneSpec> {
-    (0u8..3, prop::collection::vec((any::<u16>(), any::<u8>()), 0..7), any::<u8>(), any::<bool>())
+    (
+        0u8..3,
+        prop::collection::vec((any::<u16>(), any::<u8>()), 0..7),
+        any::<u8>(),
+        any::<bool>(),
+    )
 }
 
 fn run_generated(disjoint: bool, cases: u32) {
@@ -1137,7 +1394,9 @@ fn shared() -> Option<PathBuf> {
 
 /// Every `step`-th corpus file (stored path), deterministic.
 pub fn corpus_sample(step: usize) -> Vec<PathBuf> {
-    let Some(root) = shared() else { return Vec::new() };
+    let Some(root) = shared() else {
+        return Vec::new();
+    };
     let index = std::fs::read_to_string(root.join("corpus/INDEX.tsv")).expect("INDEX.tsv");
     let mut lines = index.lines();
     let head: Vec<&str> = lines.next().unwrap().split('\t').collect();
@@ -1160,7 +1419,10 @@ fn corpus_sample_identities() {
     for w in files.windows(2) {
         let (a, b) = (std::fs::read(&w[0]).unwrap(), std::fs::read(&w[1]).unwrap());
         // Unrelated files too: identity holds whatever the content.
-        for v in identity_laws(&a, &b).into_iter().chain(identity_laws(&b, &b)) {
+        for v in identity_laws(&a, &b)
+            .into_iter()
+            .chain(identity_laws(&b, &b))
+        {
             failures.push(format!("{} / {}: {v}", w[0].display(), w[1].display()));
         }
     }
@@ -1197,8 +1459,17 @@ fn run_corpus(disjoint: bool, cases: u32) {
             failures.push(format!("=== {}\n{e}", f.display()));
         }
     }
-    eprintln!("corpus laws (disjoint {disjoint}): {used} of {} sampled files, {} failing", files.len(), failures.len());
-    assert!(failures.is_empty(), "{} files fail:\n{}", failures.len(), failures.join("\n\n"));
+    eprintln!(
+        "corpus laws (disjoint {disjoint}): {used} of {} sampled files, {} failing",
+        files.len(),
+        failures.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} files fail:\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
 }
 
 #[test]
@@ -1217,7 +1488,10 @@ fn corpus_overlapping_edits_are_safe() {
 #[ignore = "survey, run by hand"]
 fn survey() {
     use proptest::strategy::ValueTree;
-    let n: usize = std::env::var("LAWS_SURVEY").ok().and_then(|s| s.parse().ok()).unwrap_or(500);
+    let n: usize = std::env::var("LAWS_SURVEY")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(500);
     let disjoint = std::env::var("LAWS_OVERLAP").is_err();
     let mut runner = runner(1);
     let strat = (scene_spec(), choices(), choices());
@@ -1245,7 +1519,12 @@ fn survey() {
 const BUG1_BASE: &str = "[gd_scene format=2]\n\n[node name=\"Root\" type=\"Node2D\"]\n\n[node name=\"N1\" type=\"Node2D\" parent=\".\"]\n";
 
 fn merged(b: &str, o: &str, t: &str) -> tscn_merge::merge::MergeOutcome {
-    tscn_merge::merge::merge(b.as_bytes(), o.as_bytes(), t.as_bytes(), &Default::default())
+    tscn_merge::merge::merge(
+        b.as_bytes(),
+        o.as_bytes(),
+        t.as_bytes(),
+        &Default::default(),
+    )
 }
 
 /// Bug 1: a node added under a parent that the other side deleted is silently moved to
@@ -1259,10 +1538,17 @@ fn bug_child_of_deleted_parent_is_reparented_to_root() {
     let text = String::from_utf8_lossy(&m.text);
     if m.is_clean() {
         let c = canon(&m.text).unwrap();
-        assert!(c.nodes.contains_key("N1/X"), "clean, and X moved to the root:\n{text}");
+        assert!(
+            c.nodes.contains_key("N1/X"),
+            "clean, and X moved to the root:\n{text}"
+        );
     } else {
         // The parent comes back inside the conflict, and X stays under it.
-        assert!(text.contains("[node name=\"N1\"") && text.contains("[node name=\"X\" type=\"Node\" parent=\"N1\"]"), "{text}");
+        assert!(
+            text.contains("[node name=\"N1\"")
+                && text.contains("[node name=\"X\" type=\"Node\" parent=\"N1\"]"),
+            "{text}"
+        );
     }
 }
 
@@ -1272,12 +1558,22 @@ fn bug_child_of_deleted_parent_is_reparented_to_root() {
 #[test]
 fn bug_descendant_of_moved_node_reads_as_changed() {
     let base = "[gd_scene format=3]\n\n[node name=\"Root\" type=\"Node2D\" unique_id=1]\n\n[node name=\"A\" type=\"Node2D\" parent=\".\" unique_id=2]\n\n[node name=\"B\" type=\"Node2D\" parent=\"A\" unique_id=3]\n";
-    let ours = base.replace("name=\"A\"", "name=\"R\"").replace("parent=\"A\"", "parent=\"R\"");
+    let ours = base
+        .replace("name=\"A\"", "name=\"R\"")
+        .replace("parent=\"A\"", "parent=\"R\"");
     let theirs = "[gd_scene format=3]\n\n[node name=\"Root\" type=\"Node2D\" unique_id=1]\n\n[node name=\"A\" type=\"Node2D\" parent=\".\" unique_id=2]\n";
     let m = merged(base, &ours, theirs);
-    assert!(m.is_clean(), "{:?}\n{}", m.conflicts, String::from_utf8_lossy(&m.text));
+    assert!(
+        m.is_clean(),
+        "{:?}\n{}",
+        m.conflicts,
+        String::from_utf8_lossy(&m.text)
+    );
     let c = canon(&m.text).unwrap();
-    assert!(c.nodes.contains_key("R") && !c.nodes.contains_key("R/B"), "{c:?}");
+    assert!(
+        c.nodes.contains_key("R") && !c.nodes.contains_key("R/B"),
+        "{c:?}"
+    );
 }
 
 /// Bug 3: when the structural result is broken the merge falls back to the line merge
@@ -1287,10 +1583,20 @@ fn bug_descendant_of_moved_node_reads_as_changed() {
 #[test]
 fn bug_clean_line_fallback_can_be_broken() {
     let base = "[gd_scene format=3]\n\n[node name=\"Root\" type=\"Node2D\"]\n\n[node name=\"N1\" type=\"Node2D\" parent=\".\"]\n\n[node name=\"N2\" type=\"Control\" parent=\"N1\"]\nposition = Vector2(2, 2)\nz_index = 2\n";
-    let ours = format!("{}\n[node name=\"X\" type=\"Node\" parent=\"N1/N2\"]\n", base.replace("z_index = 2", "z_index = 5"));
-    let theirs = base.replace("name=\"N1\"", "name=\"R\"").replace("parent=\"N1\"", "parent=\"R\"");
+    let ours = format!(
+        "{}\n[node name=\"X\" type=\"Node\" parent=\"N1/N2\"]\n",
+        base.replace("z_index = 2", "z_index = 5")
+    );
+    let theirs = base
+        .replace("name=\"N1\"", "name=\"R\"")
+        .replace("parent=\"N1\"", "parent=\"R\"");
     let m = merged(base, &ours, &theirs);
-    assert!(!m.is_clean() || invalid(&m.text).is_none(), "clean but {:?}:\n{}", invalid(&m.text), String::from_utf8_lossy(&m.text));
+    assert!(
+        !m.is_clean() || invalid(&m.text).is_none(),
+        "clean but {:?}:\n{}",
+        invalid(&m.text),
+        String::from_utf8_lossy(&m.text)
+    );
 }
 
 /// Limitation 1: without unique_id (format 2, and format 3 before 4.6), a renamed or
@@ -1326,10 +1632,20 @@ fn bug_root_rename_decision_has_empty_target() {
 #[test]
 fn bug_moved_instance_loses_its_overrides() {
     let base = "[gd_scene format=3]\n\n[ext_resource type=\"PackedScene\" path=\"res://i.tscn\" id=\"1_a\"]\n\n[node name=\"Root\" type=\"Node3D\" unique_id=1]\n\n[node name=\"A\" type=\"Node3D\" parent=\".\" unique_id=2]\n\n[node name=\"Inst\" parent=\".\" unique_id=3 instance=ExtResource(\"1_a\")]\n\n[node name=\"M\" parent=\"Inst\" index=\"0\" unique_id=4]\nvisible = false\n\n[node name=\"N\" parent=\"Inst\" index=\"1\" unique_id=5]\nvisible = false\n";
-    let ours = base.replace("parent=\".\" unique_id=3", "parent=\"A\" unique_id=3").replace("parent=\"Inst\"", "parent=\"A/Inst\"");
+    let ours = base
+        .replace("parent=\".\" unique_id=3", "parent=\"A\" unique_id=3")
+        .replace("parent=\"Inst\"", "parent=\"A/Inst\"");
     let theirs = base.replace("unique_id=4]\n", "unique_id=4]\nz_index = 3\n");
     let m = merged(base, &ours, &theirs);
-    assert!(m.is_clean(), "{:?}\n{}", m.conflicts, String::from_utf8_lossy(&m.text));
+    assert!(
+        m.is_clean(),
+        "{:?}\n{}",
+        m.conflicts,
+        String::from_utf8_lossy(&m.text)
+    );
     let c = canon(&m.text).unwrap();
-    assert_eq!(c.nodes["A/Inst/M"].props.get("z_index").map(String::as_str), Some("3"));
+    assert_eq!(
+        c.nodes["A/Inst/M"].props.get("z_index").map(String::as_str),
+        Some("3")
+    );
 }

@@ -6,7 +6,9 @@ mod common;
 use common::{assert_success, stderr, stdout, TempRepo};
 
 fn example(name: &str) -> Vec<u8> {
-    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/merge").join(name);
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("examples/merge")
+        .join(name);
     std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 
@@ -32,7 +34,11 @@ fn status(t: &TempRepo) -> String {
 
 #[test]
 fn git_merge_resolves_colliding_ids_that_git_alone_cannot() {
-    let (b, o, th) = (example("base.tscn"), example("ours.tscn"), example("theirs.tscn"));
+    let (b, o, th) = (
+        example("base.tscn"),
+        example("ours.tscn"),
+        example("theirs.tscn"),
+    );
     // Without the driver git conflicts on this example.
     let plain = TempRepo::new();
     plain.write("scene.tscn", &b);
@@ -43,7 +49,10 @@ fn git_merge_resolves_colliding_ids_that_git_alone_cannot() {
     plain.checkout("main");
     plain.write("scene.tscn", &o);
     plain.commit_all("ours");
-    assert!(!plain.merge("feature").status.success(), "the example should conflict for plain git");
+    assert!(
+        !plain.merge("feature").status.success(),
+        "the example should conflict for plain git"
+    );
 
     let t = setup(&b, &o, &th);
     let out = t.merge("feature");
@@ -56,7 +65,10 @@ fn git_merge_resolves_colliding_ids_that_git_alone_cannot() {
     let check = t.run_bin(["check", "scene.tscn"]);
     assert_eq!(check.status.code(), Some(0), "{}", stderr(&check));
     // Both sides' new sub_resources survived under distinct ids.
-    let ids: Vec<&str> = text.lines().filter(|l| l.starts_with("[sub_resource")).collect();
+    let ids: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("[sub_resource"))
+        .collect();
     let unique: std::collections::BTreeSet<&&str> = ids.iter().collect();
     assert_eq!(ids.len(), unique.len(), "{text}");
 }
@@ -65,14 +77,23 @@ const BASE: &str = "[gd_scene load_steps=2 format=3 uid=\"uid://cbase\"]\n\n[ext
 
 #[test]
 fn true_conflicts_leave_small_markers_with_labels_and_exit_status_1() {
-    let t = setup(BASE.as_bytes(), BASE.replace("speed = 100", "speed = 200").as_bytes(), BASE.replace("speed = 100", "speed = 300").as_bytes());
+    let t = setup(
+        BASE.as_bytes(),
+        BASE.replace("speed = 100", "speed = 200").as_bytes(),
+        BASE.replace("speed = 100", "speed = 300").as_bytes(),
+    );
     let out = t.merge("feature");
     assert!(!out.status.success());
     let text = String::from_utf8(t.read("scene.tscn")).expect("utf-8");
     // One property line in markers, git's labels (HEAD, the base commit, the branch),
     // the base in between.
-    let start = text.find("<<<<<<< HEAD\nspeed = 200\n||||||| ").unwrap_or_else(|| panic!("{text}"));
-    assert!(text[start..].contains("\nspeed = 100\n=======\nspeed = 300\n>>>>>>> feature\n"), "{text}");
+    let start = text
+        .find("<<<<<<< HEAD\nspeed = 200\n||||||| ")
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        text[start..].contains("\nspeed = 100\n=======\nspeed = 300\n>>>>>>> feature\n"),
+        "{text}"
+    );
     assert_eq!(text.matches("<<<<<<<").count(), 1, "{text}");
     assert!(status(&t).contains("UU scene.tscn"), "{}", status(&t));
     // git reports the conflict and our short report names the property.
@@ -83,7 +104,11 @@ fn true_conflicts_leave_small_markers_with_labels_and_exit_status_1() {
 
 #[test]
 fn marker_size_from_gitattributes_is_honoured() {
-    let t = setup(BASE.as_bytes(), BASE.replace("speed = 100", "speed = 200").as_bytes(), BASE.replace("speed = 100", "speed = 300").as_bytes());
+    let t = setup(
+        BASE.as_bytes(),
+        BASE.replace("speed = 100", "speed = 200").as_bytes(),
+        BASE.replace("speed = 100", "speed = 300").as_bytes(),
+    );
     let mut attrs = String::from_utf8(t.read(".gitattributes")).expect("utf-8");
     attrs.push_str("*.tscn conflict-marker-size=10\n");
     t.write(".gitattributes", attrs);
@@ -91,19 +116,27 @@ fn marker_size_from_gitattributes_is_honoured() {
     let out = t.merge("feature");
     assert!(!out.status.success());
     let text = String::from_utf8(t.read("scene.tscn")).expect("utf-8");
-    assert!(text.contains("<<<<<<<<<< HEAD\n") && text.contains("\n>>>>>>>>>> feature\n"), "{text}");
+    assert!(
+        text.contains("<<<<<<<<<< HEAD\n") && text.contains("\n>>>>>>>>>> feature\n"),
+        "{text}"
+    );
 }
 
 #[test]
 fn clean_structural_merge_of_different_properties_and_nodes() {
-    let ours = BASE.replace("speed = 100", "speed = 200") + "\n[node name=\"Camera\" type=\"Camera2D\" parent=\".\"]\n";
-    let theirs = BASE.replace("speed = 100\n", "speed = 100\njump = 3\n") + "\n[node name=\"Label\" type=\"Label\" parent=\".\"]\n";
+    let ours = BASE.replace("speed = 100", "speed = 200")
+        + "\n[node name=\"Camera\" type=\"Camera2D\" parent=\".\"]\n";
+    let theirs = BASE.replace("speed = 100\n", "speed = 100\njump = 3\n")
+        + "\n[node name=\"Label\" type=\"Label\" parent=\".\"]\n";
     let t = setup(BASE.as_bytes(), ours.as_bytes(), theirs.as_bytes());
     let out = t.merge("feature");
     assert_success(&out, "git merge");
     let text = String::from_utf8(t.read("scene.tscn")).expect("utf-8");
     assert!(text.contains("speed = 200\njump = 3\n"), "{text}");
-    assert!(text.contains("[node name=\"Camera\"") && text.contains("[node name=\"Label\""), "{text}");
+    assert!(
+        text.contains("[node name=\"Camera\"") && text.contains("[node name=\"Label\""),
+        "{text}"
+    );
     assert_eq!(status(&t), "");
     // The merge commit exists and the history has both parents.
     assert_eq!(t.git_ok(["rev-list", "--count", "HEAD^@"]).trim(), "3");
@@ -118,11 +151,28 @@ fn unparsable_side_falls_back_to_a_line_merge_like_git() {
     // The line merge succeeds here (different lines), exactly as git merge-file would.
     let text = t.read("scene.tscn");
     let dir = tempfile::tempdir().expect("tmp");
-    for (n, c) in [("b", BASE.as_bytes()), ("o", ours.as_bytes()), ("t", theirs.as_bytes())] {
+    for (n, c) in [
+        ("b", BASE.as_bytes()),
+        ("o", ours.as_bytes()),
+        ("t", theirs.as_bytes()),
+    ] {
         std::fs::write(dir.path().join(n), c).expect("write");
     }
     let git = std::process::Command::new("git")
-        .args(["merge-file", "-p", "--diff3", "-L", "ours", "-L", "base", "-L", "theirs", "o", "b", "t"])
+        .args([
+            "merge-file",
+            "-p",
+            "--diff3",
+            "-L",
+            "ours",
+            "-L",
+            "base",
+            "-L",
+            "theirs",
+            "o",
+            "b",
+            "t",
+        ])
         .current_dir(dir.path())
         .output()
         .expect("git merge-file");

@@ -57,14 +57,20 @@ fn real_merges_replay() {
     let col = |name: &str| head.iter().position(|h| *h == name).expect("column");
     let (c_id, c_git) = (col("id"), col("git_conflicts"));
     let (mut git_clean, mut git_conf) = (0, 0);
-    let (mut clean_kept, mut resolved, mut exact, mut folded_eq, mut broken_out, mut fallbacks) = (0, 0, 0, 0, 0, 0);
+    let (mut clean_kept, mut resolved, mut exact, mut folded_eq, mut broken_out, mut fallbacks) =
+        (0, 0, 0, 0, 0, 0);
     let mut failures = Vec::new();
     for l in lines.filter(|l| !l.is_empty()) {
         let f: Vec<&str> = l.split('\t').collect();
         let id = f[c_id];
         let git_conflicts = f[c_git] != "0";
         let dir = root.join("merges").join(id);
-        let (b, o, t, human) = (file(&dir, "base"), file(&dir, "ours"), file(&dir, "theirs"), file(&dir, "result"));
+        let (b, o, t, human) = (
+            file(&dir, "base"),
+            file(&dir, "ours"),
+            file(&dir, "theirs"),
+            file(&dir, "result"),
+        );
         let r = merge(&b, &o, &t, &MergeOptions::default());
         if matches!(r.method, Method::LineFallback(_)) {
             fallbacks += 1;
@@ -90,7 +96,10 @@ fn real_merges_replay() {
             if r.is_clean() {
                 clean_kept += 1;
             } else {
-                failures.push(format!("{id}: git merges cleanly, we conflict ({:?})", r.conflicts.first()));
+                failures.push(format!(
+                    "{id}: git merges cleanly, we conflict ({:?})",
+                    r.conflicts.first()
+                ));
             }
         }
     }

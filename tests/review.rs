@@ -15,7 +15,9 @@ struct Repo {
 
 impl Repo {
     fn new() -> Repo {
-        let r = Repo { dir: tempfile::tempdir().unwrap() };
+        let r = Repo {
+            dir: tempfile::tempdir().unwrap(),
+        };
         r.git(&["init", "-q", "-b", "main"]);
         r
     }
@@ -32,7 +34,11 @@ impl Repo {
     }
     fn git(&self, args: &[&str]) -> String {
         let o = self.cmd(Path::new("git")).args(args).output().unwrap();
-        assert!(o.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&o.stderr));
+        assert!(
+            o.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
         String::from_utf8_lossy(&o.stdout).into_owned()
     }
     fn write(&self, name: &str, text: &str) {
@@ -50,7 +56,8 @@ impl Repo {
 }
 
 fn scene(speed: i64, extra: bool) -> String {
-    let mut s = format!("[gd_scene format=3]\n\n[node name=\"Player\" type=\"Node2D\"]\nspeed = {speed}\n");
+    let mut s =
+        format!("[gd_scene format=3]\n\n[node name=\"Player\" type=\"Node2D\"]\nspeed = {speed}\n");
     if extra {
         s.push_str("\n[node name=\"Gun\" type=\"Sprite2D\" parent=\".\"]\n");
     }
@@ -64,7 +71,10 @@ fn out(o: &Output) -> String {
 fn setup() -> Repo {
     let r = Repo::new();
     r.write("player.tscn", &scene(1, false));
-    r.write("old.tres", "[gd_resource type=\"Theme\" format=3]\n\n[resource]\nfoo = 1\n");
+    r.write(
+        "old.tres",
+        "[gd_resource type=\"Theme\" format=3]\n\n[resource]\nfoo = 1\n",
+    );
     r.write("notes.txt", "x\n");
     r.commit("base");
     r.git(&["checkout", "-q", "-b", "feature"]);
@@ -80,17 +90,32 @@ fn setup() -> Repo {
 fn markdown_review_of_a_branch() {
     let r = setup();
     let o = r.review(&["main..feature"]);
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let md = out(&o);
-    assert!(md.starts_with("## Scene changes in `main..feature`"), "{md}");
+    assert!(
+        md.starts_with("## Scene changes in `main..feature`"),
+        "{md}"
+    );
     assert!(md.contains("| `levels/new.tscn` | added |"), "{md}");
     assert!(md.contains("| `old.tres` | deleted |"), "{md}");
-    assert!(md.contains("| `player.tscn` | modified | 1 node changed, 1 node added |"), "{md}");
+    assert!(
+        md.contains("| `player.tscn` | modified | 1 node changed, 1 node added |"),
+        "{md}"
+    );
     assert!(md.contains("speed: 1 -> 2"), "{md}");
     assert!(md.contains("flowchart TD"), "{md}");
     assert!(!md.contains("notes.txt"), "{md}");
     // Short range: no progress on a non-terminal stderr.
-    assert!(o.stderr.is_empty(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        o.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
 }
 
 #[test]
@@ -108,7 +133,10 @@ fn json_and_text_review_and_three_dot_and_single_commit() {
     let o = r.review(&["feature", "--format", "text", "--color", "never"]);
     let t = out(&o);
     assert!(t.starts_with("3 scene files changed in feature"), "{t}");
-    assert!(t.contains("=== player.tscn (modified)") && t.contains("~ speed: 1 -> 2"), "{t}");
+    assert!(
+        t.contains("=== player.tscn (modified)") && t.contains("~ speed: 1 -> 2"),
+        "{t}"
+    );
     let o = r.review(&["main..main"]);
     assert!(out(&o).contains("No scene files changed."), "{}", out(&o));
     let o = r.review(&["nope..feature"]);

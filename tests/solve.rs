@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{assert_success, stderr, TempRepo};
+use common::{assert_success, stderr, stdout, TempRepo};
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
@@ -532,4 +532,27 @@ fn git_status_after_solve_is_still_unmerged_until_added() {
     assert!(t
         .git_ok(["diff", "--name-only", "--diff-filter=U"])
         .contains(SCENE));
+}
+
+#[test]
+fn no_file_argument_solves_every_unmerged_scene_of_the_repository() {
+    let t = conflicted_merge(None);
+    let expected = merge_bytes(
+        &t,
+        &stage(&t, 1, SCENE),
+        &stage(&t, 2, SCENE),
+        &stage(&t, 3, SCENE),
+    );
+    let out = t.run_bin(["solve"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(t.read(SCENE), expected);
+    // Once added, nothing is unmerged any more.
+    t.git_ok(["add", SCENE]);
+    let again = t.run_bin(["solve"]);
+    assert_eq!(code(&again), 0, "{}", stderr(&again));
+    assert!(
+        stdout(&again).contains("nothing to solve"),
+        "{}",
+        stdout(&again)
+    );
 }

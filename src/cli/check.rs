@@ -74,7 +74,11 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<i32> {
                 eprintln!("{name}:{e}");
             }
             for p in &problems {
-                let sev = if p.severity == Severity::Error { "error" } else { "warning" };
+                let sev = if p.severity == Severity::Error {
+                    "error"
+                } else {
+                    "warning"
+                };
                 eprintln!("{name}:{}: {sev}: {}", p.line, p.message);
             }
             if error.is_none() && !problems.iter().any(|p| p.severity == Severity::Error) {

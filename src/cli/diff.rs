@@ -44,7 +44,10 @@ fn render_one(title: &str, report: &DiffReport, format: DiffFormat, opts: &Optio
 
 /// `tscn-merge diff`.
 pub fn run(a: &DiffArgs) -> Result<i32> {
-    let opts = Options { color: use_color(a.color), show_noise: a.show_noise };
+    let opts = Options {
+        color: use_color(a.color),
+        show_noise: a.show_noise,
+    };
     if a.git_external {
         return run_git_external(a, &opts);
     }
@@ -69,16 +72,27 @@ pub fn run(a: &DiffArgs) -> Result<i32> {
 /// (two more, the new path and a rename header, for renames).
 fn run_git_external(a: &DiffArgs, opts: &Options) -> Result<i32> {
     if a.files.len() < 7 {
-        bail!("--git-external expects git's seven arguments, got {}", a.files.len());
+        bail!(
+            "--git-external expects git's seven arguments, got {}",
+            a.files.len()
+        );
     }
     let path = a.files[0].display().to_string();
-    let new_path = if a.files.len() >= 9 { a.files[7].display().to_string() } else { path.clone() };
+    let new_path = if a.files.len() >= 9 {
+        a.files[7].display().to_string()
+    } else {
+        path.clone()
+    };
     let header = if new_path != path {
         format!("diff --tscn-merge a/{path} b/{new_path}\n")
     } else {
         format!("diff --tscn-merge a/{path} b/{path}\n")
     };
-    let header = if opts.color { format!("\x1b[1m{}\x1b[0m", header.trim_end()) + "\n" } else { header };
+    let header = if opts.color {
+        format!("\x1b[1m{}\x1b[0m", header.trim_end()) + "\n"
+    } else {
+        header
+    };
     let (old_file, new_file) = (&a.files[1], &a.files[4]);
     match (load(old_file), load(new_file)) {
         (Ok(old), Ok(new)) => {
@@ -89,14 +103,22 @@ fn run_git_external(a: &DiffArgs, opts: &Options) -> Result<i32> {
         (o, n) => {
             // Fall back to a line diff, with the reason.
             let err = o.err().or(n.err()).unwrap_or_default();
-            let read = |p: &Path| if p == Path::new("/dev/null") { Vec::new() } else { std::fs::read(p).unwrap_or_default() };
+            let read = |p: &Path| {
+                if p == Path::new("/dev/null") {
+                    Vec::new()
+                } else {
+                    std::fs::read(p).unwrap_or_default()
+                }
+            };
             let (ob, nb) = (read(old_file), read(new_file));
             let (os, ns) = (String::from_utf8_lossy(&ob), String::from_utf8_lossy(&nb));
             let udiff = similar::TextDiff::from_lines(os.as_ref(), ns.as_ref())
                 .unified_diff()
                 .header(&format!("a/{path}"), &format!("b/{new_path}"))
                 .to_string();
-            emit(&format!("{header}note: semantic diff unavailable ({err}); line diff follows\n{udiff}"))?;
+            emit(&format!(
+                "{header}note: semantic diff unavailable ({err}); line diff follows\n{udiff}"
+            ))?;
         }
     }
     Ok(0)
@@ -109,11 +131,13 @@ pub fn run_textconv(a: &TextconvArgs) -> Result<i32> {
     match Scene::parse(&bytes) {
         Ok(sc) => emit(&tscn_merge::textconv::textconv(&sc))?,
         Err(e) => {
-            eprintln!("tscn-merge: warning: {}: {e}; shown as is", a.file.display());
+            eprintln!(
+                "tscn-merge: warning: {}: {e}; shown as is",
+                a.file.display()
+            );
             let mut out = std::io::stdout().lock();
             let _ = out.write_all(&bytes);
         }
     }
     Ok(0)
 }
-

@@ -4,7 +4,7 @@
 //! Everything here is read-only; writing config lives in `install.rs`.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::{anyhow, bail, Context, Result};
 use gix::bstr::{BStr, BString, ByteSlice};
@@ -350,22 +350,6 @@ pub fn commits_in_range(repo: &gix::Repository, range: &str) -> Result<usize> {
     }
 }
 
-/// The bytes of `path` (repository-relative, `/`-separated) in the tree of
-/// revision `rev`, or `None` when the path does not exist there or is not a
-/// file.
-pub fn read_blob_at(repo: &gix::Repository, rev: &str, path: &str) -> Result<Option<Vec<u8>>> {
-    let commit = resolve_commit(repo, rev)?;
-    let tree = repo.find_tree(commit_tree(repo, commit)?)?;
-    let rel = PathBuf::from(path.trim_start_matches('/'));
-    let entry = tree
-        .lookup_entry_by_path(&rel)
-        .with_context(|| format!("looking up {path} at {rev}"))?;
-    match entry {
-        Some(e) if e.mode().is_blob() => Ok(Some(blob_bytes(repo, e.object_id())?)),
-        _ => Ok(None),
-    }
-}
-
 #[cfg(test)]
 #[path = "../../tests/common/mod.rs"]
 mod harness;
@@ -623,26 +607,5 @@ mod tests {
         assert_eq!(commits_in_range(&repo, "main...feature").unwrap(), 2);
         assert_eq!(commits_in_range(&repo, "main..main").unwrap(), 0);
         assert_eq!(commits_in_range(&repo, "main").unwrap(), 1);
-    }
-
-    #[test]
-    fn blobs_at_revisions() {
-        let (t, c0, _, _) = history();
-        let repo = open_repo(t.path()).unwrap();
-        assert_eq!(
-            read_blob_at(&repo, &c0, "b.tres").unwrap(),
-            Some(b"b0\n".to_vec())
-        );
-        assert_eq!(
-            read_blob_at(&repo, "main", "deep/d/e.tscn").unwrap(),
-            Some(b"e1\n".to_vec())
-        );
-        assert_eq!(
-            read_blob_at(&repo, "feature", "a.tscn").unwrap(),
-            Some(b"a2\n".to_vec())
-        );
-        assert_eq!(read_blob_at(&repo, "main", "b.tres").unwrap(), None);
-        assert_eq!(read_blob_at(&repo, "main", "deep/d").unwrap(), None);
-        assert!(read_blob_at(&repo, "nope", "a.tscn").is_err());
     }
 }

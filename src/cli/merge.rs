@@ -43,7 +43,10 @@ pub fn report_conflicts(outcome: &MergeOutcome, path: &str) {
         return;
     }
     if let Method::LineFallback(reason) = &outcome.method {
-        eprintln!("{path}: {} conflict(s) from the line merge ({reason})", outcome.conflict_count);
+        eprintln!(
+            "{path}: {} conflict(s) from the line merge ({reason})",
+            outcome.conflict_count
+        );
         for c in &outcome.conflicts {
             if let Some(why) = &c.theirs {
                 eprintln!("  {}: {why}: review it before `git add`", c.location);
@@ -54,7 +57,11 @@ pub fn report_conflicts(outcome: &MergeOutcome, path: &str) {
     eprintln!("{path}: {} conflict(s)", outcome.conflict_count);
     let show = |v: &Option<String>| v.clone().unwrap_or_else(|| "(absent)".into());
     for c in &outcome.conflicts {
-        let what = c.property.as_deref().map(|p| format!(" {p}")).unwrap_or_default();
+        let what = c
+            .property
+            .as_deref()
+            .map(|p| format!(" {p}"))
+            .unwrap_or_default();
         eprintln!(
             "  {}{what}: base {} | ours {} | theirs {}",
             c.location,
@@ -80,7 +87,10 @@ pub fn run(a: &MergeArgs) -> anyhow::Result<i32> {
         },
     };
     let outcome = merge(&base, &ours, &theirs, &opts);
-    let path = a.path.clone().unwrap_or_else(|| a.ours.display().to_string());
+    let path = a
+        .path
+        .clone()
+        .unwrap_or_else(|| a.ours.display().to_string());
     explain(&outcome, a.explain, &path);
     if !a.quiet {
         report_conflicts(&outcome, &path);

@@ -187,8 +187,7 @@ pub struct SolveArgs {
     /// Print each automatic decision (text or json) on stderr.
     #[arg(long, num_args = 0..=1, default_missing_value = "text", require_equals = true)]
     pub explain: Option<ExplainFormat>,
-    /// Conflicted files.
-    #[arg(required = true)]
+    /// Conflicted files (default: every unmerged scene of the current repository).
     pub files: Vec<PathBuf>,
 }
 
@@ -242,7 +241,8 @@ pub fn use_color(choice: ColorChoice) -> bool {
         ColorChoice::Always => true,
         ColorChoice::Never => false,
         ColorChoice::Auto => {
-            std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stdout().is_terminal()
+            std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                && std::io::stdout().is_terminal()
         }
     }
 }

@@ -15,7 +15,9 @@ const LONG_RANGE: usize = 50;
 fn parse(path: &str, side: &str, bytes: &Option<Vec<u8>>) -> Result<Option<Scene>, String> {
     match bytes {
         None => Ok(None),
-        Some(b) => Scene::parse(b).map(Some).map_err(|e| format!("{path} ({side}): {e}")),
+        Some(b) => Scene::parse(b)
+            .map(Some)
+            .map_err(|e| format!("{path} ({side}): {e}")),
     }
 }
 
@@ -37,7 +39,11 @@ pub fn collect(repo: &gix::Repository, range: &str, progress: bool) -> Result<Ve
             (Ok(o), Ok(n)) => Ok(diff_files(o.as_ref(), n.as_ref())),
             (Err(e), _) | (_, Err(e)) => Err(e),
         };
-        out.push(FileDiff { path: c.path, status, report });
+        out.push(FileDiff {
+            path: c.path,
+            status,
+            report,
+        });
     }
     if progress && total > 0 {
         eprintln!();
@@ -51,10 +57,18 @@ pub fn run(a: &ReviewArgs) -> Result<i32> {
     let commits = super::git::commits_in_range(&repo, &a.range)?;
     let progress = std::io::stderr().is_terminal() || commits > LONG_RANGE;
     if progress {
-        eprintln!("tscn-merge review: {} commit{} in {}", commits, if commits == 1 { "" } else { "s" }, a.range);
+        eprintln!(
+            "tscn-merge review: {} commit{} in {}",
+            commits,
+            if commits == 1 { "" } else { "s" },
+            a.range
+        );
     }
     let files = collect(&repo, &a.range, progress)?;
-    let opts = Options { color: use_color(a.color), show_noise: a.show_noise };
+    let opts = Options {
+        color: use_color(a.color),
+        show_noise: a.show_noise,
+    };
     let s = match a.format {
         DiffFormat::Markdown => markdown::review(&a.range, &files, &opts),
         DiffFormat::Text => text::review(&a.range, &files, &opts),

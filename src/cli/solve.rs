@@ -20,7 +20,22 @@ use tscn_merge::solve::{find_markers, solve_markers, Source};
 /// Run the solve command over every file; the exit code is the worst of them.
 pub fn run(a: &SolveArgs) -> anyhow::Result<i32> {
     let mut code = 0;
-    for file in &a.files {
+    // No FILE: every unmerged scene of the repository around the current directory.
+    let files: Vec<PathBuf> = if a.files.is_empty() {
+        let repo = super::git::open_repo(Path::new("."))?;
+        let root = repo
+            .workdir()
+            .ok_or_else(|| anyhow::anyhow!("the repository has no work tree"))?
+            .to_path_buf();
+        let paths = super::git::unmerged_scene_paths(&repo)?;
+        if paths.is_empty() {
+            println!("no unmerged scene files: nothing to solve");
+        }
+        paths.into_iter().map(|p| root.join(p)).collect()
+    } else {
+        a.files.clone()
+    };
+    for file in &files {
         let c = match solve_file(a, file) {
             Ok(c) => c,
             Err(e) => {

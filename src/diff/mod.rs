@@ -399,7 +399,9 @@ impl<'a> Side<'a> {
         if !text.contains("Resource") {
             return Cow::Borrowed(text);
         }
-        Cow::Owned(value::rewrite_refs_in_text(text, &mut |k, id| Some(self.label(k, id))))
+        Cow::Owned(value::rewrite_refs_in_text(text, &mut |k, id| {
+            Some(self.label(k, id))
+        }))
     }
 
     fn show(&self, text: &str, detail: ShowDetail) -> String {
@@ -542,9 +544,15 @@ impl<'a> Differ<'a> {
         }
         let (ra, rb) = (self.old.relabel(a), self.new.relabel(b));
         if ra == rb {
-            return if a == b { Eq3::Same } else { Eq3::Noise(NoiseKind::IdRenamed) };
+            return if a == b {
+                Eq3::Same
+            } else {
+                Eq3::Noise(NoiseKind::IdRenamed)
+            };
         }
-        let (Ok(x), Ok(y)) = (value::parse(a), value::parse(b)) else { return Eq3::Differs(None) };
+        let (Ok(x), Ok(y)) = (value::parse(a), value::parse(b)) else {
+            return Eq3::Differs(None);
+        };
         let label = |side: &Side, text: &str, v: &Value| -> Option<Value> {
             if !text.contains("Resource") {
                 return None;
@@ -561,7 +569,11 @@ impl<'a> Differ<'a> {
     }
 
     fn note(&mut self, kind: NoiseKind, subject: &str, detail: String) {
-        self.noise.push(Noise { kind, subject: subject.to_string(), detail });
+        self.noise.push(Noise {
+            kind,
+            subject: subject.to_string(),
+            detail,
+        });
     }
 
     /// Translate an old node path to the new tree (following renames and moves).
@@ -587,19 +599,37 @@ impl<'a> Differ<'a> {
     }
 
     fn old_parent_translated(&self, i: usize) -> Option<String> {
-        self.old.sc.nodes[i].parent.as_ref().map(|p| self.translate(if p.is_empty() { "." } else { p }))
+        self.old.sc.nodes[i]
+            .parent
+            .as_ref()
+            .map(|p| self.translate(if p.is_empty() { "." } else { p }))
     }
 
     /// Compare property lists; `subject` names where for noise.
-    fn props(&mut self, subject: &str, os: &Section, ns: &Section, out: &mut Vec<Detail>, script_as_field: bool) {
+    fn props(
+        &mut self,
+        subject: &str,
+        os: &Section,
+        ns: &Section,
+        out: &mut Vec<Detail>,
+        script_as_field: bool,
+    ) {
         let op = props_of(self.old.sc, os);
         let np = props_of(self.new.sc, ns);
         let omap: BTreeMap<&str, &str> = op.iter().copied().collect();
         let nmap: BTreeMap<&str, &str> = np.iter().copied().collect();
         let mut order_noise = false;
         // Old keys in new order would be a reordering; property order is the engine's.
-        let common_old: Vec<&str> = op.iter().map(|p| p.0).filter(|k| nmap.contains_key(k)).collect();
-        let common_new: Vec<&str> = np.iter().map(|p| p.0).filter(|k| omap.contains_key(k)).collect();
+        let common_old: Vec<&str> = op
+            .iter()
+            .map(|p| p.0)
+            .filter(|k| nmap.contains_key(k))
+            .collect();
+        let common_new: Vec<&str> = np
+            .iter()
+            .map(|p| p.0)
+            .filter(|k| omap.contains_key(k))
+            .collect();
         if common_old != common_new {
             order_noise = true;
         }
@@ -607,15 +637,26 @@ impl<'a> Differ<'a> {
             match omap.get(k) {
                 None => {
                     if script_as_field && *k == "script" {
-                        out.push(Detail::Field { field: "script".into(), old: None, new: Some(self.new.short(nv)) });
+                        out.push(Detail::Field {
+                            field: "script".into(),
+                            old: None,
+                            new: Some(self.new.short(nv)),
+                        });
                     } else {
-                        out.push(Detail::PropertyAdded { key: k.to_string(), value: self.new.short(nv) });
+                        out.push(Detail::PropertyAdded {
+                            key: k.to_string(),
+                            value: self.new.short(nv),
+                        });
                     }
                 }
                 Some(ov) => match self.compare(ov, nv) {
                     Eq3::Same => {}
                     Eq3::Noise(kind) => {
-                        let d = format!("{k}: {} -> {}", show::shorten(ov.trim(), 60), show::shorten(nv.trim(), 60));
+                        let d = format!(
+                            "{k}: {} -> {}",
+                            show::shorten(ov.trim(), 60),
+                            show::shorten(nv.trim(), 60)
+                        );
                         self.note(kind, subject, d);
                     }
                     Eq3::Differs(parsed) => {
@@ -635,18 +676,35 @@ impl<'a> Differ<'a> {
         for (k, ov) in &op {
             if !nmap.contains_key(k) {
                 if script_as_field && *k == "script" {
-                    out.push(Detail::Field { field: "script".into(), old: Some(self.old.short(ov)), new: None });
+                    out.push(Detail::Field {
+                        field: "script".into(),
+                        old: Some(self.old.short(ov)),
+                        new: None,
+                    });
                 } else {
-                    out.push(Detail::PropertyRemoved { key: k.to_string(), value: self.old.short(ov) });
+                    out.push(Detail::PropertyRemoved {
+                        key: k.to_string(),
+                        value: self.old.short(ov),
+                    });
                 }
             }
         }
         if order_noise {
-            self.note(NoiseKind::Reordered, subject, "properties listed in another order".into());
+            self.note(
+                NoiseKind::Reordered,
+                subject,
+                "properties listed in another order".into(),
+            );
         }
     }
 
-    fn changed(&self, key: &str, ov: &str, nv: &str, parsed: Option<Box<(Value, Value)>>) -> Detail {
+    fn changed(
+        &self,
+        key: &str,
+        ov: &str,
+        nv: &str,
+        parsed: Option<Box<(Value, Value)>>,
+    ) -> Detail {
         let short = ShowDetail::Short { limit: VALUE_LIMIT };
         let (old, new, delta) = match parsed {
             Some(p) => (
@@ -656,16 +714,30 @@ impl<'a> Differ<'a> {
             ),
             None => (self.old.short(ov), self.new.short(nv), Delta::None),
         };
-        Detail::PropertyChanged { key: key.to_string(), old, new, delta }
+        Detail::PropertyChanged {
+            key: key.to_string(),
+            old,
+            new,
+            delta,
+        }
     }
 
-    fn field_cmp(&mut self, subject: &str, os: &Section, ns: &Section, key: &str, out: &mut Vec<Detail>) {
+    fn field_cmp(
+        &mut self,
+        subject: &str,
+        os: &Section,
+        ns: &Section,
+        key: &str,
+        out: &mut Vec<Detail>,
+    ) {
         let (a, b) = (self.old.raw_field(os, key), self.new.raw_field(ns, key));
         match (a, b) {
             (None, None) => {}
             (Some(a), Some(b)) => match self.compare(a, b) {
                 Eq3::Same => {}
-                Eq3::Noise(k) => self.note(k, subject, format!("{key}: {} -> {}", a.trim(), b.trim())),
+                Eq3::Noise(k) => {
+                    self.note(k, subject, format!("{key}: {} -> {}", a.trim(), b.trim()))
+                }
                 Eq3::Differs(_) => out.push(Detail::Field {
                     field: key.into(),
                     old: Some(self.old.short(a)),
@@ -697,7 +769,9 @@ fn no_names(_: RefKind, id: &str) -> String {
 fn delta(a: &Value, b: &Value) -> Delta {
     match (a, b) {
         (Value::Ctor { name: an, args: aa }, Value::Ctor { name: bn, args: ba })
-            if value::canonical_ctor_name(an) == value::canonical_ctor_name(bn) && aa.len() == ba.len() && aa.len() > 1 =>
+            if value::canonical_ctor_name(an) == value::canonical_ctor_name(bn)
+                && aa.len() == ba.len()
+                && aa.len() > 1 =>
         {
             let names = component_names(bn, ba.len());
             let mut comps = Vec::new();
@@ -719,20 +793,35 @@ fn delta(a: &Value, b: &Value) -> Delta {
         }
         (Value::Packed(pa), Value::Packed(pb)) if pa.kind().is_some() && pa.kind() == pb.kind() => {
             let kind = pa.kind().unwrap_or(PackedKind::Byte);
-            let (Ok(ea), Ok(eb)) = (pa.elements(), pb.elements()) else { return Delta::None };
+            let (Ok(ea), Ok(eb)) = (pa.elements(), pb.elements()) else {
+                return Delta::None;
+            };
             let comps = kind.components();
             let (old_len, new_len) = (packed_len(&ea, comps), packed_len(&eb, comps));
             let n = old_len.min(new_len);
             let changed = match (&ea, &eb) {
-                (PackedElems::Bytes(x), PackedElems::Bytes(y)) => (0..n).filter(|&i| x[i] != y[i]).count(),
-                (PackedElems::Ints(x), PackedElems::Ints(y)) => (0..n).filter(|&i| x[i] != y[i]).count(),
-                (PackedElems::Strings(x), PackedElems::Strings(y)) => (0..n).filter(|&i| x[i] != y[i]).count(),
+                (PackedElems::Bytes(x), PackedElems::Bytes(y)) => {
+                    (0..n).filter(|&i| x[i] != y[i]).count()
+                }
+                (PackedElems::Ints(x), PackedElems::Ints(y)) => {
+                    (0..n).filter(|&i| x[i] != y[i]).count()
+                }
+                (PackedElems::Strings(x), PackedElems::Strings(y)) => {
+                    (0..n).filter(|&i| x[i] != y[i]).count()
+                }
                 (PackedElems::Floats(x), PackedElems::Floats(y)) => (0..n)
-                    .filter(|&i| (0..comps).any(|c| !value::float_eq(x[i * comps + c], y[i * comps + c])))
+                    .filter(|&i| {
+                        (0..comps).any(|c| !value::float_eq(x[i * comps + c], y[i * comps + c]))
+                    })
                     .count(),
                 _ => 0,
             };
-            Delta::Packed { kind: kind.name().to_string(), old_len, new_len, changed }
+            Delta::Packed {
+                kind: kind.name().to_string(),
+                old_len,
+                new_len,
+                changed,
+            }
         }
         _ => Delta::None,
     }
@@ -745,7 +834,11 @@ fn pair_ext(d: &mut Differ) -> Vec<Option<usize>> {
     let (o, n) = (&d.old.sc.ext_resources, &d.new.sc.ext_resources);
     let mut pair = vec![None; o.len()];
     let mut taken = vec![false; n.len()];
-    let valid = |u: &Option<String>| u.as_ref().filter(|u| u.starts_with("uid://") && u.len() > 6).cloned();
+    let valid = |u: &Option<String>| {
+        u.as_ref()
+            .filter(|u| u.starts_with("uid://") && u.len() > 6)
+            .cloned()
+    };
     let mut by_uid: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     let mut by_path: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
     for (j, e) in n.iter().enumerate() {
@@ -756,7 +849,10 @@ fn pair_ext(d: &mut Differ) -> Vec<Option<usize>> {
     }
     for (i, e) in o.iter().enumerate() {
         if let Some(u) = valid(&e.uid) {
-            if let Some(j) = by_uid.get(&u).and_then(|v| v.iter().copied().find(|&j| !taken[j])) {
+            if let Some(j) = by_uid
+                .get(&u)
+                .and_then(|v| v.iter().copied().find(|&j| !taken[j]))
+            {
                 pair[i] = Some(j);
                 taken[j] = true;
             }
@@ -767,7 +863,9 @@ fn pair_ext(d: &mut Differ) -> Vec<Option<usize>> {
             continue;
         }
         let cand = by_path.get(e.path.as_str()).and_then(|v| {
-            v.iter().copied().find(|&j| !taken[j] && (valid(&e.uid).is_none() || valid(&n[j].uid).is_none()))
+            v.iter()
+                .copied()
+                .find(|&j| !taken[j] && (valid(&e.uid).is_none() || valid(&n[j].uid).is_none()))
         });
         if let Some(j) = cand {
             pair[i] = Some(j);
@@ -775,7 +873,9 @@ fn pair_ext(d: &mut Differ) -> Vec<Option<usize>> {
         }
     }
     d.new.ext_label = (0..n.len()).map(|j| format!("e{j}")).collect();
-    d.old.ext_label = (0..o.len()).map(|i| pair[i].map_or(format!("eo{i}"), |j| format!("e{j}"))).collect();
+    d.old.ext_label = (0..o.len())
+        .map(|i| pair[i].map_or(format!("eo{i}"), |j| format!("e{j}")))
+        .collect();
     pair
 }
 
@@ -802,7 +902,9 @@ fn sub_fingerprints(side: &Side) -> Vec<u64> {
                 let t = value::rewrite_refs_in_text(v, &mut |kind, id| match kind {
                     RefKind::Ext => Some(side.label(kind, id)),
                     RefKind::Sub => match side.sub_by_id.get(id) {
-                        Some(&j) if j != i && depth < 64 => Some(format!("{:x}", go(side, j, fp, depth + 1))),
+                        Some(&j) if j != i && depth < 64 => {
+                            Some(format!("{:x}", go(side, j, fp, depth + 1)))
+                        }
                         _ => Some(format!("?{id}")),
                     },
                 });
@@ -818,7 +920,10 @@ fn sub_fingerprints(side: &Side) -> Vec<u64> {
 }
 
 /// First place a sub_resource is used: (referring node's paired identity, property key).
-fn sub_use_sites(side: &Side, node_label: &dyn Fn(usize) -> String) -> Vec<Option<(String, String)>> {
+fn sub_use_sites(
+    side: &Side,
+    node_label: &dyn Fn(usize) -> String,
+) -> Vec<Option<(String, String)>> {
     let sc = side.sc;
     let mut out: Vec<Option<(String, String)>> = vec![None; sc.sub_resources.len()];
     let mut visit = |owner: String, s: &Section| {
@@ -878,11 +983,15 @@ fn pair_sub(d: &mut Differ) -> Vec<Option<usize>> {
     // 3. Same use: first referenced by the same node's same property, same type.
     if pair.iter().all(Option::is_some) || taken.iter().all(|t| *t) {
         d.new.sub_label = (0..n.len()).map(|j| format!("s{j}")).collect();
-        d.old.sub_label = (0..o.len()).map(|i| pair[i].map_or(format!("so{i}"), |j| format!("s{j}"))).collect();
+        d.old.sub_label = (0..o.len())
+            .map(|i| pair[i].map_or(format!("so{i}"), |j| format!("s{j}")))
+            .collect();
         return pair;
     }
     let np = &d.node_pair;
-    let so = sub_use_sites(&d.old, &|i| np[i].map_or(format!("old{i}"), |j| format!("n{j}")));
+    let so = sub_use_sites(&d.old, &|i| {
+        np[i].map_or(format!("old{i}"), |j| format!("n{j}"))
+    });
     let sn = sub_use_sites(&d.new, &|j| format!("n{j}"));
     let mut by_use: BTreeMap<(&String, &String, &str), usize> = BTreeMap::new();
     for (j, u) in sn.iter().enumerate() {
@@ -904,7 +1013,9 @@ fn pair_sub(d: &mut Differ) -> Vec<Option<usize>> {
         }
     }
     d.new.sub_label = (0..n.len()).map(|j| format!("s{j}")).collect();
-    d.old.sub_label = (0..o.len()).map(|i| pair[i].map_or(format!("so{i}"), |j| format!("s{j}"))).collect();
+    d.old.sub_label = (0..o.len())
+        .map(|i| pair[i].map_or(format!("so{i}"), |j| format!("s{j}")))
+        .collect();
     pair
 }
 
@@ -965,7 +1076,10 @@ impl<'a> Differ<'a> {
         }
         let same = op
             .iter()
-            .filter(|(k, v)| np.get(k).is_some_and(|w| !matches!(self.compare(v, w), Eq3::Differs(_))))
+            .filter(|(k, v)| {
+                np.get(k)
+                    .is_some_and(|w| !matches!(self.compare(v, w), Eq3::Differs(_)))
+            })
             .count();
         same as f64 / total as f64
     }
@@ -985,7 +1099,10 @@ impl<'a> Differ<'a> {
         for (j, nd) in self.new.sc.nodes.iter().enumerate() {
             if self.node_pair_rev[j].is_none() {
                 if let Some(p) = &nd.parent {
-                    by_parent.entry(if p.is_empty() { ".".into() } else { p.clone() }).or_default().push(j);
+                    by_parent
+                        .entry(if p.is_empty() { ".".into() } else { p.clone() })
+                        .or_default()
+                        .push(j);
                 }
                 by_name.entry(nd.name.as_str()).or_default().push(j);
             }
@@ -994,13 +1111,20 @@ impl<'a> Differ<'a> {
             if self.node_pair[i].is_some() {
                 continue;
             }
-            let Some(parent) = self.old_parent_translated(i) else { continue };
+            let Some(parent) = self.old_parent_translated(i) else {
+                continue;
+            };
             let mut best: Option<(f64, usize)> = None;
             let cands: Vec<usize> = by_parent
                 .get(&parent)
                 .into_iter()
                 .flatten()
-                .chain(by_name.get(self.old.sc.nodes[i].name.as_str()).into_iter().flatten())
+                .chain(
+                    by_name
+                        .get(self.old.sc.nodes[i].name.as_str())
+                        .into_iter()
+                        .flatten(),
+                )
                 .copied()
                 .collect();
             for j in cands {
@@ -1074,7 +1198,12 @@ pub fn diff_files(old: Option<&Scene>, new: Option<&Scene>) -> DiffReport {
 
 /// A file with only the header of `s`: the other side of an added or deleted file.
 fn empty_like(s: &Scene) -> Scene {
-    let header = s.doc.sections.first().map(|h| s.doc.slice(&h.tag.span)).unwrap_or("[gd_scene]");
+    let header = s
+        .doc
+        .sections
+        .first()
+        .map(|h| s.doc.slice(&h.tag.span))
+        .unwrap_or("[gd_scene]");
     Scene::parse(format!("{header}\n").as_bytes())
         .or_else(|_| Scene::parse(b"[gd_scene]\n"))
         .unwrap_or_else(|_| s.clone())
@@ -1082,11 +1211,18 @@ fn empty_like(s: &Scene) -> Scene {
 
 fn node_subject(side: &Side, i: usize) -> Subject {
     let n = &side.sc.nodes[i];
-    Subject::Node { path: n.path.clone(), type_name: n.type_name.clone(), instance: side.instance_path(i) }
+    Subject::Node {
+        path: n.path.clone(),
+        type_name: n.type_name.clone(),
+        instance: side.instance_path(i),
+    }
 }
 
 fn all_props(side: &Side, s: &Section) -> Vec<(String, String)> {
-    props_of(side.sc, s).into_iter().map(|(k, v)| (k.to_string(), side.short(v))).collect()
+    props_of(side.sc, s)
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), side.short(v)))
+        .collect()
 }
 
 /// Longest increasing subsequence membership (patience sort with back-pointers).
@@ -1121,14 +1257,21 @@ fn reorders(d: &Differ) -> BTreeMap<usize, (usize, usize)> {
         let mut seq = Vec::new();
         let mut who = Vec::new();
         for (new_pos, &j) in kids.iter().enumerate() {
-            let Some(i) = d.node_pair_rev[j] else { continue };
+            let Some(i) = d.node_pair_rev[j] else {
+                continue;
+            };
             let on = &d.old.sc.nodes[i];
             let Some(op) = &on.parent else { continue };
             let op = if op.is_empty() { "." } else { op.as_str() };
             if d.translate(op) != *d.new.sc.nodes[j].parent.as_deref().unwrap_or(".") {
                 continue; // moved
             }
-            let old_pos = d.old.children.get(op).and_then(|v| v.iter().position(|&x| x == i)).unwrap_or(0);
+            let old_pos = d
+                .old
+                .children
+                .get(op)
+                .and_then(|v| v.iter().position(|&x| x == i))
+                .unwrap_or(0);
             seq.push(old_pos);
             who.push((j, old_pos, new_pos));
         }
@@ -1166,14 +1309,24 @@ fn node_changes(d: &mut Differ, changes: &mut Vec<Change>) {
         if !is_new {
             let s = d.old.sc.section(d.old.sc.nodes[k].section);
             let subject = node_subject(&d.old, k);
-            changes.push(Change { subject, detail: Detail::Removed { properties: all_props(&d.old, s) } });
+            changes.push(Change {
+                subject,
+                detail: Detail::Removed {
+                    properties: all_props(&d.old, s),
+                },
+            });
             continue;
         }
         let j = k;
         let ns = d.new.sc.section(d.new.sc.nodes[j].section);
         let Some(i) = d.node_pair_rev[j] else {
             let subject = node_subject(&d.new, j);
-            changes.push(Change { subject, detail: Detail::Added { properties: all_props(&d.new, ns) } });
+            changes.push(Change {
+                subject,
+                detail: Detail::Added {
+                    properties: all_props(&d.new, ns),
+                },
+            });
             continue;
         };
         let os = d.old.sc.section(d.old.sc.nodes[i].section);
@@ -1182,7 +1335,11 @@ fn node_changes(d: &mut Differ, changes: &mut Vec<Change>) {
         if ot.trim_end() == nt.trim_end()
             && !reordered.contains_key(&j)
             && d.same_refs(nt)
-            && d.old_parent_translated(i).as_deref() == d.new.sc.nodes[j].parent.as_deref().map(|p| if p.is_empty() { "." } else { p })
+            && d.old_parent_translated(i).as_deref()
+                == d.new.sc.nodes[j]
+                    .parent
+                    .as_deref()
+                    .map(|p| if p.is_empty() { "." } else { p })
         {
             continue;
         }
@@ -1191,10 +1348,19 @@ fn node_changes(d: &mut Differ, changes: &mut Vec<Change>) {
         let mut out = Vec::new();
         let (on, nn) = (&d.old.sc.nodes[i], &d.new.sc.nodes[j]);
         if on.name != nn.name {
-            out.push(Detail::Renamed { old: on.name.clone(), new: nn.name.clone() });
+            out.push(Detail::Renamed {
+                old: on.name.clone(),
+                new: nn.name.clone(),
+            });
         }
         let op = d.old_parent_translated(i);
-        let np = nn.parent.as_ref().map(|p| if p.is_empty() { ".".to_string() } else { p.clone() });
+        let np = nn.parent.as_ref().map(|p| {
+            if p.is_empty() {
+                ".".to_string()
+            } else {
+                p.clone()
+            }
+        });
         if op != np {
             out.push(Detail::Moved {
                 old_parent: on.parent.clone().unwrap_or_else(|| "(none)".into()),
@@ -1202,13 +1368,24 @@ fn node_changes(d: &mut Differ, changes: &mut Vec<Change>) {
             });
         }
         if let Some(&(o, n)) = reordered.get(&j) {
-            out.push(Detail::Reordered { old_index: o, new_index: n });
+            out.push(Detail::Reordered {
+                old_index: o,
+                new_index: n,
+            });
         }
         if on.type_name != nn.type_name {
-            out.push(Detail::Field { field: "type".into(), old: on.type_name.clone(), new: nn.type_name.clone() });
+            out.push(Detail::Field {
+                field: "type".into(),
+                old: on.type_name.clone(),
+                new: nn.type_name.clone(),
+            });
         }
         if on.unique_id.is_none() && nn.unique_id.is_some() {
-            d.note(NoiseKind::UniqueIdAdded, &path, format!("unique_id={}", nn.unique_id.unwrap_or(0)));
+            d.note(
+                NoiseKind::UniqueIdAdded,
+                &path,
+                format!("unique_id={}", nn.unique_id.unwrap_or(0)),
+            );
         }
         for f in ["instance", "instance_placeholder", "index", "node_paths"] {
             d.field_cmp(&path, os, ns, f, &mut out);
@@ -1216,7 +1393,11 @@ fn node_changes(d: &mut Differ, changes: &mut Vec<Change>) {
         // Owner: compared through renames.
         let oo = on.owner.as_ref().map(|o| d.translate(o));
         if oo != nn.owner {
-            out.push(Detail::Field { field: "owner".into(), old: on.owner.clone(), new: nn.owner.clone() });
+            out.push(Detail::Field {
+                field: "owner".into(),
+                old: on.owner.clone(),
+                new: nn.owner.clone(),
+            });
         }
         for f in ["parent_id_path", "owner_uid_path"] {
             let (a, b) = (d.old.raw_field(os, f), d.new.raw_field(ns, f));
@@ -1226,7 +1407,9 @@ fn node_changes(d: &mut Differ, changes: &mut Vec<Change>) {
         }
         // Groups.
         let groups = |side: &Side, s: &Section| -> Option<BTreeSet<String>> {
-            let Some(raw) = side.raw_field(s, "groups") else { return Some(BTreeSet::new()) };
+            let Some(raw) = side.raw_field(s, "groups") else {
+                return Some(BTreeSet::new());
+            };
             match value::parse(raw).ok()? {
                 Value::Array(items) | Value::TypedArray { items, .. } => Some(
                     items
@@ -1249,32 +1432,54 @@ fn node_changes(d: &mut Differ, changes: &mut Vec<Change>) {
                     out.push(Detail::GroupRemoved { group: g.clone() });
                 }
                 if a == b && d.old.raw_field(os, "groups") != d.new.raw_field(ns, "groups") {
-                    d.note(NoiseKind::Respelled, &path, "groups written differently".into());
+                    d.note(
+                        NoiseKind::Respelled,
+                        &path,
+                        "groups written differently".into(),
+                    );
                 }
             }
             _ => d.field_cmp(&path, os, ns, "groups", &mut out),
         }
         d.props(&path, os, ns, &mut out, true);
-        changes.extend(out.into_iter().map(|detail| Change { subject: subject.clone(), detail }));
+        changes.extend(out.into_iter().map(|detail| Change {
+            subject: subject.clone(),
+            detail,
+        }));
     }
 }
 
 fn main_resource_changes(d: &mut Differ, changes: &mut Vec<Change>) {
-    let subject = Subject::MainResource { type_name: d.new.sc.header.resource_type.clone() };
+    let subject = Subject::MainResource {
+        type_name: d.new.sc.header.resource_type.clone(),
+    };
     match (d.old.sc.resource, d.new.sc.resource) {
         (Some(a), Some(b)) => {
             let mut out = Vec::new();
             let (os, ns) = (d.old.sc.section(a), d.new.sc.section(b));
             d.props("(resource)", os, ns, &mut out, true);
-            changes.extend(out.into_iter().map(|detail| Change { subject: subject.clone(), detail }));
+            changes.extend(out.into_iter().map(|detail| Change {
+                subject: subject.clone(),
+                detail,
+            }));
         }
         (None, Some(b)) => {
             let ns = d.new.sc.section(b);
-            changes.push(Change { subject, detail: Detail::Added { properties: all_props(&d.new, ns) } })
+            changes.push(Change {
+                subject,
+                detail: Detail::Added {
+                    properties: all_props(&d.new, ns),
+                },
+            })
         }
         (Some(a), None) => {
             let os = d.old.sc.section(a);
-            changes.push(Change { subject, detail: Detail::Removed { properties: all_props(&d.old, os) } })
+            changes.push(Change {
+                subject,
+                detail: Detail::Removed {
+                    properties: all_props(&d.old, os),
+                },
+            })
         }
         (None, None) => {}
     }
@@ -1295,49 +1500,95 @@ fn ext_changes(d: &mut Differ, pair: &[Option<usize>], changes: &mut Vec<Change>
         }
     }
     for (j, e) in n.iter().enumerate() {
-        let subject = Subject::ExtResource { path: e.path.clone(), type_name: e.type_name.clone(), users: d.new.users(RefKind::Ext, j) };
+        let subject = Subject::ExtResource {
+            path: e.path.clone(),
+            type_name: e.type_name.clone(),
+            users: d.new.users(RefKind::Ext, j),
+        };
         match rev[j] {
-            None => changes.push(Change { subject, detail: Detail::Added { properties: Vec::new() } }),
+            None => changes.push(Change {
+                subject,
+                detail: Detail::Added {
+                    properties: Vec::new(),
+                },
+            }),
             Some(i) => {
                 let oe = &o[i];
                 if oe.path != e.path {
                     changes.push(Change {
                         subject: subject.clone(),
-                        detail: Detail::Field { field: "path".into(), old: Some(oe.path.clone()), new: Some(e.path.clone()) },
+                        detail: Detail::Field {
+                            field: "path".into(),
+                            old: Some(oe.path.clone()),
+                            new: Some(e.path.clone()),
+                        },
                     });
                 }
                 if oe.type_name != e.type_name {
                     changes.push(Change {
                         subject: subject.clone(),
-                        detail: Detail::Field { field: "type".into(), old: Some(oe.type_name.clone()), new: Some(e.type_name.clone()) },
+                        detail: Detail::Field {
+                            field: "type".into(),
+                            old: Some(oe.type_name.clone()),
+                            new: Some(e.type_name.clone()),
+                        },
                     });
                 }
                 match (&oe.uid, &e.uid) {
-                    (None, Some(u)) => d.noise.push(Noise { kind: NoiseKind::UidAdded, subject: e.path.clone(), detail: format!("uid {u}") }),
+                    (None, Some(u)) => d.noise.push(Noise {
+                        kind: NoiseKind::UidAdded,
+                        subject: e.path.clone(),
+                        detail: format!("uid {u}"),
+                    }),
                     (Some(a), Some(b)) if a != b => changes.push(Change {
                         subject: subject.clone(),
-                        detail: Detail::Field { field: "uid".into(), old: Some(a.clone()), new: Some(b.clone()) },
+                        detail: Detail::Field {
+                            field: "uid".into(),
+                            old: Some(a.clone()),
+                            new: Some(b.clone()),
+                        },
                     }),
                     (Some(a), None) => changes.push(Change {
                         subject: subject.clone(),
-                        detail: Detail::Field { field: "uid".into(), old: Some(a.clone()), new: None },
+                        detail: Detail::Field {
+                            field: "uid".into(),
+                            old: Some(a.clone()),
+                            new: None,
+                        },
                     }),
                     _ => {}
                 }
                 if oe.id != e.id {
-                    d.noise.push(Noise { kind: NoiseKind::IdRenamed, subject: e.path.clone(), detail: format!("ext_resource id {} -> {}", oe.id, e.id) });
+                    d.noise.push(Noise {
+                        kind: NoiseKind::IdRenamed,
+                        subject: e.path.clone(),
+                        detail: format!("ext_resource id {} -> {}", oe.id, e.id),
+                    });
                 }
             }
         }
     }
     for (i, e) in o.iter().enumerate() {
         if pair[i].is_none() {
-            let subject = Subject::ExtResource { path: e.path.clone(), type_name: e.type_name.clone(), users: d.old.users(RefKind::Ext, i) };
-            changes.push(Change { subject, detail: Detail::Removed { properties: Vec::new() } });
+            let subject = Subject::ExtResource {
+                path: e.path.clone(),
+                type_name: e.type_name.clone(),
+                users: d.old.users(RefKind::Ext, i),
+            };
+            changes.push(Change {
+                subject,
+                detail: Detail::Removed {
+                    properties: Vec::new(),
+                },
+            });
         }
     }
     if !order_kept(pair) {
-        d.noise.push(Noise { kind: NoiseKind::Reordered, subject: "ext_resources".into(), detail: "listed in another order".into() });
+        d.noise.push(Noise {
+            kind: NoiseKind::Reordered,
+            subject: "ext_resources".into(),
+            detail: "listed in another order".into(),
+        });
     }
 }
 
@@ -1351,23 +1602,43 @@ fn sub_changes(d: &mut Differ, pair: &[Option<usize>], changes: &mut Vec<Change>
     }
     for (j, s) in n.iter().enumerate() {
         let ns = d.new.sc.section(s.section);
-        let mk = |d: &Differ| Subject::SubResource { id: s.id.clone(), type_name: s.type_name.clone(), users: d.new.users(RefKind::Sub, j) };
+        let mk = |d: &Differ| Subject::SubResource {
+            id: s.id.clone(),
+            type_name: s.type_name.clone(),
+            users: d.new.users(RefKind::Sub, j),
+        };
         match rev[j] {
-            None => changes.push(Change { subject: mk(d), detail: Detail::Added { properties: all_props(&d.new, ns) } }),
+            None => changes.push(Change {
+                subject: mk(d),
+                detail: Detail::Added {
+                    properties: all_props(&d.new, ns),
+                },
+            }),
             Some(i) => {
                 let os = d.old.sc.section(o[i].section);
                 let name = sub_display(&s.type_name, &s.id);
                 let mut out = Vec::new();
                 if o[i].type_name != s.type_name {
-                    out.push(Detail::Field { field: "type".into(), old: Some(o[i].type_name.clone()), new: Some(s.type_name.clone()) });
+                    out.push(Detail::Field {
+                        field: "type".into(),
+                        old: Some(o[i].type_name.clone()),
+                        new: Some(s.type_name.clone()),
+                    });
                 }
                 d.props(&name, os, ns, &mut out, false);
                 if o[i].id != s.id {
-                    d.note(NoiseKind::IdRenamed, &name, format!("sub_resource id {} -> {}", o[i].id, s.id));
+                    d.note(
+                        NoiseKind::IdRenamed,
+                        &name,
+                        format!("sub_resource id {} -> {}", o[i].id, s.id),
+                    );
                 }
                 if !out.is_empty() {
                     let subject = mk(d);
-                    changes.extend(out.into_iter().map(|detail| Change { subject: subject.clone(), detail }));
+                    changes.extend(out.into_iter().map(|detail| Change {
+                        subject: subject.clone(),
+                        detail,
+                    }));
                 }
             }
         }
@@ -1375,12 +1646,25 @@ fn sub_changes(d: &mut Differ, pair: &[Option<usize>], changes: &mut Vec<Change>
     for (i, s) in o.iter().enumerate() {
         if pair[i].is_none() {
             let os = d.old.sc.section(s.section);
-            let subject = Subject::SubResource { id: s.id.clone(), type_name: s.type_name.clone(), users: d.old.users(RefKind::Sub, i) };
-            changes.push(Change { subject, detail: Detail::Removed { properties: all_props(&d.old, os) } });
+            let subject = Subject::SubResource {
+                id: s.id.clone(),
+                type_name: s.type_name.clone(),
+                users: d.old.users(RefKind::Sub, i),
+            };
+            changes.push(Change {
+                subject,
+                detail: Detail::Removed {
+                    properties: all_props(&d.old, os),
+                },
+            });
         }
     }
     if !order_kept(pair) {
-        d.noise.push(Noise { kind: NoiseKind::Reordered, subject: "sub_resources".into(), detail: "listed in another order".into() });
+        d.noise.push(Noise {
+            kind: NoiseKind::Reordered,
+            subject: "sub_resources".into(),
+            detail: "listed in another order".into(),
+        });
     }
 }
 
@@ -1388,7 +1672,14 @@ fn sub_changes(d: &mut Differ, pair: &[Option<usize>], changes: &mut Vec<Change>
 const CONNECTION_FIELDS: [(&str, &str); 3] = [("flags", "2"), ("binds", "[]"), ("unbinds", "0")];
 
 fn connection_changes(d: &mut Differ, changes: &mut Vec<Change>) {
-    let key_of_new = |c: &crate::model::Connection| (c.key.signal.clone(), c.key.from.clone(), c.key.to.clone(), c.key.method.clone());
+    let key_of_new = |c: &crate::model::Connection| {
+        (
+            c.key.signal.clone(),
+            c.key.from.clone(),
+            c.key.to.clone(),
+            c.key.method.clone(),
+        )
+    };
     let mut new_by_key: BTreeMap<(String, String, String, String), usize> = BTreeMap::new();
     for (j, c) in d.new.sc.connections.iter().enumerate() {
         new_by_key.entry(key_of_new(c)).or_insert(j);
@@ -1397,7 +1688,12 @@ fn connection_changes(d: &mut Differ, changes: &mut Vec<Change>) {
     let mut removed = Vec::new();
     let mut changed = Vec::new();
     for (i, c) in d.old.sc.connections.iter().enumerate() {
-        let k = (c.key.signal.clone(), d.translate(&c.key.from), d.translate(&c.key.to), c.key.method.clone());
+        let k = (
+            c.key.signal.clone(),
+            d.translate(&c.key.from),
+            d.translate(&c.key.to),
+            c.key.method.clone(),
+        );
         match new_by_key.get(&k) {
             Some(&j) if !paired_new[j] => {
                 paired_new[j] = true;
@@ -1416,7 +1712,10 @@ fn connection_changes(d: &mut Differ, changes: &mut Vec<Change>) {
         let (oc, nc) = (&d.old.sc.connections[i], &d.new.sc.connections[j]);
         let (os, ns) = (d.old.sc.section(oc.section), d.new.sc.section(nc.section));
         let subject = subj(nc);
-        let name = format!("connection {} {} -> {}", nc.key.signal, nc.key.from, nc.key.to);
+        let name = format!(
+            "connection {} {} -> {}",
+            nc.key.signal, nc.key.from, nc.key.to
+        );
         for (f, def) in CONNECTION_FIELDS {
             let a = d.old.raw_field(os, f).unwrap_or(def);
             let b = d.new.raw_field(ns, f).unwrap_or(def);
@@ -1425,7 +1724,11 @@ fn connection_changes(d: &mut Differ, changes: &mut Vec<Change>) {
                 Eq3::Noise(k) => d.note(k, &name, format!("{f}: {a} -> {b}")),
                 Eq3::Differs(_) => changes.push(Change {
                     subject: subject.clone(),
-                    detail: Detail::Field { field: f.into(), old: Some(d.old.short(a)), new: Some(d.new.short(b)) },
+                    detail: Detail::Field {
+                        field: f.into(),
+                        old: Some(d.old.short(a)),
+                        new: Some(d.new.short(b)),
+                    },
                 }),
             }
         }
@@ -1435,25 +1738,53 @@ fn connection_changes(d: &mut Differ, changes: &mut Vec<Change>) {
             let s = d.new.sc.section(c.section);
             let props = CONNECTION_FIELDS
                 .iter()
-                .filter_map(|(f, _)| d.new.raw_field(s, f).map(|v| (f.to_string(), d.new.short(v))))
+                .filter_map(|(f, _)| {
+                    d.new
+                        .raw_field(s, f)
+                        .map(|v| (f.to_string(), d.new.short(v)))
+                })
                 .collect();
-            changes.push(Change { subject: subj(c), detail: Detail::Added { properties: props } });
+            changes.push(Change {
+                subject: subj(c),
+                detail: Detail::Added { properties: props },
+            });
         }
     }
     for i in removed {
         let c = &d.old.sc.connections[i];
-        changes.push(Change { subject: subj(c), detail: Detail::Removed { properties: Vec::new() } });
+        changes.push(Change {
+            subject: subj(c),
+            detail: Detail::Removed {
+                properties: Vec::new(),
+            },
+        });
     }
 }
 
 fn editable_changes(d: &mut Differ, changes: &mut Vec<Change>) {
-    let old: BTreeSet<String> = d.old.sc.editables.iter().map(|e| d.translate(&e.path)).collect();
+    let old: BTreeSet<String> = d
+        .old
+        .sc
+        .editables
+        .iter()
+        .map(|e| d.translate(&e.path))
+        .collect();
     let new: BTreeSet<String> = d.new.sc.editables.iter().map(|e| e.path.clone()).collect();
     for p in new.difference(&old) {
-        changes.push(Change { subject: Subject::Editable { path: p.clone() }, detail: Detail::Added { properties: Vec::new() } });
+        changes.push(Change {
+            subject: Subject::Editable { path: p.clone() },
+            detail: Detail::Added {
+                properties: Vec::new(),
+            },
+        });
     }
     for p in old.difference(&new) {
-        changes.push(Change { subject: Subject::Editable { path: p.clone() }, detail: Detail::Removed { properties: Vec::new() } });
+        changes.push(Change {
+            subject: Subject::Editable { path: p.clone() },
+            detail: Detail::Removed {
+                properties: Vec::new(),
+            },
+        });
     }
 }
 
@@ -1461,25 +1792,58 @@ fn header_changes(d: &mut Differ, changes: &mut Vec<Change>) {
     let (a, b) = (&d.old.sc.header, &d.new.sc.header);
     if a.load_steps != b.load_steps {
         let s = |x: Option<i64>| x.map_or("none".to_string(), |v| v.to_string());
-        d.note(NoiseKind::LoadSteps, "header", format!("load_steps {} -> {}", s(a.load_steps), s(b.load_steps)));
+        d.note(
+            NoiseKind::LoadSteps,
+            "header",
+            format!("load_steps {} -> {}", s(a.load_steps), s(b.load_steps)),
+        );
     }
     let mut field = |f: &str, x: Option<String>, y: Option<String>| {
         if x != y {
-            changes.push(Change { subject: Subject::Header, detail: Detail::Field { field: f.into(), old: x, new: y } });
+            changes.push(Change {
+                subject: Subject::Header,
+                detail: Detail::Field {
+                    field: f.into(),
+                    old: x,
+                    new: y,
+                },
+            });
         }
     };
     if d.old.sc.kind != d.new.sc.kind {
-        let k = |k: FileKind| Some(if k == FileKind::Scene { "gd_scene".to_string() } else { "gd_resource".to_string() });
+        let k = |k: FileKind| {
+            Some(if k == FileKind::Scene {
+                "gd_scene".to_string()
+            } else {
+                "gd_resource".to_string()
+            })
+        };
         field("kind", k(d.old.sc.kind), k(d.new.sc.kind));
     }
-    field("format", a.format.map(|x| x.to_string()), b.format.map(|x| x.to_string()));
+    field(
+        "format",
+        a.format.map(|x| x.to_string()),
+        b.format.map(|x| x.to_string()),
+    );
     field("type", a.resource_type.clone(), b.resource_type.clone());
-    field("script_class", a.script_class.clone(), b.script_class.clone());
+    field(
+        "script_class",
+        a.script_class.clone(),
+        b.script_class.clone(),
+    );
     match (&a.uid, &b.uid) {
-        (None, Some(u)) => d.noise.push(Noise { kind: NoiseKind::UidAdded, subject: "header".into(), detail: format!("uid {u}") }),
+        (None, Some(u)) => d.noise.push(Noise {
+            kind: NoiseKind::UidAdded,
+            subject: "header".into(),
+            detail: format!("uid {u}"),
+        }),
         (x, y) if x != y => changes.push(Change {
             subject: Subject::Header,
-            detail: Detail::Field { field: "uid".into(), old: x.clone(), new: y.clone() },
+            detail: Detail::Field {
+                field: "uid".into(),
+                old: x.clone(),
+                new: y.clone(),
+            },
         }),
         _ => {}
     }

@@ -5,7 +5,9 @@
 //! 6 significant digits (the precision [`crate::value::float_eq`] compares at), and
 //! `ExtResource`/`SubResource` ids are replaced by names a person can read.
 
-use crate::value::{canonical_ctor_name, html_color, PackedElems, PackedKind, RefKind, ResId, TypeRef, Value};
+use crate::value::{
+    canonical_ctor_name, html_color, PackedElems, PackedKind, RefKind, ResId, TypeRef, Value,
+};
 use crate::write::{c_escape, multiline_escape};
 
 /// How much of a value to print.
@@ -30,7 +32,11 @@ pub fn canon_float(x: f64) -> String {
     if x.is_nan() {
         "nan".into()
     } else if x.is_infinite() {
-        if x > 0.0 { "inf".into() } else { "-inf".into() }
+        if x > 0.0 {
+            "inf".into()
+        } else {
+            "-inf".into()
+        }
     } else {
         crate::write::g6_signed(x)
     }
@@ -94,13 +100,24 @@ fn write_typeref(out: &mut String, t: &TypeRef, names: Namer<'_>) {
         TypeRef::Sub(id) => write_ref(out, "SubResource", RefKind::Sub, id, names),
         TypeRef::Resource(args) => {
             out.push_str("Resource(");
-            out.push_str(&args.iter().map(|a| format!("\"{}\"", multiline_escape(a))).collect::<Vec<_>>().join(", "));
+            out.push_str(
+                &args
+                    .iter()
+                    .map(|a| format!("\"{}\"", multiline_escape(a)))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            );
             out.push(')');
         }
     }
 }
 
-fn write_seq<'v>(out: &mut String, items: impl Iterator<Item = &'v Value>, names: Namer<'_>, detail: Detail) {
+fn write_seq<'v>(
+    out: &mut String,
+    items: impl Iterator<Item = &'v Value>,
+    names: Namer<'_>,
+    detail: Detail,
+) {
     for (i, it) in items.enumerate() {
         if i > 0 {
             out.push_str(", ");
@@ -152,7 +169,9 @@ fn write_packed(out: &mut String, p: &crate::value::Packed, detail: Detail) {
             out.push_str(&p.name);
             out.push('(');
             match &p.body {
-                crate::value::PackedBody::List(s) | crate::value::PackedBody::Base64(s) => out.push_str(s.trim()),
+                crate::value::PackedBody::List(s) | crate::value::PackedBody::Base64(s) => {
+                    out.push_str(s.trim())
+                }
             }
             out.push(')');
             return;
@@ -167,8 +186,18 @@ fn write_packed(out: &mut String, p: &crate::value::Packed, detail: Detail) {
     out.push_str(name);
     out.push('(');
     match &elems {
-        PackedElems::Bytes(b) => out.push_str(&b.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", ")),
-        PackedElems::Ints(v) => out.push_str(&v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", ")),
+        PackedElems::Bytes(b) => out.push_str(
+            &b.iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+        ),
+        PackedElems::Ints(v) => out.push_str(
+            &v.iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+        ),
         PackedElems::Floats(v) => {
             let mut first = true;
             for x in v {
@@ -222,7 +251,12 @@ fn write(out: &mut String, v: &Value, names: Namer<'_>, detail: Detail) {
         Value::Color(hex) => match html_color(hex) {
             Some(c) => {
                 out.push_str("Color(");
-                out.push_str(&c.iter().map(|x| canon_float(*x)).collect::<Vec<_>>().join(", "));
+                out.push_str(
+                    &c.iter()
+                        .map(|x| canon_float(*x))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                );
                 out.push(')');
             }
             None => {
@@ -234,7 +268,10 @@ fn write(out: &mut String, v: &Value, names: Namer<'_>, detail: Detail) {
         Value::SubResource(id) => write_ref(out, "SubResource", RefKind::Sub, id, names),
         Value::Ctor { name, args } => {
             let canon = canonical_ctor_name(name);
-            let int_ctor = matches!(canon, "Vector2i" | "Vector3i" | "Vector4i" | "Rect2i" | "RID");
+            let int_ctor = matches!(
+                canon,
+                "Vector2i" | "Vector3i" | "Vector4i" | "Rect2i" | "RID"
+            );
             out.push_str(canon);
             out.push('(');
             for (i, a) in args.iter().enumerate() {
@@ -258,7 +295,11 @@ fn write(out: &mut String, v: &Value, names: Namer<'_>, detail: Detail) {
             out.push_str("])");
         }
         Value::Dict(entries) => write_entries(out, entries, names, detail),
-        Value::TypedDict { key, value, entries } => {
+        Value::TypedDict {
+            key,
+            value,
+            entries,
+        } => {
             out.push_str("Dictionary[");
             write_typeref(out, key, names);
             out.push_str(", ");
@@ -296,14 +337,32 @@ pub fn component_names(ctor: &str, n: usize) -> Vec<String> {
         ("Color", 3) => &["r", "g", "b"],
         ("Rect2" | "Rect2i", 4) => &["position.x", "position.y", "size.x", "size.y"],
         ("Plane", 4) => &["normal.x", "normal.y", "normal.z", "d"],
-        ("AABB", 6) => &["position.x", "position.y", "position.z", "size.x", "size.y", "size.z"],
+        ("AABB", 6) => &[
+            "position.x",
+            "position.y",
+            "position.z",
+            "size.x",
+            "size.y",
+            "size.z",
+        ],
         ("Transform2D", 6) => &["x.x", "x.y", "y.x", "y.y", "origin.x", "origin.y"],
         ("Transform3D", 12) => &[
-            "basis[0][0]", "basis[0][1]", "basis[0][2]", "basis[1][0]", "basis[1][1]", "basis[1][2]",
-            "basis[2][0]", "basis[2][1]", "basis[2][2]", "origin.x", "origin.y", "origin.z",
+            "basis[0][0]",
+            "basis[0][1]",
+            "basis[0][2]",
+            "basis[1][0]",
+            "basis[1][1]",
+            "basis[1][2]",
+            "basis[2][0]",
+            "basis[2][1]",
+            "basis[2][2]",
+            "origin.x",
+            "origin.y",
+            "origin.z",
         ],
         ("Basis", 9) => &[
-            "[0][0]", "[0][1]", "[0][2]", "[1][0]", "[1][1]", "[1][2]", "[2][0]", "[2][1]", "[2][2]",
+            "[0][0]", "[0][1]", "[0][2]", "[1][0]", "[1][1]", "[1][2]", "[2][0]", "[2][1]",
+            "[2][2]",
         ],
         _ => &[],
     };
@@ -333,20 +392,50 @@ mod tests {
         assert_eq!(a, b);
         assert_eq!(show(&p("2"), &names, Detail::Full), "2");
         assert_eq!(show(&p("2.0"), &names, Detail::Full), "2.0");
-        assert_eq!(show(&p("Transform( 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0 )"), &names, Detail::Full).split('(').next(), Some("Transform3D"));
+        assert_eq!(
+            show(
+                &p("Transform( 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0 )"),
+                &names,
+                Detail::Full
+            )
+            .split('(')
+            .next(),
+            Some("Transform3D")
+        );
     }
 
     #[test]
     fn references_are_named() {
-        assert_eq!(show(&p("[ExtResource( 1 ), SubResource(\"x\")]"), &names, Detail::Full), "[ExtResource(e:1), SubResource(s:x)]");
+        assert_eq!(
+            show(
+                &p("[ExtResource( 1 ), SubResource(\"x\")]"),
+                &names,
+                Detail::Full
+            ),
+            "[ExtResource(e:1), SubResource(s:x)]"
+        );
     }
 
     #[test]
     fn short_summarises_big_packed_arrays_and_cuts() {
         let v = p("PackedVector3Array(1, 2, 3, 4, 5, 6, 7, 8, 9, 1, 2, 3, 4, 5, 6)");
-        assert_eq!(show(&v, &names, Detail::Short { limit: 80 }), "PackedVector3Array(5 elements)");
-        assert_eq!(show(&p("PoolIntArray( 1, 2 )"), &names, Detail::Short { limit: 80 }), "PackedInt32Array(1, 2)");
-        let long = show(&p(&format!("\"{}\"", "a".repeat(300))), &names, Detail::Short { limit: 40 });
+        assert_eq!(
+            show(&v, &names, Detail::Short { limit: 80 }),
+            "PackedVector3Array(5 elements)"
+        );
+        assert_eq!(
+            show(
+                &p("PoolIntArray( 1, 2 )"),
+                &names,
+                Detail::Short { limit: 80 }
+            ),
+            "PackedInt32Array(1, 2)"
+        );
+        let long = show(
+            &p(&format!("\"{}\"", "a".repeat(300))),
+            &names,
+            Detail::Short { limit: 40 },
+        );
         assert!(long.len() <= 43 && long.ends_with('…'), "{long}");
         let s = show(&p("\"a\nb\""), &names, Detail::Short { limit: 80 });
         assert_eq!(s, "\"a\\nb\"");

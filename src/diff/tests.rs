@@ -9,7 +9,10 @@ fn d(a: &str, b: &str) -> DiffReport {
 }
 
 fn kinds(r: &DiffReport) -> Vec<String> {
-    r.changes.iter().map(|c| format!("{}:{}", c.subject.kind(), c.detail.kind())).collect()
+    r.changes
+        .iter()
+        .map(|c| format!("{}:{}", c.subject.kind(), c.detail.kind()))
+        .collect()
 }
 
 fn noise(r: &DiffReport) -> Vec<NoiseKind> {
@@ -77,7 +80,10 @@ fn noise_ids_swapped_between_two_subs_is_not_a_change() {
 
 #[test]
 fn noise_float_respelling() {
-    let r = d(BASE, &BASE.replace("Vector2(0.707107, 1)", "Vector2(0.70710677, 1.0)"));
+    let r = d(
+        BASE,
+        &BASE.replace("Vector2(0.707107, 1)", "Vector2(0.70710677, 1.0)"),
+    );
     assert!(r.is_empty(), "{:?}", r.changes);
     assert_eq!(noise(&r), [NoiseKind::Respelled]);
 }
@@ -91,7 +97,10 @@ fn noise_load_steps() {
 
 #[test]
 fn noise_uid_added_to_ext_resource() {
-    let b = BASE.replace("type=\"Script\" path=", "type=\"Script\" uid=\"uid://scr\" path=");
+    let b = BASE.replace(
+        "type=\"Script\" path=",
+        "type=\"Script\" uid=\"uid://scr\" path=",
+    );
     let r = d(BASE, &b);
     assert!(r.is_empty(), "{:?}", r.changes);
     assert_eq!(noise(&r), [NoiseKind::UidAdded]);
@@ -121,7 +130,9 @@ fn noise_unique_ids_added_by_a_resave() {
 fn noise_resources_reordered() {
     let circle = "[sub_resource type=\"CircleShape2D\" id=\"CircleShape2D_x1\"]\nradius = 4.0\n\n";
     let rect = "[sub_resource type=\"RectangleShape2D\" id=\"RectangleShape2D_y1\"]\nsize = Vector2(2, 3)\n\n";
-    let b = BASE.replace(circle, "").replace(rect, &format!("{rect}{circle}"));
+    let b = BASE
+        .replace(circle, "")
+        .replace(rect, &format!("{rect}{circle}"));
     assert_ne!(b, BASE);
     let r = d(BASE, &b);
     assert!(r.is_empty(), "{:?}", r.changes);
@@ -130,11 +141,23 @@ fn noise_resources_reordered() {
 
 #[test]
 fn property_added_removed_changed() {
-    let b = BASE.replace("speed = 10\n", "speed = 12\njump = true\n").replace("position = Vector2(0.707107, 1)\n", "");
+    let b = BASE
+        .replace("speed = 10\n", "speed = 12\njump = true\n")
+        .replace("position = Vector2(0.707107, 1)\n", "");
     let r = d(BASE, &b);
-    assert_eq!(kinds(&r), ["node:property_changed", "node:property_added", "node:property_removed"]);
+    assert_eq!(
+        kinds(&r),
+        [
+            "node:property_changed",
+            "node:property_added",
+            "node:property_removed"
+        ]
+    );
     match &r.changes[0].detail {
-        Detail::PropertyChanged { key, old, new, .. } => assert_eq!((key.as_str(), old.as_str(), new.as_str()), ("speed", "10", "12")),
+        Detail::PropertyChanged { key, old, new, .. } => assert_eq!(
+            (key.as_str(), old.as_str(), new.as_str()),
+            ("speed", "10", "12")
+        ),
         other => panic!("{other:?}"),
     }
     assert!(matches!(&r.changes[0].subject, Subject::Node { path, .. } if path == "."));
@@ -143,9 +166,15 @@ fn property_added_removed_changed() {
 
 #[test]
 fn vector_changes_are_per_component() {
-    let r = d(BASE, &BASE.replace("Vector2(0.707107, 1)", "Vector2(0.707107, 5)"));
+    let r = d(
+        BASE,
+        &BASE.replace("Vector2(0.707107, 1)", "Vector2(0.707107, 5)"),
+    );
     match &r.changes[0].detail {
-        Detail::PropertyChanged { delta: Delta::Components(c), .. } => {
+        Detail::PropertyChanged {
+            delta: Delta::Components(c),
+            ..
+        } => {
             assert_eq!(c, &[("y".to_string(), "1".to_string(), "5".to_string())])
         }
         other => panic!("{other:?}"),
@@ -154,11 +183,27 @@ fn vector_changes_are_per_component() {
 
 #[test]
 fn packed_arrays_summarised() {
-    let a = BASE.replace("speed = 10", "pts = PackedVector2Array(0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5)");
-    let b = BASE.replace("speed = 10", "pts = PackedVector2Array(0, 0, 1, 9, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6)");
+    let a = BASE.replace(
+        "speed = 10",
+        "pts = PackedVector2Array(0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5)",
+    );
+    let b = BASE.replace(
+        "speed = 10",
+        "pts = PackedVector2Array(0, 0, 1, 9, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6)",
+    );
     let r = d(&a, &b);
     match &r.changes[0].detail {
-        Detail::PropertyChanged { old, delta: Delta::Packed { old_len, new_len, changed, .. }, .. } => {
+        Detail::PropertyChanged {
+            old,
+            delta:
+                Delta::Packed {
+                    old_len,
+                    new_len,
+                    changed,
+                    ..
+                },
+            ..
+        } => {
             assert_eq!((*old_len, *new_len, *changed), (6, 7, 1));
             assert_eq!(old, "PackedVector2Array(6 elements)");
         }
@@ -169,9 +214,14 @@ fn packed_arrays_summarised() {
 #[test]
 fn long_values_are_shortened() {
     let long = "x".repeat(500);
-    let r = d(BASE, &BASE.replace("speed = 10", &format!("speed = \"{long}\"")));
+    let r = d(
+        BASE,
+        &BASE.replace("speed = 10", &format!("speed = \"{long}\"")),
+    );
     match &r.changes[0].detail {
-        Detail::PropertyChanged { new, .. } => assert!(new.len() <= VALUE_LIMIT + 3 && new.ends_with('…')),
+        Detail::PropertyChanged { new, .. } => {
+            assert!(new.len() <= VALUE_LIMIT + 3 && new.ends_with('…'))
+        }
         other => panic!("{other:?}"),
     }
 }
@@ -188,17 +238,30 @@ fn node_added_and_removed() {
     assert!(k.contains(&"node:added".to_string()), "{k:?}");
     assert!(k.contains(&"node:removed".to_string()), "{k:?}");
     // The rectangle is no longer used by anything, but the file still has it: no change.
-    let added = r.changes.iter().find(|c| c.detail.kind() == "added").unwrap();
-    assert!(matches!(&added.subject, Subject::Node { path, type_name: Some(t), .. } if path == "Extra" && t == "Node"));
-    assert!(matches!(&added.detail, Detail::Added { properties } if properties == &[("foo".to_string(), "1".to_string())]));
+    let added = r
+        .changes
+        .iter()
+        .find(|c| c.detail.kind() == "added")
+        .unwrap();
+    assert!(
+        matches!(&added.subject, Subject::Node { path, type_name: Some(t), .. } if path == "Extra" && t == "Node")
+    );
+    assert!(
+        matches!(&added.detail, Detail::Added { properties } if properties == &[("foo".to_string(), "1".to_string())])
+    );
 }
 
 #[test]
 fn node_renamed_children_follow() {
-    let b = BASE.replace("name=\"Body\"", "name=\"Hitbox\"").replace("parent=\"Body\"", "parent=\"Hitbox\"").replace("from=\"Body\"", "from=\"Hitbox\"");
+    let b = BASE
+        .replace("name=\"Body\"", "name=\"Hitbox\"")
+        .replace("parent=\"Body\"", "parent=\"Hitbox\"")
+        .replace("from=\"Body\"", "from=\"Hitbox\"");
     let r = d(BASE, &b);
     assert_eq!(kinds(&r), ["node:renamed"], "{:?}", r.changes);
-    assert!(matches!(&r.changes[0].detail, Detail::Renamed { old, new } if old == "Body" && new == "Hitbox"));
+    assert!(
+        matches!(&r.changes[0].detail, Detail::Renamed { old, new } if old == "Body" && new == "Hitbox")
+    );
 }
 
 #[test]
@@ -211,16 +274,23 @@ fn node_renamed_by_unique_id() {
 
 #[test]
 fn node_moved() {
-    let b = BASE.replace("[node name=\"Box\" type=\"CollisionShape2D\" parent=\"Body\"]", "[node name=\"Box\" type=\"CollisionShape2D\" parent=\".\"]");
+    let b = BASE.replace(
+        "[node name=\"Box\" type=\"CollisionShape2D\" parent=\"Body\"]",
+        "[node name=\"Box\" type=\"CollisionShape2D\" parent=\".\"]",
+    );
     let r = d(BASE, &b);
     assert_eq!(kinds(&r), ["node:moved"], "{:?}", r.changes);
-    assert!(matches!(&r.changes[0].detail, Detail::Moved { old_parent, new_parent } if old_parent == "Body" && new_parent == "."));
+    assert!(
+        matches!(&r.changes[0].detail, Detail::Moved { old_parent, new_parent } if old_parent == "Body" && new_parent == ".")
+    );
 }
 
 #[test]
 fn node_reordered() {
     let shape = "[node name=\"Shape\" type=\"CollisionShape2D\" parent=\"Body\"]\nshape = SubResource(\"CircleShape2D_x1\")\n\n";
-    let b = BASE.replace(shape, "").replace("\n[connection", &format!("\n{}[connection", shape));
+    let b = BASE
+        .replace(shape, "")
+        .replace("\n[connection", &format!("\n{}[connection", shape));
     let r = d(BASE, &b);
     assert_eq!(kinds(&r), ["node:reordered"], "{:?}", r.changes);
 }
@@ -228,7 +298,10 @@ fn node_reordered() {
 #[test]
 fn type_script_instance_changes() {
     let b = BASE
-        .replace("name=\"Sprite\" type=\"Sprite2D\"", "name=\"Sprite\" type=\"AnimatedSprite2D\"")
+        .replace(
+            "name=\"Sprite\" type=\"Sprite2D\"",
+            "name=\"Sprite\" type=\"AnimatedSprite2D\"",
+        )
         .replace("path=\"res://player.gd\"", "path=\"res://hero.gd\"");
     let r = d(BASE, &b);
     let k = kinds(&r);
@@ -242,8 +315,15 @@ fn type_script_instance_changes() {
             _ => None,
         })
         .collect();
-    assert!(fields.contains(&"script") && fields.contains(&"type"), "{fields:?}");
-    assert!(k.contains(&"ext_resource:added".to_string()) && k.contains(&"ext_resource:removed".to_string()), "{k:?}");
+    assert!(
+        fields.contains(&"script") && fields.contains(&"type"),
+        "{fields:?}"
+    );
+    assert!(
+        k.contains(&"ext_resource:added".to_string())
+            && k.contains(&"ext_resource:removed".to_string()),
+        "{k:?}"
+    );
     let inst_a = "[gd_scene format=3]\n\n[ext_resource type=\"PackedScene\" path=\"res://e.tscn\" id=\"1\"]\n[ext_resource type=\"PackedScene\" path=\"res://f.tscn\" id=\"2\"]\n\n[node name=\"R\" type=\"Node\"]\n\n[node name=\"E\" parent=\".\" instance=ExtResource(\"1\")]\n";
     let inst_b = inst_a.replace("instance=ExtResource(\"1\")", "instance=ExtResource(\"2\")");
     let r = d(inst_a, &inst_b);
@@ -252,7 +332,10 @@ fn type_script_instance_changes() {
 
 #[test]
 fn groups_added_and_removed() {
-    let r = d(BASE, &BASE.replace("groups=[\"a\", \"b\"]", "groups=[\"b\", \"c\"]"));
+    let r = d(
+        BASE,
+        &BASE.replace("groups=[\"a\", \"b\"]", "groups=[\"b\", \"c\"]"),
+    );
     assert_eq!(kinds(&r), ["node:group_added", "node:group_removed"]);
 }
 
@@ -260,28 +343,43 @@ fn groups_added_and_removed() {
 fn sub_resource_changed_lists_its_users() {
     let r = d(BASE, &BASE.replace("radius = 4.0", "radius = 5.0"));
     assert_eq!(kinds(&r), ["sub_resource:property_changed"]);
-    assert!(matches!(&r.changes[0].subject, Subject::SubResource { users, .. } if users == &["Body/Shape".to_string()]));
+    assert!(
+        matches!(&r.changes[0].subject, Subject::SubResource { users, .. } if users == &["Body/Shape".to_string()])
+    );
 }
 
 #[test]
 fn sub_resource_changed_and_renamed_matched_by_use() {
-    let b = BASE.replace("radius = 4.0", "radius = 5.0").replace("CircleShape2D_x1", "CircleShape2D_new");
+    let b = BASE
+        .replace("radius = 4.0", "radius = 5.0")
+        .replace("CircleShape2D_x1", "CircleShape2D_new");
     let r = d(BASE, &b);
-    assert_eq!(kinds(&r), ["sub_resource:property_changed"], "{:?}", r.changes);
+    assert_eq!(
+        kinds(&r),
+        ["sub_resource:property_changed"],
+        "{:?}",
+        r.changes
+    );
 }
 
 #[test]
 fn ext_resource_moved_file_same_uid() {
     let r = d(BASE, &BASE.replace("res://icon.png", "res://art/icon.png"));
     assert_eq!(kinds(&r), ["ext_resource:field_changed"], "{:?}", r.changes);
-    assert!(matches!(&r.changes[0].subject, Subject::ExtResource { users, .. } if users == &["Sprite".to_string()]));
+    assert!(
+        matches!(&r.changes[0].subject, Subject::ExtResource { users, .. } if users == &["Sprite".to_string()])
+    );
 }
 
 #[test]
 fn connections_and_editables() {
-    let b = BASE.replace("method=\"_on_body\"]", "method=\"_on_hit\"]") + "\n[editable path=\"Body\"]\n";
+    let b = BASE.replace("method=\"_on_body\"]", "method=\"_on_hit\"]")
+        + "\n[editable path=\"Body\"]\n";
     let r = d(BASE, &b);
-    assert_eq!(kinds(&r), ["connection:added", "connection:removed", "editable:added"]);
+    assert_eq!(
+        kinds(&r),
+        ["connection:added", "connection:removed", "editable:added"]
+    );
     let b = BASE.replace("method=\"_on_body\"]", "method=\"_on_body\" flags=3]");
     let r = d(BASE, &b);
     assert_eq!(kinds(&r), ["connection:field_changed"]);
@@ -300,7 +398,10 @@ fn added_file_lists_everything() {
     assert_eq!(k.iter().filter(|x| *x == "node:added").count(), 5);
     assert!(k.contains(&"sub_resource:added".to_string()));
     assert!(!k.iter().any(|x| x.starts_with("header")));
-    assert!(diff_files(Some(&sc(BASE)), None).changes.iter().all(|c| c.detail.kind() == "removed"));
+    assert!(diff_files(Some(&sc(BASE)), None)
+        .changes
+        .iter()
+        .all(|c| c.detail.kind() == "removed"));
 }
 
 #[test]
@@ -313,7 +414,9 @@ fn tres_main_resource_properties() {
 #[test]
 fn godot3_int_ids() {
     let a = "[gd_scene load_steps=2 format=2]\n\n[ext_resource path=\"res://p.gd\" type=\"Script\" id=1]\n\n[sub_resource type=\"CircleShape2D\" id=1]\nradius = 2.0\n\n[node name=\"R\" type=\"Node2D\"]\nscript = ExtResource( 1 )\n\n[node name=\"S\" type=\"CollisionShape2D\" parent=\".\"]\nshape = SubResource( 1 )\n";
-    let b = a.replace("id=1]\nradius", "id=7]\nradius").replace("SubResource( 1 )", "SubResource( 7 )");
+    let b = a
+        .replace("id=1]\nradius", "id=7]\nradius")
+        .replace("SubResource( 1 )", "SubResource( 7 )");
     let r = d(a, &b);
     assert!(r.is_empty(), "{:?}", r.changes);
 }

@@ -43,7 +43,11 @@ enum TagOut {
     /// Conflicting tags (base, ours, theirs).
     Conflict([Option<Src>; 3]),
     /// An ext/sub tag whose id is assigned at print time.
-    Resource { side: usize, ident: usize, ext: bool },
+    Resource {
+        side: usize,
+        ident: usize,
+        ext: bool,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -100,7 +104,12 @@ enum Pick {
     Conflict,
 }
 
-fn pick3<V>(b: &Option<V>, o: &Option<V>, t: &Option<V>, eq: impl Fn(&Option<V>, &Option<V>) -> bool) -> Pick {
+fn pick3<V>(
+    b: &Option<V>,
+    o: &Option<V>,
+    t: &Option<V>,
+    eq: impl Fn(&Option<V>, &Option<V>) -> bool,
+) -> Pick {
     if eq(o, t) || eq(b, t) {
         Pick::Ours
     } else if eq(b, o) {
@@ -159,7 +168,10 @@ impl<'a> Ctx<'a> {
             (None, None) => true,
             (Some(x), Some(y)) => {
                 let (tx, ty) = (self.text(x), self.text(y));
-                let refs = tx.contains("Resource(") || ty.contains("Resource(") || tx.contains("Resource ") || ty.contains("Resource ");
+                let refs = tx.contains("Resource(")
+                    || ty.contains("Resource(")
+                    || tx.contains("Resource ")
+                    || ty.contains("Resource ");
                 if !refs && tx == ty {
                     return true;
                 }
@@ -198,13 +210,27 @@ impl<'a> Ctx<'a> {
 
     /// Both sides changed a multi-line string (a script's source, a shader's code): merge
     /// it line by line, as git would, and use the result when that is clean.
-    fn merge_text_value(&self, b: &Option<Src>, o: &Option<Src>, t: &Option<Src>, oline: &Option<Src>) -> Option<String> {
+    fn merge_text_value(
+        &self,
+        b: &Option<Src>,
+        o: &Option<Src>,
+        t: &Option<Src>,
+        oline: &Option<Src>,
+    ) -> Option<String> {
         let (b, o, t, oline) = (b.as_ref()?, o.as_ref()?, t.as_ref()?, oline.as_ref()?);
         let texts = [self.text(b), self.text(o), self.text(t)];
-        if !texts.iter().all(|x| x.starts_with('"') && x.ends_with('"') && x.contains('\n')) {
+        if !texts
+            .iter()
+            .all(|x| x.starts_with('"') && x.ends_with('"') && x.contains('\n'))
+        {
             return None;
         }
-        let m = crate::linemerge::merge_lines(texts[0].as_bytes(), texts[1].as_bytes(), texts[2].as_bytes(), &MarkerOptions::default());
+        let m = crate::linemerge::merge_lines(
+            texts[0].as_bytes(),
+            texts[1].as_bytes(),
+            texts[2].as_bytes(),
+            &MarkerOptions::default(),
+        );
         if m.conflicts != 0 {
             return None;
         }
@@ -225,7 +251,10 @@ impl<'a> Ctx<'a> {
             if let Some(si) = secs[side] {
                 let sec = self.sec(side, si);
                 for (k, p) in sec.props.iter().enumerate() {
-                    if maps[side].insert(p.key.as_str(), (k, (side, p.value.clone()))).is_none() {
+                    if maps[side]
+                        .insert(p.key.as_str(), (k, (side, p.value.clone())))
+                        .is_none()
+                    {
                         orders[side].push(p.key.as_str());
                     }
                 }
@@ -236,17 +265,23 @@ impl<'a> Ctx<'a> {
             keys.extend(m.keys().copied());
         }
         let sc = self.sc;
-        let line_of = |side: usize, key: &str, maps: &[BTreeMap<&'a str, (usize, Src)>; 3]| -> Option<Src> {
-            let (k, _) = maps[side].get(key)?;
-            let si = secs[side]?;
-            Some((side, sc[side].doc.sections[si].props[*k].line.clone()))
-        };
+        let line_of =
+            |side: usize, key: &str, maps: &[BTreeMap<&'a str, (usize, Src)>; 3]| -> Option<Src> {
+                let (k, _) = maps[side].get(key)?;
+                let si = secs[side]?;
+                Some((side, sc[side].doc.sections[si].props[*k].line.clone()))
+            };
         let mut chosen: BTreeMap<&str, Vec<Line>> = BTreeMap::new();
         // Every line a side has for a key: Godot 3 files can repeat a node property, and
         // ours' bytes stay as they are.
         let all_lines = |side: usize, key: &str| -> Vec<Line> {
             secs[side].map_or_else(Vec::new, |si| {
-                sc[side].doc.sections[si].props.iter().filter(|p| p.key == key).map(|p| Line::Src((side, p.line.clone()))).collect()
+                sc[side].doc.sections[si]
+                    .props
+                    .iter()
+                    .filter(|p| p.key == key)
+                    .map(|p| Line::Src((side, p.line.clone())))
+                    .collect()
             })
         };
         let mut conflict = false;
@@ -277,17 +312,33 @@ impl<'a> Ctx<'a> {
                         ours: o.as_ref().map(|s| shorten(self.text(s), 60)),
                         theirs: t.as_ref().map(|s| shorten(self.text(s), 60)),
                     });
-                    chosen.insert(key, vec![Line::Conflict([line_of(B, key, &maps), line_of(O, key, &maps), line_of(T, key, &maps)])]);
+                    chosen.insert(
+                        key,
+                        vec![Line::Conflict([
+                            line_of(B, key, &maps),
+                            line_of(O, key, &maps),
+                            line_of(T, key, &maps),
+                        ])],
+                    );
                 }
             }
         }
         // Order: ours' order, with the keys only theirs (or base) has after their neighbours.
         let names: Vec<&str> = chosen.keys().copied().collect();
         let num: HashMap<&str, usize> = names.iter().enumerate().map(|(i, k)| (*k, i)).collect();
-        let seq = |side: usize| -> Vec<usize> { orders[side].iter().filter_map(|k| num.get(k).copied()).collect() };
+        let seq = |side: usize| -> Vec<usize> {
+            orders[side]
+                .iter()
+                .filter_map(|k| num.get(k).copied())
+                .collect()
+        };
         let keep: BTreeSet<usize> = (0..names.len()).collect();
         let order = merge_order(&seq(B), &seq(O), &seq(T), &keep);
-        let lines = order.into_iter().filter_map(|i| chosen.remove(names[i])).flatten().collect();
+        let lines = order
+            .into_iter()
+            .filter_map(|i| chosen.remove(names[i]))
+            .flatten()
+            .collect();
         (lines, conflict)
     }
 }
@@ -309,7 +360,10 @@ const NODE_FIELDS: &[&str] = &[
 ];
 
 fn field_src(sc: &Scene, side: usize, sec: usize, key: &str) -> Option<Src> {
-    sc.doc.sections[sec].tag.field(key).map(|r| (side, r.clone()))
+    sc.doc.sections[sec]
+        .tag
+        .field(key)
+        .map(|r| (side, r.clone()))
 }
 
 /// Merge group lists as sets (spec §6.23).
@@ -321,7 +375,9 @@ fn merge_groups(ctx: &Ctx, g: [Option<Src>; 3]) -> Option<Vec<String>> {
                 crate::value::Value::Array(items) => items
                     .into_iter()
                     .filter_map(|i| match i {
-                        crate::value::Value::String(s) | crate::value::Value::StringName(s) => Some(s),
+                        crate::value::Value::String(s) | crate::value::Value::StringName(s) => {
+                            Some(s)
+                        }
                         _ => None,
                     })
                     .collect(),
@@ -353,7 +409,14 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
     let mut ctx = Ctx {
         sc,
         idx: [IdIndex::new(b), IdIndex::new(o), IdIndex::new(t)],
-        paths: [0, 1, 2].map(|s| sc[s].nodes.iter().enumerate().map(|(i, n)| (n.path.as_str(), i)).collect()),
+        paths: [0, 1, 2].map(|s| {
+            sc[s]
+                .nodes
+                .iter()
+                .enumerate()
+                .map(|(i, n)| (n.path.as_str(), i))
+                .collect()
+        }),
         id,
         conflicts: Vec::new(),
         decisions: Vec::new(),
@@ -396,13 +459,25 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
         let at = ctx.id.node.at[ident];
         let secs = [0, 1, 2].map(|s| at[s].map(|i| sc[s].nodes[i].section));
         let path_of = |s: usize| {
-            at[s].map(|i| {
-                let n = &sc[s].nodes[i];
-                if n.path == "." { n.name.clone() } else { n.path.clone() }
-            })
-            .unwrap_or_default()
+            at[s]
+                .map(|i| {
+                    let n = &sc[s].nodes[i];
+                    if n.path == "." {
+                        n.name.clone()
+                    } else {
+                        n.path.clone()
+                    }
+                })
+                .unwrap_or_default()
         };
-        let location = format!("node \"{}\"", if at[O].is_some() { path_of(O) } else { path_of(T) });
+        let location = format!(
+            "node \"{}\"",
+            if at[O].is_some() {
+                path_of(O)
+            } else {
+                path_of(T)
+            }
+        );
         match (at[B].is_some(), at[O].is_some(), at[T].is_some()) {
             (_, true, true) => {}
             (false, true, false) | (false, false, true) => {
@@ -420,10 +495,21 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
                     .map(|f| (f.key.clone(), Some((side, f.value.clone()))))
                     .collect();
                 node_fields.insert(ident, (side, fields));
-                let lines = sc[side].doc.sections[sec].props.iter().map(|p| Line::Src((side, p.line.clone()))).collect();
+                let lines = sc[side].doc.sections[sec]
+                    .props
+                    .iter()
+                    .map(|p| Line::Src((side, p.line.clone())))
+                    .collect();
                 node_out.insert(
                     ident,
-                    OutSec { kind: SectionKind::Node, verbatim: (side == O).then_some(sec), tag: TagOut::Src((side, sc[side].doc.sections[sec].tag.span.clone())), lines, whole: None, origin: secs },
+                    OutSec {
+                        kind: SectionKind::Node,
+                        verbatim: (side == O).then_some(sec),
+                        tag: TagOut::Src((side, sc[side].doc.sections[sec].tag.span.clone())),
+                        lines,
+                        whole: None,
+                        origin: secs,
+                    },
                 );
                 continue;
             }
@@ -433,16 +519,39 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
                 let bs = secs[B].unwrap_or_default();
                 let ks = secs[kept].unwrap_or_default();
                 let unchanged = {
-                    let bp = sc[B].doc.sections[bs].props.len() == sc[kept].doc.sections[ks].props.len()
-                        && sc[B].doc.sections[bs].props.iter().zip(&sc[kept].doc.sections[ks].props).all(|(x, y)| {
-                            x.key == y.key && ctx.same(&Some((B, x.value.clone())), &Some((kept, y.value.clone())))
-                        });
+                    let bp = sc[B].doc.sections[bs].props.len()
+                        == sc[kept].doc.sections[ks].props.len()
+                        && sc[B].doc.sections[bs]
+                            .props
+                            .iter()
+                            .zip(&sc[kept].doc.sections[ks].props)
+                            .all(|(x, y)| {
+                                x.key == y.key
+                                    && ctx.same(
+                                        &Some((B, x.value.clone())),
+                                        &Some((kept, y.value.clone())),
+                                    )
+                            });
                     // The parent counts by identity: a renamed ancestor changes its text only.
-                    let same_parent = ctx.parent_ref(B, at[B].unwrap_or_default()) == ctx.parent_ref(kept, at[kept].unwrap_or_default());
-                    let fields = |s: usize, i: usize| sc[s].doc.sections[i].tag.fields.iter().filter(|f| f.key != "parent").collect::<Vec<_>>();
+                    let same_parent = ctx.parent_ref(B, at[B].unwrap_or_default())
+                        == ctx.parent_ref(kept, at[kept].unwrap_or_default());
+                    let fields = |s: usize, i: usize| {
+                        sc[s].doc.sections[i]
+                            .tag
+                            .fields
+                            .iter()
+                            .filter(|f| f.key != "parent")
+                            .collect::<Vec<_>>()
+                    };
                     let (fb, fk) = (fields(B, bs), fields(kept, ks));
                     let bt = fb.len() == fk.len()
-                        && fb.iter().zip(&fk).all(|(x, y)| x.key == y.key && ctx.same(&Some((B, x.value.clone())), &Some((kept, y.value.clone()))));
+                        && fb.iter().zip(&fk).all(|(x, y)| {
+                            x.key == y.key
+                                && ctx.same(
+                                    &Some((B, x.value.clone())),
+                                    &Some((kept, y.value.clone())),
+                                )
+                        });
                     bp && bt && same_parent
                 };
                 if unchanged {
@@ -452,15 +561,30 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
                     location: location.clone(),
                     property: None,
                     base: Some("(node)".into()),
-                    ours: Some(if kept == O { "changed".into() } else { "deleted".into() }),
-                    theirs: Some(if kept == T { "changed".into() } else { "deleted".into() }),
+                    ours: Some(if kept == O {
+                        "changed".into()
+                    } else {
+                        "deleted".into()
+                    }),
+                    theirs: Some(if kept == T {
+                        "changed".into()
+                    } else {
+                        "deleted".into()
+                    }),
                 });
                 let i = at[kept].unwrap_or_default();
                 node_parent.insert(ident, ctx.parent_ref(kept, i));
                 node_name.insert(ident, sc[kept].nodes[i].name.clone());
                 node_out.insert(
                     ident,
-                    OutSec { kind: SectionKind::Node, verbatim: None, tag: TagOut::Src((kept, 0..0)), lines: Vec::new(), whole: Some([secs[B], secs[O], secs[T]]), origin: [None; 3] },
+                    OutSec {
+                        kind: SectionKind::Node,
+                        verbatim: None,
+                        tag: TagOut::Src((kept, 0..0)),
+                        lines: Vec::new(),
+                        whole: Some([secs[B], secs[O], secs[T]]),
+                        origin: [None; 3],
+                    },
                 );
                 continue;
             }
@@ -489,21 +613,49 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
                     same
                 });
             if same_refs {
-                let parents = [ctx.parent_ref(B, at[B].unwrap_or_default()), ctx.parent_ref(O, oi), ctx.parent_ref(T, ti)];
+                let parents = [
+                    ctx.parent_ref(B, at[B].unwrap_or_default()),
+                    ctx.parent_ref(O, oi),
+                    ctx.parent_ref(T, ti),
+                ];
                 if parents[0] == parents[1] && parents[1] == parents[2] {
                     let [_, po, _] = parents;
                     node_parent.insert(ident, po);
                     node_name.insert(ident, sc[O].nodes[oi].name.clone());
                     let sec = &sc[O].doc.sections[os];
-                    let fields = sec.tag.fields.iter().filter(|f| f.key != "name" && f.key != "parent").map(|f| (f.key.clone(), Some((O, f.value.clone())))).collect();
+                    let fields = sec
+                        .tag
+                        .fields
+                        .iter()
+                        .filter(|f| f.key != "name" && f.key != "parent")
+                        .map(|f| (f.key.clone(), Some((O, f.value.clone()))))
+                        .collect();
                     node_fields.insert(ident, (O, fields));
-                    let lines = sec.props.iter().map(|p| Line::Src((O, p.line.clone()))).collect();
-                    node_out.insert(ident, OutSec { kind: SectionKind::Node, verbatim: None, tag: TagOut::Src((O, sec.tag.span.clone())), lines, whole: None, origin: secs });
+                    let lines = sec
+                        .props
+                        .iter()
+                        .map(|p| Line::Src((O, p.line.clone())))
+                        .collect();
+                    node_out.insert(
+                        ident,
+                        OutSec {
+                            kind: SectionKind::Node,
+                            verbatim: None,
+                            tag: TagOut::Src((O, sec.tag.span.clone())),
+                            lines,
+                            whole: None,
+                            origin: secs,
+                        },
+                    );
                     continue;
                 }
             }
         }
-        let pr = [at[B].map(|i| ctx.parent_ref(B, i)), Some(ctx.parent_ref(O, oi)), Some(ctx.parent_ref(T, ti))];
+        let pr = [
+            at[B].map(|i| ctx.parent_ref(B, i)),
+            Some(ctx.parent_ref(O, oi)),
+            Some(ctx.parent_ref(T, ti)),
+        ];
         let mut tag_conflict = false;
         let parent = match pick3(&pr[0], &pr[1], &pr[2], eq_opt) {
             Pick::Ours => pr[1].clone(),
@@ -514,7 +666,11 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
             }
         }
         .unwrap_or(ParentRef::Root);
-        let names = [at[B].map(|i| sc[B].nodes[i].name.clone()), Some(sc[O].nodes[oi].name.clone()), Some(sc[T].nodes[ti].name.clone())];
+        let names = [
+            at[B].map(|i| sc[B].nodes[i].name.clone()),
+            Some(sc[O].nodes[oi].name.clone()),
+            Some(sc[T].nodes[ti].name.clone()),
+        ];
         let name = match pick3(&names[0], &names[1], &names[2], eq_opt) {
             Pick::Ours => names[1].clone(),
             Pick::Theirs => names[2].clone(),
@@ -554,7 +710,8 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
             let (fb, fo, ft) = (v(B), v(O), v(T));
             if key == "groups" {
                 let merged = merge_groups(&ctx, [fb.clone(), fo.clone(), ft.clone()]);
-                let same_as = |x: &Option<Src>| merge_groups(&ctx, [None, x.clone(), None]) == merged;
+                let same_as =
+                    |x: &Option<Src>| merge_groups(&ctx, [None, x.clone(), None]) == merged;
                 if same_as(&fo) {
                     fields.push((key, fo));
                 } else if same_as(&ft) {
@@ -562,16 +719,32 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
                 } else {
                     let list = merged.unwrap_or_default();
                     let text = if godot3 {
-                        format!("[\n{}\n]", list.iter().map(|g| format!("\"{}\",", crate::write::c_escape(g))).collect::<Vec<_>>().join("\n"))
+                        format!(
+                            "[\n{}\n]",
+                            list.iter()
+                                .map(|g| format!("\"{}\",", crate::write::c_escape(g)))
+                                .collect::<Vec<_>>()
+                                .join("\n")
+                        )
                     } else {
-                        format!("[{}]", list.iter().map(|g| format!("\"{}\"", crate::write::c_escape(g))).collect::<Vec<_>>().join(", "))
+                        format!(
+                            "[{}]",
+                            list.iter()
+                                .map(|g| format!("\"{}\"", crate::write::c_escape(g)))
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        )
                     };
                     group_text.insert(ident, text);
                     fields.push((key, None));
                 }
                 continue;
             }
-            let p = if key == "unique_id" && fo.is_some() { Pick::Ours } else { pick3(&fb, &fo, &ft, |x, y| ctx.same(x, y)) };
+            let p = if key == "unique_id" && fo.is_some() {
+                Pick::Ours
+            } else {
+                pick3(&fb, &fo, &ft, |x, y| ctx.same(x, y))
+            };
             match p {
                 Pick::Ours => fields.push((key, fo)),
                 Pick::Theirs => fields.push((key, ft)),
@@ -589,7 +762,12 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
             }
         }
         if tag_conflict {
-            if !ctx.conflicts.iter().any(|c| c.location == location && c.property.as_deref().is_some_and(|p| p.starts_with("[node]"))) {
+            if !ctx.conflicts.iter().any(|c| {
+                c.location == location
+                    && c.property
+                        .as_deref()
+                        .is_some_and(|p| p.starts_with("[node]"))
+            }) {
                 ctx.conflicts.push(ConflictReport {
                     location: location.clone(),
                     property: Some("[node] name/parent".into()),
@@ -604,11 +782,31 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
         let (lines, _) = ctx.merge_props(secs, &location);
         let osec = secs[O].unwrap_or_default();
         let tag = if tag_conflict {
-            TagOut::Conflict([secs[B].map(|s| (B, sc[B].doc.sections[s].tag.span.clone())), Some((O, sc[O].doc.sections[osec].tag.span.clone())), Some((T, sc[T].doc.sections[secs[T].unwrap_or_default()].tag.span.clone()))])
+            TagOut::Conflict([
+                secs[B].map(|s| (B, sc[B].doc.sections[s].tag.span.clone())),
+                Some((O, sc[O].doc.sections[osec].tag.span.clone())),
+                Some((
+                    T,
+                    sc[T].doc.sections[secs[T].unwrap_or_default()]
+                        .tag
+                        .span
+                        .clone(),
+                )),
+            ])
         } else {
             TagOut::Src((O, sc[O].doc.sections[osec].tag.span.clone()))
         };
-        node_out.insert(ident, OutSec { kind: SectionKind::Node, verbatim: None, tag, lines, whole: None, origin: secs });
+        node_out.insert(
+            ident,
+            OutSec {
+                kind: SectionKind::Node,
+                verbatim: None,
+                tag,
+                lines,
+                whole: None,
+                origin: secs,
+            },
+        );
     }
 
     // A node kept under a parent that one side deleted: the parent comes back as a
@@ -627,14 +825,27 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
         for p in missing {
             let at = ctx.id.node.at[p];
             let secs = [0, 1, 2].map(|s| at[s].map(|i| sc[s].nodes[i].section));
-            let kept = if at[O].is_some() { O } else if at[T].is_some() { T } else { B };
+            let kept = if at[O].is_some() {
+                O
+            } else if at[T].is_some() {
+                T
+            } else {
+                B
+            };
             let Some(i) = at[kept] else { continue };
             let n = &sc[kept].nodes[i];
             node_parent.insert(p, ctx.parent_ref(kept, i));
             node_name.insert(p, n.name.clone());
             let state = |s: usize| if at[s].is_some() { "kept" } else { "deleted" };
             ctx.conflicts.push(ConflictReport {
-                location: format!("node \"{}\"", if n.path == "." { n.name.clone() } else { n.path.clone() }),
+                location: format!(
+                    "node \"{}\"",
+                    if n.path == "." {
+                        n.name.clone()
+                    } else {
+                        n.path.clone()
+                    }
+                ),
                 property: Some("(deleted, but the other side added children under it)".into()),
                 base: Some("(node)".into()),
                 ours: Some(state(O).into()),
@@ -642,7 +853,14 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
             });
             node_out.insert(
                 p,
-                OutSec { kind: SectionKind::Node, verbatim: None, tag: TagOut::Src((kept, 0..0)), lines: Vec::new(), whole: Some(secs), origin: [None; 3] },
+                OutSec {
+                    kind: SectionKind::Node,
+                    verbatim: None,
+                    tag: TagOut::Src((kept, 0..0)),
+                    lines: Vec::new(),
+                    whole: Some(secs),
+                    origin: [None; 3],
+                },
             );
         }
     }
@@ -661,9 +879,15 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
         }
         let r = match parent.get(&ident) {
             None | Some(ParentRef::Root) => ".".to_string(),
-            Some(ParentRef::Outside(p)) => join_path(p, name.get(&ident).map_or("", |s| s.as_str())),
+            Some(ParentRef::Outside(p)) => {
+                join_path(p, name.get(&ident).map_or("", |s| s.as_str()))
+            }
             Some(ParentRef::Node(p)) => {
-                let pp = if depth > 4096 { ".".to_string() } else { path_of_ident(*p, parent, name, memo, depth + 1) };
+                let pp = if depth > 4096 {
+                    ".".to_string()
+                } else {
+                    path_of_ident(*p, parent, name, memo, depth + 1)
+                };
                 join_path(&pp, name.get(&ident).map_or("", |s| s.as_str()))
             }
         };
@@ -678,14 +902,20 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
             Some(".") | None => node_name.get(&ident).cloned().unwrap_or_default(),
             Some(p) => p.to_string(),
         };
-        ctx.decisions.push(if rename { Decision::NodeRenameFollowed { from, to } } else { Decision::NodeMoveFollowed { from, to } });
+        ctx.decisions.push(if rename {
+            Decision::NodeRenameFollowed { from, to }
+        } else {
+            Decision::NodeMoveFollowed { from, to }
+        });
     }
     // Parent text of each node in the result.
     let parent_text = |ident: usize| -> Option<String> {
         match node_parent.get(&ident) {
             None | Some(ParentRef::Root) => None,
             Some(ParentRef::Outside(p)) => Some(p.clone()),
-            Some(ParentRef::Node(p)) => Some(merged_path.get(p).cloned().unwrap_or_else(|| ".".into())),
+            Some(ParentRef::Node(p)) => {
+                Some(merged_path.get(p).cloned().unwrap_or_else(|| ".".into()))
+            }
         }
     };
     // Rebuild node tags whose fields or parent path changed.
@@ -693,16 +923,26 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
         if out.whole.is_some() || node_conflict_tag.contains(&ident) {
             continue;
         }
-        let Some((side, fields)) = node_fields.get(&ident) else { continue };
+        let Some((side, fields)) = node_fields.get(&ident) else {
+            continue;
+        };
         let side = *side;
         let at = ctx.id.node.at[ident];
         let Some(si) = at[side] else { continue };
         let sec = &sc[side].doc.sections[sc[side].nodes[si].section];
         let want_parent = parent_text(ident);
         let want_name = node_name.get(&ident).cloned().unwrap_or_default();
-        let cur_parent = sec.tag.field("parent").map(|r| field_text(&sc[side].doc, r));
-        let cur_name = sec.tag.field("name").map(|r| field_text(&sc[side].doc, r)).unwrap_or_default();
-        let same_fields = fields.len() + 2 == sec.tag.fields.len() + usize::from(sec.tag.field("parent").is_none())
+        let cur_parent = sec
+            .tag
+            .field("parent")
+            .map(|r| field_text(&sc[side].doc, r));
+        let cur_name = sec
+            .tag
+            .field("name")
+            .map(|r| field_text(&sc[side].doc, r))
+            .unwrap_or_default();
+        let same_fields = fields.len() + 2
+            == sec.tag.fields.len() + usize::from(sec.tag.field("parent").is_none())
             && fields.iter().all(|(k, v)| match v {
                 Some((s, r)) => *s == side && sec.tag.field(k) == Some(r),
                 None => false,
@@ -711,7 +951,10 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
             continue;
         }
         let mut list: Vec<(String, Chunk)> = Vec::new();
-        list.push(("name".into(), Chunk::Lit(format!("\"{}\"", crate::write::c_escape(&want_name)))));
+        list.push((
+            "name".into(),
+            Chunk::Lit(format!("\"{}\"", crate::write::c_escape(&want_name))),
+        ));
         for (k, v) in fields {
             match v {
                 Some(src) => list.push((k.clone(), Chunk::Src(src.clone()))),
@@ -724,34 +967,57 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
             }
         }
         if let Some(p) = want_parent {
-            list.push(("parent".into(), Chunk::Lit(format!("\"{}\"", crate::write::c_escape(&p)))));
+            list.push((
+                "parent".into(),
+                Chunk::Lit(format!("\"{}\"", crate::write::c_escape(&p))),
+            ));
         }
         // Canonical field order.
-        list.sort_by_key(|(k, _)| NODE_FIELDS.iter().position(|f| f == k).unwrap_or(NODE_FIELDS.len()));
+        list.sort_by_key(|(k, _)| {
+            NODE_FIELDS
+                .iter()
+                .position(|f| f == k)
+                .unwrap_or(NODE_FIELDS.len())
+        });
         out.tag = TagOut::Fields("node".into(), list);
         out.verbatim = None;
     }
     // Node order.
     let keep: BTreeSet<usize> = node_out.keys().copied().collect();
-    let seq = |s: usize| -> Vec<usize> { (0..sc[s].nodes.len()).map(|i| ctx.id.node.of[s][i]).collect() };
+    let seq = |s: usize| -> Vec<usize> {
+        (0..sc[s].nodes.len())
+            .map(|i| ctx.id.node.of[s][i])
+            .collect()
+    };
     let (nb, no, nt) = (seq(B), seq(O), seq(T));
     let mut node_order = merge_order(&nb, &no, &nt, &keep);
     {
-        let filt = |v: &[usize]| v.iter().copied().filter(|x| keep.contains(x)).collect::<Vec<_>>();
+        let filt = |v: &[usize]| {
+            v.iter()
+                .copied()
+                .filter(|x| keep.contains(x))
+                .collect::<Vec<_>>()
+        };
         if filt(&no) != filt(&nb) && filt(&nt) != filt(&nb) {
             ctx.decisions.push(Decision::SiblingOrderMerged);
         }
     }
     // Parents before children.
     {
-        let pos: HashMap<usize, usize> = node_order.iter().enumerate().map(|(i, &x)| (x, i)).collect();
+        let pos: HashMap<usize, usize> = node_order
+            .iter()
+            .enumerate()
+            .map(|(i, &x)| (x, i))
+            .collect();
         let bad = node_order.iter().any(|x| matches!(node_parent.get(x), Some(ParentRef::Node(p)) if pos.get(p).is_some_and(|&pp| pp > pos[x])));
         if bad {
             let mut children: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
             let mut roots = Vec::new();
             for &x in &node_order {
                 match node_parent.get(&x) {
-                    Some(ParentRef::Node(p)) if pos.contains_key(p) => children.entry(pos[p]).or_default().push(x),
+                    Some(ParentRef::Node(p)) if pos.contains_key(p) => {
+                        children.entry(pos[p]).or_default().push(x)
+                    }
                     _ => roots.push(x),
                 }
             }
@@ -780,7 +1046,14 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
     let resource_out = if o.kind == FileKind::Resource {
         let secs = [b.resource, o.resource, t.resource];
         let (lines, _) = ctx.merge_props(secs, "[resource]");
-        secs[O].map(|osec| OutSec { kind: SectionKind::Resource, verbatim: None, tag: TagOut::Src((O, o.doc.sections[osec].tag.span.clone())), lines, whole: None, origin: secs })
+        secs[O].map(|osec| OutSec {
+            kind: SectionKind::Resource,
+            verbatim: None,
+            tag: TagOut::Src((O, o.doc.sections[osec].tag.span.clone())),
+            lines,
+            whole: None,
+            origin: secs,
+        })
     } else {
         None
     };
@@ -795,19 +1068,53 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
         if v[O].is_none() && v[T].is_some() {
             v[O] = if v[B].is_some() { v[B] } else { None };
         }
-        let vv = [v[B], if secs[O].is_none() { None } else { v[O] }, if secs[T].is_none() { None } else { v[T] }];
+        let vv = [
+            v[B],
+            if secs[O].is_none() { None } else { v[O] },
+            if secs[T].is_none() { None } else { v[T] },
+        ];
         let (src_side, lines) = match (vv[O], vv[T]) {
             (Some(_), Some(_)) => {
-                let loc = format!("sub_resource \"{}\"", sc[O].sub_resources[at[O].unwrap_or_default()].id);
+                let loc = format!(
+                    "sub_resource \"{}\"",
+                    sc[O].sub_resources[at[O].unwrap_or_default()].id
+                );
                 (O, ctx.merge_props(vv, &loc).0)
             }
             _ => {
-                let side = if secs[O].is_some() { O } else if secs[T].is_some() { T } else { B };
+                let side = if secs[O].is_some() {
+                    O
+                } else if secs[T].is_some() {
+                    T
+                } else {
+                    B
+                };
                 let Some(si) = secs[side] else { continue };
-                (side, sc[side].doc.sections[si].props.iter().map(|p| Line::Src((side, p.line.clone()))).collect())
+                (
+                    side,
+                    sc[side].doc.sections[si]
+                        .props
+                        .iter()
+                        .map(|p| Line::Src((side, p.line.clone())))
+                        .collect(),
+                )
             }
         };
-        sub_out.insert(ident, OutSec { kind: SectionKind::SubResource, verbatim: None, tag: TagOut::Resource { side: src_side, ident, ext: false }, lines, whole: None, origin: secs });
+        sub_out.insert(
+            ident,
+            OutSec {
+                kind: SectionKind::SubResource,
+                verbatim: None,
+                tag: TagOut::Resource {
+                    side: src_side,
+                    ident,
+                    ext: false,
+                },
+                lines,
+                whole: None,
+                origin: secs,
+            },
+        );
     }
 
     // ---- Reachability of resources ----
@@ -832,7 +1139,13 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
         let mut v: Vec<Src> = Vec::new();
         match &out.tag {
             TagOut::Src(s) => v.push(s.clone()),
-            TagOut::Fields(_, f) => v.extend(f.iter().filter_map(|(_, c)| if let Chunk::Src(s) = c { Some(s.clone()) } else { None })),
+            TagOut::Fields(_, f) => v.extend(f.iter().filter_map(|(_, c)| {
+                if let Chunk::Src(s) = c {
+                    Some(s.clone())
+                } else {
+                    None
+                }
+            })),
             TagOut::Conflict(x) => v.extend(x.iter().flatten().cloned()),
             TagOut::Resource { .. } => {}
         }
@@ -889,31 +1202,47 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
     }
     for (i, at) in ctx.id.sub.at.iter().enumerate() {
         if !sub_keep.contains(&i) && at[O].is_some() {
-            ctx.decisions.push(Decision::UnusedResourceDropped { section: "sub_resource", id: sc[O].sub_resources[at[O].unwrap_or_default()].id.clone() });
+            ctx.decisions.push(Decision::UnusedResourceDropped {
+                section: "sub_resource",
+                id: sc[O].sub_resources[at[O].unwrap_or_default()].id.clone(),
+            });
         }
     }
     let ext_keep: BTreeSet<usize> = (0..ctx.id.ext.at.len())
         .filter(|&i| {
             let at = ctx.id.ext.at[i];
-            ext_used.contains(&i) || (at[O].is_some() && at[T].is_some()) || (at[B].is_none() && (at[O].is_some() || at[T].is_some()))
+            ext_used.contains(&i)
+                || (at[O].is_some() && at[T].is_some())
+                || (at[B].is_none() && (at[O].is_some() || at[T].is_some()))
         })
         .collect();
     for (i, at) in ctx.id.ext.at.iter().enumerate() {
         if !ext_keep.contains(&i) && at[O].is_some() {
-            ctx.decisions.push(Decision::UnusedResourceDropped { section: "ext_resource", id: sc[O].ext_resources[at[O].unwrap_or_default()].id.clone() });
+            ctx.decisions.push(Decision::UnusedResourceDropped {
+                section: "ext_resource",
+                id: sc[O].ext_resources[at[O].unwrap_or_default()].id.clone(),
+            });
         }
         if ext_keep.contains(&i) && at[B].is_some() && (at[O].is_none() || at[T].is_none()) {
             let side = if at[O].is_some() { O } else { T };
             if let Some(k) = at[side] {
-                ctx.decisions.push(Decision::DeletedResourceKept { section: "ext_resource", id: sc[side].ext_resources[k].id.clone() });
+                ctx.decisions.push(Decision::DeletedResourceKept {
+                    section: "ext_resource",
+                    id: sc[side].ext_resources[k].id.clone(),
+                });
             }
         }
     }
 
     // ---- Ext order and ids ----
-    let ext_seq = |s: usize| -> Vec<usize> { (0..sc[s].ext_resources.len()).map(|i| ctx.id.ext.of[s][i]).collect() };
+    let ext_seq = |s: usize| -> Vec<usize> {
+        (0..sc[s].ext_resources.len())
+            .map(|i| ctx.id.ext.of[s][i])
+            .collect()
+    };
     let mut ext_order = merge_order(&ext_seq(B), &ext_seq(O), &ext_seq(T), &ext_keep);
-    let int_ext = o.ext_resources.iter().all(|e| is_int_id(&e.id)) && (godot3 || !o.ext_resources.is_empty());
+    let int_ext =
+        o.ext_resources.iter().all(|e| is_int_id(&e.id)) && (godot3 || !o.ext_resources.is_empty());
     let int_ext = int_ext || (o.ext_resources.is_empty() && godot3);
     let mut ext_ids: HashMap<usize, String> = HashMap::new();
     let mut used: BTreeSet<String> = BTreeSet::new();
@@ -930,23 +1259,37 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
         }
         let side = if ctx.id.ext.at[i][T].is_some() { T } else { B };
         let e = &sc[side].ext_resources[ctx.id.ext.at[i][side].unwrap_or_default()];
-        let new = if !used.contains(&e.id) && (is_int_id(&e.id) == int_ext || o.ext_resources.is_empty()) {
+        let new = if !used.contains(&e.id)
+            && (is_int_id(&e.id) == int_ext || o.ext_resources.is_empty())
+        {
             e.id.clone()
         } else {
             let n = new_ext_id(int_ext, pos + 1, &e.path, &used);
-            ctx.decisions.push(Decision::IdRenamed { section: "ext_resource", type_name: e.type_name.clone(), from: e.id.clone(), to: n.clone() });
+            ctx.decisions.push(Decision::IdRenamed {
+                section: "ext_resource",
+                type_name: e.type_name.clone(),
+                from: e.id.clone(),
+                to: n.clone(),
+            });
             n
         };
         used.insert(new.clone());
         ext_ids.insert(i, new);
     }
-    let sorted = o.ext_resources.windows(2).all(|w| natural_cmp(&w[0].id, &w[1].id) != std::cmp::Ordering::Greater);
+    let sorted = o
+        .ext_resources
+        .windows(2)
+        .all(|w| natural_cmp(&w[0].id, &w[1].id) != std::cmp::Ordering::Greater);
     if sorted {
         ext_order.sort_by(|a, b| natural_cmp(&ext_ids[a], &ext_ids[b]));
     }
 
     // ---- Sub order and ids ----
-    let sub_seq = |s: usize| -> Vec<usize> { (0..sc[s].sub_resources.len()).map(|i| ctx.id.sub.of[s][i]).collect() };
+    let sub_seq = |s: usize| -> Vec<usize> {
+        (0..sc[s].sub_resources.len())
+            .map(|i| ctx.id.sub.of[s][i])
+            .collect()
+    };
     let sub_order0 = merge_order(&sub_seq(B), &sub_seq(O), &sub_seq(T), &sub_keep);
     // Dependencies first.
     let mut deps: HashMap<usize, Vec<usize>> = HashMap::new();
@@ -963,7 +1306,14 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
     let mut sub_order: Vec<usize> = Vec::with_capacity(sub_order0.len());
     {
         let mut state: HashMap<usize, u8> = HashMap::new();
-        fn visit(x: usize, deps: &HashMap<usize, Vec<usize>>, keep: &BTreeSet<usize>, state: &mut HashMap<usize, u8>, out: &mut Vec<usize>, depth: usize) {
+        fn visit(
+            x: usize,
+            deps: &HashMap<usize, Vec<usize>>,
+            keep: &BTreeSet<usize>,
+            state: &mut HashMap<usize, u8>,
+            out: &mut Vec<usize>,
+            depth: usize,
+        ) {
             if state.get(&x).copied().unwrap_or(0) != 0 || !keep.contains(&x) || depth > 4096 {
                 return;
             }
@@ -980,7 +1330,8 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
             visit(i, &deps, &sub_keep, &mut state, &mut sub_order, 0);
         }
     }
-    let int_sub = godot3 || (!o.sub_resources.is_empty() && o.sub_resources.iter().all(|s| is_int_id(&s.id)));
+    let int_sub =
+        godot3 || (!o.sub_resources.is_empty() && o.sub_resources.iter().all(|s| is_int_id(&s.id)));
     let mut sub_ids: HashMap<usize, String> = HashMap::new();
     let mut used: BTreeSet<String> = BTreeSet::new();
     for &i in &sub_order {
@@ -998,8 +1349,18 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
         let new = if !used.contains(&r.id) && is_int_id(&r.id) == int_sub {
             r.id.clone()
         } else {
-            let n = new_sub_id(int_sub, &r.type_name, &format!("{}:{}", r.type_name, r.id), &used);
-            ctx.decisions.push(Decision::IdRenamed { section: "sub_resource", type_name: r.type_name.clone(), from: r.id.clone(), to: n.clone() });
+            let n = new_sub_id(
+                int_sub,
+                &r.type_name,
+                &format!("{}:{}", r.type_name, r.id),
+                &used,
+            );
+            ctx.decisions.push(Decision::IdRenamed {
+                section: "sub_resource",
+                type_name: r.type_name.clone(),
+                from: r.id.clone(),
+                to: n.clone(),
+            });
             n
         };
         used.insert(new.clone());
@@ -1011,17 +1372,43 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
     let (edit_out, edit_order) = merge_editables(&ctx, &merged_path);
 
     // ---- Header ----
-    let header = merge_header(&mut ctx, ext_order.len() + sub_order.len(), &node_out, &sub_out);
+    let header = merge_header(
+        &mut ctx,
+        ext_order.len() + sub_order.len(),
+        &node_out,
+        &sub_out,
+    );
 
     // ---- Assemble ----
     let mut secs: Vec<OutSec> = vec![header];
     for &i in &ext_order {
-        let side = if ctx.id.ext.at[i][O].is_some() { O } else if ctx.id.ext.at[i][T].is_some() { T } else { B };
+        let side = if ctx.id.ext.at[i][O].is_some() {
+            O
+        } else if ctx.id.ext.at[i][T].is_some() {
+            T
+        } else {
+            B
+        };
         let k = ctx.id.ext.at[i][side].unwrap_or_default();
-        let sec = o.ext_resources.get(k).filter(|_| side == O).map(|e| e.section);
+        let sec = o
+            .ext_resources
+            .get(k)
+            .filter(|_| side == O)
+            .map(|e| e.section);
         let merged_tag = merge_ext_tag(&mut ctx, i);
-        let verbatim = if matches!(merged_tag, TagOut::Src((O, _))) { sec } else { None };
-        secs.push(OutSec { kind: SectionKind::ExtResource, verbatim, tag: merged_tag, lines: Vec::new(), whole: None, origin: [None; 3] });
+        let verbatim = if matches!(merged_tag, TagOut::Src((O, _))) {
+            sec
+        } else {
+            None
+        };
+        secs.push(OutSec {
+            kind: SectionKind::ExtResource,
+            verbatim,
+            tag: merged_tag,
+            lines: Vec::new(),
+            whole: None,
+            origin: [None; 3],
+        });
     }
     for &i in &sub_order {
         if let Some(mut out) = sub_out.remove(&i) {
@@ -1030,7 +1417,11 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
                 let osec = o.sub_resources[k].section;
                 out.tag = TagOut::Src((O, o.doc.sections[osec].tag.span.clone()));
                 let all_ours = out.lines.len() == o.doc.sections[osec].props.len()
-                    && out.lines.iter().zip(&o.doc.sections[osec].props).all(|(l, p)| matches!(l, Line::Src((O, r)) if *r == p.line));
+                    && out
+                        .lines
+                        .iter()
+                        .zip(&o.doc.sections[osec].props)
+                        .all(|(l, p)| matches!(l, Line::Src((O, r)) if *r == p.line));
                 if all_ours {
                     out.verbatim = Some(osec);
                 }
@@ -1048,7 +1439,11 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
                 let s = &o.doc.sections[osec];
                 if *r == s.tag.span
                     && out.lines.len() == s.props.len()
-                    && out.lines.iter().zip(&s.props).all(|(l, p)| matches!(l, Line::Src((O, r)) if *r == p.line))
+                    && out
+                        .lines
+                        .iter()
+                        .zip(&s.props)
+                        .all(|(l, p)| matches!(l, Line::Src((O, r)) if *r == p.line))
                 {
                     out.verbatim = Some(osec);
                 }
@@ -1075,10 +1470,22 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
             seps.entry((o.kinds[i], o.kinds[i + 1])).or_insert(t);
         }
     }
-    let printer = Printer { ctx: &ctx, ext_ids: &ext_ids, sub_ids: &sub_ids, markers, godot3, seps };
+    let printer = Printer {
+        ctx: &ctx,
+        ext_ids: &ext_ids,
+        sub_ids: &sub_ids,
+        markers,
+        godot3,
+        seps,
+    };
     let text = printer.print(&secs, false);
     let take_ours = printer.print(&secs, true);
-    Structural { text: text.into_bytes(), take_ours: take_ours.into_bytes(), conflicts: ctx.conflicts, decisions: ctx.decisions }
+    Structural {
+        text: text.into_bytes(),
+        take_ours: take_ours.into_bytes(),
+        conflicts: ctx.conflicts,
+        decisions: ctx.decisions,
+    }
 }
 
 fn merge_ext_tag(ctx: &mut Ctx, ident: usize) -> TagOut {
@@ -1109,9 +1516,20 @@ fn merge_ext_tag(ctx: &mut Ctx, ident: usize) -> TagOut {
             }
             // Fields only theirs has (a uid added by a 4.4 resave).
             for f in &sc[T].doc.sections[st].tag.fields {
-                if sc[O].doc.sections[so].tag.field(&f.key).is_none() && sec(B).and_then(|x| field_src(sc[B], B, x, &f.key)).is_none() {
+                if sc[O].doc.sections[so].tag.field(&f.key).is_none()
+                    && sec(B)
+                        .and_then(|x| field_src(sc[B], B, x, &f.key))
+                        .is_none()
+                {
                     changed = true;
-                    let pos = if f.key == "uid" { fields.iter().position(|(k, _)| k == "path").unwrap_or(fields.len()) } else { fields.len() };
+                    let pos = if f.key == "uid" {
+                        fields
+                            .iter()
+                            .position(|(k, _)| k == "path")
+                            .unwrap_or(fields.len())
+                    } else {
+                        fields.len()
+                    };
                     fields.insert(pos, (f.key.clone(), Chunk::Src((T, f.value.clone()))));
                 }
             }
@@ -1121,10 +1539,20 @@ fn merge_ext_tag(ctx: &mut Ctx, ident: usize) -> TagOut {
                 TagOut::Src((O, sc[O].doc.sections[so].tag.span.clone()))
             }
         }
-        (Some(_), None) => TagOut::Src((O, sc[O].doc.sections[sec(O).unwrap_or_default()].tag.span.clone())),
+        (Some(_), None) => TagOut::Src((
+            O,
+            sc[O].doc.sections[sec(O).unwrap_or_default()]
+                .tag
+                .span
+                .clone(),
+        )),
         _ => {
             let side = if at[T].is_some() { T } else { B };
-            TagOut::Resource { side, ident, ext: true }
+            TagOut::Resource {
+                side,
+                ident,
+                ext: true,
+            }
         }
     }
 }
@@ -1136,10 +1564,18 @@ fn conn_key(ctx: &Ctx, side: usize, k: usize) -> (String, String, String, String
         None if p == "." => format!("#{}", ctx.root_ident(side)),
         None => p.to_string(),
     };
-    (c.signal.clone(), node(&c.from), node(&c.to), c.method.clone())
+    (
+        c.signal.clone(),
+        node(&c.from),
+        node(&c.to),
+        c.method.clone(),
+    )
 }
 
-fn merge_connections(ctx: &mut Ctx, merged_path: &HashMap<usize, String>) -> (BTreeMap<usize, OutSec>, Vec<usize>) {
+fn merge_connections(
+    ctx: &mut Ctx,
+    merged_path: &HashMap<usize, String>,
+) -> (BTreeMap<usize, OutSec>, Vec<usize>) {
     let sc = ctx.sc;
     let mut table: BTreeMap<(String, String, String, String), usize> = BTreeMap::new();
     let mut at: Vec<[Option<usize>; 3]> = Vec::new();
@@ -1158,7 +1594,15 @@ fn merge_connections(ctx: &mut Ctx, merged_path: &HashMap<usize, String>) -> (BT
         }
     }
     let mut out = BTreeMap::new();
-    let tag_src = |side: usize, k: usize| -> Src { (side, sc[side].doc.sections[sc[side].connections[k].section].tag.span.clone()) };
+    let tag_src = |side: usize, k: usize| -> Src {
+        (
+            side,
+            sc[side].doc.sections[sc[side].connections[k].section]
+                .tag
+                .span
+                .clone(),
+        )
+    };
     let norm_tag = |ctx: &Ctx, side: usize, k: usize| -> String {
         let s = &sc[side].doc.sections[sc[side].connections[k].section];
         let mut v: Vec<String> = s
@@ -1180,9 +1624,16 @@ fn merge_connections(ctx: &mut Ctx, merged_path: &HashMap<usize, String>) -> (BT
             Pick::Theirs => a[T].map(|k| (T, k)),
             Pick::Conflict => {
                 let loc = a[O].or(a[T]).map(|_| {
-                    let (s, k) = if let Some(k) = a[O] { (O, k) } else { (T, a[T].unwrap_or_default()) };
+                    let (s, k) = if let Some(k) = a[O] {
+                        (O, k)
+                    } else {
+                        (T, a[T].unwrap_or_default())
+                    };
                     let c = &sc[s].connections[k].key;
-                    format!("connection {} from \"{}\" to \"{}\" ({})", c.signal, c.from, c.to, c.method)
+                    format!(
+                        "connection {} from \"{}\" to \"{}\" ({})",
+                        c.signal, c.from, c.to, c.method
+                    )
                 });
                 ctx.conflicts.push(ConflictReport {
                     location: loc.unwrap_or_default(),
@@ -1196,7 +1647,11 @@ fn merge_connections(ctx: &mut Ctx, merged_path: &HashMap<usize, String>) -> (BT
                     OutSec {
                         kind: SectionKind::Connection,
                         verbatim: None,
-                        tag: TagOut::Conflict([a[B].map(|k| tag_src(B, k)), a[O].map(|k| tag_src(O, k)), a[T].map(|k| tag_src(T, k))]),
+                        tag: TagOut::Conflict([
+                            a[B].map(|k| tag_src(B, k)),
+                            a[O].map(|k| tag_src(O, k)),
+                            a[T].map(|k| tag_src(T, k)),
+                        ]),
                         lines: Vec::new(),
                         whole: None,
                         origin: [None; 3],
@@ -1228,20 +1683,39 @@ fn merge_connections(ctx: &mut Ctx, merged_path: &HashMap<usize, String>) -> (BT
                         "to" => nt2.clone(),
                         _ => None,
                     };
-                    (f.key.clone(), lit.map_or(Chunk::Src((side, f.value.clone())), |p| Chunk::Lit(format!("\"{}\"", crate::write::c_escape(&p)))))
+                    (
+                        f.key.clone(),
+                        lit.map_or(Chunk::Src((side, f.value.clone())), |p| {
+                            Chunk::Lit(format!("\"{}\"", crate::write::c_escape(&p)))
+                        }),
+                    )
                 })
                 .collect();
             TagOut::Fields("connection".into(), fields)
         };
-        let verbatim = (side == O && matches!(tag, TagOut::Src(_))).then(|| sc[O].connections[k].section);
-        out.insert(id, OutSec { kind: SectionKind::Connection, verbatim, tag, lines: Vec::new(), whole: None, origin: [None; 3] });
+        let verbatim =
+            (side == O && matches!(tag, TagOut::Src(_))).then(|| sc[O].connections[k].section);
+        out.insert(
+            id,
+            OutSec {
+                kind: SectionKind::Connection,
+                verbatim,
+                tag,
+                lines: Vec::new(),
+                whole: None,
+                origin: [None; 3],
+            },
+        );
     }
     let keep: BTreeSet<usize> = out.keys().copied().collect();
     let order = merge_order(&seqs[B], &seqs[O], &seqs[T], &keep);
     (out, order)
 }
 
-fn merge_editables(ctx: &Ctx, merged_path: &HashMap<usize, String>) -> (BTreeMap<usize, OutSec>, Vec<usize>) {
+fn merge_editables(
+    ctx: &Ctx,
+    merged_path: &HashMap<usize, String>,
+) -> (BTreeMap<usize, OutSec>, Vec<usize>) {
     let sc = ctx.sc;
     let mut table: BTreeMap<String, usize> = BTreeMap::new();
     let mut at: Vec<[Option<usize>; 3]> = Vec::new();
@@ -1277,20 +1751,43 @@ fn merge_editables(ctx: &Ctx, merged_path: &HashMap<usize, String>) -> (BTreeMap
         let k = a[side].unwrap_or_default();
         let e = &sc[side].editables[k];
         let sec = &sc[side].doc.sections[e.section];
-        let np = ctx.paths[side].get(e.path.as_str()).and_then(|&i| merged_path.get(&ctx.id.node.of[side][i])).filter(|p| **p != e.path);
+        let np = ctx.paths[side]
+            .get(e.path.as_str())
+            .and_then(|&i| merged_path.get(&ctx.id.node.of[side][i]))
+            .filter(|p| **p != e.path);
         let tag = match np {
             None => TagOut::Src((side, sec.tag.span.clone())),
-            Some(p) => TagOut::Fields("editable".into(), vec![("path".into(), Chunk::Lit(format!("\"{}\"", crate::write::c_escape(p))))]),
+            Some(p) => TagOut::Fields(
+                "editable".into(),
+                vec![(
+                    "path".into(),
+                    Chunk::Lit(format!("\"{}\"", crate::write::c_escape(p))),
+                )],
+            ),
         };
         let verbatim = (side == O && matches!(tag, TagOut::Src(_))).then_some(e.section);
-        out.insert(id, OutSec { kind: SectionKind::Editable, verbatim, tag, lines: Vec::new(), whole: None, origin: [None; 3] });
+        out.insert(
+            id,
+            OutSec {
+                kind: SectionKind::Editable,
+                verbatim,
+                tag,
+                lines: Vec::new(),
+                whole: None,
+                origin: [None; 3],
+            },
+        );
     }
     let keep: BTreeSet<usize> = out.keys().copied().collect();
     let order = merge_order(&seqs[B], &seqs[O], &seqs[T], &keep);
     (out, order)
 }
 
-fn needs_format4(ctx: &Ctx, secs: &BTreeMap<usize, OutSec>, subs: &BTreeMap<usize, OutSec>) -> bool {
+fn needs_format4(
+    ctx: &Ctx,
+    secs: &BTreeMap<usize, OutSec>,
+    subs: &BTreeMap<usize, OutSec>,
+) -> bool {
     secs.values().chain(subs.values()).any(|s| {
         s.lines.iter().any(|l| match l {
             Line::Src(src) => {
@@ -1302,7 +1799,12 @@ fn needs_format4(ctx: &Ctx, secs: &BTreeMap<usize, OutSec>, subs: &BTreeMap<usiz
     })
 }
 
-fn merge_header(ctx: &mut Ctx, resources: usize, nodes: &BTreeMap<usize, OutSec>, subs: &BTreeMap<usize, OutSec>) -> OutSec {
+fn merge_header(
+    ctx: &mut Ctx,
+    resources: usize,
+    nodes: &BTreeMap<usize, OutSec>,
+    subs: &BTreeMap<usize, OutSec>,
+) -> OutSec {
     let sc = ctx.sc;
     let h = |s: usize| &sc[s].doc.sections[0];
     let mut fields: Vec<(String, Chunk)> = Vec::new();
@@ -1326,7 +1828,10 @@ fn merge_header(ctx: &mut Ctx, resources: usize, nodes: &BTreeMap<usize, OutSec>
                 let want = (resources + 1) as i64;
                 if sc[O].header.load_steps != Some(want) {
                     changed = true;
-                    ctx.decisions.push(Decision::LoadStepsRecomputed { from: sc[O].header.load_steps, to: (want > 1).then_some(want) });
+                    ctx.decisions.push(Decision::LoadStepsRecomputed {
+                        from: sc[O].header.load_steps,
+                        to: (want > 1).then_some(want),
+                    });
                 }
                 if want > 1 {
                     fields.push((key, Chunk::Lit(want.to_string())));
@@ -1336,7 +1841,10 @@ fn merge_header(ctx: &mut Ctx, resources: usize, nodes: &BTreeMap<usize, OutSec>
                 let f = format.unwrap_or(3);
                 if fmt(O) != Some(f) {
                     changed = true;
-                    ctx.decisions.push(Decision::FormatRaised { from: fmt(O), to: f });
+                    ctx.decisions.push(Decision::FormatRaised {
+                        from: fmt(O),
+                        to: f,
+                    });
                 }
                 fields.push((key, Chunk::Lit(f.to_string())));
             }
@@ -1372,14 +1880,25 @@ fn merge_header(ctx: &mut Ctx, resources: usize, nodes: &BTreeMap<usize, OutSec>
         }
     }
     let tag = if conflict {
-        TagOut::Conflict([Some((B, h(B).tag.span.clone())), Some((O, h(O).tag.span.clone())), Some((T, h(T).tag.span.clone()))])
+        TagOut::Conflict([
+            Some((B, h(B).tag.span.clone())),
+            Some((O, h(O).tag.span.clone())),
+            Some((T, h(T).tag.span.clone())),
+        ])
     } else if changed {
         TagOut::Fields(h(O).tag.name.clone(), fields)
     } else {
         TagOut::Src((O, h(O).tag.span.clone()))
     };
     let verbatim = matches!(tag, TagOut::Src(_)).then_some(0);
-    OutSec { kind: SectionKind::Header, verbatim, tag, lines: Vec::new(), whole: None, origin: [None; 3] }
+    OutSec {
+        kind: SectionKind::Header,
+        verbatim,
+        tag,
+        lines: Vec::new(),
+        whole: None,
+        origin: [None; 3],
+    }
 }
 
 struct Printer<'c, 'a> {
@@ -1473,12 +1992,22 @@ impl Printer<'_, '_> {
             }
             TagOut::Conflict(v) => {
                 *nconf += 1;
-                let text = |s: &Option<Src>| s.as_ref().map(|s| format!("{}\n", self.src(s))).unwrap_or_default();
+                let text = |s: &Option<Src>| {
+                    s.as_ref()
+                        .map(|s| format!("{}\n", self.src(s)))
+                        .unwrap_or_default()
+                };
                 if take_ours {
                     out.push_str(text(&v[1]).trim_end_matches('\n'));
                 } else {
                     let mut buf = Vec::new();
-                    write_conflict(&mut buf, text(&v[0]).as_bytes(), text(&v[1]).as_bytes(), text(&v[2]).as_bytes(), self.markers);
+                    write_conflict(
+                        &mut buf,
+                        text(&v[0]).as_bytes(),
+                        text(&v[1]).as_bytes(),
+                        text(&v[2]).as_bytes(),
+                        self.markers,
+                    );
                     out.push_str(String::from_utf8_lossy(&buf).trim_end_matches('\n'));
                 }
             }
@@ -1526,11 +2055,20 @@ impl Printer<'_, '_> {
                 return text(O);
             }
             let mut buf = Vec::new();
-            write_conflict(&mut buf, text(B).as_bytes(), text(O).as_bytes(), text(T).as_bytes(), self.markers);
+            write_conflict(
+                &mut buf,
+                text(B).as_bytes(),
+                text(O).as_bytes(),
+                text(T).as_bytes(),
+                self.markers,
+            );
             return String::from_utf8_lossy(&buf).into_owned();
         }
         if let Some(si) = s.verbatim {
-            let mut t = ctx.sc[O].doc.slice(&(ctx.sc[O].doc.sections[si].span.start..body_end(ctx.sc[O], si))).to_string();
+            let mut t = ctx.sc[O]
+                .doc
+                .slice(&(ctx.sc[O].doc.sections[si].span.start..body_end(ctx.sc[O], si)))
+                .to_string();
             if !t.ends_with('\n') {
                 t.push('\n');
             }
@@ -1545,7 +2083,10 @@ impl Printer<'_, '_> {
             let sc = ctx.sc[side];
             let sec = &sc.doc.sections[si];
             let same = s.lines.len() == sec.props.len()
-                && s.lines.iter().zip(&sec.props).all(|(l, p)| matches!(l, Line::Src((x, r)) if *x == side && *r == p.line));
+                && s.lines
+                    .iter()
+                    .zip(&sec.props)
+                    .all(|(l, p)| matches!(l, Line::Src((x, r)) if *x == side && *r == p.line));
             if same && !matches!(s.tag, TagOut::Conflict(_)) {
                 out.push_str(&self.src(&(side, sec.tag.span.end..body_end(sc, si))));
                 if !out.ends_with('\n') {
@@ -1561,12 +2102,19 @@ impl Printer<'_, '_> {
                 Line::Lit(text) => out.push_str(text),
                 Line::Conflict(v) => {
                     *nconf += 1;
-                    let text = |x: &Option<Src>| x.as_ref().map(|s| self.line_text(s)).unwrap_or_default();
+                    let text =
+                        |x: &Option<Src>| x.as_ref().map(|s| self.line_text(s)).unwrap_or_default();
                     if take_ours {
                         out.push_str(&text(&v[1]));
                     } else {
                         let mut buf = Vec::new();
-                        write_conflict(&mut buf, text(&v[0]).as_bytes(), text(&v[1]).as_bytes(), text(&v[2]).as_bytes(), self.markers);
+                        write_conflict(
+                            &mut buf,
+                            text(&v[0]).as_bytes(),
+                            text(&v[1]).as_bytes(),
+                            text(&v[2]).as_bytes(),
+                            self.markers,
+                        );
                         out.push_str(&String::from_utf8_lossy(&buf));
                     }
                 }
@@ -1614,7 +2162,13 @@ impl Printer<'_, '_> {
             match (trailing, next) {
                 (Some(t), _) => {
                     // The body was made to end with a newline; don't double it.
-                    let body_nl = !o.doc.slice(&(o.doc.sections[s.verbatim.unwrap_or_default()].span.start..body_end(o, s.verbatim.unwrap_or_default()))).ends_with('\n');
+                    let body_nl = !o
+                        .doc
+                        .slice(
+                            &(o.doc.sections[s.verbatim.unwrap_or_default()].span.start
+                                ..body_end(o, s.verbatim.unwrap_or_default())),
+                        )
+                        .ends_with('\n');
                     if body_nl {
                         out.push_str(t.strip_prefix('\n').unwrap_or(t));
                     } else {

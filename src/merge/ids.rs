@@ -47,8 +47,12 @@ pub fn natural_cmp(a: &str, b: &str) -> Ordering {
             while j < b.len() && b[j].is_ascii_digit() {
                 j += 1;
             }
-            let na = std::str::from_utf8(&a[si..i]).unwrap_or("0").trim_start_matches('0');
-            let nb = std::str::from_utf8(&b[sj..j]).unwrap_or("0").trim_start_matches('0');
+            let na = std::str::from_utf8(&a[si..i])
+                .unwrap_or("0")
+                .trim_start_matches('0');
+            let nb = std::str::from_utf8(&b[sj..j])
+                .unwrap_or("0")
+                .trim_start_matches('0');
             let o = na.len().cmp(&nb.len()).then_with(|| na.cmp(nb));
             if o != Ordering::Equal {
                 return o;
@@ -67,7 +71,11 @@ pub fn natural_cmp(a: &str, b: &str) -> Ordering {
 
 /// The next free integer id.
 fn next_int(used: &BTreeSet<String>) -> String {
-    let max = used.iter().filter_map(|u| u.parse::<u64>().ok()).max().unwrap_or(0);
+    let max = used
+        .iter()
+        .filter_map(|u| u.parse::<u64>().ok())
+        .max()
+        .unwrap_or(0);
     (max + 1).to_string()
 }
 
@@ -88,8 +96,15 @@ pub fn new_sub_id(int_style: bool, type_name: &str, seed: &str, used: &BTreeSet<
     if int_style {
         return next_int(used);
     }
-    let ty: String = type_name.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
-    let ty = if ty.is_empty() { "Resource".to_string() } else { ty };
+    let ty: String = type_name
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect();
+    let ty = if ty.is_empty() {
+        "Resource".to_string()
+    } else {
+        ty
+    };
     (0..)
         .map(|attempt| format!("{ty}_{}", suffix(seed, attempt)))
         .find(|c| !used.contains(c))
@@ -121,6 +136,9 @@ mod tests {
         let taken: BTreeSet<String> = [sub.clone()].into_iter().collect();
         assert_ne!(new_sub_id(false, "BoxShape3D", "seed", &taken), sub);
         // Deterministic.
-        assert_eq!(new_sub_id(false, "BoxShape3D", "seed", &BTreeSet::new()), sub);
+        assert_eq!(
+            new_sub_id(false, "BoxShape3D", "seed", &BTreeSet::new()),
+            sub
+        );
     }
 }

@@ -27,7 +27,11 @@ impl Table {
     fn new(sizes: [usize; 3]) -> Table {
         Table {
             at: Vec::new(),
-            of: [vec![usize::MAX; sizes[0]], vec![usize::MAX; sizes[1]], vec![usize::MAX; sizes[2]]],
+            of: [
+                vec![usize::MAX; sizes[0]],
+                vec![usize::MAX; sizes[1]],
+                vec![usize::MAX; sizes[2]],
+            ],
         }
     }
     fn bind(&mut self, ident: usize, side: usize, i: usize) {
@@ -75,14 +79,21 @@ pub struct Idents {
 }
 
 fn match_exts(sc: [&Scene; 3]) -> Table {
-    let mut t = Table::new([sc[0].ext_resources.len(), sc[1].ext_resources.len(), sc[2].ext_resources.len()]);
+    let mut t = Table::new([
+        sc[0].ext_resources.len(),
+        sc[1].ext_resources.len(),
+        sc[2].ext_resources.len(),
+    ]);
     let mut by_uid: HashMap<String, usize> = HashMap::new();
     let mut by_path: HashMap<String, Vec<usize>> = HashMap::new();
     let mut uid_of: Vec<Option<String>> = Vec::new();
     for side in 0..3 {
         for (i, e) in sc[side].ext_resources.iter().enumerate() {
             let uid = e.uid.clone().filter(|u| u.len() > 6);
-            let mut cand = uid.as_ref().and_then(|u| by_uid.get(u).copied()).filter(|&id| !t.claimed(id, side));
+            let mut cand = uid
+                .as_ref()
+                .and_then(|u| by_uid.get(u).copied())
+                .filter(|&id| !t.claimed(id, side));
             if cand.is_none() {
                 cand = by_path.get(&e.path).and_then(|v| {
                     v.iter().copied().find(|&id| {
@@ -127,12 +138,19 @@ fn match_nodes(sc: [&Scene; 3]) -> Table {
     let mut uid_in_base: Vec<bool> = Vec::new();
     let mut has_uid: Vec<bool> = Vec::new();
     for side in 0..3 {
-        let paths: HashMap<&str, usize> = sc[side].nodes.iter().enumerate().map(|(i, n)| (n.path.as_str(), i)).collect();
+        let paths: HashMap<&str, usize> = sc[side]
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.path.as_str(), i))
+            .collect();
         for (i, n) in sc[side].nodes.iter().enumerate() {
             let uid = match &n.key {
                 NodeKey::UniqueId { scope, id } => {
                     let scope = match paths.get(scope.as_str()) {
-                        Some(&si) if !scope.is_empty() && t.bound(side, si) => format!("#{}", t.of[side][si]),
+                        Some(&si) if !scope.is_empty() && t.bound(side, si) => {
+                            format!("#{}", t.of[side][si])
+                        }
                         _ => scope.clone(),
                     };
                     Some((scope, *id))
@@ -140,10 +158,15 @@ fn match_nodes(sc: [&Scene; 3]) -> Table {
                 NodeKey::Path(_) => None,
             };
             let is_uid = uid.is_some();
-            let mut cand = uid.as_ref().and_then(|k| by_uid.get(k).copied()).filter(|&id| !t.claimed(id, side));
+            let mut cand = uid
+                .as_ref()
+                .and_then(|k| by_uid.get(k).copied())
+                .filter(|&id| !t.claimed(id, side));
             if cand.is_none() {
                 cand = by_path.get(n.path.as_str()).and_then(|v| {
-                    v.iter().copied().find(|&id| !t.claimed(id, side) && !(is_uid && has_uid[id] && uid_in_base[id]))
+                    v.iter().copied().find(|&id| {
+                        !t.claimed(id, side) && !(is_uid && has_uid[id] && uid_in_base[id])
+                    })
                 });
             }
             let id = match cand {
@@ -177,7 +200,12 @@ fn node_kind(s: &Scene, i: usize) -> (String, String) {
     let what = match (&n.type_name, &n.instance) {
         (Some(t), _) => t.clone(),
         (None, Some(ext)) => {
-            let path = s.ext_resources.iter().rev().find(|e| &e.id == ext).map_or("", |e| e.path.as_str());
+            let path = s
+                .ext_resources
+                .iter()
+                .rev()
+                .find(|e| &e.id == ext)
+                .map_or("", |e| e.path.as_str());
             format!("instance:{path}")
         }
         _ => String::new(),
@@ -194,8 +222,12 @@ fn follow_moves(sc: [&Scene; 3], t: &mut Table) {
         let mut new: HashMap<(String, String), Vec<usize>> = HashMap::new();
         for (ident, at) in t.at.iter().enumerate() {
             match (at[B], at[O], at[T]) {
-                (Some(b), _, _) if at[x].is_none() => gone.entry(node_kind(sc[B], b)).or_default().push(ident),
-                (None, o, th) if at[x].is_some() && (if x == O { th.is_none() } else { o.is_none() }) => {
+                (Some(b), _, _) if at[x].is_none() => {
+                    gone.entry(node_kind(sc[B], b)).or_default().push(ident)
+                }
+                (None, o, th)
+                    if at[x].is_some() && (if x == O { th.is_none() } else { o.is_none() }) =>
+                {
                     let i = at[x].unwrap_or_default();
                     new.entry(node_kind(sc[x], i)).or_default().push(ident)
                 }
@@ -217,24 +249,41 @@ fn follow_moves(sc: [&Scene; 3], t: &mut Table) {
         let content = |s: usize, i: usize| -> (String, Vec<(String, String)>) {
             let n = &sc[s].nodes[i];
             let sec = &sc[s].doc.sections[n.section];
-            let props = sec.props.iter().map(|p| (p.key.clone(), sc[s].doc.slice(&p.value).to_string())).collect();
+            let props = sec
+                .props
+                .iter()
+                .map(|p| (p.key.clone(), sc[s].doc.slice(&p.value).to_string()))
+                .collect();
             (node_kind(sc[s], i).1, props)
         };
         let parent_of = |t: &Table, s: usize, i: usize| -> Option<usize> {
             let p = sc[s].nodes[i].parent.as_deref()?;
-            let pi = if p == "." { sc[s].nodes.iter().position(|n| n.parent.is_none())? } else { sc[s].nodes.iter().position(|n| n.path == p)? };
+            let pi = if p == "." {
+                sc[s].nodes.iter().position(|n| n.parent.is_none())?
+            } else {
+                sc[s].nodes.iter().position(|n| n.path == p)?
+            };
             t.bound(s, pi).then(|| t.of[s][pi])
         };
-        let done: std::collections::HashSet<usize> = paired.iter().flat_map(|&(a, b)| [a, b]).collect();
-        let mut gone_by: HashMap<(Option<usize>, (String, Vec<(String, String)>)), Vec<usize>> = HashMap::new();
-        let mut new_by: HashMap<(Option<usize>, (String, Vec<(String, String)>)), Vec<usize>> = HashMap::new();
+        let done: std::collections::HashSet<usize> =
+            paired.iter().flat_map(|&(a, b)| [a, b]).collect();
+        let mut gone_by: HashMap<(Option<usize>, (String, Vec<(String, String)>)), Vec<usize>> =
+            HashMap::new();
+        let mut new_by: HashMap<(Option<usize>, (String, Vec<(String, String)>)), Vec<usize>> =
+            HashMap::new();
         for g in gone.values().flatten().filter(|g| !done.contains(g)) {
             let b = t.at[*g][B].unwrap_or_default();
-            gone_by.entry((parent_of(t, B, b), content(B, b))).or_default().push(*g);
+            gone_by
+                .entry((parent_of(t, B, b), content(B, b)))
+                .or_default()
+                .push(*g);
         }
         for n in new.values().flatten().filter(|n| !done.contains(n)) {
             let i = t.at[*n][x].unwrap_or_default();
-            new_by.entry((parent_of(t, x, i), content(x, i))).or_default().push(*n);
+            new_by
+                .entry((parent_of(t, x, i), content(x, i)))
+                .or_default()
+                .push(*n);
         }
         for (k, g) in &gone_by {
             if k.1 .0.is_empty() {
@@ -256,7 +305,15 @@ fn follow_moves(sc: [&Scene; 3], t: &mut Table) {
 
 /// Text of a value with ExtResource/SubResource ids replaced by identities, so values
 /// compare equal across renumbered ids. Unmatched sub ids stay side-specific.
-pub fn normalize<'a>(text: &'a str, side: usize, sc: &Scene, ext: &Table, sub: &Table, sub_ids: &HashMap<&str, usize>, ext_ids: &HashMap<&str, usize>) -> Cow<'a, str> {
+pub fn normalize<'a>(
+    text: &'a str,
+    side: usize,
+    sc: &Scene,
+    ext: &Table,
+    sub: &Table,
+    sub_ids: &HashMap<&str, usize>,
+    ext_ids: &HashMap<&str, usize>,
+) -> Cow<'a, str> {
     if !text.contains("Resource") {
         return Cow::Borrowed(text);
     }
@@ -287,8 +344,18 @@ impl<'a> IdIndex<'a> {
     /// Build the lookups of a scene.
     pub fn new(s: &'a Scene) -> IdIndex<'a> {
         IdIndex {
-            ext: s.ext_resources.iter().enumerate().map(|(i, e)| (e.id.as_str(), i)).collect(),
-            sub: s.sub_resources.iter().enumerate().map(|(i, e)| (e.id.as_str(), i)).collect(),
+            ext: s
+                .ext_resources
+                .iter()
+                .enumerate()
+                .map(|(i, e)| (e.id.as_str(), i))
+                .collect(),
+            sub: s
+                .sub_resources
+                .iter()
+                .enumerate()
+                .map(|(i, e)| (e.id.as_str(), i))
+                .collect(),
         }
     }
 }
@@ -311,10 +378,20 @@ fn sub_refs(text: &str, idx: &IdIndex) -> Vec<usize> {
 /// Properties of a section by key (last wins).
 fn props_of<'s>(s: &'s Scene, section: usize) -> BTreeMap<&'s str, &'s str> {
     let sec = &s.doc.sections[section];
-    sec.props.iter().map(|p| (p.key.as_str(), s.doc.slice(&p.value))).collect()
+    sec.props
+        .iter()
+        .map(|p| (p.key.as_str(), s.doc.slice(&p.value)))
+        .collect()
 }
 
-fn content_signature(s: &Scene, side: usize, k: usize, ext: &Table, sub: &Table, idx: &IdIndex) -> String {
+fn content_signature(
+    s: &Scene,
+    side: usize,
+    k: usize,
+    ext: &Table,
+    sub: &Table,
+    idx: &IdIndex,
+) -> String {
     let r = &s.sub_resources[k];
     let sec = &s.doc.sections[r.section];
     let mut sig = r.type_name.clone();
@@ -332,8 +409,16 @@ fn content_signature(s: &Scene, side: usize, k: usize, ext: &Table, sub: &Table,
 pub fn match_all(sc: [&Scene; 3]) -> Idents {
     let ext = match_exts(sc);
     let node = match_nodes(sc);
-    let idx = [IdIndex::new(sc[0]), IdIndex::new(sc[1]), IdIndex::new(sc[2])];
-    let mut sub = Table::new([sc[0].sub_resources.len(), sc[1].sub_resources.len(), sc[2].sub_resources.len()]);
+    let idx = [
+        IdIndex::new(sc[0]),
+        IdIndex::new(sc[1]),
+        IdIndex::new(sc[2]),
+    ];
+    let mut sub = Table::new([
+        sc[0].sub_resources.len(),
+        sc[1].sub_resources.len(),
+        sc[2].sub_resources.len(),
+    ]);
     let mut sub_matches = Vec::new();
     for i in 0..sc[B].sub_resources.len() {
         sub.fresh(B, i);
@@ -347,7 +432,10 @@ pub fn match_all(sc: [&Scene; 3]) -> Idents {
             for (k, r) in sc[x].sub_resources.iter().enumerate() {
                 if let Some(&bi) = idx[B].sub.get(r.id.as_str()) {
                     let ident = sub.of[B][bi];
-                    if sc[B].sub_resources[bi].type_name == r.type_name && !sub.claimed(ident, x) && !sub.bound(x, k) {
+                    if sc[B].sub_resources[bi].type_name == r.type_name
+                        && !sub.claimed(ident, x)
+                        && !sub.bound(x, k)
+                    {
                         sub.bind(ident, x, k);
                     }
                 }
@@ -368,7 +456,10 @@ pub fn match_all(sc: [&Scene; 3]) -> Idents {
                 }
                 for at in &sub.at {
                     if let (Some(ri), Some(xi)) = (at[rside], at[x]) {
-                        pairs.push((sc[rside].sub_resources[ri].section, sc[x].sub_resources[xi].section));
+                        pairs.push((
+                            sc[rside].sub_resources[ri].section,
+                            sc[x].sub_resources[xi].section,
+                        ));
                     }
                 }
                 for (rs, xs) in pairs {
@@ -390,12 +481,19 @@ pub fn match_all(sc: [&Scene; 3]) -> Idents {
                             if sub.claimed(ident, x) || (rside == O && sub.at[ident][B].is_some()) {
                                 continue;
                             }
-                            if sc[rside].sub_resources[ri].type_name != sc[x].sub_resources[xi].type_name {
+                            if sc[rside].sub_resources[ri].type_name
+                                != sc[x].sub_resources[xi].type_name
+                            {
                                 continue;
                             }
                             sub.bind(ident, x, xi);
                             if sc[rside].sub_resources[ri].id != sc[x].sub_resources[xi].id {
-                                sub_matches.push(SubMatch { side: x, index: xi, ident, how: "use" });
+                                sub_matches.push(SubMatch {
+                                    side: x,
+                                    index: xi,
+                                    ident,
+                                    how: "use",
+                                });
                             }
                             changed = true;
                         }
@@ -409,7 +507,10 @@ pub fn match_all(sc: [&Scene; 3]) -> Idents {
             let mut sigs: HashMap<String, Vec<usize>> = HashMap::new();
             for (ri, _) in sc[rside].sub_resources.iter().enumerate() {
                 let ident = sub.of[rside][ri];
-                if ident == usize::MAX || sub.claimed(ident, x) || (rside == O && sub.at[ident][B].is_some()) {
+                if ident == usize::MAX
+                    || sub.claimed(ident, x)
+                    || (rside == O && sub.at[ident][B].is_some())
+                {
                     continue;
                 }
                 let sig = content_signature(sc[rside], rside, ri, &ext, &sub, &idx[rside]);
@@ -424,10 +525,20 @@ pub fn match_all(sc: [&Scene; 3]) -> Idents {
                     if let Some(pos) = list.iter().position(|&id| !sub.claimed(id, x)) {
                         let ident = list.remove(pos);
                         sub.bind(ident, x, k);
-                        let how = if rside == O { "identical content (both added it)" } else { "content" };
-                        let other = sub.at[ident][rside].map(|i| sc[rside].sub_resources[i].id.as_str());
+                        let how = if rside == O {
+                            "identical content (both added it)"
+                        } else {
+                            "content"
+                        };
+                        let other =
+                            sub.at[ident][rside].map(|i| sc[rside].sub_resources[i].id.as_str());
                         if other != Some(sc[x].sub_resources[k].id.as_str()) || rside == O {
-                            sub_matches.push(SubMatch { side: x, index: k, ident, how });
+                            sub_matches.push(SubMatch {
+                                side: x,
+                                index: k,
+                                ident,
+                                how,
+                            });
                         }
                     }
                 }
@@ -439,5 +550,10 @@ pub fn match_all(sc: [&Scene; 3]) -> Idents {
             }
         }
     }
-    Idents { ext, sub, node, sub_matches }
+    Idents {
+        ext,
+        sub,
+        node,
+        sub_matches,
+    }
 }

@@ -202,11 +202,23 @@ impl Decision {
         };
         let mut v = json!({ "kind": kind, "message": self.to_string() });
         let extra = match self {
-            Decision::IdRenamed { section, type_name, from, to } => {
+            Decision::IdRenamed {
+                section,
+                type_name,
+                from,
+                to,
+            } => {
                 json!({"section": section, "type": type_name, "from": from, "to": to})
             }
-            Decision::ResourceDeduplicated { section, what, id } => json!({"section": section, "what": what, "id": id}),
-            Decision::ResourceMatched { type_name, theirs_id, ours_id, how } => {
+            Decision::ResourceDeduplicated { section, what, id } => {
+                json!({"section": section, "what": what, "id": id})
+            }
+            Decision::ResourceMatched {
+                type_name,
+                theirs_id,
+                ours_id,
+                how,
+            } => {
                 json!({"type": type_name, "theirs_id": theirs_id, "ours_id": ours_id, "how": how})
             }
             Decision::NodeRenameFollowed { from, to } | Decision::NodeMoveFollowed { from, to } => {
@@ -214,7 +226,8 @@ impl Decision {
             }
             Decision::LoadStepsRecomputed { from, to } => json!({"from": from, "to": to}),
             Decision::FormatRaised { from, to } => json!({"from": from, "to": to}),
-            Decision::UnusedResourceDropped { section, id } | Decision::DeletedResourceKept { section, id } => {
+            Decision::UnusedResourceDropped { section, id }
+            | Decision::DeletedResourceKept { section, id } => {
                 json!({"section": section, "id": id})
             }
             Decision::FellBack { reason } => json!({"reason": reason}),
@@ -252,13 +265,21 @@ impl MergeOutcome {
     }
 }
 
-fn line_fallback(base: &[u8], ours: &[u8], theirs: &[u8], opts: &MergeOptions, reason: String) -> MergeOutcome {
+fn line_fallback(
+    base: &[u8],
+    ours: &[u8],
+    theirs: &[u8],
+    opts: &MergeOptions,
+    reason: String,
+) -> MergeOutcome {
     let lm = merge_lines(base, ours, theirs, &opts.markers);
     MergeOutcome {
         text: lm.text,
         conflict_count: lm.conflicts,
         conflicts: Vec::new(),
-        decisions: vec![Decision::FellBack { reason: reason.clone() }],
+        decisions: vec![Decision::FellBack {
+            reason: reason.clone(),
+        }],
         method: Method::LineFallback(reason),
     }
 }
@@ -299,13 +320,26 @@ pub fn merge(base: &[u8], ours: &[u8], theirs: &[u8], opts: &MergeOptions) -> Me
         (b, o, t) => {
             let which = [("base", b.err()), ("ours", o.err()), ("theirs", t.err())]
                 .into_iter()
-                .find_map(|(n, e)| e.map(|e| format!("{n} does not parse: {}", e.to_string().lines().next().unwrap_or(""))))
+                .find_map(|(n, e)| {
+                    e.map(|e| {
+                        format!(
+                            "{n} does not parse: {}",
+                            e.to_string().lines().next().unwrap_or("")
+                        )
+                    })
+                })
                 .unwrap_or_default();
             return line_fallback(base, ours, theirs, opts, which);
         }
     };
     if b.kind != o.kind || o.kind != t.kind {
-        return line_fallback(base, ours, theirs, opts, "the three versions are not all scenes or all resources".into());
+        return line_fallback(
+            base,
+            ours,
+            theirs,
+            opts,
+            "the three versions are not all scenes or all resources".into(),
+        );
     }
     let structural = emit::merge_scenes(&b, &o, &t, &opts.markers);
     // Validate: the clean text itself, or ours' resolution of every conflict.
@@ -321,7 +355,10 @@ pub fn merge(base: &[u8], ours: &[u8], theirs: &[u8], opts: &MergeOptions) -> Me
                     property: None,
                     base: None,
                     ours: None,
-                    theirs: Some(format!("the line merge has no markers but {}", why.trim_start_matches("the structural result would be "))),
+                    theirs: Some(format!(
+                        "the line merge has no markers but {}",
+                        why.trim_start_matches("the structural result would be ")
+                    )),
                 });
             }
         }

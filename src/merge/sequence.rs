@@ -8,8 +8,16 @@ use std::collections::{BTreeMap, BTreeSet};
 fn keeps_order(base: &[usize], side: &[usize]) -> bool {
     let in_side: BTreeSet<usize> = side.iter().copied().collect();
     let in_base: BTreeSet<usize> = base.iter().copied().collect();
-    let b: Vec<usize> = base.iter().copied().filter(|x| in_side.contains(x)).collect();
-    let s: Vec<usize> = side.iter().copied().filter(|x| in_base.contains(x)).collect();
+    let b: Vec<usize> = base
+        .iter()
+        .copied()
+        .filter(|x| in_side.contains(x))
+        .collect();
+    let s: Vec<usize> = side
+        .iter()
+        .copied()
+        .filter(|x| in_base.contains(x))
+        .collect();
     b == s
 }
 
@@ -18,7 +26,12 @@ fn keeps_order(base: &[usize], side: &[usize]) -> bool {
 ///
 /// `keep` is the set of identities that survive the merge; items of `keep` that appear
 /// in no ordering are appended in ascending order.
-pub fn merge_order(base: &[usize], ours: &[usize], theirs: &[usize], keep: &BTreeSet<usize>) -> Vec<usize> {
+pub fn merge_order(
+    base: &[usize],
+    ours: &[usize],
+    theirs: &[usize],
+    keep: &BTreeSet<usize>,
+) -> Vec<usize> {
     let (skeleton, other) = if keeps_order(base, ours) && !keeps_order(base, theirs) {
         (theirs, ours)
     } else {
@@ -44,7 +57,8 @@ pub fn merge_order(base: &[usize], ours: &[usize], theirs: &[usize], keep: &BTre
         }
         let base_set: BTreeSet<usize> = base.iter().copied().collect();
         for (i, x) in missing {
-            let pos: BTreeMap<usize, usize> = out.iter().enumerate().map(|(p, &v)| (v, p)).collect();
+            let pos: BTreeMap<usize, usize> =
+                out.iter().enumerate().map(|(p, &v)| (v, p)).collect();
             let before = list[i + 1..].iter().find_map(|n| pos.get(n).copied());
             let after = list[..i].iter().rev().find_map(|p| pos.get(p).copied());
             let at = match (after, before) {
@@ -82,7 +96,12 @@ mod tests {
 
     #[test]
     fn both_insert_at_different_places() {
-        let r = merge_order(&[1, 2, 3], &[1, 10, 2, 3], &[1, 2, 3, 20], &keep(&[1, 2, 3, 10, 20]));
+        let r = merge_order(
+            &[1, 2, 3],
+            &[1, 10, 2, 3],
+            &[1, 2, 3, 20],
+            &keep(&[1, 2, 3, 10, 20]),
+        );
         assert_eq!(r, [1, 10, 2, 3, 20]);
     }
 

@@ -3,7 +3,12 @@
 use super::*;
 
 fn m(base: &str, ours: &str, theirs: &str) -> MergeOutcome {
-    merge(base.as_bytes(), ours.as_bytes(), theirs.as_bytes(), &MergeOptions::default())
+    merge(
+        base.as_bytes(),
+        ours.as_bytes(),
+        theirs.as_bytes(),
+        &MergeOptions::default(),
+    )
 }
 
 fn text(o: &MergeOutcome) -> &str {
@@ -35,7 +40,10 @@ fn one_side_unchanged_gives_the_other_side_bytes() {
 #[test]
 fn different_properties_of_one_node_merge_cleanly() {
     let ours = BASE.replace("speed = 100", "speed = 200");
-    let theirs = BASE.replace("script = ExtResource(\"1_abcde\")\n", "script = ExtResource(\"1_abcde\")\njump = 5\n");
+    let theirs = BASE.replace(
+        "script = ExtResource(\"1_abcde\")\n",
+        "script = ExtResource(\"1_abcde\")\njump = 5\n",
+    );
     let r = m(BASE, &ours, &theirs);
     assert!(r.is_clean(), "{}", text(&r));
     assert_eq!(r.method, Method::Structural);
@@ -58,7 +66,9 @@ fn same_property_changed_differently_conflicts_on_one_line() {
 #[test]
 fn float_respelling_is_not_a_change() {
     let base = BASE.replace("Vector2(1, 2)", "Vector2(0.707107, 2)");
-    let ours = base.replace("Vector2(0.707107, 2)", "Vector2(0.70710677, 2)").replace("speed = 100", "speed = 150");
+    let ours = base
+        .replace("Vector2(0.707107, 2)", "Vector2(0.70710677, 2)")
+        .replace("speed = 100", "speed = 150");
     let theirs = base.replace("speed = 100\n", "speed = 100\njump = 1\n");
     let r = m(&base, &ours, &theirs);
     assert!(r.is_clean(), "{}", text(&r));
@@ -88,7 +98,12 @@ fn colliding_sub_resource_ids_are_renamed_with_their_references() {
     });
     let new_id = renamed.expect("an id was renamed");
     assert!(new_id.starts_with("RectangleShape2D_"));
-    assert!(t.contains(&format!("[sub_resource type=\"RectangleShape2D\" id=\"{new_id}\"]\nsize = Vector2(5, 5)")), "{t}");
+    assert!(
+        t.contains(&format!(
+            "[sub_resource type=\"RectangleShape2D\" id=\"{new_id}\"]\nsize = Vector2(5, 5)"
+        )),
+        "{t}"
+    );
     assert!(t.contains(&format!("[node name=\"HurtBox\" type=\"CollisionShape2D\" parent=\".\"]\nshape = SubResource(\"{new_id}\")")), "{t}");
     assert!(t.contains("[node name=\"HitBox\" type=\"CollisionShape2D\" parent=\".\"]\nshape = SubResource(\"RectangleShape2D_abcde\")"));
 }
@@ -110,31 +125,51 @@ fn same_resource_added_twice_becomes_one() {
     let t = text(&r);
     assert!(r.is_clean(), "{t}");
     assert_eq!(t.matches("res://icon.png").count(), 1, "{t}");
-    assert!(t.contains("[node name=\"B\" type=\"Sprite2D\" parent=\".\"]\ntexture = ExtResource(\"2_xyz\")"), "{t}");
+    assert!(
+        t.contains(
+            "[node name=\"B\" type=\"Sprite2D\" parent=\".\"]\ntexture = ExtResource(\"2_xyz\")"
+        ),
+        "{t}"
+    );
 }
 
 #[test]
 fn rename_plus_edit_follows_the_node_through_unique_id() {
     let base = "[gd_scene format=3]\n\n[node name=\"Root\" type=\"Node2D\" unique_id=1]\n\n[node name=\"Old\" type=\"Sprite2D\" parent=\".\" unique_id=2]\nposition = Vector2(0, 0)\n\n[node name=\"Child\" type=\"Node2D\" parent=\"Old\" unique_id=3]\n";
-    let ours = base.replace("name=\"Old\"", "name=\"New\"").replace("parent=\"Old\"", "parent=\"New\"");
-    let theirs = base.replace("position = Vector2(0, 0)", "position = Vector2(5, 5)") + "\n[node name=\"Added\" type=\"Node\" parent=\"Old\" unique_id=4]\n";
+    let ours = base
+        .replace("name=\"Old\"", "name=\"New\"")
+        .replace("parent=\"Old\"", "parent=\"New\"");
+    let theirs = base.replace("position = Vector2(0, 0)", "position = Vector2(5, 5)")
+        + "\n[node name=\"Added\" type=\"Node\" parent=\"Old\" unique_id=4]\n";
     let r = m(base, &ours, &theirs);
     let t = text(&r);
     assert!(r.is_clean(), "{t}");
     assert!(t.contains("[node name=\"New\" type=\"Sprite2D\" parent=\".\" unique_id=2]\nposition = Vector2(5, 5)"), "{t}");
-    assert!(t.contains("[node name=\"Added\" type=\"Node\" parent=\"New\" unique_id=4]"), "{t}");
-    assert!(r.decisions.iter().any(|d| matches!(d, Decision::NodeRenameFollowed { .. })));
+    assert!(
+        t.contains("[node name=\"Added\" type=\"Node\" parent=\"New\" unique_id=4]"),
+        "{t}"
+    );
+    assert!(r
+        .decisions
+        .iter()
+        .any(|d| matches!(d, Decision::NodeRenameFollowed { .. })));
 }
 
 #[test]
 fn move_plus_edit_follows_the_node() {
     let base = "[gd_scene format=3]\n\n[node name=\"Root\" type=\"Node2D\" unique_id=1]\n\n[node name=\"A\" type=\"Node2D\" parent=\".\" unique_id=2]\n\n[node name=\"B\" type=\"Node2D\" parent=\".\" unique_id=3]\n\n[node name=\"S\" type=\"Sprite2D\" parent=\"A\" unique_id=4]\nz_index = 1\n";
-    let ours = base.replace("[node name=\"S\" type=\"Sprite2D\" parent=\"A\"", "[node name=\"S\" type=\"Sprite2D\" parent=\"B\"");
+    let ours = base.replace(
+        "[node name=\"S\" type=\"Sprite2D\" parent=\"A\"",
+        "[node name=\"S\" type=\"Sprite2D\" parent=\"B\"",
+    );
     let theirs = base.replace("z_index = 1", "z_index = 7");
     let r = m(base, &ours, &theirs);
     let t = text(&r);
     assert!(r.is_clean(), "{t}");
-    assert!(t.contains("[node name=\"S\" type=\"Sprite2D\" parent=\"B\" unique_id=4]\nz_index = 7"), "{t}");
+    assert!(
+        t.contains("[node name=\"S\" type=\"Sprite2D\" parent=\"B\" unique_id=4]\nz_index = 7"),
+        "{t}"
+    );
 }
 
 #[test]
@@ -147,13 +182,20 @@ fn reorder_plus_insert_is_clean() {
     let r = m(BASE, &ours, &theirs);
     let t = text(&r);
     assert!(r.is_clean(), "{t}");
-    let (c, s, l) = (t.find("\"Camera\"").unwrap(), t.find("\"Sprite\"").unwrap(), t.find("\"Label\"").unwrap());
+    let (c, s, l) = (
+        t.find("\"Camera\"").unwrap(),
+        t.find("\"Sprite\"").unwrap(),
+        t.find("\"Label\"").unwrap(),
+    );
     assert!(c < s && s < l, "{t}");
 }
 
 #[test]
 fn delete_against_modify_conflicts_on_the_whole_section() {
-    let ours = BASE.replace("\n[node name=\"Sprite\" type=\"Sprite2D\" parent=\".\"]\nposition = Vector2(1, 2)\n", "");
+    let ours = BASE.replace(
+        "\n[node name=\"Sprite\" type=\"Sprite2D\" parent=\".\"]\nposition = Vector2(1, 2)\n",
+        "",
+    );
     let theirs = BASE.replace("position = Vector2(1, 2)", "position = Vector2(9, 9)");
     let r = m(BASE, &ours, &theirs);
     assert_eq!(r.conflict_count, 1, "{}", text(&r));
@@ -169,7 +211,8 @@ fn delete_against_modify_conflicts_on_the_whole_section() {
 fn connections_and_editables_merge_as_sets() {
     let base = format!("{BASE}\n[connection signal=\"a\" from=\".\" to=\".\" method=\"_a\"]\n");
     let ours = format!("{base}[connection signal=\"b\" from=\".\" to=\".\" method=\"_b\"]\n");
-    let theirs = format!("{base}[connection signal=\"c\" from=\"Sprite\" to=\".\" method=\"_c\"]\n");
+    let theirs =
+        format!("{base}[connection signal=\"c\" from=\"Sprite\" to=\".\" method=\"_c\"]\n");
     let r = m(&base, &ours, &theirs);
     let t = text(&r);
     assert!(r.is_clean(), "{t}");
@@ -185,18 +228,34 @@ fn godot3_renumbered_sub_resources_match_by_content_and_use() {
     let r = m(base, &ours, theirs);
     let t = text(&r);
     assert!(r.is_clean(), "{t}");
-    assert!(t.contains("[sub_resource type=\"CircleShape2D\" id=1]\nradius = 8.0"), "{t}");
-    assert!(t.contains("[sub_resource type=\"RectangleShape2D\" id=2]\nextents = Vector2( 3, 3 )"), "{t}");
-    assert!(t.contains("shape = SubResource( 1 )\n\n[node name=\"D\""), "{t}");
+    assert!(
+        t.contains("[sub_resource type=\"CircleShape2D\" id=1]\nradius = 8.0"),
+        "{t}"
+    );
+    assert!(
+        t.contains("[sub_resource type=\"RectangleShape2D\" id=2]\nextents = Vector2( 3, 3 )"),
+        "{t}"
+    );
+    assert!(
+        t.contains("shape = SubResource( 1 )\n\n[node name=\"D\""),
+        "{t}"
+    );
 }
 
 #[test]
 fn format_raised_to_4_when_theirs_needs_it() {
     let ours = BASE.replace("speed = 100", "speed = 2");
-    let theirs = BASE.replace("format=3", "format=4").replace("speed = 100\n", "speed = 100\ndata = PackedByteArray(\"AAAA\")\n");
+    let theirs = BASE.replace("format=3", "format=4").replace(
+        "speed = 100\n",
+        "speed = 100\ndata = PackedByteArray(\"AAAA\")\n",
+    );
     let r = m(BASE, &ours, &theirs);
     assert!(r.is_clean(), "{}", text(&r));
-    assert!(text(&r).starts_with("[gd_scene load_steps=2 format=4 uid=\"uid://base\"]"), "{}", text(&r));
+    assert!(
+        text(&r).starts_with("[gd_scene load_steps=2 format=4 uid=\"uid://base\"]"),
+        "{}",
+        text(&r)
+    );
 }
 
 #[test]
@@ -208,10 +267,17 @@ fn broken_input_falls_back_to_the_line_merge() {
 
 #[test]
 fn groups_merge_as_sets() {
-    let base = BASE.replace("[node name=\"Camera\" type=\"Camera2D\" parent=\".\"]", "[node name=\"Camera\" type=\"Camera2D\" parent=\".\" groups=[\"a\"]]");
+    let base = BASE.replace(
+        "[node name=\"Camera\" type=\"Camera2D\" parent=\".\"]",
+        "[node name=\"Camera\" type=\"Camera2D\" parent=\".\" groups=[\"a\"]]",
+    );
     let ours = base.replace("groups=[\"a\"]", "groups=[\"a\", \"b\"]");
     let theirs = base.replace("groups=[\"a\"]", "groups=[\"a\", \"c\"]");
     let r = m(&base, &ours, &theirs);
     assert!(r.is_clean(), "{}", text(&r));
-    assert!(text(&r).contains("groups=[\"a\", \"b\", \"c\"]"), "{}", text(&r));
+    assert!(
+        text(&r).contains("groups=[\"a\", \"b\", \"c\"]"),
+        "{}",
+        text(&r)
+    );
 }

@@ -18,7 +18,11 @@ fn subject(s: &Subject) -> Value {
     let mut m = Map::new();
     m.insert("kind".into(), json!(s.kind()));
     match s {
-        Subject::Node { path, type_name, instance } => {
+        Subject::Node {
+            path,
+            type_name,
+            instance,
+        } => {
             m.insert("path".into(), json!(path));
             m.insert("type".into(), json!(type_name));
             m.insert("instance".into(), json!(instance));
@@ -26,17 +30,30 @@ fn subject(s: &Subject) -> Value {
         Subject::MainResource { type_name } => {
             m.insert("type".into(), json!(type_name));
         }
-        Subject::ExtResource { path, type_name, users } => {
+        Subject::ExtResource {
+            path,
+            type_name,
+            users,
+        } => {
             m.insert("path".into(), json!(path));
             m.insert("type".into(), json!(type_name));
             m.insert("users".into(), json!(users));
         }
-        Subject::SubResource { id, type_name, users } => {
+        Subject::SubResource {
+            id,
+            type_name,
+            users,
+        } => {
             m.insert("id".into(), json!(id));
             m.insert("type".into(), json!(type_name));
             m.insert("users".into(), json!(users));
         }
-        Subject::Connection { signal, from, to, method } => {
+        Subject::Connection {
+            signal,
+            from,
+            to,
+            method,
+        } => {
             m.insert("signal".into(), json!(signal));
             m.insert("from".into(), json!(from));
             m.insert("to".into(), json!(to));
@@ -51,7 +68,11 @@ fn subject(s: &Subject) -> Value {
 }
 
 fn props(p: &[(String, String)]) -> Value {
-    Value::Array(p.iter().map(|(k, v)| json!({"key": k, "value": v})).collect())
+    Value::Array(
+        p.iter()
+            .map(|(k, v)| json!({"key": k, "value": v}))
+            .collect(),
+    )
 }
 
 /// One change as a JSON object.
@@ -67,11 +88,17 @@ pub fn change(c: &crate::diff::Change) -> Value {
             m.insert("old".into(), json!(old));
             m.insert("new".into(), json!(new));
         }
-        Detail::Moved { old_parent, new_parent } => {
+        Detail::Moved {
+            old_parent,
+            new_parent,
+        } => {
             m.insert("old".into(), json!(old_parent));
             m.insert("new".into(), json!(new_parent));
         }
-        Detail::Reordered { old_index, new_index } => {
+        Detail::Reordered {
+            old_index,
+            new_index,
+        } => {
             m.insert("old".into(), json!(old_index.to_string()));
             m.insert("new".into(), json!(new_index.to_string()));
         }
@@ -91,7 +118,12 @@ pub fn change(c: &crate::diff::Change) -> Value {
             m.insert("key".into(), json!(key));
             m.insert("old".into(), json!(value));
         }
-        Detail::PropertyChanged { key, old, new, delta } => {
+        Detail::PropertyChanged {
+            key,
+            old,
+            new,
+            delta,
+        } => {
             m.insert("key".into(), json!(key));
             m.insert("old".into(), json!(old));
             m.insert("new".into(), json!(new));
@@ -100,10 +132,19 @@ pub fn change(c: &crate::diff::Change) -> Value {
                 Delta::Components(c) => {
                     m.insert(
                         "components".into(),
-                        Value::Array(c.iter().map(|(n, a, b)| json!({"name": n, "old": a, "new": b})).collect()),
+                        Value::Array(
+                            c.iter()
+                                .map(|(n, a, b)| json!({"name": n, "old": a, "new": b}))
+                                .collect(),
+                        ),
                     );
                 }
-                Delta::Packed { kind, old_len, new_len, changed } => {
+                Delta::Packed {
+                    kind,
+                    old_len,
+                    new_len,
+                    changed,
+                } => {
                     m.insert("packed".into(), json!({"type": kind, "old_len": old_len, "new_len": new_len, "changed": changed}));
                 }
             }

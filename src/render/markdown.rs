@@ -23,7 +23,9 @@ pub fn code(s: &str) -> String {
 }
 
 fn mermaid_label(s: &str) -> String {
-    s.replace('"', "#quot;").replace('<', "#lt;").replace('>', "#gt;")
+    s.replace('"', "#quot;")
+        .replace('<', "#lt;")
+        .replace('>', "#gt;")
 }
 
 /// State of a node in the diagram.
@@ -40,7 +42,10 @@ pub fn mermaid(report: &DiffReport) -> Option<String> {
     let mut state: BTreeMap<String, (State, Option<String>)> = BTreeMap::new();
     let mut order: Vec<String> = Vec::new();
     for g in groups(&report.changes) {
-        if let Subject::Node { path, type_name, .. } = &g[0].subject {
+        if let Subject::Node {
+            path, type_name, ..
+        } = &g[0].subject
+        {
             let s = match g[0].detail {
                 Detail::Added { .. } => State::Added,
                 Detail::Removed { .. } => State::Removed,
@@ -99,10 +104,14 @@ pub fn mermaid(report: &DiffReport) -> Option<String> {
         out.push_str(&format!("  class {nid} {class}\n"));
     }
     if omitted > 0 {
-        out.push_str(&format!("  more[\"… {omitted} more nodes\"]\n  class more context\n"));
+        out.push_str(&format!(
+            "  more[\"… {omitted} more nodes\"]\n  class more context\n"
+        ));
     }
     out.push_str("  classDef added fill:#dafbe1,stroke:#1a7f37,color:#1a7f37\n");
-    out.push_str("  classDef removed fill:#ffebe9,stroke:#cf222e,color:#cf222e,stroke-dasharray:4 3\n");
+    out.push_str(
+        "  classDef removed fill:#ffebe9,stroke:#cf222e,color:#cf222e,stroke-dasharray:4 3\n",
+    );
     out.push_str("  classDef changed fill:#fff8c5,stroke:#9a6700,color:#6b4b00\n");
     out.push_str("  classDef context fill:#f6f8fa,stroke:#d0d7de,color:#57606a\n");
     out.push_str("```\n");
@@ -135,7 +144,9 @@ fn list(report: &DiffReport, out: &mut String) {
         }
     }
     if skipped > 0 {
-        out.push_str(&format!("- … and {skipped} more changes (see `tscn-merge diff`)\n"));
+        out.push_str(&format!(
+            "- … and {skipped} more changes (see `tscn-merge diff`)\n"
+        ));
     }
 }
 
@@ -146,7 +157,10 @@ fn item(ch: &Change, out: &mut String) -> usize {
                 out.push_str(&format!("  - {} = {}\n", code(k), code(v)));
             }
             if properties.len() > 20 {
-                out.push_str(&format!("  - … {} more properties\n", properties.len() - 20));
+                out.push_str(&format!(
+                    "  - … {} more properties\n",
+                    properties.len() - 20
+                ));
             }
             properties.len().min(21)
         }
@@ -168,9 +182,17 @@ fn noise(report: &DiffReport, opts: &Options, out: &mut String) {
         return;
     }
     if opts.show_noise {
-        out.push_str(&format!("\n<details><summary>Re-save noise ({})</summary>\n\n", report.noise.len()));
+        out.push_str(&format!(
+            "\n<details><summary>Re-save noise ({})</summary>\n\n",
+            report.noise.len()
+        ));
         for n in &report.noise {
-            out.push_str(&format!("- {} {}: {}\n", n.kind.name(), code(&n.subject), code(&n.detail)));
+            out.push_str(&format!(
+                "- {} {}: {}\n",
+                n.kind.name(),
+                code(&n.subject),
+                code(&n.detail)
+            ));
         }
         out.push_str("\n</details>\n");
     } else {
@@ -213,10 +235,19 @@ pub fn review(range: &str, files: &[FileDiff], opts: &Options) -> String {
             Ok(r) => Counts::of(r).sentence(),
             Err(_) => "cannot be parsed".to_string(),
         };
-        out.push_str(&format!("| {} | {} | {} |\n", code(&f.path), f.status.name(), summary));
+        out.push_str(&format!(
+            "| {} | {} | {} |\n",
+            code(&f.path),
+            f.status.name(),
+            summary
+        ));
     }
     for f in files {
-        out.push_str(&format!("\n### {} ({})\n\n", code(&f.path), f.status.name()));
+        out.push_str(&format!(
+            "\n### {} ({})\n\n",
+            code(&f.path),
+            f.status.name()
+        ));
         match &f.report {
             Err(e) => out.push_str(&format!("Cannot diff: {}\n", code(e))),
             Ok(r) if f.status != FileStatus::Modified && r.changes.len() > MAX_LINES => {

@@ -94,7 +94,9 @@ impl Counts {
                     "removed" => c.nodes_removed += 1,
                     _ => c.nodes_changed += 1,
                 },
-                Subject::ExtResource { .. } | Subject::SubResource { .. } | Subject::MainResource { .. } => c.resources += 1,
+                Subject::ExtResource { .. }
+                | Subject::SubResource { .. }
+                | Subject::MainResource { .. } => c.resources += 1,
                 Subject::Connection { .. } => c.connections += 1,
                 Subject::Editable { .. } | Subject::Header => c.other += 1,
             }
@@ -105,7 +107,8 @@ impl Counts {
     /// "2 nodes changed, 1 added, 1 resource changed" (empty when nothing).
     pub fn sentence(&self) -> String {
         let mut parts = Vec::new();
-        let plural = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+        let plural =
+            |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
         if self.nodes_changed > 0 {
             parts.push(plural(self.nodes_changed, "node changed", "nodes changed"));
         }
@@ -116,10 +119,18 @@ impl Counts {
             parts.push(plural(self.nodes_removed, "node removed", "nodes removed"));
         }
         if self.resources > 0 {
-            parts.push(plural(self.resources, "resource changed", "resources changed"));
+            parts.push(plural(
+                self.resources,
+                "resource changed",
+                "resources changed",
+            ));
         }
         if self.connections > 0 {
-            parts.push(plural(self.connections, "connection changed", "connections changed"));
+            parts.push(plural(
+                self.connections,
+                "connection changed",
+                "connections changed",
+            ));
         }
         if self.other > 0 {
             parts.push(plural(self.other, "other change", "other changes"));
@@ -169,8 +180,16 @@ mod tests {
 
     #[test]
     fn summary_sentence() {
-        let c = Counts { nodes_changed: 2, nodes_added: 1, resources: 1, ..Counts::default() };
-        assert_eq!(c.sentence(), "2 nodes changed, 1 node added, 1 resource changed");
+        let c = Counts {
+            nodes_changed: 2,
+            nodes_added: 1,
+            resources: 1,
+            ..Counts::default()
+        };
+        assert_eq!(
+            c.sentence(),
+            "2 nodes changed, 1 node added, 1 resource changed"
+        );
         assert_eq!(Counts::default().sentence(), "");
     }
 }

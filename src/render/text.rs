@@ -30,8 +30,17 @@ pub fn describe(d: &Detail) -> (char, String) {
         Detail::Added { .. } => ('+', "added".into()),
         Detail::Removed { .. } => ('-', "removed".into()),
         Detail::Renamed { old, new } => ('~', format!("renamed: {old} -> {new}")),
-        Detail::Moved { old_parent, new_parent } => ('~', format!("moved: parent {old_parent} -> {new_parent}")),
-        Detail::Reordered { old_index, new_index } => ('~', format!("reordered: position {old_index} -> {new_index}")),
+        Detail::Moved {
+            old_parent,
+            new_parent,
+        } => ('~', format!("moved: parent {old_parent} -> {new_parent}")),
+        Detail::Reordered {
+            old_index,
+            new_index,
+        } => (
+            '~',
+            format!("reordered: position {old_index} -> {new_index}"),
+        ),
         Detail::Field { field, old, new } => match (old, new) {
             (None, Some(n)) => ('+', format!("{field} = {n}")),
             (Some(o), None) => ('-', format!("{field} = {o}")),
@@ -41,15 +50,28 @@ pub fn describe(d: &Detail) -> (char, String) {
         Detail::GroupRemoved { group } => ('-', format!("group \"{group}\"")),
         Detail::PropertyAdded { key, value } => ('+', format!("{key} = {value}")),
         Detail::PropertyRemoved { key, value } => ('-', format!("{key} = {value}")),
-        Detail::PropertyChanged { key, old, new, delta } => {
+        Detail::PropertyChanged {
+            key,
+            old,
+            new,
+            delta,
+        } => {
             let mut s = format!("{key}: {old} -> {new}");
             match delta {
                 Delta::None => {}
                 Delta::Components(c) => {
-                    let parts: Vec<String> = c.iter().map(|(n, a, b)| format!("{n}: {a} -> {b}")).collect();
+                    let parts: Vec<String> = c
+                        .iter()
+                        .map(|(n, a, b)| format!("{n}: {a} -> {b}"))
+                        .collect();
                     s.push_str(&format!("  ({})", parts.join(", ")));
                 }
-                Delta::Packed { old_len, new_len, changed, .. } => {
+                Delta::Packed {
+                    old_len,
+                    new_len,
+                    changed,
+                    ..
+                } => {
                     if old_len == new_len {
                         s.push_str(&format!("  ({changed} of {new_len} elements changed)"));
                     } else {
@@ -65,7 +87,11 @@ pub fn describe(d: &Detail) -> (char, String) {
 /// Heading of a subject, without marker.
 pub fn subject_title(s: &Subject) -> String {
     match s {
-        Subject::Node { path, type_name, instance } => {
+        Subject::Node {
+            path,
+            type_name,
+            instance,
+        } => {
             let what = match (type_name, instance) {
                 (Some(t), _) => format!(" ({t})"),
                 (None, Some(i)) => format!(" (instance of {i})"),
@@ -73,10 +99,22 @@ pub fn subject_title(s: &Subject) -> String {
             };
             format!("{}{what}", if path == "." { "(root)" } else { path })
         }
-        Subject::MainResource { type_name } => format!("resource ({})", type_name.as_deref().unwrap_or("?")),
-        Subject::ExtResource { path, type_name, .. } => format!("ext_resource {path} ({type_name})"),
-        Subject::SubResource { id, type_name, .. } => format!("sub_resource {} ({type_name})", crate::diff::sub_display(type_name, id)),
-        Subject::Connection { signal, from, to, method } => format!("connection {signal}: {from} -> {to} :: {method}"),
+        Subject::MainResource { type_name } => {
+            format!("resource ({})", type_name.as_deref().unwrap_or("?"))
+        }
+        Subject::ExtResource {
+            path, type_name, ..
+        } => format!("ext_resource {path} ({type_name})"),
+        Subject::SubResource { id, type_name, .. } => format!(
+            "sub_resource {} ({type_name})",
+            crate::diff::sub_display(type_name, id)
+        ),
+        Subject::Connection {
+            signal,
+            from,
+            to,
+            method,
+        } => format!("connection {signal}: {from} -> {to} :: {method}"),
         Subject::Editable { path } => format!("editable {path}"),
         Subject::Header => "header".into(),
     }
@@ -91,15 +129,25 @@ pub fn users_note(s: &Subject) -> Option<String> {
     if users.is_empty() {
         return None;
     }
-    let shown: Vec<&str> = users.iter().take(5).map(|u| if u == "." { "(root)" } else { u.as_str() }).collect();
+    let shown: Vec<&str> = users
+        .iter()
+        .take(5)
+        .map(|u| if u == "." { "(root)" } else { u.as_str() })
+        .collect();
     let more = users.len().saturating_sub(5);
-    Some(if more > 0 { format!("used by {} and {more} more", shown.join(", ")) } else { format!("used by {}", shown.join(", ")) })
+    Some(if more > 0 {
+        format!("used by {} and {more} more", shown.join(", "))
+    } else {
+        format!("used by {}", shown.join(", "))
+    })
 }
 
 fn section_of(s: &Subject) -> &'static str {
     match s {
         Subject::Node { .. } => "Nodes",
-        Subject::MainResource { .. } | Subject::ExtResource { .. } | Subject::SubResource { .. } => "Resources",
+        Subject::MainResource { .. }
+        | Subject::ExtResource { .. }
+        | Subject::SubResource { .. } => "Resources",
         Subject::Connection { .. } => "Connections",
         Subject::Editable { .. } => "Editables",
         Subject::Header => "Header",
@@ -129,7 +177,10 @@ pub fn render(report: &DiffReport, opts: &Options) -> String {
     if report.changes.is_empty() {
         out.push_str("No semantic changes.");
         if !report.noise.is_empty() && !opts.show_noise {
-            out.push_str(&format!(" ({} re-save differences hidden; --show-noise lists them)", report.noise.len()));
+            out.push_str(&format!(
+                " ({} re-save differences hidden; --show-noise lists them)",
+                report.noise.len()
+            ));
         }
         out.push('\n');
     } else {
@@ -159,21 +210,38 @@ pub fn render(report: &DiffReport, opts: &Options) -> String {
             match &ch.detail {
                 Detail::Added { properties } | Detail::Removed { properties } => {
                     for (k, v) in properties {
-                        out.push_str(&format!("{indent}    {}\n", paint(c, DIM, &format!("{k} = {v}"))));
+                        out.push_str(&format!(
+                            "{indent}    {}\n",
+                            paint(c, DIM, &format!("{k} = {v}"))
+                        ));
                     }
                 }
                 d => {
                     let (m, s) = describe(d);
-                    out.push_str(&format!("{indent}    {}\n", paint(c, color_of(m), &format!("{m} {s}"))));
+                    out.push_str(&format!(
+                        "{indent}    {}\n",
+                        paint(c, color_of(m), &format!("{m} {s}"))
+                    ));
                 }
             }
         }
     }
     if opts.show_noise && !report.noise.is_empty() {
-        out.push_str(&paint(c, BOLD, &format!("Re-save noise ({})", report.noise.len())));
+        out.push_str(&paint(
+            c,
+            BOLD,
+            &format!("Re-save noise ({})", report.noise.len()),
+        ));
         out.push('\n');
         for n in &report.noise {
-            out.push_str(&format!("  {}\n", paint(c, DIM, &format!("{} {}: {}", n.kind.name(), n.subject, n.detail))));
+            out.push_str(&format!(
+                "  {}\n",
+                paint(
+                    c,
+                    DIM,
+                    &format!("{} {}: {}", n.kind.name(), n.subject, n.detail)
+                )
+            ));
         }
     }
     out
@@ -186,7 +254,11 @@ pub fn review(range: &str, files: &[FileDiff], opts: &Options) -> String {
         out.push_str(&format!("No scene files changed in {range}.\n"));
         return out;
     }
-    out.push_str(&format!("{} scene file{} changed in {range}\n", files.len(), if files.len() == 1 { "" } else { "s" }));
+    out.push_str(&format!(
+        "{} scene file{} changed in {range}\n",
+        files.len(),
+        if files.len() == 1 { "" } else { "s" }
+    ));
     for f in files {
         out.push('\n');
         let head = format!("=== {} ({})", f.path, f.status.name());
@@ -196,7 +268,13 @@ pub fn review(range: &str, files: &[FileDiff], opts: &Options) -> String {
             Ok(r) if f.status != FileStatus::Modified => {
                 out.push_str(&format!("{}\n", Counts::of(r).sentence()));
                 if f.status == FileStatus::Added {
-                    out.push_str(&render(r, opts).lines().skip(1).map(|l| format!("{l}\n")).collect::<String>());
+                    out.push_str(
+                        &render(r, opts)
+                            .lines()
+                            .skip(1)
+                            .map(|l| format!("{l}\n"))
+                            .collect::<String>(),
+                    );
                 }
             }
             Ok(r) => out.push_str(&render(r, opts)),

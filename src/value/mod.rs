@@ -50,9 +50,16 @@ pub enum Value {
     /// `{k: v, ...}`, in written order.
     Dict(Vec<(Value, Value)>),
     /// `Dictionary[K, V]({...})`.
-    TypedDict { key: TypeRef, value: TypeRef, entries: Vec<(Value, Value)> },
+    TypedDict {
+        key: TypeRef,
+        value: TypeRef,
+        entries: Vec<(Value, Value)>,
+    },
     /// `Object(Class, "k": v, ...)`.
-    Object { class: String, props: Vec<(String, Value)> },
+    Object {
+        class: String,
+        props: Vec<(String, Value)>,
+    },
     /// A packed array (`Packed*Array`, `Pool*Array`, legacy `*Array`), decoded lazily.
     Packed(Packed),
 }
@@ -127,7 +134,10 @@ pub struct ValueError {
 
 impl ValueError {
     pub(crate) fn new(offset: usize, expected: impl Into<String>) -> Self {
-        ValueError { offset, expected: expected.into() }
+        ValueError {
+            offset,
+            expected: expected.into(),
+        }
     }
 }
 
@@ -228,7 +238,9 @@ pub(crate) fn color_as_ctor(hex: &str) -> Option<Value> {
 fn typeref_eq(a: &TypeRef, b: &TypeRef) -> bool {
     match (a, b) {
         (TypeRef::Name(x), TypeRef::Name(y)) => x == y,
-        (TypeRef::Ext(x), TypeRef::Ext(y)) | (TypeRef::Sub(x), TypeRef::Sub(y)) => x.key() == y.key(),
+        (TypeRef::Ext(x), TypeRef::Ext(y)) | (TypeRef::Sub(x), TypeRef::Sub(y)) => {
+            x.key() == y.key()
+        }
         (TypeRef::Resource(x), TypeRef::Resource(y)) => x == y,
         _ => false,
     }
@@ -264,8 +276,15 @@ fn map_eq<K, V>(
     veq: impl Fn(&V, &V) -> bool,
 ) -> bool {
     // Fast path: same order, no duplicates to worry about when everything lines up.
-    if a.len() == b.len() && a.iter().zip(b).all(|(x, y)| keq(&x.0, &y.0) && veq(&x.1, &y.1)) {
-        let distinct = a.len() < 2 || a.iter().enumerate().all(|(i, x)| a[..i].iter().all(|y| !same(&x.0, &y.0)));
+    if a.len() == b.len()
+        && a.iter()
+            .zip(b)
+            .all(|(x, y)| keq(&x.0, &y.0) && veq(&x.1, &y.1))
+    {
+        let distinct = a.len() < 2
+            || a.iter()
+                .enumerate()
+                .all(|(i, x)| a[..i].iter().all(|y| !same(&x.0, &y.0)));
         if distinct {
             return true;
         }
@@ -273,7 +292,9 @@ fn map_eq<K, V>(
     let da = dedup_entries(a, &same);
     let db = dedup_entries(b, &same);
     da.len() == db.len()
-        && da.iter().all(|x| db.iter().any(|y| keq(&x.0, &y.0) && veq(&x.1, &y.1)))
+        && da
+            .iter()
+            .all(|x| db.iter().any(|y| keq(&x.0, &y.0) && veq(&x.1, &y.1)))
 }
 
 fn ctor_eq(an: &str, aa: &[Value], bn: &str, ba: &[Value]) -> bool {
@@ -305,7 +326,9 @@ impl Value {
             (Bool(a), Bool(b)) => a == b,
             (Int(a), Int(b)) => a == b,
             (Float(a), Float(b)) => f32_eq(*a, *b),
-            (String(a), String(b)) | (StringName(a), StringName(b)) | (NodePath(a), NodePath(b)) => a == b,
+            (String(a), String(b))
+            | (StringName(a), StringName(b))
+            | (NodePath(a), NodePath(b)) => a == b,
             (Color(a), Color(b)) if a.eq_ignore_ascii_case(b) => true,
             (Color(h), c @ Ctor { .. }) | (c @ Ctor { .. }, Color(h)) => {
                 color_as_ctor(h).is_some_and(|x| x.sem_eq(c))
@@ -314,19 +337,60 @@ impl Value {
                 (Some(x), Some(y)) => x.sem_eq(&y),
                 _ => false,
             },
-            (ExtResource(a), ExtResource(b)) | (SubResource(a), SubResource(b)) => a.key() == b.key(),
+            (ExtResource(a), ExtResource(b)) | (SubResource(a), SubResource(b)) => {
+                a.key() == b.key()
+            }
             (Ctor { name: an, args: aa }, Ctor { name: bn, args: ba }) => ctor_eq(an, aa, bn, ba),
             (Array(a), Array(b)) => a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.sem_eq(y)),
-            (TypedArray { elem: ea, items: ia }, TypedArray { elem: eb, items: ib }) => {
-                typeref_eq(ea, eb) && ia.len() == ib.len() && ia.iter().zip(ib).all(|(x, y)| x.sem_eq(y))
+            (
+                TypedArray {
+                    elem: ea,
+                    items: ia,
+                },
+                TypedArray {
+                    elem: eb,
+                    items: ib,
+                },
+            ) => {
+                typeref_eq(ea, eb)
+                    && ia.len() == ib.len()
+                    && ia.iter().zip(ib).all(|(x, y)| x.sem_eq(y))
             }
-            (Dict(a), Dict(b)) => map_eq(a, b, dict_key_same, |x, y| x.sem_eq(y), |x, y| x.sem_eq(y)),
-            (TypedDict { key: ka, value: va, entries: ea }, TypedDict { key: kb, value: vb, entries: eb }) => {
-                typeref_eq(ka, kb) && typeref_eq(va, vb) && map_eq(ea, eb, dict_key_same, |x, y| x.sem_eq(y), |x, y| x.sem_eq(y))
+            (Dict(a), Dict(b)) => {
+                map_eq(a, b, dict_key_same, |x, y| x.sem_eq(y), |x, y| x.sem_eq(y))
             }
-            (Object { class: ca, props: pa }, Object { class: cb, props: pb }) => {
-                ca == cb && map_eq(pa, pb, |x, y| x == y, |x, y| x == y, |x, y| x.sem_eq(y))
+            (
+                TypedDict {
+                    key: ka,
+                    value: va,
+                    entries: ea,
+                },
+                TypedDict {
+                    key: kb,
+                    value: vb,
+                    entries: eb,
+                },
+            ) => {
+                typeref_eq(ka, kb)
+                    && typeref_eq(va, vb)
+                    && map_eq(
+                        ea,
+                        eb,
+                        dict_key_same,
+                        |x, y| x.sem_eq(y),
+                        |x, y| x.sem_eq(y),
+                    )
             }
+            (
+                Object {
+                    class: ca,
+                    props: pa,
+                },
+                Object {
+                    class: cb,
+                    props: pb,
+                },
+            ) => ca == cb && map_eq(pa, pb, |x, y| x == y, |x, y| x == y, |x, y| x.sem_eq(y)),
             (Packed(a), Packed(b)) => a.sem_eq(b),
             _ => false,
         }
@@ -344,7 +408,9 @@ impl Value {
         match self {
             Value::ExtResource(id) => f(RefKind::Ext, id),
             Value::SubResource(id) => f(RefKind::Sub, id),
-            Value::Ctor { args, .. } | Value::Array(args) => args.iter().for_each(|a| a.for_each_ref(f)),
+            Value::Ctor { args, .. } | Value::Array(args) => {
+                args.iter().for_each(|a| a.for_each_ref(f))
+            }
             Value::TypedArray { elem, items } => {
                 tr(elem, f);
                 items.iter().for_each(|a| a.for_each_ref(f));
@@ -353,7 +419,11 @@ impl Value {
                 k.for_each_ref(f);
                 v.for_each_ref(f);
             }),
-            Value::TypedDict { key, value, entries } => {
+            Value::TypedDict {
+                key,
+                value,
+                entries,
+            } => {
                 tr(key, f);
                 tr(value, f);
                 entries.iter().for_each(|(k, v)| {
@@ -394,7 +464,9 @@ impl Value {
                     *id = n;
                 }
             }
-            Value::Ctor { args, .. } | Value::Array(args) => args.iter_mut().for_each(|a| a.map_refs(f)),
+            Value::Ctor { args, .. } | Value::Array(args) => {
+                args.iter_mut().for_each(|a| a.map_refs(f))
+            }
             Value::TypedArray { elem, items } => {
                 tr(elem, f);
                 items.iter_mut().for_each(|a| a.map_refs(f));
@@ -403,7 +475,11 @@ impl Value {
                 k.map_refs(f);
                 v.map_refs(f);
             }),
-            Value::TypedDict { key, value, entries } => {
+            Value::TypedDict {
+                key,
+                value,
+                entries,
+            } => {
                 tr(key, f);
                 tr(value, f);
                 entries.iter_mut().for_each(|(k, v)| {
@@ -421,7 +497,9 @@ impl Value {
 /// equals `1.0` because the property's declared type converts it (§6.7).
 pub fn sem_eq_top(a: &Value, b: &Value) -> bool {
     match (a, b) {
-        (Value::Int(i), Value::Float(f)) | (Value::Float(f), Value::Int(i)) => f32_eq(*i as f64, *f),
+        (Value::Int(i), Value::Float(f)) | (Value::Float(f), Value::Int(i)) => {
+            f32_eq(*i as f64, *f)
+        }
         _ => a.sem_eq(b),
     }
 }

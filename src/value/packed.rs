@@ -36,7 +36,8 @@ impl PackedKind {
             "PackedByteArray" | "PoolByteArray" | "ByteArray" => Byte,
             "PackedInt32Array" | "PackedIntArray" | "PoolIntArray" | "IntArray" => Int32,
             "PackedInt64Array" => Int64,
-            "PackedFloat32Array" | "PackedRealArray" | "PoolRealArray" | "FloatArray" | "RealArray" => Float32,
+            "PackedFloat32Array" | "PackedRealArray" | "PoolRealArray" | "FloatArray"
+            | "RealArray" => Float32,
             "PackedFloat64Array" => Float64,
             "PackedStringArray" | "PoolStringArray" | "StringArray" => String,
             "PackedVector2Array" | "PoolVector2Array" | "Vector2Array" => Vector2,
@@ -91,7 +92,14 @@ impl PackedKind {
 
     /// Whether the engine stores the components as float32.
     pub fn is_f32(self) -> bool {
-        matches!(self, PackedKind::Float32 | PackedKind::Vector2 | PackedKind::Vector3 | PackedKind::Vector4 | PackedKind::Color)
+        matches!(
+            self,
+            PackedKind::Float32
+                | PackedKind::Vector2
+                | PackedKind::Vector3
+                | PackedKind::Vector4
+                | PackedKind::Color
+        )
     }
 }
 
@@ -186,11 +194,21 @@ const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012
 pub fn base64_encode(data: &[u8]) -> String {
     let mut s = String::with_capacity(data.len().div_ceil(3) * 4);
     for c in data.chunks(3) {
-        let n = (c[0] as u32) << 16 | (*c.get(1).unwrap_or(&0) as u32) << 8 | *c.get(2).unwrap_or(&0) as u32;
+        let n = (c[0] as u32) << 16
+            | (*c.get(1).unwrap_or(&0) as u32) << 8
+            | *c.get(2).unwrap_or(&0) as u32;
         s.push(B64[(n >> 18) as usize & 63] as char);
         s.push(B64[(n >> 12) as usize & 63] as char);
-        s.push(if c.len() > 1 { B64[(n >> 6) as usize & 63] as char } else { '=' });
-        s.push(if c.len() > 2 { B64[n as usize & 63] as char } else { '=' });
+        s.push(if c.len() > 1 {
+            B64[(n >> 6) as usize & 63] as char
+        } else {
+            '='
+        });
+        s.push(if c.len() > 2 {
+            B64[n as usize & 63] as char
+        } else {
+            '='
+        });
     }
     s
 }
@@ -235,7 +253,9 @@ impl Packed {
 
     /// Decode the body. Errors carry offsets into the body text.
     pub fn elements(&self) -> Result<PackedElems, ValueError> {
-        let kind = self.kind().ok_or_else(|| ValueError::new(0, "known packed array name"))?;
+        let kind = self
+            .kind()
+            .ok_or_else(|| ValueError::new(0, "known packed array name"))?;
         let list = match &self.body {
             PackedBody::Base64(s) => {
                 return if kind == PackedKind::Byte {
@@ -249,14 +269,20 @@ impl Packed {
         let toks = tokens(list)?;
         Ok(match kind {
             PackedKind::Byte => PackedElems::Bytes(
-                toks.iter().map(|&(a, t)| integer(a, t).map(|i| i as u8)).collect::<Result<_, _>>()?,
+                toks.iter()
+                    .map(|&(a, t)| integer(a, t).map(|i| i as u8))
+                    .collect::<Result<_, _>>()?,
             ),
             PackedKind::Int32 => PackedElems::Ints(
-                toks.iter().map(|&(a, t)| integer(a, t).map(|i| i as i32 as i64)).collect::<Result<_, _>>()?,
+                toks.iter()
+                    .map(|&(a, t)| integer(a, t).map(|i| i as i32 as i64))
+                    .collect::<Result<_, _>>()?,
             ),
-            PackedKind::Int64 => {
-                PackedElems::Ints(toks.iter().map(|&(a, t)| integer(a, t)).collect::<Result<_, _>>()?)
-            }
+            PackedKind::Int64 => PackedElems::Ints(
+                toks.iter()
+                    .map(|&(a, t)| integer(a, t))
+                    .collect::<Result<_, _>>()?,
+            ),
             PackedKind::String => PackedElems::Strings(
                 toks.iter()
                     .map(|&(a, t)| {
@@ -269,7 +295,10 @@ impl Packed {
                     .collect::<Result<_, _>>()?,
             ),
             _ => {
-                let mut v: Vec<f64> = toks.iter().map(|&(a, t)| number(a, t)).collect::<Result<_, _>>()?;
+                let mut v: Vec<f64> = toks
+                    .iter()
+                    .map(|&(a, t)| number(a, t))
+                    .collect::<Result<_, _>>()?;
                 let n = kind.components();
                 v.truncate(v.len() / n * n);
                 PackedElems::Floats(v)
@@ -305,7 +334,9 @@ impl Packed {
     /// Number of trailing components that do not fill a whole element and are dropped by the
     /// engine (`PackedVector2Array(1, 2, 3)` drops 1). Worth a warning (§6.8).
     pub fn dropped_components(&self) -> Result<usize, ValueError> {
-        let Some(kind) = self.kind() else { return Ok(0) };
+        let Some(kind) = self.kind() else {
+            return Ok(0);
+        };
         let n = kind.components();
         if n == 1 {
             return Ok(0);
@@ -330,8 +361,7 @@ impl Packed {
         }
         match (self.elements(), other.elements()) {
             (Ok(PackedElems::Floats(a)), Ok(PackedElems::Floats(b))) => {
-                a.len() == b.len()
-                    && a.iter().zip(&b).all(|(&x, &y)| super::float_eq(x, y))
+                a.len() == b.len() && a.iter().zip(&b).all(|(&x, &y)| super::float_eq(x, y))
             }
             (Ok(a), Ok(b)) => a == b,
             _ => false,

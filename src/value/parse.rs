@@ -122,7 +122,10 @@ pub(crate) fn parse_outline(text: &str) -> Result<Vec<OutlineSection>, ValueErro
             Rule::tag => {
                 let start = p.as_span().start();
                 let mut inner = p.into_inner();
-                let name = inner.next().map(|n| n.as_str().to_string()).unwrap_or_default();
+                let name = inner
+                    .next()
+                    .map(|n| n.as_str().to_string())
+                    .unwrap_or_default();
                 let mut fields = Vec::new();
                 for f in inner {
                     let mut fi = f.into_inner();
@@ -131,7 +134,12 @@ pub(crate) fn parse_outline(text: &str) -> Result<Vec<OutlineSection>, ValueErro
                         fields.push((k.as_str().to_string(), s.start()..s.end()));
                     }
                 }
-                out.push(OutlineSection { start, name, fields, props: Vec::new() });
+                out.push(OutlineSection {
+                    start,
+                    name,
+                    fields,
+                    props: Vec::new(),
+                });
             }
             Rule::prop => {
                 let mut pi = p.into_inner();
@@ -212,7 +220,10 @@ pub(crate) fn decode_string(tok: &str, base: usize) -> Result<String, ValueError
         }
         if (0xDC00..0xE000).contains(&cp) {
             let Some((hi, _)) = pending_high.take() else {
-                return Err(ValueError::new(base + 1 + i, "high surrogate before low surrogate"));
+                return Err(ValueError::new(
+                    base + 1 + i,
+                    "high surrogate before low surrogate",
+                ));
             };
             cp = 0x10000 + ((hi - 0xD800) << 10) + (cp - 0xDC00);
         } else if let Some((_, at)) = pending_high.take() {
@@ -311,14 +322,24 @@ fn convert(p: Pair<Rule>) -> Result<Value, ValueError> {
                 Err(ValueError::new(at, "color with 3, 4, 6 or 8 hex digits"))
             }
         }
-        Rule::array => p.into_inner().map(convert).collect::<Result<_, _>>().map(Value::Array),
+        Rule::array => p
+            .into_inner()
+            .map(convert)
+            .collect::<Result<_, _>>()
+            .map(Value::Array),
         Rule::dict => convert_pairs(p).map(Value::Dict),
         Rule::packed => {
             let mut it = p.into_inner();
-            let name = it.next().map(|n| n.as_str().to_string()).unwrap_or_default();
+            let name = it
+                .next()
+                .map(|n| n.as_str().to_string())
+                .unwrap_or_default();
             let body = it.next().map(|b| b.as_str()).unwrap_or("");
             let trimmed = body.trim_matches(|c: char| c <= ' ');
-            let is_bytes = matches!(name.as_str(), "PackedByteArray" | "PoolByteArray" | "ByteArray");
+            let is_bytes = matches!(
+                name.as_str(),
+                "PackedByteArray" | "PoolByteArray" | "ByteArray"
+            );
             let body = if is_bytes && trimmed.starts_with('"') {
                 PackedBody::Base64(decode_string(trimmed, at)?)
             } else {
@@ -343,11 +364,18 @@ fn convert(p: Pair<Rule>) -> Result<Value, ValueError> {
                 Some(d) => convert_pairs(d)?,
                 None => Vec::new(),
             };
-            Ok(Value::TypedDict { key, value, entries })
+            Ok(Value::TypedDict {
+                key,
+                value,
+                entries,
+            })
         }
         Rule::object => {
             let mut it = p.into_inner();
-            let class = it.next().map(|c| c.as_str().to_string()).unwrap_or_default();
+            let class = it
+                .next()
+                .map(|c| c.as_str().to_string())
+                .unwrap_or_default();
             let mut props = Vec::new();
             while let (Some(k), Some(v)) = (it.next(), it.next()) {
                 let key = decode_string(k.as_str(), k.as_span().start())?;
@@ -357,7 +385,10 @@ fn convert(p: Pair<Rule>) -> Result<Value, ValueError> {
         }
         Rule::ctor => {
             let mut it = p.into_inner();
-            let name = it.next().map(|c| c.as_str().to_string()).unwrap_or_default();
+            let name = it
+                .next()
+                .map(|c| c.as_str().to_string())
+                .unwrap_or_default();
             let mut args = Vec::new();
             let mut arg_at = Vec::new();
             for a in it {
@@ -370,34 +401,63 @@ fn convert(p: Pair<Rule>) -> Result<Value, ValueError> {
     }
 }
 
-fn finish_ctor(name: String, mut args: Vec<Value>, arg_at: &[usize], at: usize) -> Result<Value, ValueError> {
+fn finish_ctor(
+    name: String,
+    mut args: Vec<Value>,
+    arg_at: &[usize],
+    at: usize,
+) -> Result<Value, ValueError> {
     match name.as_str() {
         "ExtResource" | "SubResource" => {
             if args.len() != 1 {
-                return Err(ValueError::new(at, format!("{name}(id) with exactly one id")));
+                return Err(ValueError::new(
+                    at,
+                    format!("{name}(id) with exactly one id"),
+                ));
             }
             let id = resid_from(args.remove(0), arg_at[0])?;
-            return Ok(if name == "ExtResource" { Value::ExtResource(id) } else { Value::SubResource(id) });
+            return Ok(if name == "ExtResource" {
+                Value::ExtResource(id)
+            } else {
+                Value::SubResource(id)
+            });
         }
         "NodePath" => {
             return match args.pop() {
                 Some(Value::String(s)) if args.is_empty() => Ok(Value::NodePath(s)),
-                _ => Err(ValueError::new(at, "NodePath(\"path\") with one plain string")),
+                _ => Err(ValueError::new(
+                    at,
+                    "NodePath(\"path\") with one plain string",
+                )),
             };
         }
         _ => {}
     }
     let Some((min, max, numeric)) = ctor_arity(&name) else {
-        return Err(ValueError::new(at, format!("a known constructor (not `{name}`)")));
+        return Err(ValueError::new(
+            at,
+            format!("a known constructor (not `{name}`)"),
+        ));
     };
     if args.len() < min || args.len() > max {
-        let n = if min == max { format!("{min}") } else { format!("{min} to {max}") };
+        let n = if min == max {
+            format!("{min}")
+        } else {
+            format!("{min} to {max}")
+        };
         return Err(ValueError::new(at, format!("{n} arguments for {name}")));
     }
     for (a, &pos) in args.iter().zip(arg_at) {
-        let ok = if numeric { matches!(a, Value::Int(_) | Value::Float(_)) } else { matches!(a, Value::String(_)) };
+        let ok = if numeric {
+            matches!(a, Value::Int(_) | Value::Float(_))
+        } else {
+            matches!(a, Value::String(_))
+        };
         if !ok {
-            return Err(ValueError::new(pos, if numeric { "number" } else { "string" }));
+            return Err(ValueError::new(
+                pos,
+                if numeric { "number" } else { "string" },
+            ));
         }
     }
     Ok(Value::Ctor { name, args })
@@ -417,7 +477,10 @@ fn convert_pairs(p: Pair<Rule>) -> Result<Vec<(Value, Value)>, ValueError> {
 fn convert_typeref(p: Option<Pair<Rule>>) -> Result<TypeRef, ValueError> {
     let p = p.ok_or_else(|| ValueError::new(0, "type"))?;
     let at = p.as_span().start();
-    let inner = p.into_inner().next().ok_or_else(|| ValueError::new(at, "type"))?;
+    let inner = p
+        .into_inner()
+        .next()
+        .ok_or_else(|| ValueError::new(at, "type"))?;
     match inner.as_rule() {
         Rule::ident => Ok(TypeRef::Name(inner.as_str().to_string())),
         _ => match convert(inner)? {
@@ -425,10 +488,19 @@ fn convert_typeref(p: Option<Pair<Rule>>) -> Result<TypeRef, ValueError> {
             Value::SubResource(id) => Ok(TypeRef::Sub(id)),
             Value::Ctor { name, args } if name == "Resource" => Ok(TypeRef::Resource(
                 args.into_iter()
-                    .filter_map(|a| if let Value::String(s) = a { Some(s) } else { None })
+                    .filter_map(|a| {
+                        if let Value::String(s) = a {
+                            Some(s)
+                        } else {
+                            None
+                        }
+                    })
                     .collect(),
             )),
-            _ => Err(ValueError::new(at, "type name, ExtResource, SubResource or Resource")),
+            _ => Err(ValueError::new(
+                at,
+                "type name, ExtResource, SubResource or Resource",
+            )),
         },
     }
 }

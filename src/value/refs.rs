@@ -76,8 +76,18 @@ fn reference_at(text: &str, i: usize) -> Option<Hit> {
         return None;
     }
     let tok = text.get(tok_start..tok_end)?;
-    let id = if quoted { decode_string(tok, tok_start).ok()? } else { tok.to_string() };
-    Some(Hit { kind, tok_start, tok_end, quoted, id })
+    let id = if quoted {
+        decode_string(tok, tok_start).ok()?
+    } else {
+        tok.to_string()
+    };
+    Some(Hit {
+        kind,
+        tok_start,
+        tok_end,
+        quoted,
+        id,
+    })
 }
 
 /// Walk the text, skipping strings and comments, reporting each reference.
@@ -123,7 +133,10 @@ pub fn scan_refs_in_text(text: &str, f: &mut dyn FnMut(RefKind, &str)) {
 /// (spacing, float spellings, comments). String-aware: `"ExtResource(1)"` inside a string is untouched.
 /// The new id is written in the form the old one had: `ExtResource( 1 )` stays int-form if the new id
 /// is an integer, quoted otherwise.
-pub fn rewrite_refs_in_text(text: &str, f: &mut dyn FnMut(RefKind, &str) -> Option<String>) -> String {
+pub fn rewrite_refs_in_text(
+    text: &str,
+    f: &mut dyn FnMut(RefKind, &str) -> Option<String>,
+) -> String {
     let mut out = String::with_capacity(text.len());
     let mut last = 0;
     walk(text, |h| {

@@ -33,7 +33,19 @@ fn scalars_and_keywords() {
     assert_eq!(p("-inf"), Value::Float(f64::NEG_INFINITY));
     assert_eq!(p("inf_neg"), Value::Float(f64::NEG_INFINITY));
     assert!(matches!(p("nan"), Value::Float(x) if x.is_nan()));
-    for s in ["True", "NULL", "-nan", ".5", "+1", "0x1F", "1.5.3", "- 1", "'a'", "^\"a\"", "9999999999999999999"] {
+    for s in [
+        "True",
+        "NULL",
+        "-nan",
+        ".5",
+        "+1",
+        "0x1F",
+        "1.5.3",
+        "- 1",
+        "'a'",
+        "^\"a\"",
+        "9999999999999999999",
+    ] {
         bad(s);
     }
 }
@@ -41,7 +53,10 @@ fn scalars_and_keywords() {
 #[test]
 fn strings_and_escapes() {
     assert_eq!(p(r#""a\"b\\c""#), Value::String("a\"b\\c".into()));
-    assert_eq!(p(r#""\b\t\n\f\r""#), Value::String("\u{8}\t\n\u{c}\r".into()));
+    assert_eq!(
+        p(r#""\b\t\n\f\r""#),
+        Value::String("\u{8}\t\n\u{c}\r".into())
+    );
     // any other escaped char stands for itself: \a -> a, \v -> v, \0 -> 0 (§1.7)
     assert_eq!(p(r#""\a\v\0\'\?""#), Value::String("av0'?".into()));
     assert_eq!(p(r#""\u00e9\U01F600""#), Value::String("é😀".into()));
@@ -57,8 +72,12 @@ fn strings_and_escapes() {
     bad("NodePath(&\"a\")");
     // case 11: String with a real newline equals the escaped form in a packed string array
     let s = p("\"a\nb\"");
-    let Value::Packed(pk) = p(r#"PackedStringArray("a\nb")"#) else { panic!() };
-    let Ok(PackedElems::Strings(v)) = pk.elements() else { panic!() };
+    let Value::Packed(pk) = p(r#"PackedStringArray("a\nb")"#) else {
+        panic!()
+    };
+    let Ok(PackedElems::Strings(v)) = pk.elements() else {
+        panic!()
+    };
     assert_eq!(Value::String(v[0].clone()), s);
 }
 
@@ -74,7 +93,13 @@ fn colors_and_ctors() {
     bad("Vector2(1)");
     bad("Image(1, 2)");
     bad("Vector2(\"a\", 1)");
-    assert_eq!(p("Vector2( 1, 2.5 )"), Value::Ctor { name: "Vector2".into(), args: vec![Value::Int(1), Value::Float(2.5)] });
+    assert_eq!(
+        p("Vector2( 1, 2.5 )"),
+        Value::Ctor {
+            name: "Vector2".into(),
+            args: vec![Value::Int(1), Value::Float(2.5)]
+        }
+    );
     p("Transform3D(1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 2, 0)");
     p("Transform( 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 2, 0 )");
     p("Matrix32(1, 0, 0, 1, 0, 0)");
@@ -93,15 +118,30 @@ fn colors_and_ctors() {
     p("Vector2(-inf, inf_neg)");
     assert_eq!(
         p(r#"Resource("uid://abc", "res://x.tres")"#),
-        Value::Ctor { name: "Resource".into(), args: vec![Value::String("uid://abc".into()), Value::String("res://x.tres".into())] }
+        Value::Ctor {
+            name: "Resource".into(),
+            args: vec![
+                Value::String("uid://abc".into()),
+                Value::String("res://x.tres".into())
+            ]
+        }
     );
     p("Resource( \"res://x\")");
     // legacy names equal modern ones
     assert!(eq("Quat(0, 0, 0, 1)", "Quaternion(0, 0, 0, 1)"));
-    assert!(eq("Transform( 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0 )", "Transform3D(1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0)"));
-    assert!(eq("Matrix32(1, 0, 0, 1, 0, 0)", "Transform2D(1, 0, 0, 1, 0, 0)"));
+    assert!(eq(
+        "Transform( 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0 )",
+        "Transform3D(1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0)"
+    ));
+    assert!(eq(
+        "Matrix32(1, 0, 0, 1, 0, 0)",
+        "Transform2D(1, 0, 0, 1, 0, 0)"
+    ));
     assert!(eq("Rect3(0, 0, 0, 1, 1, 1)", "AABB(0, 0, 0, 1, 1, 1)"));
-    assert!(eq("Matrix3(1, 0, 0, 0, 1, 0, 0, 0, 1)", "Basis(1, 0, 0, 0, 1, 0, 0, 0, 1)"));
+    assert!(eq(
+        "Matrix3(1, 0, 0, 0, 1, 0, 0, 0, 1)",
+        "Basis(1, 0, 0, 0, 1, 0, 0, 0, 1)"
+    ));
     assert!(!eq("Vector2(1, 2)", "Vector3(1, 2, 0)"));
 }
 
@@ -134,17 +174,32 @@ fn float_equality_cases() {
 
 #[test]
 fn arrays_and_dicts() {
-    assert_eq!(p("[1, 2,]"), Value::Array(vec![Value::Int(1), Value::Int(2)])); // case 9
+    assert_eq!(
+        p("[1, 2,]"),
+        Value::Array(vec![Value::Int(1), Value::Int(2)])
+    ); // case 9
     assert_eq!(p("[  ]"), Value::Array(vec![]));
-    assert_eq!(p("[ 1, 2 ]"), Value::Array(vec![Value::Int(1), Value::Int(2)]));
+    assert_eq!(
+        p("[ 1, 2 ]"),
+        Value::Array(vec![Value::Int(1), Value::Int(2)])
+    );
     bad("[,]");
     bad("[1,,2]");
-    assert_eq!(p("{\"a\": 1,}"), Value::Dict(vec![(Value::String("a".into()), Value::Int(1))]));
+    assert_eq!(
+        p("{\"a\": 1,}"),
+        Value::Dict(vec![(Value::String("a".into()), Value::Int(1))])
+    );
     assert_eq!(p("{\n}"), Value::Dict(vec![]));
     assert_eq!(p("{\n\n}"), Value::Dict(vec![]));
     // case 2: nested multi-line dicts without indentation
     let v = p("{\n\"k\": {\n\"x\": 1\n}\n}");
-    assert_eq!(v, Value::Dict(vec![(Value::String("k".into()), Value::Dict(vec![(Value::String("x".into()), Value::Int(1))]))]));
+    assert_eq!(
+        v,
+        Value::Dict(vec![(
+            Value::String("k".into()),
+            Value::Dict(vec![(Value::String("x".into()), Value::Int(1))])
+        )])
+    );
     // case 24: key order irrelevant; duplicates: last wins
     assert!(eq("{\"b\": 1, \"a\": 2}", "{\"a\": 2, \"b\": 1}"));
     assert!(!eq("{\"b\": 1, \"a\": 2}", "{\"a\": 1, \"b\": 2}"));
@@ -152,18 +207,27 @@ fn arrays_and_dicts() {
     // any keys
     p("{1: 2, Vector2(1, 2): [3], &\"n\": null}");
     // case 14: comments inside values; # is not a comment
-    assert_eq!(p("[1, ; first\n2]"), Value::Array(vec![Value::Int(1), Value::Int(2)]));
+    assert_eq!(
+        p("[1, ; first\n2]"),
+        Value::Array(vec![Value::Int(1), Value::Int(2)])
+    );
     assert_eq!(p("; lead\n 5 ; trail"), Value::Int(5));
     bad("[1, # hi\n2]");
     // case 38: CRLF is whitespace outside strings
-    assert_eq!(p("[\r\n1,\r\n2\r\n]"), Value::Array(vec![Value::Int(1), Value::Int(2)]));
+    assert_eq!(
+        p("[\r\n1,\r\n2\r\n]"),
+        Value::Array(vec![Value::Int(1), Value::Int(2)])
+    );
 }
 
 #[test]
 fn typed_containers_and_object() {
     assert_eq!(
         p("Array[int]([1, 2])"),
-        Value::TypedArray { elem: TypeRef::Name("int".into()), items: vec![Value::Int(1), Value::Int(2)] }
+        Value::TypedArray {
+            elem: TypeRef::Name("int".into()),
+            items: vec![Value::Int(1), Value::Int(2)]
+        }
     );
     assert_eq!(
         p("Array[ExtResource(\"2_abcde\")]([SubResource(\"Resource_x1y2z\")])"),
@@ -173,14 +237,38 @@ fn typed_containers_and_object() {
         }
     );
     // case 30: Resource as a class name
-    assert_eq!(p("Array[Resource]([])"), Value::TypedArray { elem: TypeRef::Name("Resource".into()), items: vec![] });
-    assert!(matches!(p("Array[Resource(\"res://s.gd\")]([])"), Value::TypedArray { elem: TypeRef::Resource(ref v), .. } if v == &["res://s.gd".to_string()]));
-    assert!(matches!(p("Array[SubResource(\"x\")]([])"), Value::TypedArray { elem: TypeRef::Sub(_), .. }));
+    assert_eq!(
+        p("Array[Resource]([])"),
+        Value::TypedArray {
+            elem: TypeRef::Name("Resource".into()),
+            items: vec![]
+        }
+    );
+    assert!(
+        matches!(p("Array[Resource(\"res://s.gd\")]([])"), Value::TypedArray { elem: TypeRef::Resource(ref v), .. } if v == &["res://s.gd".to_string()])
+    );
+    assert!(matches!(
+        p("Array[SubResource(\"x\")]([])"),
+        Value::TypedArray {
+            elem: TypeRef::Sub(_),
+            ..
+        }
+    ));
     // case 29: unknown class kept as written
-    assert_eq!(p("Array[MyMissingClass]([])"), Value::TypedArray { elem: TypeRef::Name("MyMissingClass".into()), items: vec![] });
+    assert_eq!(
+        p("Array[MyMissingClass]([])"),
+        Value::TypedArray {
+            elem: TypeRef::Name("MyMissingClass".into()),
+            items: vec![]
+        }
+    );
     assert_eq!(
         p("Dictionary[Resource, int]({\n})"),
-        Value::TypedDict { key: TypeRef::Name("Resource".into()), value: TypeRef::Name("int".into()), entries: vec![] }
+        Value::TypedDict {
+            key: TypeRef::Name("Resource".into()),
+            value: TypeRef::Name("int".into()),
+            entries: vec![]
+        }
     );
     p("Dictionary[String, Variant]({\n\"a\": 1\n})");
     p("Dictionary[int, Resource]({})");
@@ -190,7 +278,10 @@ fn typed_containers_and_object() {
     let v = p("Object(RefCounted,\"script\":null,\"a\":1)\n");
     assert_eq!(
         v,
-        Value::Object { class: "RefCounted".into(), props: vec![("script".into(), Value::Null), ("a".into(), Value::Int(1))] }
+        Value::Object {
+            class: "RefCounted".into(),
+            props: vec![("script".into(), Value::Null), ("a".into(), Value::Int(1))]
+        }
     );
     p("Object(Node)");
 }
@@ -210,8 +301,18 @@ fn resource_refs() {
     let mut v = p("[ExtResource(\"1_a\"), {SubResource(\"s\"): Array[ExtResource(\"2_b\")]([])}, Object(Node,\"x\":SubResource(\"t\"))]");
     let mut seen = Vec::new();
     v.for_each_ref(&mut |k, id| seen.push((k, id.key().into_owned())));
-    assert_eq!(seen, vec![(RefKind::Ext, "1_a".into()), (RefKind::Sub, "s".into()), (RefKind::Ext, "2_b".into()), (RefKind::Sub, "t".into())]);
-    v.map_refs(&mut |k, id| (k == RefKind::Ext && id.key() == "2_b").then(|| ResId::Str("9_z".into())));
+    assert_eq!(
+        seen,
+        vec![
+            (RefKind::Ext, "1_a".into()),
+            (RefKind::Sub, "s".into()),
+            (RefKind::Ext, "2_b".into()),
+            (RefKind::Sub, "t".into())
+        ]
+    );
+    v.map_refs(&mut |k, id| {
+        (k == RefKind::Ext && id.key() == "2_b").then(|| ResId::Str("9_z".into()))
+    });
     let mut seen2 = Vec::new();
     v.for_each_ref(&mut |_, id| seen2.push(id.key().into_owned()));
     assert_eq!(seen2, vec!["1_a", "s", "9_z", "t"]);
@@ -222,7 +323,14 @@ fn text_ref_rewrite() {
     let src = "[ExtResource( 1 ), \"ExtResource(1)\", SubResource(\"a\") ; ExtResource(1)\n, MyExtResource(1), ExtResource(\"1\")]";
     let mut found = Vec::new();
     scan_refs_in_text(src, &mut |k, id| found.push((k, id.to_string())));
-    assert_eq!(found, vec![(RefKind::Ext, "1".into()), (RefKind::Sub, "a".into()), (RefKind::Ext, "1".into())]);
+    assert_eq!(
+        found,
+        vec![
+            (RefKind::Ext, "1".into()),
+            (RefKind::Sub, "a".into()),
+            (RefKind::Ext, "1".into())
+        ]
+    );
     let out = rewrite_refs_in_text(src, &mut |k, id| match (k, id) {
         (RefKind::Ext, "1") => Some("7".into()),
         (RefKind::Sub, "a") => Some("b_\"q".into()),
@@ -233,7 +341,9 @@ fn text_ref_rewrite() {
         "[ExtResource( 7 ), \"ExtResource(1)\", SubResource(\"b_\\\"q\") ; ExtResource(1)\n, MyExtResource(1), ExtResource(\"7\")]"
     );
     // int form becomes quoted when the new id is not an integer
-    let out = rewrite_refs_in_text("instance=ExtResource( 2 )]", &mut |_, _| Some("2_abc".into()));
+    let out = rewrite_refs_in_text("instance=ExtResource( 2 )]", &mut |_, _| {
+        Some("2_abc".into())
+    });
     assert_eq!(out, "instance=ExtResource( \"2_abc\" )]");
     let out = rewrite_refs_in_text("ExtResource( 2 )", &mut |_, _| Some("007".into()));
     assert_eq!(out, "ExtResource( \"007\" )");
@@ -244,43 +354,88 @@ fn text_ref_rewrite() {
 
 #[test]
 fn packed_arrays() {
-    let Value::Packed(pk) = p("PoolVector2Array( 0, 0, 1, 1 )") else { panic!() };
+    let Value::Packed(pk) = p("PoolVector2Array( 0, 0, 1, 1 )") else {
+        panic!()
+    };
     assert_eq!(pk.kind(), Some(PackedKind::Vector2));
     assert_eq!(pk.kind().map(|k| k.name()), Some("PackedVector2Array"));
     assert_eq!(pk.canonical_name(), "PackedVector2Array");
     assert_eq!(pk.kind().map(|k| k.godot3_name()), Some("PoolVector2Array"));
     assert_eq!(pk.len(), Ok(2));
-    assert!(eq("PoolVector2Array( 0, 0, 1, 1 )", "PackedVector2Array(0, 0, 1, 1.0)"));
-    assert!(eq("PackedFloat32Array(0.707107)", "PackedFloat32Array(0.70710677)"));
+    assert!(eq(
+        "PoolVector2Array( 0, 0, 1, 1 )",
+        "PackedVector2Array(0, 0, 1, 1.0)"
+    ));
+    assert!(eq(
+        "PackedFloat32Array(0.707107)",
+        "PackedFloat32Array(0.70710677)"
+    ));
     assert!(!eq("PackedFloat32Array(1)", "PackedInt32Array(1)"));
     assert!(!eq("PackedFloat32Array(1, 2)", "PackedFloat32Array(1)"));
     // case 8: leftovers dropped
-    let Value::Packed(pk) = p("PackedVector2Array(1, 2, 3)") else { panic!() };
+    let Value::Packed(pk) = p("PackedVector2Array(1, 2, 3)") else {
+        panic!()
+    };
     assert_eq!(pk.len(), Ok(1));
     assert_eq!(pk.dropped_components(), Ok(1));
-    assert!(eq("PackedVector2Array(1, 2, 3)", "PackedVector2Array(1, 2)"));
+    assert!(eq(
+        "PackedVector2Array(1, 2, 3)",
+        "PackedVector2Array(1, 2)"
+    ));
     // case 9: trailing comma rejected (lazily)
-    let Value::Packed(pk) = p("PackedInt32Array(1,)") else { panic!() };
+    let Value::Packed(pk) = p("PackedInt32Array(1,)") else {
+        panic!()
+    };
     assert!(pk.elements().is_err());
     // empty forms
-    for s in ["PoolIntArray(  )", "PackedVector2Array()", "IntArray()", "PackedStringArray( )"] {
+    for s in [
+        "PoolIntArray(  )",
+        "PackedVector2Array()",
+        "IntArray()",
+        "PackedStringArray( )",
+    ] {
         let Value::Packed(pk) = p(s) else { panic!() };
         assert_eq!(pk.len(), Ok(0), "{s}");
     }
     // strings with `)`, `"` and `;` inside
     let Value::Packed(pk) = p(r#"PackedStringArray("a)", "b\";c", ; comment )
-"d")"#) else { panic!() };
-    assert_eq!(pk.elements(), Ok(PackedElems::Strings(vec!["a)".into(), "b\";c".into(), "d".into()])));
+"d")"#)
+    else {
+        panic!()
+    };
+    assert_eq!(
+        pk.elements(),
+        Ok(PackedElems::Strings(vec![
+            "a)".into(),
+            "b\";c".into(),
+            "d".into()
+        ]))
+    );
     // base64 bytes (format 4) equal the list form
-    let Value::Packed(pk) = p("PackedByteArray(\"AAEC/w==\")") else { panic!() };
+    let Value::Packed(pk) = p("PackedByteArray(\"AAEC/w==\")") else {
+        panic!()
+    };
     assert_eq!(pk.body, PackedBody::Base64("AAEC/w==".into()));
     assert_eq!(pk.byte_len(), Some(Ok(4)));
-    assert!(eq("PackedByteArray(\"AAEC/w==\")", "PoolByteArray( 0, 1, 2, 255 )"));
-    assert!(eq("PackedInt64Array(9007199254740993)", "PackedInt64Array( 9007199254740993 )"));
-    assert!(!eq("PackedInt64Array(9007199254740993)", "PackedInt64Array(9007199254740992)"));
-    let Value::Packed(pk) = p("PackedColorArray(1, 0, 0, 1, inf, nan, -inf, inf_neg)") else { panic!() };
+    assert!(eq(
+        "PackedByteArray(\"AAEC/w==\")",
+        "PoolByteArray( 0, 1, 2, 255 )"
+    ));
+    assert!(eq(
+        "PackedInt64Array(9007199254740993)",
+        "PackedInt64Array( 9007199254740993 )"
+    ));
+    assert!(!eq(
+        "PackedInt64Array(9007199254740993)",
+        "PackedInt64Array(9007199254740992)"
+    ));
+    let Value::Packed(pk) = p("PackedColorArray(1, 0, 0, 1, inf, nan, -inf, inf_neg)") else {
+        panic!()
+    };
     assert_eq!(pk.len(), Ok(2));
-    let Value::Packed(pk) = p("PackedInt32Array(1, x)") else { panic!() };
+    let Value::Packed(pk) = p("PackedInt32Array(1, x)") else {
+        panic!()
+    };
     assert_eq!(pk.elements().map_err(|e| e.offset), Err(3));
 }
 
@@ -334,18 +489,37 @@ fn outline_tricky_file() {
     let o = outline(SCENE).expect("outline");
     let names: Vec<&str> = o.iter().map(|s| s.name.as_str()).collect();
     assert_eq!(names, ["gd_scene", "ext_resource", "node", "connection"]); // case 1: no fake node
-    assert_eq!(o[0].fields.iter().map(|f| f.0.as_str()).collect::<Vec<_>>(), ["load_steps", "format"]);
+    assert_eq!(
+        o[0].fields.iter().map(|f| f.0.as_str()).collect::<Vec<_>>(),
+        ["load_steps", "format"]
+    );
     let node = &o[2];
-    let groups = &node.fields.iter().find(|f| f.0 == "groups").expect("groups").1;
-    assert_eq!(p(&SCENE[groups.clone()]), Value::Array(vec![Value::String("enemy".into())])); // case 4
+    let groups = &node
+        .fields
+        .iter()
+        .find(|f| f.0 == "groups")
+        .expect("groups")
+        .1;
+    assert_eq!(
+        p(&SCENE[groups.clone()]),
+        Value::Array(vec![Value::String("enemy".into())])
+    ); // case 4
     let keys: Vec<&str> = node.props.iter().map(|p| p.0.as_str()).collect();
     assert_eq!(keys, ["text", "ab", "c", "my prop", "value", "tail"]); // cases 12, 13
     for (_, span) in &node.props {
         p(&SCENE[span.clone()]);
     }
     assert_eq!(&SCENE[node.props[2].1.clone()], "Vector2( 1, 2 )");
-    assert_eq!(p(&SCENE[node.props[0].1.clone()]), Value::String("Intro\r\n[node name=\"fake\"]".into()));
-    let binds = &o[3].fields.iter().find(|f| f.0 == "binds").expect("binds").1;
+    assert_eq!(
+        p(&SCENE[node.props[0].1.clone()]),
+        Value::String("Intro\r\n[node name=\"fake\"]".into())
+    );
+    let binds = &o[3]
+        .fields
+        .iter()
+        .find(|f| f.0 == "binds")
+        .expect("binds")
+        .1;
     assert_eq!(&SCENE[binds.clone()], "[ 1 ]"); // case 22
     assert_eq!(o[3].start, SCENE.find("[connection").unwrap_or(0));
     // case 21: quoted vs bare kept as written
@@ -353,7 +527,12 @@ fn outline_tricky_file() {
     assert_eq!(o2[0].fields[1], ("index".to_string(), 21..24));
     assert_eq!(p("\"3\""), Value::String("3".into()));
     // a key at EOF with no `=` is dropped
-    assert_eq!(outline("[resource]\na = 1\njunk").expect("outline")[0].props.len(), 1);
+    assert_eq!(
+        outline("[resource]\na = 1\njunk").expect("outline")[0]
+            .props
+            .len(),
+        1
+    );
     assert!(outline("[resource]\na = \n").is_err());
     assert!(outline("a = 1\n").is_err());
 }
@@ -385,7 +564,10 @@ fn shared_dir() -> Option<std::path::PathBuf> {
         Some(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared")),
         Some(std::path::PathBuf::from("/work/shared")),
     ];
-    cands.into_iter().flatten().find(|p| p.join("corpus/INDEX.tsv").is_file())
+    cands
+        .into_iter()
+        .flatten()
+        .find(|p| p.join("corpus/INDEX.tsv").is_file())
 }
 
 #[test]
@@ -398,14 +580,20 @@ fn corpus_outline_and_values() {
     let index = std::fs::read_to_string(corpus.join("INDEX.tsv")).expect("index");
     let mut lines = index.lines();
     let header: Vec<&str> = lines.next().unwrap_or("").split('\t').collect();
-    let col = header.iter().position(|h| *h == "stored_as").expect("stored_as column");
-    let (mut files, mut bytes, mut sections, mut fields, mut props) = (0usize, 0usize, 0usize, 0usize, 0usize);
+    let col = header
+        .iter()
+        .position(|h| *h == "stored_as")
+        .expect("stored_as column");
+    let (mut files, mut bytes, mut sections, mut fields, mut props) =
+        (0usize, 0usize, 0usize, 0usize, 0usize);
     let mut failures = Vec::new();
     let mut packed = 0usize;
     let t0 = std::time::Instant::now();
     let mut outline_time = std::time::Duration::ZERO;
     for line in lines {
-        let Some(rel) = line.split('\t').nth(col) else { continue };
+        let Some(rel) = line.split('\t').nth(col) else {
+            continue;
+        };
         let raw = std::fs::read(corpus.join(rel)).expect("read corpus file");
         let raw = raw.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&raw);
         let text = String::from_utf8_lossy(raw);

@@ -6,10 +6,10 @@
 #[cfg(test)]
 mod tests;
 
+use crate::value::packed_base64_encode;
 use crate::value::{
     canonical_ctor_name, color_as_ctor, PackedBody, PackedElems, ResId, TypeRef, Value,
 };
-use crate::value::packed_base64_encode;
 use std::cmp::Ordering;
 
 /// Which editor generation's layout to use.
@@ -62,7 +62,11 @@ fn layout(d: &str, n: i32) -> String {
         format!("0.{}{}", "0".repeat((-n) as usize), d)
     } else {
         let e = n - 1;
-        let mant = if k > 1 { format!("{}.{}", &d[..1], &d[1..]) } else { d.to_string() };
+        let mant = if k > 1 {
+            format!("{}.{}", &d[..1], &d[1..])
+        } else {
+            d.to_string()
+        };
         format!("{}e{}{:02}", mant, if e < 0 { '-' } else { '+' }, e.abs())
     }
 }
@@ -76,7 +80,11 @@ fn sci_parts(s: &str) -> (String, i32) {
 
 /// Shortest round-trip digits for a positive finite non-zero value.
 fn shortest(x: f64, as_f32: bool) -> String {
-    let s = if as_f32 { format!("{:e}", x as f32) } else { format!("{:e}", x) };
+    let s = if as_f32 {
+        format!("{:e}", x as f32)
+    } else {
+        format!("{:e}", x)
+    };
     let (d, e) = sci_parts(&s);
     let d = d.trim_end_matches('0');
     let d = if d.is_empty() { "0" } else { d };
@@ -89,7 +97,11 @@ fn g6(x: f64) -> String {
     let (_, e) = sci_parts(&s);
     if !(-4..6).contains(&e) {
         let (m, _) = s.split_once('e').unwrap_or((&s, ""));
-        let m = if m.contains('.') { m.trim_end_matches('0').trim_end_matches('.') } else { m };
+        let m = if m.contains('.') {
+            m.trim_end_matches('0').trim_end_matches('.')
+        } else {
+            m
+        };
         format!("{}e{}{:02}", m, if e < 0 { '-' } else { '+' }, e.abs())
     } else {
         let prec = (5 - e).max(0) as usize;
@@ -200,7 +212,9 @@ pub fn multiline_escape(s: &str) -> String {
 /// §4.11 property key encoding: bare unless it holds `=`, `"`, `;`, `[`, `]`, a char ≤ 32 or
 /// above 126; then quoted with `\` and `"` escaped.
 pub fn encode_key(key: &str) -> String {
-    let needs = key.chars().any(|c| matches!(c, '=' | '"' | ';' | '[' | ']') || c <= ' ' || c as u32 > 126);
+    let needs = key
+        .chars()
+        .any(|c| matches!(c, '=' | '"' | ';' | '[' | ']') || c <= ' ' || c as u32 > 126);
     if needs {
         format!("\"{}\"", multiline_escape(key))
     } else {
@@ -236,7 +250,10 @@ fn write_typeref(out: &mut String, t: &TypeRef, style: &Style) {
         TypeRef::Sub(id) => write_id(out, "SubResource", id, style),
         TypeRef::Resource(args) => {
             out.push_str("Resource(");
-            let parts: Vec<String> = args.iter().map(|a| format!("\"{}\"", multiline_escape(a))).collect();
+            let parts: Vec<String> = args
+                .iter()
+                .map(|a| format!("\"{}\"", multiline_escape(a)))
+                .collect();
             out.push_str(&parts.join(", "));
             out.push(')');
         }
@@ -267,14 +284,21 @@ fn write_ctor(out: &mut String, name: &str, args: &[Value], style: &Style) {
         out.push_str(if style.g3() { "(  )" } else { "()" });
         return;
     }
-    let int_ctor = matches!(canon, "Vector2i" | "Vector3i" | "Vector4i" | "Rect2i" | "RID");
+    let int_ctor = matches!(
+        canon,
+        "Vector2i" | "Vector3i" | "Vector4i" | "Rect2i" | "RID"
+    );
     let parts: Vec<String> = args
         .iter()
         .map(|a| match (a, num_of(a)) {
             (Value::Int(i), _) if int_ctor && canon == "RID" => i.to_string(),
             (_, Some(x)) if int_ctor => {
                 let t = x.trunc();
-                if canon == "RID" { (t as i64).to_string() } else { (t as i64 as i32).to_string() }
+                if canon == "RID" {
+                    (t as i64).to_string()
+                } else {
+                    (t as i64 as i32).to_string()
+                }
             }
             (_, Some(x)) => float_text(x, style, true),
             (Value::String(s), _) => format!("\"{}\"", multiline_escape(s)),
@@ -379,7 +403,9 @@ fn key_cmp(a: &Value, b: &Value, style: &Style) -> Ordering {
         (Value::Bool(x), Value::Bool(y)) => x.cmp(y),
         (Value::Int(x), Value::Int(y)) => x.cmp(y),
         (Value::Float(x), Value::Float(y)) => x.partial_cmp(y).unwrap_or(Ordering::Equal),
-        (Value::StringName(x), Value::StringName(y)) | (Value::NodePath(x), Value::NodePath(y)) => x.cmp(y),
+        (Value::StringName(x), Value::StringName(y)) | (Value::NodePath(x), Value::NodePath(y)) => {
+            x.cmp(y)
+        }
         _ => Ordering::Equal,
     }
 }
@@ -414,7 +440,11 @@ fn write_packed(out: &mut String, p: &crate::value::Packed, style: &Style) {
         out.push(')');
         return;
     };
-    let name = if style.g3() { kind.godot3_name() } else { kind.name() };
+    let name = if style.g3() {
+        kind.godot3_name()
+    } else {
+        kind.name()
+    };
     let parts: Vec<String> = match p.elements() {
         Ok(PackedElems::Bytes(b)) => {
             if matches!(style.dialect, Dialect::Godot4 { format } if format >= 4) {
@@ -429,7 +459,10 @@ fn write_packed(out: &mut String, p: &crate::value::Packed, style: &Style) {
             b.iter().map(|x| x.to_string()).collect()
         }
         Ok(PackedElems::Ints(v)) => v.iter().map(|x| x.to_string()).collect(),
-        Ok(PackedElems::Floats(v)) => v.iter().map(|&x| float_text(x, style, kind.is_f32())).collect(),
+        Ok(PackedElems::Floats(v)) => v
+            .iter()
+            .map(|&x| float_text(x, style, kind.is_f32()))
+            .collect(),
         Ok(PackedElems::Strings(v)) => v.iter().map(|s| format!("\"{}\"", c_escape(s))).collect(),
         Err(_) => match &p.body {
             // Undecodable: keep the body text as written.
@@ -462,7 +495,11 @@ fn write_value(out: &mut String, v: &Value, style: &Style) {
         }
         Value::StringName(s) => {
             out.push_str(if style.g3() { "\"" } else { "&\"" });
-            out.push_str(&if style.g3() { multiline_escape(s) } else { c_escape(s) });
+            out.push_str(&if style.g3() {
+                multiline_escape(s)
+            } else {
+                c_escape(s)
+            });
             out.push('"');
         }
         Value::NodePath(s) => {
@@ -493,7 +530,11 @@ fn write_value(out: &mut String, v: &Value, style: &Style) {
             }
         }
         Value::Dict(entries) => write_dict(out, entries, style),
-        Value::TypedDict { key, value: val, entries } => {
+        Value::TypedDict {
+            key,
+            value: val,
+            entries,
+        } => {
             if style.g3() {
                 write_dict(out, entries, style);
             } else {

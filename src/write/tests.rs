@@ -2,10 +2,22 @@ use super::*;
 use crate::value::{parse, Packed, PackedBody, ResId, TypeRef, Value};
 use proptest::prelude::*;
 
-const G3: Style = Style { dialect: Dialect::Godot3, float: FloatStyle::G6 };
-const G44: Style = Style { dialect: Dialect::Godot4 { format: 3 }, float: FloatStyle::G6 };
-const G45: Style = Style { dialect: Dialect::Godot4 { format: 3 }, float: FloatStyle::Shortest };
-const G45F4: Style = Style { dialect: Dialect::Godot4 { format: 4 }, float: FloatStyle::Shortest };
+const G3: Style = Style {
+    dialect: Dialect::Godot3,
+    float: FloatStyle::G6,
+};
+const G44: Style = Style {
+    dialect: Dialect::Godot4 { format: 3 },
+    float: FloatStyle::G6,
+};
+const G45: Style = Style {
+    dialect: Dialect::Godot4 { format: 3 },
+    float: FloatStyle::Shortest,
+};
+const G45F4: Style = Style {
+    dialect: Dialect::Godot4 { format: 4 },
+    float: FloatStyle::Shortest,
+};
 
 fn w(s: &str, style: &Style) -> String {
     value(&parse(s).unwrap_or_else(|e| panic!("{s}: {e}")), style)
@@ -71,10 +83,16 @@ fn special_floats_and_plain_rule() {
 
 #[test]
 fn escapes_and_keys() {
-    assert_eq!(c_escape("a\\b\u{7}\u{8}\u{c}\n\r\t\u{b}'?\"é"), "a\\\\b\\a\\b\\f\\n\\r\\t\\v\\'\\?\\\"é");
+    assert_eq!(
+        c_escape("a\\b\u{7}\u{8}\u{c}\n\r\t\u{b}'?\"é"),
+        "a\\\\b\\a\\b\\f\\n\\r\\t\\v\\'\\?\\\"é"
+    );
     assert_eq!(multiline_escape("a\n\"\\\t"), "a\n\\\"\\\\\t");
     assert_eq!(encode_key("position"), "position");
-    assert_eq!(encode_key("0:0/0/physics_layer_0/polygon_0/points"), "0:0/0/physics_layer_0/polygon_0/points");
+    assert_eq!(
+        encode_key("0:0/0/physics_layer_0/polygon_0/points"),
+        "0:0/0/physics_layer_0/polygon_0/points"
+    );
     assert_eq!(encode_key("metadata/@x.y"), "metadata/@x.y");
     assert_eq!(encode_key("my prop"), "\"my prop\"");
     assert_eq!(encode_key("a=b"), "\"a=b\"");
@@ -88,14 +106,23 @@ fn godot3_layout() {
     assert_eq!(w("[1, 2]", &G3), "[ 1, 2 ]");
     assert_eq!(w("[]", &G3), "[  ]");
     assert_eq!(w("PackedInt32Array()", &G3), "PoolIntArray(  )");
-    assert_eq!(w("PackedVector2Array(0, 0, 1, 1)", &G3), "PoolVector2Array( 0, 0, 1, 1 )");
-    assert_eq!(w("PackedStringArray(\"a\")", &G3), "PoolStringArray( \"a\" )");
+    assert_eq!(
+        w("PackedVector2Array(0, 0, 1, 1)", &G3),
+        "PoolVector2Array( 0, 0, 1, 1 )"
+    );
+    assert_eq!(
+        w("PackedStringArray(\"a\")", &G3),
+        "PoolStringArray( \"a\" )"
+    );
     assert_eq!(w("{\"b\": 2, \"a\": 1}", &G3), "{\n\"a\": 1,\n\"b\": 2\n}");
     assert_eq!(w("{}", &G3), "{\n\n}");
     assert_eq!(w("ExtResource(\"1\")", &G3), "ExtResource( 1 )");
     assert_eq!(w("SubResource(2)", &G3), "SubResource( 2 )");
     assert_eq!(w("-inf", &G3), "-inf");
-    assert_eq!(w("Transform3D(1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 2, 0)", &G3), "Transform( 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 2, 0 )");
+    assert_eq!(
+        w("Transform3D(1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 2, 0)", &G3),
+        "Transform( 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 2, 0 )"
+    );
     assert_eq!(w("Quaternion(0, 0, 0, 1)", &G3), "Quat( 0, 0, 0, 1 )");
     assert_eq!(w("Color(1, 1, 1, 1)", &G3), "Color( 1, 1, 1, 1 )");
     assert_eq!(w("Resource(\"res://x\")", &G3), "Resource( \"res://x\")");
@@ -107,9 +134,15 @@ fn godot3_layout() {
 fn godot4_layout() {
     let s = &G45;
     assert_eq!(w("Vector2( 1, 0.5 )", s), "Vector2(1, 0.5)");
-    assert_eq!(w("Transform( 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 2, 0 )", s), "Transform3D(1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 2, 0)");
+    assert_eq!(
+        w("Transform( 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 2, 0 )", s),
+        "Transform3D(1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 2, 0)"
+    );
     assert_eq!(w("Quat(0, 0, 0, 1)", s), "Quaternion(0, 0, 0, 1)");
-    assert_eq!(w("Matrix32(1, 0, 0, 1, 0, 0)", s), "Transform2D(1, 0, 0, 1, 0, 0)");
+    assert_eq!(
+        w("Matrix32(1, 0, 0, 1, 0, 0)", s),
+        "Transform2D(1, 0, 0, 1, 0, 0)"
+    );
     assert_eq!(w("Vector2i(1.7, 2)", s), "Vector2i(1, 2)");
     assert_eq!(w("Vector2(0.707107, 1)", &G44), "Vector2(0.707107, 1)");
     assert_eq!(w("Vector2(0.70710677, 1)", &G44), "Vector2(0.707107, 1)");
@@ -118,25 +151,55 @@ fn godot4_layout() {
     assert_eq!(w("[ 1, 2, ]", s), "[1, 2]");
     assert_eq!(w("[  ]", s), "[]");
     assert_eq!(w("{\n}", s), "{}");
-    assert_eq!(w("{\"b\": 1, \"a\": {\"nested\": true}, &\"c\": [1, 2]}", s), "{\n\"a\": {\n\"nested\": true\n},\n\"b\": 1,\n&\"c\": [1, 2]\n}");
+    assert_eq!(
+        w("{\"b\": 1, \"a\": {\"nested\": true}, &\"c\": [1, 2]}", s),
+        "{\n\"a\": {\n\"nested\": true\n},\n\"b\": 1,\n&\"c\": [1, 2]\n}"
+    );
     // String and StringName keys sorted together by code point; other types by type rank
-    assert_eq!(w("{&\"B\": 1, \"a\": 2, 3: 4, null: 5}", s), "{\nnull: 5,\n3: 4,\n&\"B\": 1,\n\"a\": 2\n}");
+    assert_eq!(
+        w("{&\"B\": 1, \"a\": 2, 3: 4, null: 5}", s),
+        "{\nnull: 5,\n3: 4,\n&\"B\": 1,\n\"a\": 2\n}"
+    );
     assert_eq!(w("Array[int]([1, 2])", s), "Array[int]([1, 2])");
-    assert_eq!(w("Array[StringName]([&\"a\"])", s), "Array[StringName]([&\"a\"])");
+    assert_eq!(
+        w("Array[StringName]([&\"a\"])", s),
+        "Array[StringName]([&\"a\"])"
+    );
     assert_eq!(w("Array[Node]([])", s), "Array[Node]([])");
     assert_eq!(
-        w("Array[ExtResource(\"2_abcde\")]([SubResource( \"Resource_x1y2z\" )])", s),
+        w(
+            "Array[ExtResource(\"2_abcde\")]([SubResource( \"Resource_x1y2z\" )])",
+            s
+        ),
         "Array[ExtResource(\"2_abcde\")]([SubResource(\"Resource_x1y2z\")])"
     );
-    assert_eq!(w("Dictionary[String, int]({\"a\": 1})", s), "Dictionary[String, int]({\n\"a\": 1\n})");
-    assert_eq!(w("Object(RefCounted, \"script\": null)", s), "Object(RefCounted,\"script\":null)\n");
-    assert_eq!(w("PackedFloat32Array(0.5, 1.0)", s), "PackedFloat32Array(0.5, 1)");
-    assert_eq!(w("PackedStringArray(\"a\", \"b\n\")", s), "PackedStringArray(\"a\", \"b\\n\")");
+    assert_eq!(
+        w("Dictionary[String, int]({\"a\": 1})", s),
+        "Dictionary[String, int]({\n\"a\": 1\n})"
+    );
+    assert_eq!(
+        w("Object(RefCounted, \"script\": null)", s),
+        "Object(RefCounted,\"script\":null)\n"
+    );
+    assert_eq!(
+        w("PackedFloat32Array(0.5, 1.0)", s),
+        "PackedFloat32Array(0.5, 1)"
+    );
+    assert_eq!(
+        w("PackedStringArray(\"a\", \"b\n\")", s),
+        "PackedStringArray(\"a\", \"b\\n\")"
+    );
     assert_eq!(w("PoolVector2Array()", s), "PackedVector2Array()");
     assert_eq!(w("PackedByteArray(0, 255)", s), "PackedByteArray(0, 255)");
-    assert_eq!(w("PackedByteArray(0, 1, 2, 255)", &G45F4), "PackedByteArray(\"AAEC/w==\")");
+    assert_eq!(
+        w("PackedByteArray(0, 1, 2, 255)", &G45F4),
+        "PackedByteArray(\"AAEC/w==\")"
+    );
     assert_eq!(w("PackedByteArray()", &G45F4), "PackedByteArray()");
-    assert_eq!(w("PackedByteArray(\"AAEC/w==\")", s), "PackedByteArray(0, 1, 2, 255)");
+    assert_eq!(
+        w("PackedByteArray(\"AAEC/w==\")", s),
+        "PackedByteArray(0, 1, 2, 255)"
+    );
     assert_eq!(w("ExtResource( 1 )", s), "ExtResource(\"1\")");
     assert_eq!(w("\"a\nb\\\"\"", s), "\"a\nb\\\"\"");
     assert_eq!(w("&\"a\nb\"", s), "&\"a\\nb\"");
@@ -186,7 +249,10 @@ fn text_strategy() -> impl Strategy<Value = String> {
 }
 
 fn id_strategy() -> impl Strategy<Value = ResId> {
-    prop_oneof![(0i64..100).prop_map(ResId::Int), "[a-z0-9_]{1,8}".prop_map(ResId::Str)]
+    prop_oneof![
+        (0i64..100).prop_map(ResId::Int),
+        "[a-z0-9_]{1,8}".prop_map(ResId::Str)
+    ]
 }
 
 fn typeref_strategy() -> impl Strategy<Value = TypeRef> {
@@ -200,50 +266,122 @@ fn typeref_strategy() -> impl Strategy<Value = TypeRef> {
 
 fn packed_strategy() -> impl Strategy<Value = Value> {
     let names = [
-        "PackedFloat32Array", "PoolRealArray", "PackedFloat64Array", "PackedVector2Array",
-        "PoolVector3Array", "PackedColorArray", "PackedVector4Array",
+        "PackedFloat32Array",
+        "PoolRealArray",
+        "PackedFloat64Array",
+        "PackedVector2Array",
+        "PoolVector3Array",
+        "PackedColorArray",
+        "PackedVector4Array",
     ];
     prop_oneof![
-        (proptest::sample::select(names.to_vec()), proptest::collection::vec(-1e5f64..1e5, 0..9)).prop_map(|(n, v)| {
-            let body: Vec<String> = v.iter().map(|x| x.to_string()).collect();
-            Value::Packed(Packed { name: n.to_string(), body: PackedBody::List(body.join(", ")) })
-        }),
-        (proptest::sample::select(vec!["PackedInt32Array", "PoolIntArray"]), proptest::collection::vec(any::<i32>(), 0..6)).prop_map(|(n, v)| {
-            let body: Vec<String> = v.iter().map(|x| x.to_string()).collect();
-            Value::Packed(Packed { name: n.to_string(), body: PackedBody::List(body.join(", ")) })
-        }),
+        (
+            proptest::sample::select(names.to_vec()),
+            proptest::collection::vec(-1e5f64..1e5, 0..9)
+        )
+            .prop_map(|(n, v)| {
+                let body: Vec<String> = v.iter().map(|x| x.to_string()).collect();
+                Value::Packed(Packed {
+                    name: n.to_string(),
+                    body: PackedBody::List(body.join(", ")),
+                })
+            }),
+        (
+            proptest::sample::select(vec!["PackedInt32Array", "PoolIntArray"]),
+            proptest::collection::vec(any::<i32>(), 0..6)
+        )
+            .prop_map(|(n, v)| {
+                let body: Vec<String> = v.iter().map(|x| x.to_string()).collect();
+                Value::Packed(Packed {
+                    name: n.to_string(),
+                    body: PackedBody::List(body.join(", ")),
+                })
+            }),
         proptest::collection::vec(any::<i64>(), 0..6).prop_map(|v| {
             let body: Vec<String> = v.iter().map(|x| x.to_string()).collect();
-            Value::Packed(Packed { name: "PackedInt64Array".into(), body: PackedBody::List(body.join(",")) })
+            Value::Packed(Packed {
+                name: "PackedInt64Array".into(),
+                body: PackedBody::List(body.join(",")),
+            })
         }),
         proptest::collection::vec(any::<u8>(), 0..80).prop_map(|v| {
             let body: Vec<String> = v.iter().map(|x| x.to_string()).collect();
-            Value::Packed(Packed { name: "PackedByteArray".into(), body: PackedBody::List(body.join(", ")) })
+            Value::Packed(Packed {
+                name: "PackedByteArray".into(),
+                body: PackedBody::List(body.join(", ")),
+            })
         }),
         proptest::collection::vec(text_strategy(), 0..4).prop_map(|v| {
             let body: Vec<String> = v.iter().map(|x| format!("\"{}\"", c_escape(x))).collect();
-            Value::Packed(Packed { name: "PackedStringArray".into(), body: PackedBody::List(body.join(", ")) })
+            Value::Packed(Packed {
+                name: "PackedStringArray".into(),
+                body: PackedBody::List(body.join(", ")),
+            })
         }),
     ]
 }
 
 fn ctor_strategy() -> impl Strategy<Value = Value> {
     let float_ctors = vec![
-        ("Vector2", 2usize), ("Vector3", 3), ("Vector4", 4), ("Rect2", 4), ("Transform2D", 6),
-        ("Matrix32", 6), ("Plane", 4), ("Quaternion", 4), ("Quat", 4), ("AABB", 6), ("Basis", 9),
-        ("Transform3D", 12), ("Transform", 12), ("Projection", 16), ("Color", 4),
+        ("Vector2", 2usize),
+        ("Vector3", 3),
+        ("Vector4", 4),
+        ("Rect2", 4),
+        ("Transform2D", 6),
+        ("Matrix32", 6),
+        ("Plane", 4),
+        ("Quaternion", 4),
+        ("Quat", 4),
+        ("AABB", 6),
+        ("Basis", 9),
+        ("Transform3D", 12),
+        ("Transform", 12),
+        ("Projection", 16),
+        ("Color", 4),
     ];
-    let int_ctors = vec![("Vector2i", 2usize), ("Vector3i", 3), ("Vector4i", 4), ("Rect2i", 4)];
+    let int_ctors = vec![
+        ("Vector2i", 2usize),
+        ("Vector3i", 3),
+        ("Vector4i", 4),
+        ("Rect2i", 4),
+    ];
     prop_oneof![
-        (proptest::sample::select(float_ctors), proptest::collection::vec(float_strategy(), 16)).prop_map(|((n, k), v)| {
-            Value::Ctor { name: n.to_string(), args: v.into_iter().take(k).map(Value::Float).collect() }
+        (
+            proptest::sample::select(float_ctors),
+            proptest::collection::vec(float_strategy(), 16)
+        )
+            .prop_map(|((n, k), v)| {
+                Value::Ctor {
+                    name: n.to_string(),
+                    args: v.into_iter().take(k).map(Value::Float).collect(),
+                }
+            }),
+        (
+            proptest::sample::select(int_ctors),
+            proptest::collection::vec(any::<i32>(), 4)
+        )
+            .prop_map(|((n, k), v)| {
+                Value::Ctor {
+                    name: n.to_string(),
+                    args: v
+                        .into_iter()
+                        .take(k)
+                        .map(|i| Value::Int(i as i64))
+                        .collect(),
+                }
+            }),
+        Just(Value::Ctor {
+            name: "RID".into(),
+            args: vec![]
         }),
-        (proptest::sample::select(int_ctors), proptest::collection::vec(any::<i32>(), 4)).prop_map(|((n, k), v)| {
-            Value::Ctor { name: n.to_string(), args: v.into_iter().take(k).map(|i| Value::Int(i as i64)).collect() }
+        Just(Value::Ctor {
+            name: "Callable".into(),
+            args: vec![]
         }),
-        Just(Value::Ctor { name: "RID".into(), args: vec![] }),
-        Just(Value::Ctor { name: "Callable".into(), args: vec![] }),
-        "res://[a-z]{1,6}".prop_map(|s| Value::Ctor { name: "Resource".into(), args: vec![Value::String(s)] }),
+        "res://[a-z]{1,6}".prop_map(|s| Value::Ctor {
+            name: "Resource".into(),
+            args: vec![Value::String(s)]
+        }),
     ]
 }
 
@@ -273,17 +411,32 @@ fn value_strategy(godot4: bool) -> BoxedStrategy<Value> {
         .prop_recursive(3, 24, 5, move |inner| {
             let base = prop_oneof![
                 proptest::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
-                proptest::collection::vec((inner.clone(), inner.clone()), 0..4).prop_map(Value::Dict),
-                ("[A-Z][a-zA-Z]{0,5}", proptest::collection::vec(("[a-z_]{1,5}", inner.clone()), 0..3))
+                proptest::collection::vec((inner.clone(), inner.clone()), 0..4)
+                    .prop_map(Value::Dict),
+                (
+                    "[A-Z][a-zA-Z]{0,5}",
+                    proptest::collection::vec(("[a-z_]{1,5}", inner.clone()), 0..3)
+                )
                     .prop_map(|(class, props)| Value::Object { class, props }),
             ];
             if godot4 {
                 prop_oneof![
                     base,
-                    (typeref_strategy(), proptest::collection::vec(inner.clone(), 0..4))
+                    (
+                        typeref_strategy(),
+                        proptest::collection::vec(inner.clone(), 0..4)
+                    )
                         .prop_map(|(elem, items)| Value::TypedArray { elem, items }),
-                    (typeref_strategy(), typeref_strategy(), proptest::collection::vec((inner.clone(), inner), 0..3))
-                        .prop_map(|(key, value, entries)| Value::TypedDict { key, value, entries }),
+                    (
+                        typeref_strategy(),
+                        typeref_strategy(),
+                        proptest::collection::vec((inner.clone(), inner), 0..3)
+                    )
+                        .prop_map(|(key, value, entries)| Value::TypedDict {
+                            key,
+                            value,
+                            entries
+                        }),
                 ]
                 .boxed()
             } else {
