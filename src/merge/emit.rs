@@ -89,6 +89,13 @@ struct Ctx<'a> {
 enum ParentRef {
     Root,
     Node(usize),
+    /// A path inside an instanced scene: the nearest listed node on the way (the
+    /// instance), then the rest of the path, so that renaming the instance is followed.
+    Inside {
+        anchor: usize,
+        rest: String,
+    },
+    /// A path none of whose prefixes is listed.
     Outside(String),
 }
 
@@ -194,7 +201,19 @@ impl<'a> Ctx<'a> {
             Some(p) if p == "." => ParentRef::Node(self.root_ident(side)),
             Some(p) => match self.paths[side].get(p.as_str()) {
                 Some(&i) => ParentRef::Node(self.id.node.of[side][i]),
-                None => ParentRef::Outside(p.clone()),
+                None => {
+                    let mut cut = p.len();
+                    while let Some(k) = p[..cut].rfind('/') {
+                        if let Some(&i) = self.paths[side].get(&p[..k]) {
+                            return ParentRef::Inside {
+                                anchor: self.id.node.of[side][i],
+                                rest: p[k + 1..].to_string(),
+                            };
+                        }
+                        cut = k;
+                    }
+                    ParentRef::Outside(p.clone())
+                }
             },
         }
     }
@@ -815,7 +834,11 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
         let missing: BTreeSet<usize> = node_out
             .keys()
             .filter_map(|i| match node_parent.get(i) {
-                Some(ParentRef::Node(p)) if *p < n_idents && !node_out.contains_key(p) => Some(*p),
+                Some(ParentRef::Node(p)) | Some(ParentRef::Inside { anchor: p, .. })
+                    if *p < n_idents && !node_out.contains_key(p) =>
+                {
+                    Some(*p)
+                }
                 _ => None,
             })
             .collect();
@@ -882,6 +905,17 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
             Some(ParentRef::Outside(p)) => {
                 join_path(p, name.get(&ident).map_or("", |s| s.as_str()))
             }
+            Some(ParentRef::Inside { anchor, rest }) => {
+                let pp = if depth > 4096 {
+                    ".".to_string()
+                } else {
+                    path_of_ident(*anchor, parent, name, memo, depth + 1)
+                };
+                join_path(
+                    &join_path(&pp, rest),
+                    name.get(&ident).map_or("", |s| s.as_str()),
+                )
+            }
             Some(ParentRef::Node(p)) => {
                 let pp = if depth > 4096 {
                     ".".to_string()
@@ -913,6 +947,10 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
         match node_parent.get(&ident) {
             None | Some(ParentRef::Root) => None,
             Some(ParentRef::Outside(p)) => Some(p.clone()),
+            Some(ParentRef::Inside { anchor, rest }) => Some(join_path(
+                merged_path.get(anchor).map_or(".", |s| s.as_str()),
+                rest,
+            )),
             Some(ParentRef::Node(p)) => {
                 Some(merged_path.get(p).cloned().unwrap_or_else(|| ".".into()))
             }
@@ -1009,13 +1047,15 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
             .enumerate()
             .map(|(i, &x)| (x, i))
             .collect();
-        let bad = node_order.iter().any(|x| matches!(node_parent.get(x), Some(ParentRef::Node(p)) if pos.get(p).is_some_and(|&pp| pp > pos[x])));
+        let bad = node_order.iter().any(|x| matches!(node_parent.get(x), Some(ParentRef::Node(p) | ParentRef::Inside { anchor: p, .. }) if pos.get(p).is_some_and(|&pp| pp > pos[x])));
         if bad {
             let mut children: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
             let mut roots = Vec::new();
             for &x in &node_order {
                 match node_parent.get(&x) {
-                    Some(ParentRef::Node(p)) if pos.contains_key(p) => {
+                    Some(ParentRef::Node(p) | ParentRef::Inside { anchor: p, .. })
+                        if pos.contains_key(p) =>
+                    {
                         children.entry(pos[p]).or_default().push(x)
                     }
                     _ => roots.push(x),

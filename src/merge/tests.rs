@@ -281,3 +281,23 @@ fn groups_merge_as_sets() {
         text(&r)
     );
 }
+
+#[test]
+fn override_inside_a_renamed_instance_follows_it_and_can_be_removed() {
+    let base = "[gd_scene load_steps=2 format=3]\n\n[ext_resource type=\"PackedScene\" path=\"res://ui.tscn\" id=\"1\"]\n\n[node name=\"Root\" type=\"Node\" unique_id=1]\n\n[node name=\"Ui\" parent=\".\" unique_id=2 instance=ExtResource(\"1\")]\n\n[node name=\"Button\" parent=\"Ui/Frame/Box\" index=\"1\" unique_id=7]\ntext = \"Run\"\n\n[node name=\"Label\" parent=\"Ui/Frame\" unique_id=8]\ntext = \"a\"\n";
+    let ours = base
+        .replace("name=\"Ui\"", "name=\"Panel\"")
+        .replace("parent=\"Ui/", "parent=\"Panel/");
+    // Theirs removes one override and edits the other.
+    let theirs = base
+        .replace("\n[node name=\"Button\" parent=\"Ui/Frame/Box\" index=\"1\" unique_id=7]\ntext = \"Run\"\n", "")
+        .replace("text = \"a\"", "text = \"b\"");
+    let r = m(base, &ours, &theirs);
+    let t = text(&r);
+    assert!(r.is_clean(), "{t}");
+    assert!(!t.contains("Button"), "{t}");
+    assert!(
+        t.contains("[node name=\"Label\" parent=\"Panel/Frame\" unique_id=8]\ntext = \"b\""),
+        "{t}"
+    );
+}
