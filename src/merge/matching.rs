@@ -133,6 +133,7 @@ fn match_nodes(sc: [&Scene; 3]) -> Table {
     // the identity of that instance node, so a moved instance keeps its overrides.
     let mut by_uid: HashMap<(String, i64), usize> = HashMap::new();
     let mut by_path: HashMap<&str, Vec<usize>> = HashMap::new();
+    let mut by_skey: HashMap<(usize, String), Vec<usize>> = HashMap::new();
     // Whether an identity's unique_id was already in base (then a different id on a side
     // means a different node).
     let mut uid_in_base: Vec<bool> = Vec::new();
@@ -158,16 +159,48 @@ fn match_nodes(sc: [&Scene; 3]) -> Table {
                 NodeKey::Path(_) => None,
             };
             let is_uid = uid.is_some();
+            // Where the node hangs: the identity of its nearest listed ancestor and the
+            // rest of the path (so a node follows a parent that was moved or renamed).
+            let skey: Option<(usize, String)> = n.parent.as_deref().and_then(|p| {
+                let mut cut = p.len();
+                let mut anchor = if p == "." {
+                    root_of(sc[side])
+                } else {
+                    paths.get(p).copied()
+                };
+                while anchor.is_none() {
+                    let k = p[..cut].rfind('/')?;
+                    anchor = paths.get(&p[..k]).copied();
+                    cut = k;
+                }
+                let a = anchor?;
+                if !t.bound(side, a) {
+                    return None;
+                }
+                let rest = if cut >= p.len() || p == "." {
+                    n.name.clone()
+                } else {
+                    format!("{}/{}", &p[cut + 1..], n.name)
+                };
+                Some((t.of[side][a], rest))
+            });
             let mut cand = uid
                 .as_ref()
                 .and_then(|k| by_uid.get(k).copied())
                 .filter(|&id| !t.claimed(id, side));
+            let usable = |id: usize, t: &Table| {
+                !t.claimed(id, side) && !(is_uid && has_uid[id] && uid_in_base[id])
+            };
             if cand.is_none() {
-                cand = by_path.get(n.path.as_str()).and_then(|v| {
-                    v.iter().copied().find(|&id| {
-                        !t.claimed(id, side) && !(is_uid && has_uid[id] && uid_in_base[id])
-                    })
-                });
+                cand = skey
+                    .as_ref()
+                    .and_then(|k| by_skey.get(k))
+                    .and_then(|v| v.iter().copied().find(|&id| usable(id, &t)));
+            }
+            if cand.is_none() {
+                cand = by_path
+                    .get(n.path.as_str())
+                    .and_then(|v| v.iter().copied().find(|&id| usable(id, &t)));
             }
             let id = match cand {
                 Some(id) => {
@@ -187,11 +220,22 @@ fn match_nodes(sc: [&Scene; 3]) -> Table {
                     uid_in_base[id] = true;
                 }
             }
+            if let Some(k) = skey {
+                by_skey.entry(k).or_default().push(id);
+            }
             by_path.entry(n.path.as_str()).or_default().push(id);
         }
     }
     follow_moves(sc, &mut t);
     t
+}
+
+/// Index of the scene root (the node without `parent`), normally the first node.
+fn root_of(s: &Scene) -> Option<usize> {
+    match s.nodes.first() {
+        Some(n) if n.parent.is_none() => Some(0),
+        _ => s.nodes.iter().position(|n| n.parent.is_none()),
+    }
 }
 
 /// What a node is, apart from where it is: its name and its type (or instanced scene).

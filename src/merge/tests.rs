@@ -301,3 +301,32 @@ fn override_inside_a_renamed_instance_follows_it_and_can_be_removed() {
         "{t}"
     );
 }
+
+#[test]
+fn overrides_without_unique_id_follow_a_moved_instance() {
+    // Gem is matched by unique_id; its override entries have none and follow it by
+    // (parent identity, name).
+    let base = "[gd_scene load_steps=2 format=3]\n\n[ext_resource type=\"PackedScene\" path=\"res://gem.tscn\" id=\"1\"]\n\n[node name=\"Root\" type=\"Node2D\" unique_id=1]\n\n[node name=\"Body\" type=\"Node2D\" parent=\".\" unique_id=2]\n\n[node name=\"Gem\" parent=\".\" unique_id=3 instance=ExtResource(\"1\")]\n\n[node name=\"Area\" parent=\"Gem\" index=\"1\"]\nmonitoring = false\n\n[node name=\"Shape\" type=\"CollisionShape2D\" parent=\"Gem/Area\" unique_id=4]\n\n[editable path=\"Gem\"]\n";
+    let theirs = base
+        .replace(
+            "[node name=\"Gem\" parent=\".\"",
+            "[node name=\"Gem\" parent=\"Body\"",
+        )
+        .replace("parent=\"Gem", "parent=\"Body/Gem")
+        .replace("path=\"Gem\"", "path=\"Body/Gem\"");
+    let ours = base.replace("monitoring = false", "monitoring = true");
+    let r = m(base, &ours, &theirs);
+    let t = text(&r);
+    assert!(r.is_clean(), "{t}");
+    assert!(
+        t.contains("[node name=\"Area\" parent=\"Body/Gem\" index=\"1\"]\nmonitoring = true"),
+        "{t}"
+    );
+    assert!(
+        t.contains(
+            "[node name=\"Shape\" type=\"CollisionShape2D\" parent=\"Body/Gem/Area\" unique_id=4]"
+        ),
+        "{t}"
+    );
+    assert!(t.contains("[editable path=\"Body/Gem\"]"), "{t}");
+}
