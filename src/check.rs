@@ -252,7 +252,7 @@ pub fn check(scene: &Scene) -> Vec<Problem> {
                     || instanced
                         .iter()
                         .any(|i| p.strip_prefix(i).is_some_and(|r| r.starts_with('/')));
-                if !ok && roots.first().is_some() {
+                if !ok && !roots.is_empty() {
                     out.push(Problem::error(
                         l,
                         format!("node \"{}\" has parent \"{p}\", which does not exist (at this point of the file)", n.name),

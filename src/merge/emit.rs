@@ -27,6 +27,10 @@ pub struct Structural {
 
 type Src = (usize, Range<usize>);
 
+/// The side a node's header comes from, and its fields (name and parent apart): each
+/// taken from a side, or `None` when we write it (merged groups).
+type NodeFields = (usize, Vec<(String, Option<Src>)>);
+
 /// A piece of a tag: taken from a side, or written by us.
 #[derive(Clone, Debug)]
 enum Chunk {
@@ -473,7 +477,7 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
     // Renames (true) and moves (false) followed: (identity, rename?, base path).
     let mut followed: Vec<(usize, bool, String)> = Vec::new();
     // Node header fields decided per identity, printed once paths are known.
-    let mut node_fields: HashMap<usize, (usize, Vec<(String, Option<Src>)>)> = HashMap::new();
+    let mut node_fields: HashMap<usize, NodeFields> = HashMap::new();
     for ident in 0..n_idents {
         let at = ctx.id.node.at[ident];
         let secs = [0, 1, 2].map(|s| at[s].map(|i| sc[s].nodes[i].section));
@@ -1779,11 +1783,10 @@ fn merge_editables(
     let mut out = BTreeMap::new();
     for (id, a) in at.iter().enumerate() {
         let present = |s: usize| a[s].is_some();
-        let keep = match (present(B), present(O), present(T)) {
-            (_, true, true) => true,
-            (false, true, false) | (false, false, true) => true,
-            _ => false,
-        };
+        let keep = matches!(
+            (present(B), present(O), present(T)),
+            (_, true, true) | (false, true, false) | (false, false, true)
+        );
         if !keep {
             continue;
         }

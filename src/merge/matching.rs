@@ -87,8 +87,8 @@ fn match_exts(sc: [&Scene; 3]) -> Table {
     let mut by_uid: HashMap<String, usize> = HashMap::new();
     let mut by_path: HashMap<String, Vec<usize>> = HashMap::new();
     let mut uid_of: Vec<Option<String>> = Vec::new();
-    for side in 0..3 {
-        for (i, e) in sc[side].ext_resources.iter().enumerate() {
+    for (side, scene) in sc.iter().enumerate() {
+        for (i, e) in scene.ext_resources.iter().enumerate() {
             let uid = e.uid.clone().filter(|u| u.len() > 6);
             let mut cand = uid
                 .as_ref()
@@ -138,14 +138,14 @@ fn match_nodes(sc: [&Scene; 3]) -> Table {
     // means a different node).
     let mut uid_in_base: Vec<bool> = Vec::new();
     let mut has_uid: Vec<bool> = Vec::new();
-    for side in 0..3 {
-        let paths: HashMap<&str, usize> = sc[side]
+    for (side, scene) in sc.iter().enumerate() {
+        let paths: HashMap<&str, usize> = scene
             .nodes
             .iter()
             .enumerate()
             .map(|(i, n)| (n.path.as_str(), i))
             .collect();
-        for (i, n) in sc[side].nodes.iter().enumerate() {
+        for (i, n) in scene.nodes.iter().enumerate() {
             let uid = match &n.key {
                 NodeKey::UniqueId { scope, id } => {
                     let scope = match paths.get(scope.as_str()) {
@@ -164,7 +164,7 @@ fn match_nodes(sc: [&Scene; 3]) -> Table {
             let skey: Option<(usize, String)> = n.parent.as_deref().and_then(|p| {
                 let mut cut = p.len();
                 let mut anchor = if p == "." {
-                    root_of(sc[side])
+                    root_of(scene)
                 } else {
                     paths.get(p).copied()
                 };
@@ -189,7 +189,7 @@ fn match_nodes(sc: [&Scene; 3]) -> Table {
                 .and_then(|k| by_uid.get(k).copied())
                 .filter(|&id| !t.claimed(id, side));
             let usable = |id: usize, t: &Table| {
-                !t.claimed(id, side) && !(is_uid && has_uid[id] && uid_in_base[id])
+                !t.claimed(id, side) && (!is_uid || !has_uid[id] || !uid_in_base[id])
             };
             if cand.is_none() {
                 cand = skey
@@ -229,6 +229,10 @@ fn match_nodes(sc: [&Scene; 3]) -> Table {
     follow_moves(sc, &mut t);
     t
 }
+
+/// What makes a renamed node recognisable: its parent's identity, its type and its
+/// properties (key, value text).
+type RenameKey = (Option<usize>, (String, Vec<(String, String)>));
 
 /// Index of the scene root (the node without `parent`), normally the first node.
 fn root_of(s: &Scene) -> Option<usize> {
@@ -311,10 +315,8 @@ fn follow_moves(sc: [&Scene; 3], t: &mut Table) {
         };
         let done: std::collections::HashSet<usize> =
             paired.iter().flat_map(|&(a, b)| [a, b]).collect();
-        let mut gone_by: HashMap<(Option<usize>, (String, Vec<(String, String)>)), Vec<usize>> =
-            HashMap::new();
-        let mut new_by: HashMap<(Option<usize>, (String, Vec<(String, String)>)), Vec<usize>> =
-            HashMap::new();
+        let mut gone_by: HashMap<RenameKey, Vec<usize>> = HashMap::new();
+        let mut new_by: HashMap<RenameKey, Vec<usize>> = HashMap::new();
         for g in gone.values().flatten().filter(|g| !done.contains(g)) {
             let b = t.at[*g][B].unwrap_or_default();
             gone_by
@@ -420,7 +422,7 @@ fn sub_refs(text: &str, idx: &IdIndex) -> Vec<usize> {
 }
 
 /// Properties of a section by key (last wins).
-fn props_of<'s>(s: &'s Scene, section: usize) -> BTreeMap<&'s str, &'s str> {
+fn props_of(s: &Scene, section: usize) -> BTreeMap<&str, &str> {
     let sec = &s.doc.sections[section];
     sec.props
         .iter()
