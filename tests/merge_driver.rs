@@ -179,3 +179,48 @@ fn unparsable_side_falls_back_to_a_line_merge_like_git() {
     assert_eq!(text, git.stdout);
     assert_eq!(out.status.success(), git.status.code() == Some(0));
 }
+
+#[test]
+fn a_structural_merge_past_its_time_limit_gives_the_line_merge() {
+    let dir = tempfile::tempdir().expect("tmp");
+    for n in ["base", "ours", "theirs"] {
+        std::fs::write(
+            dir.path().join(format!("{n}.tscn")),
+            example(&format!("{n}.tscn")),
+        )
+        .expect("write");
+    }
+    let out = std::process::Command::new(common::bin())
+        .args([
+            "merge",
+            "--timeout",
+            "0",
+            "base.tscn",
+            "ours.tscn",
+            "theirs.tscn",
+        ])
+        .current_dir(dir.path())
+        .output()
+        .expect("run");
+    let git = std::process::Command::new("git")
+        .args([
+            "merge-file",
+            "-p",
+            "--diff3",
+            "-L",
+            "ours",
+            "-L",
+            "base",
+            "-L",
+            "theirs",
+            "ours.tscn",
+            "base.tscn",
+            "theirs.tscn",
+        ])
+        .current_dir(dir.path())
+        .output()
+        .expect("git merge-file");
+    assert_eq!(out.stdout, git.stdout);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("--timeout"), "{}", stderr(&out));
+}

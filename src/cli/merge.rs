@@ -72,6 +72,43 @@ pub fn report_conflicts(outcome: &MergeOutcome, path: &str) {
     }
 }
 
+/// The structural merge, or the line merge when it takes longer than `secs`: a merge
+/// driver must never hang a `git merge`. The library stays free of clocks and threads.
+pub fn merge_within(
+    base: Vec<u8>,
+    ours: Vec<u8>,
+    theirs: Vec<u8>,
+    opts: MergeOptions,
+    secs: f64,
+) -> MergeOutcome {
+    use std::sync::Arc;
+    let inputs = Arc::new((base, ours, theirs, opts));
+    let (tx, rx) = std::sync::mpsc::channel();
+    let shared = Arc::clone(&inputs);
+    std::thread::spawn(move || {
+        let (b, o, t, opts) = &*shared;
+        let _ = tx.send(merge(b, o, t, opts));
+    });
+    let limit = std::time::Duration::from_secs_f64(secs.clamp(0.0, 86_400.0));
+    match rx.recv_timeout(limit) {
+        Ok(outcome) => outcome,
+        Err(_) => {
+            let (b, o, t, opts) = &*inputs;
+            let reason = format!("the structural merge took longer than {secs} s (--timeout)");
+            let lm = tscn_merge::linemerge::merge_lines(b, o, t, &opts.markers);
+            MergeOutcome {
+                text: lm.text,
+                conflict_count: lm.conflicts,
+                conflicts: Vec::new(),
+                decisions: vec![Decision::FellBack {
+                    reason: reason.clone(),
+                }],
+                method: Method::LineFallback(reason),
+            }
+        }
+    }
+}
+
 /// Run the merge command.
 pub fn run(a: &MergeArgs) -> anyhow::Result<i32> {
     let base = io::read(&a.base)?;
@@ -86,7 +123,7 @@ pub fn run(a: &MergeArgs) -> anyhow::Result<i32> {
             ..MarkerOptions::default()
         },
     };
-    let outcome = merge(&base, &ours, &theirs, &opts);
+    let outcome = merge_within(base, ours, theirs, opts, a.timeout);
     let path = a
         .path
         .clone()

@@ -107,6 +107,9 @@ pub struct MergeArgs {
     /// Do not report each conflict on stderr.
     #[arg(short = 'q', long)]
     pub quiet: bool,
+    /// Seconds the structural merge may take before the line merge is used instead.
+    #[arg(long, default_value_t = 60.0)]
+    pub timeout: f64,
     /// Common ancestor.
     pub base: PathBuf,
     /// Our version (overwritten with --git).
