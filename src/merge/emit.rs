@@ -76,6 +76,20 @@ struct OutSec {
     origin: [Option<usize>; 3],
 }
 
+impl OutSec {
+    /// A section that is only a tag (ext_resource, connection, editable, header).
+    fn tag_only(kind: SectionKind, verbatim: Option<usize>, tag: TagOut) -> OutSec {
+        OutSec {
+            kind,
+            verbatim,
+            tag,
+            lines: Vec::new(),
+            whole: None,
+            origin: [None; 3],
+        }
+    }
+}
+
 struct Ctx<'a> {
     sc: [&'a Scene; 3],
     id: Idents,
@@ -1445,14 +1459,11 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
         } else {
             None
         };
-        secs.push(OutSec {
-            kind: SectionKind::ExtResource,
+        secs.push(OutSec::tag_only(
+            SectionKind::ExtResource,
             verbatim,
-            tag: merged_tag,
-            lines: Vec::new(),
-            whole: None,
-            origin: [None; 3],
-        });
+            merged_tag,
+        ));
     }
     for &i in &sub_order {
         if let Some(mut out) = sub_out.remove(&i) {
@@ -1739,17 +1750,7 @@ fn merge_connections(
         };
         let verbatim =
             (side == O && matches!(tag, TagOut::Src(_))).then(|| sc[O].connections[k].section);
-        out.insert(
-            id,
-            OutSec {
-                kind: SectionKind::Connection,
-                verbatim,
-                tag,
-                lines: Vec::new(),
-                whole: None,
-                origin: [None; 3],
-            },
-        );
+        out.insert(id, OutSec::tag_only(SectionKind::Connection, verbatim, tag));
     }
     let keep: BTreeSet<usize> = out.keys().copied().collect();
     let order = merge_order(&seqs[B], &seqs[O], &seqs[T], &keep);
@@ -1809,17 +1810,7 @@ fn merge_editables(
             ),
         };
         let verbatim = (side == O && matches!(tag, TagOut::Src(_))).then_some(e.section);
-        out.insert(
-            id,
-            OutSec {
-                kind: SectionKind::Editable,
-                verbatim,
-                tag,
-                lines: Vec::new(),
-                whole: None,
-                origin: [None; 3],
-            },
-        );
+        out.insert(id, OutSec::tag_only(SectionKind::Editable, verbatim, tag));
     }
     let keep: BTreeSet<usize> = out.keys().copied().collect();
     let order = merge_order(&seqs[B], &seqs[O], &seqs[T], &keep);
@@ -1934,14 +1925,7 @@ fn merge_header(
         TagOut::Src((O, h(O).tag.span.clone()))
     };
     let verbatim = matches!(tag, TagOut::Src(_)).then_some(0);
-    OutSec {
-        kind: SectionKind::Header,
-        verbatim,
-        tag,
-        lines: Vec::new(),
-        whole: None,
-        origin: [None; 3],
-    }
+    OutSec::tag_only(SectionKind::Header, verbatim, tag)
 }
 
 struct Printer<'c, 'a> {
