@@ -5,7 +5,7 @@
 # Not a test: prints timings and the ratio (aim: at most 2x git).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-/work/target-shared}"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 # The target dir may be shared with other worktrees: keep our own copy of the binary.
