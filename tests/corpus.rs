@@ -1,18 +1,13 @@
 //! Every real file of `../shared/corpus` must parse and print back byte for byte.
 
+mod common;
+
 use std::path::PathBuf;
 use tscn_merge::syntax::Document;
 
+/// The shared folder, when it holds what these tests read.
 fn shared() -> Option<PathBuf> {
-    let cands = [
-        std::env::var_os("TSCN_SHARED").map(PathBuf::from),
-        Some(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared")),
-        Some(PathBuf::from("/work/shared")),
-    ];
-    cands
-        .into_iter()
-        .flatten()
-        .find(|p| p.join("corpus/INDEX.tsv").exists())
+    common::shared_dir().filter(|p| p.join("corpus/INDEX.tsv").exists())
 }
 
 /// Stored paths of the corpus files, from `INDEX.tsv` (column `stored_as`).

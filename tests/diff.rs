@@ -1,6 +1,8 @@
 //! Semantic diff: golden outputs on real file pairs, the JSON schema, every clean merge
 //! scenario, the command line, and git integration (external diff, textconv, difftool).
 
+mod common;
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -11,16 +13,9 @@ use tscn_merge::render::{json, markdown, text, Options};
 // ----------------------------------------------------------------------------------------
 // Helpers (local: tests/common has no TempRepo in this tree)
 
+/// The shared folder, when it holds what these tests read.
 fn shared() -> Option<PathBuf> {
-    let cands = [
-        std::env::var_os("TSCN_SHARED").map(PathBuf::from),
-        Some(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared")),
-        Some(PathBuf::from("/work/shared")),
-    ];
-    cands
-        .into_iter()
-        .flatten()
-        .find(|p| p.join("corpus/INDEX.tsv").exists())
+    common::shared_dir().filter(|p| p.join("corpus/INDEX.tsv").exists())
 }
 
 fn bin() -> PathBuf {

@@ -3,21 +3,17 @@
 //! loads the base. Uses `scripts/godot3-check.sh` (Debian: `apt-get install -y
 //! godot3-server`); skipped, with a message, when no Godot 3 binary is found.
 
+mod common;
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 use tscn_merge::merge::{merge, MergeOptions, Method};
 
+/// The shared folder, when it holds what these tests read.
 fn shared() -> Option<PathBuf> {
-    [
-        std::env::var_os("TSCN_SHARED").map(PathBuf::from),
-        Some(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared")),
-        Some(PathBuf::from("/work/shared")),
-    ]
-    .into_iter()
-    .flatten()
-    .find(|p| p.join("merges/SUMMARY.tsv").exists())
+    common::shared_dir().filter(|p| p.join("merges/SUMMARY.tsv").exists())
 }
 
 /// `$GODOT3`, else the first of godot3-server, godot3 on PATH.

@@ -6,6 +6,8 @@
 //! prints the corpus file and the mutation, and writes the mutated bytes to a temporary
 //! file whose path it names, so the case can be replayed with `tscn-merge check FILE`.
 
+mod common;
+
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -24,16 +26,9 @@ fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_tscn-merge")
 }
 
+/// The shared folder, when it holds what these tests read.
 fn shared() -> Option<PathBuf> {
-    let cands = [
-        std::env::var_os("TSCN_SHARED").map(PathBuf::from),
-        Some(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared")),
-        Some(PathBuf::from("/work/shared")),
-    ];
-    cands
-        .into_iter()
-        .flatten()
-        .find(|p| p.join("corpus/INDEX.tsv").exists())
+    common::shared_dir().filter(|p| p.join("corpus/INDEX.tsv").exists())
 }
 
 fn example(rel: &str) -> Vec<u8> {

@@ -9,6 +9,8 @@
 //!
 //! The mutators live in [`mutate`] so that `examples/fuzz_merge.rs` can use them too.
 
+mod common;
+
 pub mod mutate {
     /// SplitMix64: small, deterministic, good enough for choosing mutations.
     #[derive(Clone, Debug)]
@@ -274,15 +276,9 @@ fn bin() -> PathBuf {
     }
 }
 
+/// The shared folder, when it holds what these tests read.
 fn shared() -> Option<PathBuf> {
-    [
-        std::env::var_os("TSCN_SHARED").map(PathBuf::from),
-        Some(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared")),
-        Some(PathBuf::from("/work/shared")),
-    ]
-    .into_iter()
-    .flatten()
-    .find(|p| p.join("corpus/INDEX.tsv").exists())
+    common::shared_dir().filter(|p| p.join("corpus/INDEX.tsv").exists())
 }
 
 fn corpus_sample(step: usize, offset: usize) -> Vec<PathBuf> {

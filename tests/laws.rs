@@ -19,6 +19,8 @@
 //!
 //! The generator lives in [`gen`] so that `examples/fuzz_merge.rs` can drive it too.
 
+mod common;
+
 pub mod gen {
     use std::collections::{BTreeMap, BTreeSet, HashMap};
     use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -1381,15 +1383,9 @@ fn generated_overlapping_edits_are_safe() {
     run_generated(false, 400);
 }
 
+/// The shared folder, when it holds what these tests read.
 fn shared() -> Option<PathBuf> {
-    [
-        std::env::var_os("TSCN_SHARED").map(PathBuf::from),
-        Some(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared")),
-        Some(PathBuf::from("/work/shared")),
-    ]
-    .into_iter()
-    .flatten()
-    .find(|p| p.join("corpus/INDEX.tsv").exists())
+    common::shared_dir().filter(|p| p.join("corpus/INDEX.tsv").exists())
 }
 
 /// Every `step`-th corpus file (stored path), deterministic.

@@ -4,20 +4,16 @@
 //! of ours is structurally broken (where the human result is not), and reports how many
 //! of git's conflicting scenarios are resolved.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use tscn_merge::check::{check, is_broken};
 use tscn_merge::merge::{merge, MergeOptions, Method};
 use tscn_merge::model::Scene;
 
+/// The shared folder, when it holds what these tests read.
 fn shared() -> Option<PathBuf> {
-    [
-        std::env::var_os("TSCN_SHARED").map(PathBuf::from),
-        Some(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared")),
-        Some(PathBuf::from("/work/shared")),
-    ]
-    .into_iter()
-    .flatten()
-    .find(|p| p.join("merges/SUMMARY.tsv").exists())
+    common::shared_dir().filter(|p| p.join("merges/SUMMARY.tsv").exists())
 }
 
 fn file(dir: &Path, stem: &str) -> Vec<u8> {
