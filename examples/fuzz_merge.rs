@@ -14,6 +14,9 @@
 //! `$FUZZ_OUT` (default `target/fuzz-failures`). Exit 1 on any failure.
 //! `FUZZ_SEED` fixes the seed (printed at start).
 
+// The law and hostile-input test files both bring the shared test harness along.
+#![allow(clippy::duplicate_mod)]
+
 #[path = "../tests/laws.rs"]
 #[allow(dead_code, unused_imports)]
 mod laws;

@@ -1612,6 +1612,32 @@ fn merge_ext_tag(ctx: &mut Ctx, ident: usize) -> TagOut {
     }
 }
 
+/// Identities for parts keyed by a value (connections, editables): for each identity,
+/// the index on each side, and each side's order of identities. The first of equal
+/// keys on a side wins.
+#[allow(clippy::type_complexity)]
+fn key_table<K: Ord>(
+    counts: [usize; 3],
+    mut key: impl FnMut(usize, usize) -> K,
+) -> (Vec<[Option<usize>; 3]>, [Vec<usize>; 3]) {
+    let mut table: BTreeMap<K, usize> = BTreeMap::new();
+    let mut at: Vec<[Option<usize>; 3]> = Vec::new();
+    let mut seqs: [Vec<usize>; 3] = Default::default();
+    for (side, &count) in counts.iter().enumerate() {
+        for k in 0..count {
+            let id = *table.entry(key(side, k)).or_insert_with(|| {
+                at.push([None; 3]);
+                at.len() - 1
+            });
+            if at[id][side].is_none() {
+                at[id][side] = Some(k);
+                seqs[side].push(id);
+            }
+        }
+    }
+    (at, seqs)
+}
+
 fn conn_key(ctx: &Ctx, side: usize, k: usize) -> (String, String, String, String) {
     let c = &ctx.sc[side].connections[k].key;
     let node = |p: &str| match ctx.paths[side].get(p) {
@@ -1632,22 +1658,8 @@ fn merge_connections(
     merged_path: &HashMap<usize, String>,
 ) -> (BTreeMap<usize, OutSec>, Vec<usize>) {
     let sc = ctx.sc;
-    let mut table: BTreeMap<(String, String, String, String), usize> = BTreeMap::new();
-    let mut at: Vec<[Option<usize>; 3]> = Vec::new();
-    let mut seqs: [Vec<usize>; 3] = Default::default();
-    for side in 0..3 {
-        for k in 0..sc[side].connections.len() {
-            let key = conn_key(ctx, side, k);
-            let id = *table.entry(key).or_insert_with(|| {
-                at.push([None; 3]);
-                at.len() - 1
-            });
-            if at[id][side].is_none() {
-                at[id][side] = Some(k);
-                seqs[side].push(id);
-            }
-        }
-    }
+    let counts = [0, 1, 2].map(|s| sc[s].connections.len());
+    let (at, seqs) = key_table(counts, |side, k| conn_key(ctx, side, k));
     let mut out = BTreeMap::new();
     let tag_src = |side: usize, k: usize| -> Src {
         (
@@ -1762,25 +1774,14 @@ fn merge_editables(
     merged_path: &HashMap<usize, String>,
 ) -> (BTreeMap<usize, OutSec>, Vec<usize>) {
     let sc = ctx.sc;
-    let mut table: BTreeMap<String, usize> = BTreeMap::new();
-    let mut at: Vec<[Option<usize>; 3]> = Vec::new();
-    let mut seqs: [Vec<usize>; 3] = Default::default();
-    for side in 0..3 {
-        for (k, e) in sc[side].editables.iter().enumerate() {
-            let key = match ctx.paths[side].get(e.path.as_str()) {
-                Some(&i) => format!("#{}", ctx.id.node.of[side][i]),
-                None => e.path.clone(),
-            };
-            let id = *table.entry(key).or_insert_with(|| {
-                at.push([None; 3]);
-                at.len() - 1
-            });
-            if at[id][side].is_none() {
-                at[id][side] = Some(k);
-                seqs[side].push(id);
-            }
+    let counts = [0, 1, 2].map(|s| sc[s].editables.len());
+    let (at, seqs) = key_table(counts, |side, k| {
+        let e = &sc[side].editables[k];
+        match ctx.paths[side].get(e.path.as_str()) {
+            Some(&i) => format!("#{}", ctx.id.node.of[side][i]),
+            None => e.path.clone(),
         }
-    }
+    });
     let mut out = BTreeMap::new();
     for (id, a) in at.iter().enumerate() {
         let present = |s: usize| a[s].is_some();
