@@ -1302,38 +1302,19 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
     let int_ext =
         o.ext_resources.iter().all(|e| is_int_id(&e.id)) && (godot3 || !o.ext_resources.is_empty());
     let int_ext = int_ext || (o.ext_resources.is_empty() && godot3);
-    let mut ext_ids: HashMap<usize, String> = HashMap::new();
-    let mut used: BTreeSet<String> = BTreeSet::new();
-    for &i in &ext_order {
-        if let Some(k) = ctx.id.ext.at[i][O] {
-            let e = &o.ext_resources[k].id;
-            ext_ids.insert(i, e.clone());
-            used.insert(e.clone());
-        }
-    }
-    for (pos, &i) in ext_order.iter().enumerate() {
-        if ext_ids.contains_key(&i) {
-            continue;
-        }
-        let side = if ctx.id.ext.at[i][T].is_some() { T } else { B };
-        let e = &sc[side].ext_resources[ctx.id.ext.at[i][side].unwrap_or_default()];
-        let new = if !used.contains(&e.id)
-            && (is_int_id(&e.id) == int_ext || o.ext_resources.is_empty())
-        {
-            e.id.clone()
-        } else {
-            let n = new_ext_id(int_ext, pos + 1, &e.path, &used);
-            ctx.decisions.push(Decision::IdRenamed {
-                section: "ext_resource",
-                type_name: e.type_name.clone(),
-                from: e.id.clone(),
-                to: n.clone(),
-            });
-            n
-        };
-        used.insert(new.clone());
-        ext_ids.insert(i, new);
-    }
+    let ext_ids = assign_ids(
+        &ext_order,
+        |i| ctx.id.ext.at[i][O].map(|k| o.ext_resources[k].id.clone()),
+        |i| {
+            let side = if ctx.id.ext.at[i][T].is_some() { T } else { B };
+            let e = &sc[side].ext_resources[ctx.id.ext.at[i][side].unwrap_or_default()];
+            (e.id.clone(), e.type_name.clone(), e.path.clone())
+        },
+        |id| is_int_id(id) == int_ext || o.ext_resources.is_empty(),
+        |pos, _, seed, used| new_ext_id(int_ext, pos + 1, seed, used),
+        "ext_resource",
+        &mut ctx.decisions,
+    );
     let sorted = o
         .ext_resources
         .windows(2)
@@ -1390,40 +1371,23 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
     }
     let int_sub =
         godot3 || (!o.sub_resources.is_empty() && o.sub_resources.iter().all(|s| is_int_id(&s.id)));
-    let mut sub_ids: HashMap<usize, String> = HashMap::new();
-    let mut used: BTreeSet<String> = BTreeSet::new();
-    for &i in &sub_order {
-        if let Some(k) = ctx.id.sub.at[i][O] {
-            sub_ids.insert(i, o.sub_resources[k].id.clone());
-            used.insert(o.sub_resources[k].id.clone());
-        }
-    }
-    for &i in &sub_order {
-        if sub_ids.contains_key(&i) {
-            continue;
-        }
-        let side = if ctx.id.sub.at[i][T].is_some() { T } else { B };
-        let r = &sc[side].sub_resources[ctx.id.sub.at[i][side].unwrap_or_default()];
-        let new = if !used.contains(&r.id) && is_int_id(&r.id) == int_sub {
-            r.id.clone()
-        } else {
-            let n = new_sub_id(
-                int_sub,
-                &r.type_name,
-                &format!("{}:{}", r.type_name, r.id),
-                &used,
-            );
-            ctx.decisions.push(Decision::IdRenamed {
-                section: "sub_resource",
-                type_name: r.type_name.clone(),
-                from: r.id.clone(),
-                to: n.clone(),
-            });
-            n
-        };
-        used.insert(new.clone());
-        sub_ids.insert(i, new);
-    }
+    let sub_ids = assign_ids(
+        &sub_order,
+        |i| ctx.id.sub.at[i][O].map(|k| o.sub_resources[k].id.clone()),
+        |i| {
+            let side = if ctx.id.sub.at[i][T].is_some() { T } else { B };
+            let r = &sc[side].sub_resources[ctx.id.sub.at[i][side].unwrap_or_default()];
+            (
+                r.id.clone(),
+                r.type_name.clone(),
+                format!("{}:{}", r.type_name, r.id),
+            )
+        },
+        |id| is_int_id(id) == int_sub,
+        |_, type_name, seed, used| new_sub_id(int_sub, type_name, seed, used),
+        "sub_resource",
+        &mut ctx.decisions,
+    );
 
     // ---- Connections and editables ----
     let (conn_out, conn_order) = merge_connections(&mut ctx, &merged_path);
@@ -1610,6 +1574,50 @@ fn merge_ext_tag(ctx: &mut Ctx, ident: usize) -> TagOut {
             }
         }
     }
+}
+
+/// Ids in the result, for identities in output order: ours keeps its ids; a part from
+/// theirs (or base) keeps its id when it is free and has the file's shape (`fits`), else
+/// gets a new one from `fresh(position, type, seed, used)`, recorded as a decision.
+#[allow(clippy::too_many_arguments)]
+fn assign_ids(
+    order: &[usize],
+    ours_id: impl Fn(usize) -> Option<String>,
+    other: impl Fn(usize) -> (String, String, String),
+    fits: impl Fn(&str) -> bool,
+    mut fresh: impl FnMut(usize, &str, &str, &BTreeSet<String>) -> String,
+    section: &'static str,
+    decisions: &mut Vec<Decision>,
+) -> HashMap<usize, String> {
+    let mut ids: HashMap<usize, String> = HashMap::new();
+    let mut used: BTreeSet<String> = BTreeSet::new();
+    for &i in order {
+        if let Some(id) = ours_id(i) {
+            used.insert(id.clone());
+            ids.insert(i, id);
+        }
+    }
+    for (pos, &i) in order.iter().enumerate() {
+        if ids.contains_key(&i) {
+            continue;
+        }
+        let (id, type_name, seed) = other(i);
+        let new = if !used.contains(&id) && fits(&id) {
+            id
+        } else {
+            let n = fresh(pos, &type_name, &seed, &used);
+            decisions.push(Decision::IdRenamed {
+                section,
+                type_name,
+                from: id,
+                to: n.clone(),
+            });
+            n
+        };
+        used.insert(new.clone());
+        ids.insert(i, new);
+    }
+    ids
 }
 
 /// Identities for parts keyed by a value (connections, editables): for each identity,
