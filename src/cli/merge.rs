@@ -82,6 +82,23 @@ pub fn merge_within(
     secs: f64,
 ) -> MergeOutcome {
     use std::sync::Arc;
+    let line_merge = |b: &[u8], o: &[u8], t: &[u8], opts: &MergeOptions| {
+        let reason = format!("the structural merge took longer than {secs} s (--timeout)");
+        let lm = tscn_merge::linemerge::merge_lines(b, o, t, &opts.markers);
+        MergeOutcome {
+            text: lm.text,
+            conflict_count: lm.conflicts,
+            conflicts: Vec::new(),
+            decisions: vec![Decision::FellBack {
+                reason: reason.clone(),
+            }],
+            method: Method::LineFallback(reason),
+        }
+    };
+    // No time at all: the line merge only (deterministic, unlike a zero wait on a race).
+    if secs <= 0.0 || secs.is_nan() {
+        return line_merge(&base, &ours, &theirs, &opts);
+    }
     let inputs = Arc::new((base, ours, theirs, opts));
     let (tx, rx) = std::sync::mpsc::channel();
     let shared = Arc::clone(&inputs);
@@ -89,22 +106,12 @@ pub fn merge_within(
         let (b, o, t, opts) = &*shared;
         let _ = tx.send(merge(b, o, t, opts));
     });
-    let limit = std::time::Duration::from_secs_f64(secs.clamp(0.0, 86_400.0));
+    let limit = std::time::Duration::from_secs_f64(secs.min(86_400.0));
     match rx.recv_timeout(limit) {
         Ok(outcome) => outcome,
         Err(_) => {
             let (b, o, t, opts) = &*inputs;
-            let reason = format!("the structural merge took longer than {secs} s (--timeout)");
-            let lm = tscn_merge::linemerge::merge_lines(b, o, t, &opts.markers);
-            MergeOutcome {
-                text: lm.text,
-                conflict_count: lm.conflicts,
-                conflicts: Vec::new(),
-                decisions: vec![Decision::FellBack {
-                    reason: reason.clone(),
-                }],
-                method: Method::LineFallback(reason),
-            }
+            line_merge(b, o, t, opts)
         }
     }
 }

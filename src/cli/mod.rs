@@ -107,7 +107,8 @@ pub struct MergeArgs {
     /// Do not report each conflict on stderr.
     #[arg(short = 'q', long)]
     pub quiet: bool,
-    /// Seconds the structural merge may take before the line merge is used instead.
+    /// Seconds the structural merge may take before the line merge is used instead
+    /// (0: the line merge only).
     #[arg(long, default_value_t = 60.0)]
     pub timeout: f64,
     /// Common ancestor.
