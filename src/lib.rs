@@ -16,3 +16,21 @@ pub mod syntax;
 pub mod textconv;
 pub mod value;
 pub mod write;
+
+/// Helpers shared by the unit tests.
+#[cfg(test)]
+pub(crate) mod test_support {
+    use std::path::{Path, PathBuf};
+
+    /// `../shared` beside the project root (or `$TSCN_SHARED`), where the corpus and the
+    /// real merges live; `None` when it is not there.
+    pub fn shared_dir() -> Option<PathBuf> {
+        [
+            std::env::var_os("TSCN_SHARED").map(PathBuf::from),
+            Some(Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared")),
+        ]
+        .into_iter()
+        .flatten()
+        .find(|p| p.join("corpus/INDEX.tsv").is_file() || p.join("merges").is_dir())
+    }
+}

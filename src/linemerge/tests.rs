@@ -319,17 +319,7 @@ fn git_merge_file(
     Some((out.stdout, code as usize))
 }
 
-fn shared_dir() -> Option<PathBuf> {
-    let candidates = [
-        std::env::var_os("TSCN_SHARED").map(PathBuf::from),
-        Some(Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared")),
-        Some(PathBuf::from("/work/shared")),
-    ];
-    candidates
-        .into_iter()
-        .flatten()
-        .find(|p| p.join("merges").is_dir())
-}
+use crate::test_support::shared_dir;
 
 struct Case {
     name: String,

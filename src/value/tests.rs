@@ -558,17 +558,7 @@ fn check_packed(v: &Value, n: &mut usize, fail: &mut dyn FnMut(ValueError)) {
     }
 }
 
-fn shared_dir() -> Option<std::path::PathBuf> {
-    let cands = [
-        std::env::var_os("TSCN_SHARED").map(std::path::PathBuf::from),
-        Some(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared")),
-        Some(std::path::PathBuf::from("/work/shared")),
-    ];
-    cands
-        .into_iter()
-        .flatten()
-        .find(|p| p.join("corpus/INDEX.tsv").is_file())
-}
+use crate::test_support::shared_dir;
 
 #[test]
 fn corpus_outline_and_values() {
