@@ -6,6 +6,59 @@ use crate::model::{NodeKey, Scene};
 use crate::value::{rewrite_refs_in_text, scan_refs_in_text, RefKind};
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// A small, fast, deterministic hasher (the Fx hash of rustc) for the hot lookups of a
+/// merge (paths, ids). Maps using it are never iterated to produce output order.
+#[derive(Default, Clone, Copy)]
+pub struct FxHasher {
+    hash: u64,
+}
+
+impl FxHasher {
+    #[inline]
+    fn add(&mut self, w: u64) {
+        self.hash = (self.hash.rotate_left(5) ^ w).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+impl Hasher for FxHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(c);
+            self.add(u64::from_le_bytes(w));
+        }
+        for &b in chunks.remainder() {
+            self.add(u64::from(b));
+        }
+    }
+    #[inline]
+    fn write_u8(&mut self, i: u8) {
+        self.add(u64::from(i));
+    }
+    #[inline]
+    fn write_u32(&mut self, i: u32) {
+        self.add(u64::from(i));
+    }
+    #[inline]
+    fn write_u64(&mut self, i: u64) {
+        self.add(i);
+    }
+    #[inline]
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.hash
+    }
+}
+
+/// A HashMap with the Fx hasher.
+pub type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
 
 /// Side indexes.
 pub const B: usize = 0;
@@ -131,15 +184,15 @@ fn match_nodes(sc: [&Scene; 3]) -> Table {
     let mut t = Table::new([sc[0].nodes.len(), sc[1].nodes.len(), sc[2].nodes.len()]);
     // unique_id keys: the scope (the instance an override entry sits in) is named by
     // the identity of that instance node, so a moved instance keeps its overrides.
-    let mut by_uid: HashMap<(String, i64), usize> = HashMap::new();
-    let mut by_path: HashMap<&str, Vec<usize>> = HashMap::new();
-    let mut by_skey: HashMap<(usize, String), Vec<usize>> = HashMap::new();
+    let mut by_uid: FxMap<(String, i64), usize> = FxMap::default();
+    let mut by_path: FxMap<&str, Vec<usize>> = FxMap::default();
+    let mut by_skey: FxMap<(usize, Cow<str>), Vec<usize>> = FxMap::default();
     // Whether an identity's unique_id was already in base (then a different id on a side
     // means a different node).
     let mut uid_in_base: Vec<bool> = Vec::new();
     let mut has_uid: Vec<bool> = Vec::new();
     for (side, scene) in sc.iter().enumerate() {
-        let paths: HashMap<&str, usize> = scene
+        let paths: FxMap<&str, usize> = scene
             .nodes
             .iter()
             .enumerate()
@@ -161,7 +214,7 @@ fn match_nodes(sc: [&Scene; 3]) -> Table {
             let is_uid = uid.is_some();
             // Where the node hangs: the identity of its nearest listed ancestor and the
             // rest of the path (so a node follows a parent that was moved or renamed).
-            let skey: Option<(usize, String)> = n.parent.as_deref().and_then(|p| {
+            let skey: Option<(usize, Cow<str>)> = n.parent.as_deref().and_then(|p| {
                 let mut cut = p.len();
                 let mut anchor = if p == "." {
                     root_of(scene)
@@ -178,9 +231,9 @@ fn match_nodes(sc: [&Scene; 3]) -> Table {
                     return None;
                 }
                 let rest = if cut >= p.len() || p == "." {
-                    n.name.clone()
+                    Cow::Borrowed(n.name.as_str())
                 } else {
-                    format!("{}/{}", &p[cut + 1..], n.name)
+                    Cow::Owned(format!("{}/{}", &p[cut + 1..], n.name))
                 };
                 Some((t.of[side][a], rest))
             });
@@ -357,8 +410,8 @@ pub fn normalize<'a>(
     sc: &Scene,
     ext: &Table,
     sub: &Table,
-    sub_ids: &HashMap<&str, usize>,
-    ext_ids: &HashMap<&str, usize>,
+    sub_ids: &FxMap<&str, usize>,
+    ext_ids: &FxMap<&str, usize>,
 ) -> Cow<'a, str> {
     if !text.contains("Resource") {
         return Cow::Borrowed(text);
@@ -381,9 +434,9 @@ pub fn normalize<'a>(
 /// Per-side lookups from id to index.
 pub struct IdIndex<'a> {
     /// ext id -> index.
-    pub ext: HashMap<&'a str, usize>,
+    pub ext: FxMap<&'a str, usize>,
     /// sub id -> index (the last definition wins, as in the loader).
-    pub sub: HashMap<&'a str, usize>,
+    pub sub: FxMap<&'a str, usize>,
 }
 
 impl<'a> IdIndex<'a> {
@@ -419,6 +472,19 @@ fn sub_refs(text: &str, idx: &IdIndex) -> Vec<usize> {
         });
     }
     v
+}
+
+/// Whether a section's properties refer to a sub_resource of `side` not bound yet.
+fn refers_unbound(s: &Scene, section: usize, idx: &IdIndex, sub: &Table, side: usize) -> bool {
+    let sec = &s.doc.sections[section];
+    if !s.doc.slice(&sec.span).contains("SubResource") {
+        return false;
+    }
+    sec.props.iter().any(|p| {
+        sub_refs(s.doc.slice(&p.value), idx)
+            .into_iter()
+            .any(|i| !sub.bound(side, i))
+    })
 }
 
 /// Properties of a section by key (last wins).
@@ -490,6 +556,10 @@ pub fn match_all(sc: [&Scene; 3]) -> Idents {
         for &rside in refs {
             // b. By use: the same property of the same node (or resource) refers to it.
             for _round in 0..4 {
+                // Nothing left to bind on this side: no round can change anything.
+                if (0..sc[x].sub_resources.len()).all(|k| sub.bound(x, k)) {
+                    break;
+                }
                 let mut changed = false;
                 let mut pairs: Vec<(usize, usize)> = Vec::new(); // (rside section, x section)
                 for at in &node.at {
@@ -509,6 +579,11 @@ pub fn match_all(sc: [&Scene; 3]) -> Idents {
                     }
                 }
                 for (rs, xs) in pairs {
+                    // Only a section that refers to a sub_resource not bound yet can
+                    // bind one.
+                    if !refers_unbound(sc[x], xs, &idx[x], &sub, x) {
+                        continue;
+                    }
                     let rp = props_of(sc[rside], rs);
                     let xp = props_of(sc[x], xs);
                     for (key, xv) in &xp {
