@@ -29,8 +29,9 @@ pub struct Structural {
 type Src = (usize, Range<usize>);
 
 /// The side a node's header comes from, and its fields (name and parent apart): each
-/// taken from a side, or `None` when we write it (merged groups).
-type NodeFields<'a> = (usize, Vec<(&'a str, Option<Src>)>);
+/// taken from a side, or `None` when we write it (merged groups). No list: the side's
+/// own fields, as they are.
+type NodeFields<'a> = (usize, Option<Vec<(&'a str, Option<Src>)>>);
 
 /// A piece of a tag: taken from a side, or written by us.
 #[derive(Clone, Debug)]
@@ -46,7 +47,7 @@ enum TagOut {
     /// Rebuilt from fields.
     Fields(String, Vec<(String, Chunk)>),
     /// Conflicting tags (base, ours, theirs).
-    Conflict([Option<Src>; 3]),
+    Conflict(Box<[Option<Src>; 3]>),
     /// An ext/sub tag whose id is assigned at print time.
     Resource {
         side: usize,
@@ -58,7 +59,7 @@ enum TagOut {
 #[derive(Clone, Debug)]
 enum Line {
     Src(Src),
-    Conflict([Option<Src>; 3]),
+    Conflict(Box<[Option<Src>; 3]>),
     /// A property line we wrote (a multi-line string merged line by line).
     Lit(String),
 }
@@ -93,7 +94,7 @@ impl OutSec {
 
 struct Ctx<'a> {
     sc: [&'a Scene; 3],
-    id: Idents,
+    id: Idents<'a>,
     idx: [IdIndex<'a>; 3],
     /// side -> node path -> node index.
     paths: [FxMap<&'a str, usize>; 3],
@@ -258,6 +259,10 @@ impl<'a> Ctx<'a> {
     }
 
     fn parent_ref(&self, side: usize, n: usize) -> ParentRef {
+        // The parent path names a listed node (or is "."): known from matching.
+        if let Some(&Some(pi)) = self.id.parent_at[side].get(n) {
+            return ParentRef::Node(self.id.node.of[side][pi]);
+        }
         match &self.sc[side].nodes[n].parent {
             None => ParentRef::Root,
             Some(p) if p == "." => ParentRef::Node(self.root_ident(side)),
@@ -399,11 +404,11 @@ impl<'a> Ctx<'a> {
                     });
                     chosen.insert(
                         key,
-                        vec![Line::Conflict([
+                        vec![Line::Conflict(Box::new([
                             line_of(B, key, &maps),
                             line_of(O, key, &maps),
                             line_of(T, key, &maps),
-                        ])],
+                        ]))],
                     );
                 }
             }
@@ -490,18 +495,12 @@ fn merge_groups(ctx: &Ctx, g: [Option<Src>; 3]) -> Option<Vec<String>> {
 /// Build the merged scene.
 pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) -> Structural {
     let sc = [b, o, t];
-    let id = match_all(sc);
+    let mut id = match_all(sc);
+    let paths = std::mem::take(&mut id.paths);
     let mut ctx = Ctx {
         sc,
         idx: [IdIndex::new(b), IdIndex::new(o), IdIndex::new(t)],
-        paths: [0, 1, 2].map(|s| {
-            sc[s]
-                .nodes
-                .iter()
-                .enumerate()
-                .map(|(i, n)| (n.path.as_str(), i))
-                .collect()
-        }),
+        paths,
         id,
         conflicts: Vec::new(),
         decisions: Vec::new(),
@@ -593,7 +592,7 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
                 node_parent[ident] = Some(ctx.parent_ref(side, i));
                 node_name[ident] = Some(sc[side].nodes[i].name.as_str());
                 let sec = sc[side].nodes[i].section;
-                node_fields[ident] = Some((side, own_fields(side, sec)));
+                node_fields[ident] = Some((side, None));
                 node_out[ident] = Some(OutSec {
                     kind: SectionKind::Node,
                     verbatim: (side == O).then_some(sec),
@@ -710,7 +709,7 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
                 {
                     node_parent[ident] = Some(po);
                     node_name[ident] = Some(sc[O].nodes[oi].name.as_str());
-                    node_fields[ident] = Some((O, own_fields(O, os)));
+                    node_fields[ident] = Some((O, None));
                     node_out[ident] = Some(OutSec {
                         kind: SectionKind::Node,
                         verbatim: None,
@@ -851,11 +850,11 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
             }
             node_conflict_tag[ident] = true;
         }
-        node_fields[ident] = Some((O, fields));
+        node_fields[ident] = Some((O, Some(fields)));
         let (lines, _) = ctx.merge_props(secs, &location);
         let osec = secs[O].unwrap_or_default();
         let tag = if tag_conflict {
-            TagOut::Conflict([
+            TagOut::Conflict(Box::new([
                 secs[B].map(|s| (B, sc[B].doc.sections[s].tag.span.clone())),
                 Some((O, sc[O].doc.sections[osec].tag.span.clone())),
                 Some((
@@ -865,7 +864,7 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
                         .span
                         .clone(),
                 )),
-            ])
+            ]))
         } else {
             TagOut::Src((O, sc[O].doc.sections[osec].tag.span.clone()))
         };
@@ -938,41 +937,46 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
 
     // Merged paths.
     let mut merged_path: Vec<Option<String>> = vec![None; n_idents];
+    /// Fill `memo[ident]` (and its ancestors') with the merged path. An identity beyond
+    /// the table has no parent: its path is ".".
     fn path_of_ident(
         ident: usize,
         parent: &[Option<ParentRef>],
         name: &[Option<&str>],
         memo: &mut [Option<String>],
         depth: usize,
-    ) -> String {
-        if let Some(Some(p)) = memo.get(ident) {
-            return p.clone();
+    ) {
+        if memo.get(ident).is_none_or(Option::is_some) {
+            return;
         }
         let name_of = |i: usize| name.get(i).copied().flatten().unwrap_or("");
-        let r = match parent.get(ident).and_then(Option::as_ref) {
+        let r = match &parent[ident] {
             None | Some(ParentRef::Root) => ".".to_string(),
             Some(ParentRef::Outside(p)) => join_path(p, name_of(ident)),
             Some(ParentRef::Inside { anchor, rest }) => {
+                if depth <= 4096 {
+                    path_of_ident(*anchor, parent, name, memo, depth + 1);
+                }
                 let pp = if depth > 4096 {
-                    ".".to_string()
+                    "."
                 } else {
-                    path_of_ident(*anchor, parent, name, memo, depth + 1)
+                    memo.get(*anchor).and_then(Option::as_deref).unwrap_or(".")
                 };
-                join_path(&join_path(&pp, rest), name_of(ident))
+                join_path(&join_path(pp, rest), name_of(ident))
             }
             Some(ParentRef::Node(p)) => {
+                if depth <= 4096 {
+                    path_of_ident(*p, parent, name, memo, depth + 1);
+                }
                 let pp = if depth > 4096 {
-                    ".".to_string()
+                    "."
                 } else {
-                    path_of_ident(*p, parent, name, memo, depth + 1)
+                    memo.get(*p).and_then(Option::as_deref).unwrap_or(".")
                 };
-                join_path(&pp, name_of(ident))
+                join_path(pp, name_of(ident))
             }
         };
-        if let Some(m) = memo.get_mut(ident) {
-            *m = Some(r.clone());
-        }
-        r
+        memo[ident] = Some(r);
     }
     for (ident, out) in node_out.iter().enumerate() {
         if out.is_some() {
@@ -1014,7 +1018,8 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
         let side = *side;
         let at = ctx.id.node.at[ident];
         let Some(si) = at[side] else { continue };
-        let sec = &sc[side].doc.sections[sc[side].nodes[si].section];
+        let sec_index = sc[side].nodes[si].section;
+        let sec = &sc[side].doc.sections[sec_index];
         let want_parent = parent_text(ident);
         let want_name = node_name[ident].unwrap_or_default();
         let cur_parent = sec
@@ -1026,15 +1031,40 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
             .field("name")
             .map(|r| field_text_cow(&sc[side].doc, r))
             .unwrap_or_default();
-        let same_fields = fields.len() + 2
-            == sec.tag.fields.len() + usize::from(sec.tag.field("parent").is_none())
-            && fields.iter().all(|(k, v)| match v {
-                Some((s, r)) => *s == side && sec.tag.field(k) == Some(r),
-                None => false,
-            });
+        let same_fields = match fields {
+            Some(fields) => {
+                fields.len() + 2
+                    == sec.tag.fields.len() + usize::from(sec.tag.field("parent").is_none())
+                    && fields.iter().all(|(k, v)| match v {
+                        Some((s, r)) => *s == side && sec.tag.field(k) == Some(r),
+                        None => false,
+                    })
+            }
+            None => {
+                // The same test on the side's own fields.
+                let own = sec
+                    .tag
+                    .fields
+                    .iter()
+                    .filter(|f| f.key != "name" && f.key != "parent");
+                own.clone().count() + 2
+                    == sec.tag.fields.len() + usize::from(sec.tag.field("parent").is_none())
+                    && own
+                        .into_iter()
+                        .all(|f| sec.tag.field(&f.key) == Some(&f.value))
+            }
+        };
         if same_fields && want_parent == cur_parent && want_name == cur_name {
             continue;
         }
+        let own;
+        let fields: &[(&str, Option<Src>)] = match fields {
+            Some(f) => f,
+            None => {
+                own = own_fields(side, sec_index);
+                &own
+            }
+        };
         let mut list: Vec<(String, Chunk)> = Vec::new();
         list.push((
             "name".into(),
@@ -1214,7 +1244,12 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
     let mut sub_used: BTreeSet<usize> = BTreeSet::new();
     let refs_of = |ctx: &Ctx, s: &Src, ext_used: &mut BTreeSet<usize>, subs: &mut Vec<usize>| {
         let side = s.0;
-        scan_refs_in_text(ctx.text(s), &mut |k, id| match k {
+        let text = ctx.text(s);
+        // No reference without the word.
+        if !text.contains("Resource") {
+            return;
+        }
+        scan_refs_in_text(text, &mut |k, id| match k {
             RefKind::Ext => {
                 if let Some(&i) = ctx.idx[side].ext.get(id) {
                     ext_used.insert(ctx.id.ext.of[side][i]);
@@ -1227,50 +1262,58 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
             }
         });
     };
-    let sec_srcs = |ctx: &Ctx, out: &OutSec| -> Vec<Src> {
-        let mut v: Vec<Src> = Vec::new();
-        match &out.tag {
-            TagOut::Src(s) => v.push(s.clone()),
-            TagOut::Fields(_, f) => v.extend(f.iter().filter_map(|(_, c)| {
-                if let Chunk::Src(s) = c {
-                    Some(s.clone())
-                } else {
-                    None
+    // The references of a section's texts: ext identities into the set, sub identities
+    // onto the list, in text order.
+    let sec_refs =
+        |ctx: &Ctx, out: &OutSec, ext_used: &mut BTreeSet<usize>, subs: &mut Vec<usize>| {
+            let mut each = |s: &Src| refs_of(ctx, s, ext_used, subs);
+            match &out.tag {
+                TagOut::Src(s) => each(s),
+                TagOut::Fields(_, f) => {
+                    for (_, c) in f {
+                        if let Chunk::Src(s) = c {
+                            each(s);
+                        }
+                    }
                 }
-            })),
-            TagOut::Conflict(x) => v.extend(x.iter().flatten().cloned()),
-            TagOut::Resource { .. } => {}
-        }
-        for l in &out.lines {
-            match l {
-                Line::Src(s) => v.push(s.clone()),
-                Line::Conflict(x) => v.extend(x.iter().flatten().cloned()),
-                Line::Lit(_) => {}
+                TagOut::Conflict(x) => x.iter().flatten().for_each(&mut each),
+                TagOut::Resource { .. } => {}
             }
-        }
-        if let Some(w) = &out.whole {
-            for (s, si) in w.iter().enumerate() {
-                if let Some(si) = si {
-                    v.push((s, ctx.sc[s].doc.sections[*si].span.clone()));
+            for l in &out.lines {
+                match l {
+                    Line::Src(s) => each(s),
+                    Line::Conflict(x) => x.iter().flatten().for_each(&mut each),
+                    Line::Lit(_) => {}
                 }
             }
-        }
-        v
-    };
+            if let Some(w) = &out.whole {
+                for (s, si) in w.iter().enumerate() {
+                    if let Some(si) = si {
+                        each(&(s, ctx.sc[s].doc.sections[*si].span.clone()));
+                    }
+                }
+            }
+        };
+    // Each sub_resource's references, scanned once: (ext identities, sub identities).
+    let sub_refs: BTreeMap<usize, (BTreeSet<usize>, Vec<usize>)> = sub_out
+        .iter()
+        .map(|(&i, out)| {
+            let (mut e, mut w) = (BTreeSet::new(), Vec::new());
+            sec_refs(&ctx, out, &mut e, &mut w);
+            (i, (e, w))
+        })
+        .collect();
     let mut work: Vec<usize> = Vec::new();
     for out in node_out.iter().flatten().chain(resource_out.iter()) {
-        for s in sec_srcs(&ctx, out) {
-            refs_of(&ctx, &s, &mut ext_used, &mut work);
-        }
+        sec_refs(&ctx, out, &mut ext_used, &mut work);
     }
     while let Some(x) = work.pop() {
         if !sub_used.insert(x) {
             continue;
         }
-        if let Some(out) = sub_out.get(&x) {
-            for s in sec_srcs(&ctx, out) {
-                refs_of(&ctx, &s, &mut ext_used, &mut work);
-            }
+        if let Some((e, w)) = sub_refs.get(&x) {
+            ext_used.extend(e);
+            work.extend(w);
         }
     }
     let sub_keep: BTreeSet<usize> = sub_out
@@ -1284,11 +1327,8 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
     // Refs from kept-but-unused subs.
     for &i in &sub_keep {
         if !sub_used.contains(&i) {
-            if let Some(out) = sub_out.get(&i) {
-                let mut w = Vec::new();
-                for s in sec_srcs(&ctx, out) {
-                    refs_of(&ctx, &s, &mut ext_used, &mut w);
-                }
+            if let Some((e, _)) = sub_refs.get(&i) {
+                ext_used.extend(e);
             }
         }
     }
@@ -1373,13 +1413,7 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
     // Dependencies first.
     let mut deps: HashMap<usize, Vec<usize>> = HashMap::new();
     for &i in &sub_order0 {
-        let mut w = Vec::new();
-        let mut dummy = BTreeSet::new();
-        if let Some(out) = sub_out.get(&i) {
-            for s in sec_srcs(&ctx, out) {
-                refs_of(&ctx, &s, &mut dummy, &mut w);
-            }
-        }
+        let w = sub_refs.get(&i).map(|(_, w)| w.clone()).unwrap_or_default();
         deps.insert(i, w);
     }
     let mut sub_order: Vec<usize> = Vec::with_capacity(sub_order0.len());
@@ -1442,7 +1476,8 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
     );
 
     // ---- Assemble ----
-    let mut secs: Vec<OutSec> = vec![header];
+    // Sections are printed from where they are (nodes are not moved again).
+    let mut owned: Vec<OutSec> = vec![header];
     for &i in &ext_order {
         let side = if ctx.id.ext.at[i][O].is_some() {
             O
@@ -1463,7 +1498,7 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
         } else {
             None
         };
-        secs.push(OutSec::tag_only(
+        owned.push(OutSec::tag_only(
             SectionKind::ExtResource,
             verbatim,
             merged_tag,
@@ -1485,14 +1520,20 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
                     out.verbatim = Some(osec);
                 }
             }
-            secs.push(out);
+            owned.push(out);
         }
     }
     if let Some(r) = resource_out {
-        secs.push(r);
+        owned.push(r);
     }
+    // Each node once, in order.
+    let mut node_secs: Vec<usize> = Vec::with_capacity(node_order.len());
+    let mut taken = vec![false; n_idents];
     for &i in &node_order {
-        if let Some(mut out) = node_out.get_mut(i).and_then(Option::take) {
+        if let Some(out) = node_out.get_mut(i).and_then(Option::as_mut) {
+            if std::mem::replace(&mut taken[i], true) {
+                continue;
+            }
             if let (TagOut::Src((O, r)), Some(k)) = (&out.tag, ctx.id.node.at[i][O]) {
                 let osec = o.nodes[k].section;
                 let s = &o.doc.sections[osec];
@@ -1507,19 +1548,13 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
                     out.verbatim = Some(osec);
                 }
             }
-            secs.push(out);
+            node_secs.push(i);
         }
     }
-    for i in conn_order {
-        if let Some(c) = conn_out.get(&i) {
-            secs.push(c.clone());
-        }
-    }
-    for i in edit_order {
-        if let Some(c) = edit_out.get(&i) {
-            secs.push(c.clone());
-        }
-    }
+    let mut secs: Vec<&OutSec> = owned.iter().collect();
+    secs.extend(node_secs.iter().filter_map(|&i| node_out[i].as_ref()));
+    secs.extend(conn_order.iter().filter_map(|i| conn_out.get(i)));
+    secs.extend(edit_order.iter().filter_map(|i| edit_out.get(i)));
 
     // Separators ours uses between sections of two kinds (the first seen of each pair).
     let mut seps: HashMap<(SectionKind, SectionKind), &str> = HashMap::new();
@@ -1767,11 +1802,11 @@ fn merge_connections(
                     OutSec {
                         kind: SectionKind::Connection,
                         verbatim: None,
-                        tag: TagOut::Conflict([
+                        tag: TagOut::Conflict(Box::new([
                             a[B].map(|k| tag_src(B, k)),
                             a[O].map(|k| tag_src(O, k)),
                             a[T].map(|k| tag_src(T, k)),
-                        ]),
+                        ])),
                         lines: Vec::new(),
                         whole: None,
                         origin: [None; 3],
@@ -1970,11 +2005,11 @@ fn merge_header(
         }
     }
     let tag = if conflict {
-        TagOut::Conflict([
+        TagOut::Conflict(Box::new([
             Some((B, h(B).tag.span.clone())),
             Some((O, h(O).tag.span.clone())),
             Some((T, h(T).tag.span.clone())),
-        ])
+        ]))
     } else if changed {
         TagOut::Fields(h(O).tag.name.clone(), fields)
     } else {
@@ -2118,7 +2153,28 @@ impl Printer<'_, '_> {
         t
     }
 
-    fn body(&self, s: &OutSec, take_ours: bool, nconf: &mut usize) -> String {
+    /// `src`, appended to `out`.
+    fn src_into(&self, s: &Src, out: &mut String) {
+        let (side, r) = s;
+        let text = self.ctx.sc[*side].doc.slice(r);
+        if *side == O || !text.contains("Resource") {
+            out.push_str(text);
+        } else {
+            out.push_str(&self.src(s));
+        }
+    }
+
+    /// `line_text`, appended to `out`.
+    fn line_into(&self, s: &Src, out: &mut String) {
+        let start = out.len();
+        self.src_into(s, out);
+        if out.len() == start || !out.ends_with('\n') {
+            out.push('\n');
+        }
+    }
+
+    /// A section's text (tag and body), appended to `out`.
+    fn body(&self, s: &OutSec, take_ours: bool, nconf: &mut usize, out: &mut String) {
         let ctx = self.ctx;
         if let Some(w) = &s.whole {
             *nconf += 1;
@@ -2135,7 +2191,8 @@ impl Printer<'_, '_> {
                     .unwrap_or_default()
             };
             if take_ours {
-                return text(O);
+                out.push_str(&text(O));
+                return;
             }
             let mut buf = Vec::new();
             write_conflict(
@@ -2145,20 +2202,21 @@ impl Printer<'_, '_> {
                 text(T).as_bytes(),
                 self.markers,
             );
-            return String::from_utf8_lossy(&buf).into_owned();
+            out.push_str(&String::from_utf8_lossy(&buf));
+            return;
         }
         if let Some(si) = s.verbatim {
-            let mut t = ctx.sc[O]
+            let t = ctx.sc[O]
                 .doc
-                .slice(&(ctx.sc[O].doc.sections[si].span.start..body_end(ctx.sc[O], si)))
-                .to_string();
+                .slice(&(ctx.sc[O].doc.sections[si].span.start..body_end(ctx.sc[O], si)));
+            out.push_str(t);
             if !t.ends_with('\n') {
-                t.push('\n');
+                out.push('\n');
             }
-            return t;
+            return;
         }
-        let mut out = String::new();
-        self.tag(&s.tag, take_ours, &mut out, nconf);
+        let start = out.len();
+        self.tag(&s.tag, take_ours, out, nconf);
         // Every line from one side, in its order: keep that side's layout (blank line
         // after the header in old files, comments).
         for side in [O, T, B] {
@@ -2171,17 +2229,17 @@ impl Printer<'_, '_> {
                     .zip(&sec.props)
                     .all(|(l, p)| matches!(l, Line::Src((x, r)) if *x == side && *r == p.line));
             if same && !matches!(s.tag, TagOut::Conflict(_)) {
-                out.push_str(&self.src(&(side, sec.tag.span.end..body_end(sc, si))));
-                if !out.ends_with('\n') {
+                self.src_into(&(side, sec.tag.span.end..body_end(sc, si)), out);
+                if out.len() == start || !out.ends_with('\n') {
                     out.push('\n');
                 }
-                return out;
+                return;
             }
         }
         out.push('\n');
         for l in &s.lines {
             match l {
-                Line::Src(src) => out.push_str(&self.line_text(src)),
+                Line::Src(src) => self.line_into(src, out),
                 Line::Lit(text) => out.push_str(text),
                 Line::Conflict(v) => {
                     *nconf += 1;
@@ -2203,7 +2261,6 @@ impl Printer<'_, '_> {
                 }
             }
         }
-        out
     }
 
     /// Blank lines between two sections: as ours has them between sections of the same
@@ -2227,13 +2284,13 @@ impl Printer<'_, '_> {
     }
 
     /// The text, and how many conflicts it holds (whose printing `take_ours` decides).
-    fn print(&self, secs: &[OutSec], take_ours: bool) -> (String, usize) {
+    fn print(&self, secs: &[&OutSec], take_ours: bool) -> (String, usize) {
         let o = self.ctx.sc[O];
         let mut out = String::with_capacity(o.doc.text.len() + 1024);
         out.push_str(o.doc.slice(&o.doc.prefix));
         let mut nconf = 0;
         for (i, s) in secs.iter().enumerate() {
-            out.push_str(&self.body(s, take_ours, &mut nconf));
+            self.body(s, take_ours, &mut nconf, &mut out);
             let next = secs.get(i + 1);
             // Keep ours' own trailing bytes where ours had the same neighbour.
             let trailing = s.verbatim.and_then(|si| {

@@ -60,6 +60,53 @@ impl Hasher for FxHasher {
 /// A HashMap with the Fx hasher.
 pub type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
 
+/// A map from a key to a list of identities (in insertion order), without a vector per
+/// key: the lists are chained through one array.
+struct MultiMap<K> {
+    /// key -> (first entry, last entry).
+    ends: FxMap<K, (usize, usize)>,
+    /// entry -> (identity, next entry or usize::MAX).
+    entries: Vec<(usize, usize)>,
+}
+
+impl<K: std::hash::Hash + Eq> MultiMap<K> {
+    fn with_capacity(n: usize) -> MultiMap<K> {
+        MultiMap {
+            ends: FxMap::with_capacity_and_hasher(n, Default::default()),
+            entries: Vec::with_capacity(n),
+        }
+    }
+
+    fn push(&mut self, key: K, id: usize) {
+        let e = self.entries.len();
+        self.entries.push((id, usize::MAX));
+        match self.ends.entry(key) {
+            std::collections::hash_map::Entry::Occupied(mut o) => {
+                let (_, last) = *o.get();
+                self.entries[last].1 = e;
+                o.get_mut().1 = e;
+            }
+            std::collections::hash_map::Entry::Vacant(v) => {
+                v.insert((e, e));
+            }
+        }
+    }
+
+    /// The identities listed under a key, in insertion order.
+    fn get<Q>(&self, key: &Q) -> impl Iterator<Item = usize> + '_
+    where
+        K: std::borrow::Borrow<Q>,
+        Q: std::hash::Hash + Eq + ?Sized,
+    {
+        let mut e = self.ends.get(key).map_or(usize::MAX, |&(first, _)| first);
+        std::iter::from_fn(move || {
+            let &(id, next) = self.entries.get(e)?;
+            e = next;
+            Some(id)
+        })
+    }
+}
+
 /// Side indexes.
 pub const B: usize = 0;
 /// Ours.
@@ -120,7 +167,11 @@ pub struct SubMatch {
 
 /// All identities of a three-way merge.
 #[derive(Debug, Clone)]
-pub struct Idents {
+pub struct Idents<'a> {
+    /// Each side's node paths to node indexes.
+    pub paths: Paths<'a>,
+    /// Each side's parent node index of each node, when listed.
+    pub parent_at: ParentAt,
     /// ext_resources.
     pub ext: Table,
     /// sub_resources.
@@ -180,24 +231,37 @@ fn match_exts(sc: [&Scene; 3]) -> Table {
     t
 }
 
-fn match_nodes(sc: [&Scene; 3]) -> Table {
+/// Each side's node paths (the last node of a path wins).
+pub type Paths<'a> = [FxMap<&'a str, usize>; 3];
+
+/// Each side's node index of each node's parent, when its parent path names a listed
+/// node (or is "."; then the root).
+pub type ParentAt = [Vec<Option<usize>>; 3];
+
+fn match_nodes<'a>(sc: [&'a Scene; 3]) -> (Table, Paths<'a>, ParentAt) {
     let mut t = Table::new([sc[0].nodes.len(), sc[1].nodes.len(), sc[2].nodes.len()]);
     // unique_id keys: the scope (the instance an override entry sits in) is named by
     // the identity of that instance node, so a moved instance keeps its overrides.
     let mut by_uid: FxMap<(String, i64), usize> = FxMap::default();
-    let mut by_path: FxMap<&str, Vec<usize>> = FxMap::default();
-    let mut by_skey: FxMap<(usize, Cow<str>), Vec<usize>> = FxMap::default();
+    let total = sc.iter().map(|s| s.nodes.len()).sum();
+    let mut by_path: MultiMap<&str> = MultiMap::with_capacity(total);
+    let mut by_skey: MultiMap<(usize, Cow<str>)> = MultiMap::with_capacity(total);
     // Whether an identity's unique_id was already in base (then a different id on a side
     // means a different node).
-    let mut uid_in_base: Vec<bool> = Vec::new();
-    let mut has_uid: Vec<bool> = Vec::new();
-    for (side, scene) in sc.iter().enumerate() {
-        let paths: FxMap<&str, usize> = scene
+    let mut uid_in_base: Vec<bool> = Vec::with_capacity(total);
+    let mut has_uid: Vec<bool> = Vec::with_capacity(total);
+    t.at.reserve(total);
+    let mut parent_at: ParentAt = sc.map(|s| Vec::with_capacity(s.nodes.len()));
+    let all_paths: Paths<'a> = sc.map(|scene| {
+        scene
             .nodes
             .iter()
             .enumerate()
             .map(|(i, n)| (n.path.as_str(), i))
-            .collect();
+            .collect()
+    });
+    for (side, scene) in sc.iter().enumerate() {
+        let paths = &all_paths[side];
         for (i, n) in scene.nodes.iter().enumerate() {
             let uid = match &n.key {
                 NodeKey::UniqueId { scope, id } => {
@@ -214,13 +278,16 @@ fn match_nodes(sc: [&Scene; 3]) -> Table {
             let is_uid = uid.is_some();
             // Where the node hangs: the identity of its nearest listed ancestor and the
             // rest of the path (so a node follows a parent that was moved or renamed).
+            // The parent's index when the parent path names a listed node (or is ".").
+            let direct = match n.parent.as_deref() {
+                Some(".") => root_of(scene),
+                Some(p) => paths.get(p).copied(),
+                None => None,
+            };
+            parent_at[side].push(direct);
             let skey: Option<(usize, Cow<str>)> = n.parent.as_deref().and_then(|p| {
                 let mut cut = p.len();
-                let mut anchor = if p == "." {
-                    root_of(scene)
-                } else {
-                    paths.get(p).copied()
-                };
+                let mut anchor = direct;
                 while anchor.is_none() {
                     let k = p[..cut].rfind('/')?;
                     anchor = paths.get(&p[..k]).copied();
@@ -247,13 +314,10 @@ fn match_nodes(sc: [&Scene; 3]) -> Table {
             if cand.is_none() {
                 cand = skey
                     .as_ref()
-                    .and_then(|k| by_skey.get(k))
-                    .and_then(|v| v.iter().copied().find(|&id| usable(id, &t)));
+                    .and_then(|k| by_skey.get(k).find(|&id| usable(id, &t)));
             }
             if cand.is_none() {
-                cand = by_path
-                    .get(n.path.as_str())
-                    .and_then(|v| v.iter().copied().find(|&id| usable(id, &t)));
+                cand = by_path.get(n.path.as_str()).find(|&id| usable(id, &t));
             }
             let id = match cand {
                 Some(id) => {
@@ -274,13 +338,13 @@ fn match_nodes(sc: [&Scene; 3]) -> Table {
                 }
             }
             if let Some(k) = skey {
-                by_skey.entry(k).or_default().push(id);
+                by_skey.push(k, id);
             }
-            by_path.entry(n.path.as_str()).or_default().push(id);
+            by_path.push(n.path.as_str(), id);
         }
     }
     follow_moves(sc, &mut t);
-    t
+    (t, all_paths, parent_at)
 }
 
 /// What makes a renamed node recognisable: its parent's identity, its type and its
@@ -518,9 +582,9 @@ fn content_signature(
 }
 
 /// Match everything.
-pub fn match_all(sc: [&Scene; 3]) -> Idents {
+pub fn match_all<'a>(sc: [&'a Scene; 3]) -> Idents<'a> {
     let ext = match_exts(sc);
-    let node = match_nodes(sc);
+    let (node, paths, parent_at) = match_nodes(sc);
     let idx = [
         IdIndex::new(sc[0]),
         IdIndex::new(sc[1]),
@@ -553,6 +617,10 @@ pub fn match_all(sc: [&Scene; 3]) -> Idents {
                 }
             }
         }
+        // Whether a section of this side referred to a sub_resource not bound yet when
+        // first looked at: only those can bind one by use (bindings only ever add up, so
+        // a section that did not cannot later).
+        let mut x_cand: Vec<Option<bool>> = vec![None; sc[x].doc.sections.len()];
         for &rside in refs {
             // b. By use: the same property of the same node (or resource) refers to it.
             for _round in 0..4 {
@@ -581,7 +649,15 @@ pub fn match_all(sc: [&Scene; 3]) -> Idents {
                 for (rs, xs) in pairs {
                     // Only a section that refers to a sub_resource not bound yet can
                     // bind one.
-                    if !refers_unbound(sc[x], xs, &idx[x], &sub, x) {
+                    let cand = match x_cand[xs] {
+                        Some(c) => c && refers_unbound(sc[x], xs, &idx[x], &sub, x),
+                        None => {
+                            let c = refers_unbound(sc[x], xs, &idx[x], &sub, x);
+                            x_cand[xs] = Some(c);
+                            c
+                        }
+                    };
+                    if !cand {
                         continue;
                     }
                     let rp = props_of(sc[rside], rs);
@@ -672,6 +748,8 @@ pub fn match_all(sc: [&Scene; 3]) -> Idents {
         }
     }
     Idents {
+        paths,
+        parent_at,
         ext,
         sub,
         node,
