@@ -103,6 +103,8 @@ struct Ctx<'a> {
     /// Normalized texts of values that hold references, by (side, start offset): a
     /// value is compared up to three times.
     norm_cache: std::cell::RefCell<HashMap<(usize, usize), std::rc::Rc<str>>>,
+    /// `disagreeing_ids` of each pair of sides, when asked.
+    disagree: [[std::cell::OnceCell<Vec<&'a str>>; 3]; 3],
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -218,6 +220,14 @@ impl<'a> Ctx<'a> {
     /// Whether every reference in `text` names the same identity (or the same unknown
     /// id) on side `a` and side `b`: then the text normalizes the same on both.
     fn same_refs(&self, a: usize, b: usize, text: &str) -> bool {
+        // Without escapes a reference's id is written as it is: when no id that names
+        // different things on the two sides occurs in the text, every reference agrees.
+        if !text.contains('\\') {
+            let d = self.disagree[a][b].get_or_init(|| self.disagreeing_ids(a, b));
+            if d.iter().all(|id| !id.is_empty() && !text.contains(id)) {
+                return true;
+            }
+        }
         let mut same = true;
         scan_refs_in_text(text, &mut |kind, id| {
             let ident = |s: usize| match kind {
@@ -227,6 +237,27 @@ impl<'a> Ctx<'a> {
             same &= ident(a) == ident(b);
         });
         same
+    }
+
+    /// Ids (ext and sub) that name different identities on sides `a` and `b`, or are
+    /// known on one of them only.
+    fn disagreeing_ids(&self, a: usize, b: usize) -> Vec<&'a str> {
+        let mut v = Vec::new();
+        for (x, y) in [(a, b), (b, a)] {
+            for (&id, &i) in &self.idx[x].ext {
+                let iy = self.idx[y].ext.get(id).map(|&j| self.id.ext.of[y][j]);
+                if iy != Some(self.id.ext.of[x][i]) {
+                    v.push(id);
+                }
+            }
+            for (&id, &i) in &self.idx[x].sub {
+                let iy = self.idx[y].sub.get(id).map(|&j| self.id.sub.of[y][j]);
+                if iy != Some(self.id.sub.of[x][i]) {
+                    v.push(id);
+                }
+            }
+        }
+        v
     }
 
     /// The same as `same`, answered only when the bytes are equal (no normalization).
@@ -505,6 +536,7 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
         conflicts: Vec::new(),
         decisions: Vec::new(),
         norm_cache: Default::default(),
+        disagree: Default::default(),
     };
     for m in &ctx.id.sub_matches {
         let ident = m.ident;

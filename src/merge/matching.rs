@@ -545,9 +545,18 @@ fn refers_unbound(s: &Scene, section: usize, idx: &IdIndex, sub: &Table, side: u
         return false;
     }
     sec.props.iter().any(|p| {
-        sub_refs(s.doc.slice(&p.value), idx)
-            .into_iter()
-            .any(|i| !sub.bound(side, i))
+        let text = s.doc.slice(&p.value);
+        let mut found = false;
+        if text.contains("SubResource") {
+            scan_refs_in_text(text, &mut |k, id| {
+                if k == RefKind::Sub {
+                    if let Some(&i) = idx.sub.get(id) {
+                        found |= !sub.bound(side, i);
+                    }
+                }
+            });
+        }
+        found
     })
 }
 
