@@ -3,13 +3,14 @@
 //! rewritten (ids only) when printed, so untouched bytes stay untouched.
 
 use super::ids::{is_int_id, natural_cmp, new_ext_id, new_sub_id};
-use super::matching::{match_all, IdIndex, Idents, B, O, T};
+use super::matching::{match_all, FxMap, IdIndex, Idents, B, O, T};
 use super::sequence::merge_order;
 use super::{shorten, ConflictReport, Decision};
 use crate::linemerge::{write_conflict, MarkerOptions};
 use crate::model::{field_text, join_path, FileKind, Scene, SectionKind};
 use crate::syntax::Section;
 use crate::value::{parse, rewrite_refs_in_text, scan_refs_in_text, sem_eq_top, RefKind};
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ops::Range;
 
@@ -28,8 +29,9 @@ pub struct Structural {
 type Src = (usize, Range<usize>);
 
 /// The side a node's header comes from, and its fields (name and parent apart): each
-/// taken from a side, or `None` when we write it (merged groups).
-type NodeFields = (usize, Vec<(String, Option<Src>)>);
+/// taken from a side, or `None` when we write it (merged groups). No list: the side's
+/// own fields, as they are.
+type NodeFields<'a> = (usize, Option<Vec<(&'a str, Option<Src>)>>);
 
 /// A piece of a tag: taken from a side, or written by us.
 #[derive(Clone, Debug)]
@@ -45,7 +47,7 @@ enum TagOut {
     /// Rebuilt from fields.
     Fields(String, Vec<(String, Chunk)>),
     /// Conflicting tags (base, ours, theirs).
-    Conflict([Option<Src>; 3]),
+    Conflict(Box<[Option<Src>; 3]>),
     /// An ext/sub tag whose id is assigned at print time.
     Resource {
         side: usize,
@@ -57,7 +59,7 @@ enum TagOut {
 #[derive(Clone, Debug)]
 enum Line {
     Src(Src),
-    Conflict([Option<Src>; 3]),
+    Conflict(Box<[Option<Src>; 3]>),
     /// A property line we wrote (a multi-line string merged line by line).
     Lit(String),
 }
@@ -92,15 +94,17 @@ impl OutSec {
 
 struct Ctx<'a> {
     sc: [&'a Scene; 3],
-    id: Idents,
+    id: Idents<'a>,
     idx: [IdIndex<'a>; 3],
     /// side -> node path -> node index.
-    paths: [HashMap<&'a str, usize>; 3],
+    paths: [FxMap<&'a str, usize>; 3],
     conflicts: Vec<ConflictReport>,
     decisions: Vec<Decision>,
     /// Normalized texts of values that hold references, by (side, start offset): a
     /// value is compared up to three times.
     norm_cache: std::cell::RefCell<HashMap<(usize, usize), std::rc::Rc<str>>>,
+    /// `disagreeing_ids` of each pair of sides, when asked.
+    disagree: [[std::cell::OnceCell<Vec<&'a str>>; 3]; 3],
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -197,7 +201,7 @@ impl<'a> Ctx<'a> {
                     || ty.contains("Resource(")
                     || tx.contains("Resource ")
                     || ty.contains("Resource ");
-                if !refs && tx == ty {
+                if tx == ty && (!refs || self.same_refs(x.0, y.0, tx)) {
                     return true;
                 }
                 let (nx, ny) = (self.norm_cached(x), self.norm_cached(y));
@@ -213,7 +217,83 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// Whether every reference in `text` names the same identity (or the same unknown
+    /// id) on side `a` and side `b`: then the text normalizes the same on both.
+    fn same_refs(&self, a: usize, b: usize, text: &str) -> bool {
+        // Without escapes a reference's id is written as it is: when no id that names
+        // different things on the two sides occurs in the text, every reference agrees.
+        if !text.contains('\\') {
+            let d = self.disagree[a][b].get_or_init(|| self.disagreeing_ids(a, b));
+            if d.iter().all(|id| !id.is_empty() && !text.contains(id)) {
+                return true;
+            }
+        }
+        let mut same = true;
+        scan_refs_in_text(text, &mut |kind, id| {
+            let ident = |s: usize| match kind {
+                RefKind::Ext => self.idx[s].ext.get(id).map(|&i| self.id.ext.of[s][i]),
+                RefKind::Sub => self.idx[s].sub.get(id).map(|&i| self.id.sub.of[s][i]),
+            };
+            same &= ident(a) == ident(b);
+        });
+        same
+    }
+
+    /// Ids (ext and sub) that name different identities on sides `a` and `b`, or are
+    /// known on one of them only.
+    fn disagreeing_ids(&self, a: usize, b: usize) -> Vec<&'a str> {
+        let mut v = Vec::new();
+        for (x, y) in [(a, b), (b, a)] {
+            for (&id, &i) in &self.idx[x].ext {
+                let iy = self.idx[y].ext.get(id).map(|&j| self.id.ext.of[y][j]);
+                if iy != Some(self.id.ext.of[x][i]) {
+                    v.push(id);
+                }
+            }
+            for (&id, &i) in &self.idx[x].sub {
+                let iy = self.idx[y].sub.get(id).map(|&j| self.id.sub.of[y][j]);
+                if iy != Some(self.id.sub.of[x][i]) {
+                    v.push(id);
+                }
+            }
+        }
+        v
+    }
+
+    /// The same as `same`, answered only when the bytes are equal (no normalization).
+    fn same_bytes(&self, a: &Option<Src>, b: &Option<Src>) -> bool {
+        match (a, b) {
+            (None, None) => true,
+            (Some(x), Some(y)) => {
+                let (tx, ty) = (self.text(x), self.text(y));
+                tx == ty && (!tx.contains("Resource") || self.same_refs(x.0, y.0, tx))
+            }
+            _ => false,
+        }
+    }
+
+    /// `pick3` with `same`, answering from equal bytes first when it can (the answer
+    /// is the same: equal bytes are the same value).
+    fn pick_same(&self, b: &Option<Src>, o: &Option<Src>, t: &Option<Src>) -> Pick {
+        if self.same_bytes(o, t) || self.same_bytes(b, t) {
+            return Pick::Ours;
+        }
+        if self.same_bytes(b, o) {
+            // Base and ours normalize the same: ours' answers are base's.
+            return if self.same(b, t) {
+                Pick::Ours
+            } else {
+                Pick::Theirs
+            };
+        }
+        pick3(b, o, t, |x, y| self.same(x, y))
+    }
+
     fn parent_ref(&self, side: usize, n: usize) -> ParentRef {
+        // The parent path names a listed node (or is "."): known from matching.
+        if let Some(&Some(pi)) = self.id.parent_at[side].get(n) {
+            return ParentRef::Node(self.id.node.of[side][pi]);
+        }
         match &self.sc[side].nodes[n].parent {
             None => ParentRef::Root,
             Some(p) if p == "." => ParentRef::Node(self.root_ident(side)),
@@ -281,7 +361,11 @@ impl<'a> Ctx<'a> {
     }
 
     /// Merge the property lines of one section given its versions on each side.
-    fn merge_props(&mut self, secs: [Option<usize>; 3], location: &str) -> (Vec<Line>, bool) {
+    fn merge_props(
+        &mut self,
+        secs: [Option<usize>; 3],
+        location: &dyn Fn() -> String,
+    ) -> (Vec<Line>, bool) {
         let mut maps: [BTreeMap<&'a str, (usize, Src)>; 3] = Default::default();
         let mut orders: [Vec<&'a str>; 3] = Default::default();
         for side in 0..3 {
@@ -325,7 +409,7 @@ impl<'a> Ctx<'a> {
         for key in keys {
             let v = |s: usize| maps[s].get(key).map(|(_, src)| src.clone());
             let (b, o, t) = (v(B), v(O), v(T));
-            match pick3(&b, &o, &t, |x, y| self.same(x, y)) {
+            match self.pick_same(&b, &o, &t) {
                 Pick::Ours => {
                     if maps[O].contains_key(key) {
                         chosen.insert(key, all_lines(O, key));
@@ -343,7 +427,7 @@ impl<'a> Ctx<'a> {
                     }
                     conflict = true;
                     self.conflicts.push(ConflictReport {
-                        location: location.to_string(),
+                        location: location(),
                         property: Some(key.to_string()),
                         base: b.as_ref().map(|s| shorten(self.text(s), 60)),
                         ours: o.as_ref().map(|s| shorten(self.text(s), 60)),
@@ -351,11 +435,11 @@ impl<'a> Ctx<'a> {
                     });
                     chosen.insert(
                         key,
-                        vec![Line::Conflict([
+                        vec![Line::Conflict(Box::new([
                             line_of(B, key, &maps),
                             line_of(O, key, &maps),
                             line_of(T, key, &maps),
-                        ])],
+                        ]))],
                     );
                 }
             }
@@ -369,7 +453,7 @@ impl<'a> Ctx<'a> {
                 .filter_map(|k| num.get(k).copied())
                 .collect()
         };
-        let keep: BTreeSet<usize> = (0..names.len()).collect();
+        let keep = vec![true; names.len()];
         let order = merge_order(&seq(B), &seq(O), &seq(T), &keep);
         let lines = order
             .into_iter()
@@ -442,22 +526,17 @@ fn merge_groups(ctx: &Ctx, g: [Option<Src>; 3]) -> Option<Vec<String>> {
 /// Build the merged scene.
 pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) -> Structural {
     let sc = [b, o, t];
-    let id = match_all(sc);
+    let mut id = match_all(sc);
+    let paths = std::mem::take(&mut id.paths);
     let mut ctx = Ctx {
         sc,
         idx: [IdIndex::new(b), IdIndex::new(o), IdIndex::new(t)],
-        paths: [0, 1, 2].map(|s| {
-            sc[s]
-                .nodes
-                .iter()
-                .enumerate()
-                .map(|(i, n)| (n.path.as_str(), i))
-                .collect()
-        }),
+        paths,
         id,
         conflicts: Vec::new(),
         decisions: Vec::new(),
         norm_cache: Default::default(),
+        disagree: Default::default(),
     };
     for m in &ctx.id.sub_matches {
         let ident = m.ident;
@@ -481,17 +560,35 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
     }
 
     // ---- Nodes ----
+    // Per-identity tables are vectors indexed by the (dense) node identity.
     let godot3 = o.is_godot3();
     let n_idents = ctx.id.node.at.len();
-    let mut node_out: BTreeMap<usize, OutSec> = BTreeMap::new();
-    let mut node_parent: HashMap<usize, ParentRef> = HashMap::new();
-    let mut node_name: HashMap<usize, String> = HashMap::new();
-    let mut node_conflict_tag: BTreeSet<usize> = BTreeSet::new();
+    let mut node_out: Vec<Option<OutSec>> = vec![None; n_idents];
+    let mut node_parent: Vec<Option<ParentRef>> = vec![None; n_idents];
+    let mut node_name: Vec<Option<&str>> = vec![None; n_idents];
+    let mut node_conflict_tag: Vec<bool> = vec![false; n_idents];
     let mut group_text: HashMap<usize, String> = HashMap::new();
     // Renames (true) and moves (false) followed: (identity, rename?, base path).
     let mut followed: Vec<(usize, bool, String)> = Vec::new();
     // Node header fields decided per identity, printed once paths are known.
-    let mut node_fields: HashMap<usize, NodeFields> = HashMap::new();
+    let mut node_fields: Vec<Option<NodeFields>> = vec![None; n_idents];
+    // A side's tag fields, name and parent apart.
+    let own_fields = |side: usize, sec: usize| -> Vec<(&str, Option<Src>)> {
+        sc[side].doc.sections[sec]
+            .tag
+            .fields
+            .iter()
+            .filter(|f| f.key != "name" && f.key != "parent")
+            .map(|f| (f.key.as_str(), Some((side, f.value.clone()))))
+            .collect()
+    };
+    let own_lines = |side: usize, sec: usize| -> Vec<Line> {
+        sc[side].doc.sections[sec]
+            .props
+            .iter()
+            .map(|p| Line::Src((side, p.line.clone())))
+            .collect()
+    };
     for ident in 0..n_idents {
         let at = ctx.id.node.at[ident];
         let secs = [0, 1, 2].map(|s| at[s].map(|i| sc[s].nodes[i].section));
@@ -507,47 +604,35 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
                 })
                 .unwrap_or_default()
         };
-        let location = format!(
-            "node \"{}\"",
-            if at[O].is_some() {
-                path_of(O)
-            } else {
-                path_of(T)
-            }
-        );
+        // Only needed for a conflict: built when one is reported.
+        let location = || {
+            format!(
+                "node \"{}\"",
+                if at[O].is_some() {
+                    path_of(O)
+                } else {
+                    path_of(T)
+                }
+            )
+        };
         match (at[B].is_some(), at[O].is_some(), at[T].is_some()) {
             (_, true, true) => {}
             (false, true, false) | (false, false, true) => {
                 // Added by one side.
                 let side = if at[O].is_some() { O } else { T };
                 let i = at[side].unwrap_or_default();
-                node_parent.insert(ident, ctx.parent_ref(side, i));
-                node_name.insert(ident, sc[side].nodes[i].name.clone());
+                node_parent[ident] = Some(ctx.parent_ref(side, i));
+                node_name[ident] = Some(sc[side].nodes[i].name.as_str());
                 let sec = sc[side].nodes[i].section;
-                let fields = sc[side].doc.sections[sec]
-                    .tag
-                    .fields
-                    .iter()
-                    .filter(|f| f.key != "name" && f.key != "parent")
-                    .map(|f| (f.key.clone(), Some((side, f.value.clone()))))
-                    .collect();
-                node_fields.insert(ident, (side, fields));
-                let lines = sc[side].doc.sections[sec]
-                    .props
-                    .iter()
-                    .map(|p| Line::Src((side, p.line.clone())))
-                    .collect();
-                node_out.insert(
-                    ident,
-                    OutSec {
-                        kind: SectionKind::Node,
-                        verbatim: (side == O).then_some(sec),
-                        tag: TagOut::Src((side, sc[side].doc.sections[sec].tag.span.clone())),
-                        lines,
-                        whole: None,
-                        origin: secs,
-                    },
-                );
+                node_fields[ident] = Some((side, None));
+                node_out[ident] = Some(OutSec {
+                    kind: SectionKind::Node,
+                    verbatim: (side == O).then_some(sec),
+                    tag: TagOut::Src((side, sc[side].doc.sections[sec].tag.span.clone())),
+                    lines: own_lines(side, sec),
+                    whole: None,
+                    origin: secs,
+                });
                 continue;
             }
             (true, true, false) | (true, false, true) => {
@@ -595,7 +680,7 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
                     continue;
                 }
                 ctx.conflicts.push(ConflictReport {
-                    location: location.clone(),
+                    location: location(),
                     property: None,
                     base: Some("(node)".into()),
                     ours: Some(if kept == O {
@@ -610,19 +695,16 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
                     }),
                 });
                 let i = at[kept].unwrap_or_default();
-                node_parent.insert(ident, ctx.parent_ref(kept, i));
-                node_name.insert(ident, sc[kept].nodes[i].name.clone());
-                node_out.insert(
-                    ident,
-                    OutSec {
-                        kind: SectionKind::Node,
-                        verbatim: None,
-                        tag: TagOut::Src((kept, 0..0)),
-                        lines: Vec::new(),
-                        whole: Some([secs[B], secs[O], secs[T]]),
-                        origin: [None; 3],
-                    },
-                );
+                node_parent[ident] = Some(ctx.parent_ref(kept, i));
+                node_name[ident] = Some(sc[kept].nodes[i].name.as_str());
+                node_out[ident] = Some(OutSec {
+                    kind: SectionKind::Node,
+                    verbatim: None,
+                    tag: TagOut::Src((kept, 0..0)),
+                    lines: Vec::new(),
+                    whole: Some([secs[B], secs[O], secs[T]]),
+                    origin: [None; 3],
+                });
                 continue;
             }
             _ => continue, // deleted by both, or base only
@@ -631,15 +713,19 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
         let (oi, ti) = (at[O].unwrap_or_default(), at[T].unwrap_or_default());
         // Fast path: the same bytes on all three sides (most nodes of a big scene).
         if let (Some(bs), Some(os), Some(ts)) = (secs[B], secs[O], secs[T]) {
-            let range = |s: usize, i: usize| sc[s].doc.sections[i].span.start..body_end(sc[s], i);
-            let body = |s: usize, i: usize| sc[s].doc.slice(&range(s, i));
-            let same_bytes = body(O, os) == body(B, bs) && body(T, ts) == body(B, bs);
+            let body = |s: usize, i: usize| {
+                sc[s]
+                    .doc
+                    .slice(&(sc[s].doc.sections[i].span.start..body_end(sc[s], i)))
+            };
+            let bb = body(B, bs);
+            let same_bytes = body(O, os) == bb && body(T, ts) == bb;
             // Equal bytes can still name different resources when ids were renumbered.
             let same_refs = same_bytes
-                && (!body(B, bs).contains("Resource") || {
+                && (!bb.contains("Resource") || {
                     // The same bytes: the same ids must name the same identities.
                     let mut same = true;
-                    scan_refs_in_text(body(B, bs), &mut |kind, id| {
+                    scan_refs_in_text(bb, &mut |kind, id| {
                         let ident = |s: usize| match kind {
                             RefKind::Ext => ctx.idx[s].ext.get(id).map(|&i| ctx.id.ext.of[s][i]),
                             RefKind::Sub => ctx.idx[s].sub.get(id).map(|&i| ctx.id.sub.of[s][i]),
@@ -650,40 +736,20 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
                     same
                 });
             if same_refs {
-                let parents = [
-                    ctx.parent_ref(B, at[B].unwrap_or_default()),
-                    ctx.parent_ref(O, oi),
-                    ctx.parent_ref(T, ti),
-                ];
-                if parents[0] == parents[1] && parents[1] == parents[2] {
-                    let [_, po, _] = parents;
-                    node_parent.insert(ident, po);
-                    node_name.insert(ident, sc[O].nodes[oi].name.clone());
-                    let sec = &sc[O].doc.sections[os];
-                    let fields = sec
-                        .tag
-                        .fields
-                        .iter()
-                        .filter(|f| f.key != "name" && f.key != "parent")
-                        .map(|f| (f.key.clone(), Some((O, f.value.clone()))))
-                        .collect();
-                    node_fields.insert(ident, (O, fields));
-                    let lines = sec
-                        .props
-                        .iter()
-                        .map(|p| Line::Src((O, p.line.clone())))
-                        .collect();
-                    node_out.insert(
-                        ident,
-                        OutSec {
-                            kind: SectionKind::Node,
-                            verbatim: None,
-                            tag: TagOut::Src((O, sec.tag.span.clone())),
-                            lines,
-                            whole: None,
-                            origin: secs,
-                        },
-                    );
+                let po = ctx.parent_ref(O, oi);
+                if ctx.parent_ref(B, at[B].unwrap_or_default()) == po && po == ctx.parent_ref(T, ti)
+                {
+                    node_parent[ident] = Some(po);
+                    node_name[ident] = Some(sc[O].nodes[oi].name.as_str());
+                    node_fields[ident] = Some((O, None));
+                    node_out[ident] = Some(OutSec {
+                        kind: SectionKind::Node,
+                        verbatim: None,
+                        tag: TagOut::Src((O, sc[O].doc.sections[os].tag.span.clone())),
+                        lines: own_lines(O, os),
+                        whole: None,
+                        origin: secs,
+                    });
                     continue;
                 }
             }
@@ -704,46 +770,46 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
         }
         .unwrap_or(ParentRef::Root);
         let names = [
-            at[B].map(|i| sc[B].nodes[i].name.clone()),
-            Some(sc[O].nodes[oi].name.clone()),
-            Some(sc[T].nodes[ti].name.clone()),
+            at[B].map(|i| sc[B].nodes[i].name.as_str()),
+            Some(sc[O].nodes[oi].name.as_str()),
+            Some(sc[T].nodes[ti].name.as_str()),
         ];
         let name = match pick3(&names[0], &names[1], &names[2], eq_opt) {
-            Pick::Ours => names[1].clone(),
-            Pick::Theirs => names[2].clone(),
+            Pick::Ours => names[1],
+            Pick::Theirs => names[2],
             Pick::Conflict => {
                 tag_conflict = true;
-                names[1].clone()
+                names[1]
             }
         }
         .unwrap_or_default();
-        if let (Some(bn), Some(bp)) = (&names[0], &pr[0]) {
-            if name != *bn && (names[1].as_ref() != Some(bn)) != (names[2].as_ref() != Some(bn)) {
+        if let (Some(bn), Some(bp)) = (names[0], &pr[0]) {
+            if name != bn && (names[1] != Some(bn)) != (names[2] != Some(bn)) {
                 followed.push((ident, true, path_of(B)));
             }
             if parent != *bp && (pr[1].as_ref() != Some(bp)) != (pr[2].as_ref() != Some(bp)) {
                 followed.push((ident, false, path_of(B)));
             }
         }
-        node_parent.insert(ident, parent);
-        node_name.insert(ident, name);
+        node_parent[ident] = Some(parent);
+        node_name[ident] = Some(name);
         // Other fields.
-        let mut keys: Vec<String> = Vec::new();
+        let mut keys: Vec<&str> = Vec::new();
         for s in 0..3 {
             if let Some(si) = secs[s] {
                 for f in &sc[s].doc.sections[si].tag.fields {
-                    if !keys.contains(&f.key) {
-                        keys.push(f.key.clone());
+                    if !keys.contains(&f.key.as_str()) {
+                        keys.push(f.key.as_str());
                     }
                 }
             }
         }
-        let mut fields: Vec<(String, Option<Src>)> = Vec::new();
+        let mut fields: Vec<(&str, Option<Src>)> = Vec::new();
         for key in keys {
             if key == "name" || key == "parent" {
                 continue;
             }
-            let v = |s: usize| secs[s].and_then(|si| field_src(sc[s], s, si, &key));
+            let v = |s: usize| secs[s].and_then(|si| field_src(sc[s], s, si, key));
             let (fb, fo, ft) = (v(B), v(O), v(T));
             if key == "groups" {
                 let merged = merge_groups(&ctx, [fb.clone(), fo.clone(), ft.clone()]);
@@ -780,7 +846,7 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
             let p = if key == "unique_id" && fo.is_some() {
                 Pick::Ours
             } else {
-                pick3(&fb, &fo, &ft, |x, y| ctx.same(x, y))
+                ctx.pick_same(&fb, &fo, &ft)
             };
             match p {
                 Pick::Ours => fields.push((key, fo)),
@@ -788,7 +854,7 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
                 Pick::Conflict => {
                     tag_conflict = true;
                     ctx.conflicts.push(ConflictReport {
-                        location: location.clone(),
+                        location: location(),
                         property: Some(format!("[node] {key}")),
                         base: fb.as_ref().map(|s| shorten(ctx.text(s), 60)),
                         ours: fo.as_ref().map(|s| shorten(ctx.text(s), 60)),
@@ -799,27 +865,28 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
             }
         }
         if tag_conflict {
+            let loc = location();
             if !ctx.conflicts.iter().any(|c| {
-                c.location == location
+                c.location == loc
                     && c.property
                         .as_deref()
                         .is_some_and(|p| p.starts_with("[node]"))
             }) {
                 ctx.conflicts.push(ConflictReport {
-                    location: location.clone(),
+                    location: loc,
                     property: Some("[node] name/parent".into()),
                     base: Some(path_of(B)),
                     ours: Some(path_of(O)),
                     theirs: Some(path_of(T)),
                 });
             }
-            node_conflict_tag.insert(ident);
+            node_conflict_tag[ident] = true;
         }
-        node_fields.insert(ident, (O, fields));
+        node_fields[ident] = Some((O, Some(fields)));
         let (lines, _) = ctx.merge_props(secs, &location);
         let osec = secs[O].unwrap_or_default();
         let tag = if tag_conflict {
-            TagOut::Conflict([
+            TagOut::Conflict(Box::new([
                 secs[B].map(|s| (B, sc[B].doc.sections[s].tag.span.clone())),
                 Some((O, sc[O].doc.sections[osec].tag.span.clone())),
                 Some((
@@ -829,31 +896,28 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
                         .span
                         .clone(),
                 )),
-            ])
+            ]))
         } else {
             TagOut::Src((O, sc[O].doc.sections[osec].tag.span.clone()))
         };
-        node_out.insert(
-            ident,
-            OutSec {
-                kind: SectionKind::Node,
-                verbatim: None,
-                tag,
-                lines,
-                whole: None,
-                origin: secs,
-            },
-        );
+        node_out[ident] = Some(OutSec {
+            kind: SectionKind::Node,
+            verbatim: None,
+            tag,
+            lines,
+            whole: None,
+            origin: secs,
+        });
     }
 
     // A node kept under a parent that one side deleted: the parent comes back as a
     // delete-against-modify conflict, never silently moved elsewhere.
     loop {
-        let missing: BTreeSet<usize> = node_out
-            .keys()
-            .filter_map(|i| match node_parent.get(i) {
+        let missing: BTreeSet<usize> = (0..n_idents)
+            .filter(|&i| node_out[i].is_some())
+            .filter_map(|i| match &node_parent[i] {
                 Some(ParentRef::Node(p)) | Some(ParentRef::Inside { anchor: p, .. })
-                    if *p < n_idents && !node_out.contains_key(p) =>
+                    if *p < n_idents && node_out[*p].is_none() =>
                 {
                     Some(*p)
                 }
@@ -875,8 +939,8 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
             };
             let Some(i) = at[kept] else { continue };
             let n = &sc[kept].nodes[i];
-            node_parent.insert(p, ctx.parent_ref(kept, i));
-            node_name.insert(p, n.name.clone());
+            node_parent[p] = Some(ctx.parent_ref(kept, i));
+            node_name[p] = Some(n.name.as_str());
             let state = |s: usize| if at[s].is_some() { "kept" } else { "deleted" };
             ctx.conflicts.push(ConflictReport {
                 location: format!(
@@ -892,66 +956,69 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
                 ours: Some(state(O).into()),
                 theirs: Some(state(T).into()),
             });
-            node_out.insert(
-                p,
-                OutSec {
-                    kind: SectionKind::Node,
-                    verbatim: None,
-                    tag: TagOut::Src((kept, 0..0)),
-                    lines: Vec::new(),
-                    whole: Some(secs),
-                    origin: [None; 3],
-                },
-            );
+            node_out[p] = Some(OutSec {
+                kind: SectionKind::Node,
+                verbatim: None,
+                tag: TagOut::Src((kept, 0..0)),
+                lines: Vec::new(),
+                whole: Some(secs),
+                origin: [None; 3],
+            });
         }
     }
 
     // Merged paths.
-    let mut merged_path: HashMap<usize, String> = HashMap::new();
+    let mut merged_path: Vec<Option<String>> = vec![None; n_idents];
+    /// Fill `memo[ident]` (and its ancestors') with the merged path. An identity beyond
+    /// the table has no parent: its path is ".".
     fn path_of_ident(
         ident: usize,
-        parent: &HashMap<usize, ParentRef>,
-        name: &HashMap<usize, String>,
-        memo: &mut HashMap<usize, String>,
+        parent: &[Option<ParentRef>],
+        name: &[Option<&str>],
+        memo: &mut [Option<String>],
         depth: usize,
-    ) -> String {
-        if let Some(p) = memo.get(&ident) {
-            return p.clone();
+    ) {
+        if memo.get(ident).is_none_or(Option::is_some) {
+            return;
         }
-        let r = match parent.get(&ident) {
+        let name_of = |i: usize| name.get(i).copied().flatten().unwrap_or("");
+        let r = match &parent[ident] {
             None | Some(ParentRef::Root) => ".".to_string(),
-            Some(ParentRef::Outside(p)) => {
-                join_path(p, name.get(&ident).map_or("", |s| s.as_str()))
-            }
+            Some(ParentRef::Outside(p)) => join_path(p, name_of(ident)),
             Some(ParentRef::Inside { anchor, rest }) => {
+                if depth <= 4096 {
+                    path_of_ident(*anchor, parent, name, memo, depth + 1);
+                }
                 let pp = if depth > 4096 {
-                    ".".to_string()
+                    "."
                 } else {
-                    path_of_ident(*anchor, parent, name, memo, depth + 1)
+                    memo.get(*anchor).and_then(Option::as_deref).unwrap_or(".")
                 };
-                join_path(
-                    &join_path(&pp, rest),
-                    name.get(&ident).map_or("", |s| s.as_str()),
-                )
+                join_path(&join_path(pp, rest), name_of(ident))
             }
             Some(ParentRef::Node(p)) => {
+                if depth <= 4096 {
+                    path_of_ident(*p, parent, name, memo, depth + 1);
+                }
                 let pp = if depth > 4096 {
-                    ".".to_string()
+                    "."
                 } else {
-                    path_of_ident(*p, parent, name, memo, depth + 1)
+                    memo.get(*p).and_then(Option::as_deref).unwrap_or(".")
                 };
-                join_path(&pp, name.get(&ident).map_or("", |s| s.as_str()))
+                join_path(pp, name_of(ident))
             }
         };
-        memo.insert(ident, r.clone());
-        r
+        memo[ident] = Some(r);
     }
-    for &ident in node_out.keys() {
-        path_of_ident(ident, &node_parent, &node_name, &mut merged_path, 0);
+    for (ident, out) in node_out.iter().enumerate() {
+        if out.is_some() {
+            path_of_ident(ident, &node_parent, &node_name, &mut merged_path, 0);
+        }
     }
+    let mp = |ident: usize| merged_path.get(ident).and_then(Option::as_deref);
     for (ident, rename, from) in followed {
-        let to = match merged_path.get(&ident).map(String::as_str) {
-            Some(".") | None => node_name.get(&ident).cloned().unwrap_or_default(),
+        let to = match mp(ident) {
+            Some(".") | None => node_name[ident].unwrap_or_default().to_string(),
             Some(p) => p.to_string(),
         };
         ctx.decisions.push(if rename {
@@ -961,62 +1028,86 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
         });
     }
     // Parent text of each node in the result.
-    let parent_text = |ident: usize| -> Option<String> {
-        match node_parent.get(&ident) {
+    let parent_text = |ident: usize| -> Option<Cow<str>> {
+        match &node_parent[ident] {
             None | Some(ParentRef::Root) => None,
-            Some(ParentRef::Outside(p)) => Some(p.clone()),
-            Some(ParentRef::Inside { anchor, rest }) => Some(join_path(
-                merged_path.get(anchor).map_or(".", |s| s.as_str()),
-                rest,
-            )),
-            Some(ParentRef::Node(p)) => {
-                Some(merged_path.get(p).cloned().unwrap_or_else(|| ".".into()))
+            Some(ParentRef::Outside(p)) => Some(Cow::Borrowed(p.as_str())),
+            Some(ParentRef::Inside { anchor, rest }) => {
+                Some(Cow::Owned(join_path(mp(*anchor).unwrap_or("."), rest)))
             }
+            Some(ParentRef::Node(p)) => Some(Cow::Borrowed(mp(*p).unwrap_or("."))),
         }
     };
     // Rebuild node tags whose fields or parent path changed.
-    for (&ident, out) in node_out.iter_mut() {
-        if out.whole.is_some() || node_conflict_tag.contains(&ident) {
+    for (ident, out) in node_out.iter_mut().enumerate() {
+        let Some(out) = out else { continue };
+        if out.whole.is_some() || node_conflict_tag[ident] {
             continue;
         }
-        let Some((side, fields)) = node_fields.get(&ident) else {
+        let Some((side, fields)) = &node_fields[ident] else {
             continue;
         };
         let side = *side;
         let at = ctx.id.node.at[ident];
         let Some(si) = at[side] else { continue };
-        let sec = &sc[side].doc.sections[sc[side].nodes[si].section];
+        let sec_index = sc[side].nodes[si].section;
+        let sec = &sc[side].doc.sections[sec_index];
         let want_parent = parent_text(ident);
-        let want_name = node_name.get(&ident).cloned().unwrap_or_default();
+        let want_name = node_name[ident].unwrap_or_default();
         let cur_parent = sec
             .tag
             .field("parent")
-            .map(|r| field_text(&sc[side].doc, r));
+            .map(|r| field_text_cow(&sc[side].doc, r));
         let cur_name = sec
             .tag
             .field("name")
-            .map(|r| field_text(&sc[side].doc, r))
+            .map(|r| field_text_cow(&sc[side].doc, r))
             .unwrap_or_default();
-        let same_fields = fields.len() + 2
-            == sec.tag.fields.len() + usize::from(sec.tag.field("parent").is_none())
-            && fields.iter().all(|(k, v)| match v {
-                Some((s, r)) => *s == side && sec.tag.field(k) == Some(r),
-                None => false,
-            });
+        let same_fields = match fields {
+            Some(fields) => {
+                fields.len() + 2
+                    == sec.tag.fields.len() + usize::from(sec.tag.field("parent").is_none())
+                    && fields.iter().all(|(k, v)| match v {
+                        Some((s, r)) => *s == side && sec.tag.field(k) == Some(r),
+                        None => false,
+                    })
+            }
+            None => {
+                // The same test on the side's own fields.
+                let own = sec
+                    .tag
+                    .fields
+                    .iter()
+                    .filter(|f| f.key != "name" && f.key != "parent");
+                own.clone().count() + 2
+                    == sec.tag.fields.len() + usize::from(sec.tag.field("parent").is_none())
+                    && own
+                        .into_iter()
+                        .all(|f| sec.tag.field(&f.key) == Some(&f.value))
+            }
+        };
         if same_fields && want_parent == cur_parent && want_name == cur_name {
             continue;
         }
+        let own;
+        let fields: &[(&str, Option<Src>)] = match fields {
+            Some(f) => f,
+            None => {
+                own = own_fields(side, sec_index);
+                &own
+            }
+        };
         let mut list: Vec<(String, Chunk)> = Vec::new();
         list.push((
             "name".into(),
-            Chunk::Lit(format!("\"{}\"", crate::write::c_escape(&want_name))),
+            Chunk::Lit(format!("\"{}\"", crate::write::c_escape(want_name))),
         ));
         for (k, v) in fields {
             match v {
-                Some(src) => list.push((k.clone(), Chunk::Src(src.clone()))),
-                None if k == "groups" => {
+                Some(src) => list.push((k.to_string(), Chunk::Src(src.clone()))),
+                None if *k == "groups" => {
                     if let Some(text) = group_text.get(&ident) {
-                        list.push((k.clone(), Chunk::Lit(text.clone())));
+                        list.push((k.to_string(), Chunk::Lit(text.clone())));
                     }
                 }
                 None => {}
@@ -1039,7 +1130,8 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
         out.verbatim = None;
     }
     // Node order.
-    let keep: BTreeSet<usize> = node_out.keys().copied().collect();
+    let keep: Vec<bool> = node_out.iter().map(Option::is_some).collect();
+    let kept = |x: usize| keep.get(x).copied().unwrap_or(false);
     let seq = |s: usize| -> Vec<usize> {
         (0..sc[s].nodes.len())
             .map(|i| ctx.id.node.of[s][i])
@@ -1048,35 +1140,38 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
     let (nb, no, nt) = (seq(B), seq(O), seq(T));
     let mut node_order = merge_order(&nb, &no, &nt, &keep);
     {
-        let filt = |v: &[usize]| {
-            v.iter()
-                .copied()
-                .filter(|x| keep.contains(x))
-                .collect::<Vec<_>>()
-        };
-        if filt(&no) != filt(&nb) && filt(&nt) != filt(&nb) {
+        let filt = |v: &[usize]| v.iter().copied().filter(|&x| kept(x)).collect::<Vec<_>>();
+        let fb = filt(&nb);
+        if filt(&no) != fb && filt(&nt) != fb {
             ctx.decisions.push(Decision::SiblingOrderMerged);
         }
     }
     // Parents before children.
     {
-        let pos: HashMap<usize, usize> = node_order
-            .iter()
-            .enumerate()
-            .map(|(i, &x)| (x, i))
-            .collect();
-        let bad = node_order.iter().any(|x| matches!(node_parent.get(x), Some(ParentRef::Node(p) | ParentRef::Inside { anchor: p, .. }) if pos.get(p).is_some_and(|&pp| pp > pos[x])));
+        // Position of each identity in the order (usize::MAX: not there).
+        let mut pos_of: Vec<usize> = vec![usize::MAX; n_idents];
+        for (i, &x) in node_order.iter().enumerate() {
+            if let Some(p) = pos_of.get_mut(x) {
+                *p = i;
+            }
+        }
+        let pos = |x: usize| pos_of.get(x).copied().filter(|&p| p != usize::MAX);
+        let parent_of = |x: usize| match node_parent.get(x).and_then(Option::as_ref) {
+            Some(ParentRef::Node(p) | ParentRef::Inside { anchor: p, .. }) => Some(*p),
+            _ => None,
+        };
+        let bad = node_order.iter().any(|&x| {
+            parent_of(x)
+                .and_then(pos)
+                .is_some_and(|pp| Some(pp) > pos(x))
+        });
         if bad {
             let mut children: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
             let mut roots = Vec::new();
             for &x in &node_order {
-                match node_parent.get(&x) {
-                    Some(ParentRef::Node(p) | ParentRef::Inside { anchor: p, .. })
-                        if pos.contains_key(p) =>
-                    {
-                        children.entry(pos[p]).or_default().push(x)
-                    }
-                    _ => roots.push(x),
+                match parent_of(x).and_then(pos) {
+                    Some(pp) => children.entry(pp).or_default().push(x),
+                    None => roots.push(x),
                 }
             }
             let mut out = Vec::with_capacity(node_order.len());
@@ -1087,7 +1182,7 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
                     continue;
                 }
                 out.push(x);
-                if let Some(c) = children.get(&pos[&x]) {
+                if let Some(c) = pos(x).and_then(|px| children.get(&px)) {
                     stack.extend(c.iter().rev());
                 }
             }
@@ -1099,11 +1194,10 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
             node_order = out;
         }
     }
-
     // ---- [resource] ----
     let resource_out = if o.kind == FileKind::Resource {
         let secs = [b.resource, o.resource, t.resource];
-        let (lines, _) = ctx.merge_props(secs, "[resource]");
+        let (lines, _) = ctx.merge_props(secs, &|| "[resource]".to_string());
         secs[O].map(|osec| OutSec {
             kind: SectionKind::Resource,
             verbatim: None,
@@ -1133,10 +1227,12 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
         ];
         let (src_side, lines) = match (vv[O], vv[T]) {
             (Some(_), Some(_)) => {
-                let loc = format!(
-                    "sub_resource \"{}\"",
-                    sc[O].sub_resources[at[O].unwrap_or_default()].id
-                );
+                let loc = || {
+                    format!(
+                        "sub_resource \"{}\"",
+                        sc[O].sub_resources[at[O].unwrap_or_default()].id
+                    )
+                };
                 (O, ctx.merge_props(vv, &loc).0)
             }
             _ => {
@@ -1180,7 +1276,12 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
     let mut sub_used: BTreeSet<usize> = BTreeSet::new();
     let refs_of = |ctx: &Ctx, s: &Src, ext_used: &mut BTreeSet<usize>, subs: &mut Vec<usize>| {
         let side = s.0;
-        scan_refs_in_text(ctx.text(s), &mut |k, id| match k {
+        let text = ctx.text(s);
+        // No reference without the word.
+        if !text.contains("Resource") {
+            return;
+        }
+        scan_refs_in_text(text, &mut |k, id| match k {
             RefKind::Ext => {
                 if let Some(&i) = ctx.idx[side].ext.get(id) {
                     ext_used.insert(ctx.id.ext.of[side][i]);
@@ -1193,50 +1294,58 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
             }
         });
     };
-    let sec_srcs = |ctx: &Ctx, out: &OutSec| -> Vec<Src> {
-        let mut v: Vec<Src> = Vec::new();
-        match &out.tag {
-            TagOut::Src(s) => v.push(s.clone()),
-            TagOut::Fields(_, f) => v.extend(f.iter().filter_map(|(_, c)| {
-                if let Chunk::Src(s) = c {
-                    Some(s.clone())
-                } else {
-                    None
+    // The references of a section's texts: ext identities into the set, sub identities
+    // onto the list, in text order.
+    let sec_refs =
+        |ctx: &Ctx, out: &OutSec, ext_used: &mut BTreeSet<usize>, subs: &mut Vec<usize>| {
+            let mut each = |s: &Src| refs_of(ctx, s, ext_used, subs);
+            match &out.tag {
+                TagOut::Src(s) => each(s),
+                TagOut::Fields(_, f) => {
+                    for (_, c) in f {
+                        if let Chunk::Src(s) = c {
+                            each(s);
+                        }
+                    }
                 }
-            })),
-            TagOut::Conflict(x) => v.extend(x.iter().flatten().cloned()),
-            TagOut::Resource { .. } => {}
-        }
-        for l in &out.lines {
-            match l {
-                Line::Src(s) => v.push(s.clone()),
-                Line::Conflict(x) => v.extend(x.iter().flatten().cloned()),
-                Line::Lit(_) => {}
+                TagOut::Conflict(x) => x.iter().flatten().for_each(&mut each),
+                TagOut::Resource { .. } => {}
             }
-        }
-        if let Some(w) = &out.whole {
-            for (s, si) in w.iter().enumerate() {
-                if let Some(si) = si {
-                    v.push((s, ctx.sc[s].doc.sections[*si].span.clone()));
+            for l in &out.lines {
+                match l {
+                    Line::Src(s) => each(s),
+                    Line::Conflict(x) => x.iter().flatten().for_each(&mut each),
+                    Line::Lit(_) => {}
                 }
             }
-        }
-        v
-    };
+            if let Some(w) = &out.whole {
+                for (s, si) in w.iter().enumerate() {
+                    if let Some(si) = si {
+                        each(&(s, ctx.sc[s].doc.sections[*si].span.clone()));
+                    }
+                }
+            }
+        };
+    // Each sub_resource's references, scanned once: (ext identities, sub identities).
+    let sub_refs: BTreeMap<usize, (BTreeSet<usize>, Vec<usize>)> = sub_out
+        .iter()
+        .map(|(&i, out)| {
+            let (mut e, mut w) = (BTreeSet::new(), Vec::new());
+            sec_refs(&ctx, out, &mut e, &mut w);
+            (i, (e, w))
+        })
+        .collect();
     let mut work: Vec<usize> = Vec::new();
-    for out in node_out.values().chain(resource_out.iter()) {
-        for s in sec_srcs(&ctx, out) {
-            refs_of(&ctx, &s, &mut ext_used, &mut work);
-        }
+    for out in node_out.iter().flatten().chain(resource_out.iter()) {
+        sec_refs(&ctx, out, &mut ext_used, &mut work);
     }
     while let Some(x) = work.pop() {
         if !sub_used.insert(x) {
             continue;
         }
-        if let Some(out) = sub_out.get(&x) {
-            for s in sec_srcs(&ctx, out) {
-                refs_of(&ctx, &s, &mut ext_used, &mut work);
-            }
+        if let Some((e, w)) = sub_refs.get(&x) {
+            ext_used.extend(e);
+            work.extend(w);
         }
     }
     let sub_keep: BTreeSet<usize> = sub_out
@@ -1250,11 +1359,8 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
     // Refs from kept-but-unused subs.
     for &i in &sub_keep {
         if !sub_used.contains(&i) {
-            if let Some(out) = sub_out.get(&i) {
-                let mut w = Vec::new();
-                for s in sec_srcs(&ctx, out) {
-                    refs_of(&ctx, &s, &mut ext_used, &mut w);
-                }
+            if let Some((e, _)) = sub_refs.get(&i) {
+                ext_used.extend(e);
             }
         }
     }
@@ -1298,7 +1404,10 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
             .map(|i| ctx.id.ext.of[s][i])
             .collect()
     };
-    let mut ext_order = merge_order(&ext_seq(B), &ext_seq(O), &ext_seq(T), &ext_keep);
+    let ext_keep_v: Vec<bool> = (0..ctx.id.ext.at.len())
+        .map(|i| ext_keep.contains(&i))
+        .collect();
+    let mut ext_order = merge_order(&ext_seq(B), &ext_seq(O), &ext_seq(T), &ext_keep_v);
     let int_ext =
         o.ext_resources.iter().all(|e| is_int_id(&e.id)) && (godot3 || !o.ext_resources.is_empty());
     let int_ext = int_ext || (o.ext_resources.is_empty() && godot3);
@@ -1329,17 +1438,14 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
             .map(|i| ctx.id.sub.of[s][i])
             .collect()
     };
-    let sub_order0 = merge_order(&sub_seq(B), &sub_seq(O), &sub_seq(T), &sub_keep);
+    let sub_keep_v: Vec<bool> = (0..ctx.id.sub.at.len())
+        .map(|i| sub_keep.contains(&i))
+        .collect();
+    let sub_order0 = merge_order(&sub_seq(B), &sub_seq(O), &sub_seq(T), &sub_keep_v);
     // Dependencies first.
     let mut deps: HashMap<usize, Vec<usize>> = HashMap::new();
     for &i in &sub_order0 {
-        let mut w = Vec::new();
-        let mut dummy = BTreeSet::new();
-        if let Some(out) = sub_out.get(&i) {
-            for s in sec_srcs(&ctx, out) {
-                refs_of(&ctx, &s, &mut dummy, &mut w);
-            }
-        }
+        let w = sub_refs.get(&i).map(|(_, w)| w.clone()).unwrap_or_default();
         deps.insert(i, w);
     }
     let mut sub_order: Vec<usize> = Vec::with_capacity(sub_order0.len());
@@ -1402,7 +1508,8 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
     );
 
     // ---- Assemble ----
-    let mut secs: Vec<OutSec> = vec![header];
+    // Sections are printed from where they are (nodes are not moved again).
+    let mut owned: Vec<OutSec> = vec![header];
     for &i in &ext_order {
         let side = if ctx.id.ext.at[i][O].is_some() {
             O
@@ -1423,7 +1530,7 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
         } else {
             None
         };
-        secs.push(OutSec::tag_only(
+        owned.push(OutSec::tag_only(
             SectionKind::ExtResource,
             verbatim,
             merged_tag,
@@ -1445,14 +1552,20 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
                     out.verbatim = Some(osec);
                 }
             }
-            secs.push(out);
+            owned.push(out);
         }
     }
     if let Some(r) = resource_out {
-        secs.push(r);
+        owned.push(r);
     }
+    // Each node once, in order.
+    let mut node_secs: Vec<usize> = Vec::with_capacity(node_order.len());
+    let mut taken = vec![false; n_idents];
     for &i in &node_order {
-        if let Some(mut out) = node_out.remove(&i) {
+        if let Some(out) = node_out.get_mut(i).and_then(Option::as_mut) {
+            if std::mem::replace(&mut taken[i], true) {
+                continue;
+            }
             if let (TagOut::Src((O, r)), Some(k)) = (&out.tag, ctx.id.node.at[i][O]) {
                 let osec = o.nodes[k].section;
                 let s = &o.doc.sections[osec];
@@ -1467,19 +1580,13 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
                     out.verbatim = Some(osec);
                 }
             }
-            secs.push(out);
+            node_secs.push(i);
         }
     }
-    for i in conn_order {
-        if let Some(c) = conn_out.get(&i) {
-            secs.push(c.clone());
-        }
-    }
-    for i in edit_order {
-        if let Some(c) = edit_out.get(&i) {
-            secs.push(c.clone());
-        }
-    }
+    let mut secs: Vec<&OutSec> = owned.iter().collect();
+    secs.extend(node_secs.iter().filter_map(|&i| node_out[i].as_ref()));
+    secs.extend(conn_order.iter().filter_map(|i| conn_out.get(i)));
+    secs.extend(edit_order.iter().filter_map(|i| edit_out.get(i)));
 
     // Separators ours uses between sections of two kinds (the first seen of each pair).
     let mut seps: HashMap<(SectionKind, SectionKind), &str> = HashMap::new();
@@ -1497,8 +1604,13 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
         godot3,
         seps,
     };
-    let text = printer.print(&secs, false);
-    let take_ours = printer.print(&secs, true);
+    let (text, nconf) = printer.print(&secs, false);
+    // Without a conflict printed, resolving them to ours changes nothing.
+    let take_ours = if nconf == 0 {
+        text.clone()
+    } else {
+        printer.print(&secs, true).0
+    };
     Structural {
         text: text.into_bytes(),
         take_ours: take_ours.into_bytes(),
@@ -1523,7 +1635,7 @@ fn merge_ext_tag(ctx: &mut Ctx, ident: usize) -> TagOut {
                 }
                 let v = |s: usize| sec(s).and_then(|x| field_src(sc[s], s, x, &f.key));
                 let (fb, fo, ft) = (v(B), v(O), v(T));
-                let p = pick3(&fb, &fo, &ft, |x, y| ctx.same(x, y));
+                let p = ctx.pick_same(&fb, &fo, &ft);
                 match (p, ft) {
                     (Pick::Theirs, Some(t)) => {
                         changed = true;
@@ -1663,7 +1775,7 @@ fn conn_key(ctx: &Ctx, side: usize, k: usize) -> (String, String, String, String
 
 fn merge_connections(
     ctx: &mut Ctx,
-    merged_path: &HashMap<usize, String>,
+    merged_path: &[Option<String>],
 ) -> (BTreeMap<usize, OutSec>, Vec<usize>) {
     let sc = ctx.sc;
     let counts = [0, 1, 2].map(|s| sc[s].connections.len());
@@ -1722,11 +1834,11 @@ fn merge_connections(
                     OutSec {
                         kind: SectionKind::Connection,
                         verbatim: None,
-                        tag: TagOut::Conflict([
+                        tag: TagOut::Conflict(Box::new([
                             a[B].map(|k| tag_src(B, k)),
                             a[O].map(|k| tag_src(O, k)),
                             a[T].map(|k| tag_src(T, k)),
-                        ]),
+                        ])),
                         lines: Vec::new(),
                         whole: None,
                         origin: [None; 3],
@@ -1741,7 +1853,9 @@ fn merge_connections(
         let sec = &sc[side].doc.sections[sc[side].connections[k].section];
         let new_path = |p: &str| -> Option<String> {
             let i = *ctx.paths[side].get(p)?;
-            let np = merged_path.get(&ctx.id.node.of[side][i])?;
+            let np = merged_path
+                .get(ctx.id.node.of[side][i])
+                .and_then(Option::as_ref)?;
             (np != p).then(|| np.clone())
         };
         let (nf, nt2) = (new_path(&c.from), new_path(&c.to));
@@ -1772,14 +1886,14 @@ fn merge_connections(
             (side == O && matches!(tag, TagOut::Src(_))).then(|| sc[O].connections[k].section);
         out.insert(id, OutSec::tag_only(SectionKind::Connection, verbatim, tag));
     }
-    let keep: BTreeSet<usize> = out.keys().copied().collect();
+    let keep: Vec<bool> = (0..at.len()).map(|i| out.contains_key(&i)).collect();
     let order = merge_order(&seqs[B], &seqs[O], &seqs[T], &keep);
     (out, order)
 }
 
 fn merge_editables(
     ctx: &Ctx,
-    merged_path: &HashMap<usize, String>,
+    merged_path: &[Option<String>],
 ) -> (BTreeMap<usize, OutSec>, Vec<usize>) {
     let sc = ctx.sc;
     let counts = [0, 1, 2].map(|s| sc[s].editables.len());
@@ -1806,7 +1920,11 @@ fn merge_editables(
         let sec = &sc[side].doc.sections[e.section];
         let np = ctx.paths[side]
             .get(e.path.as_str())
-            .and_then(|&i| merged_path.get(&ctx.id.node.of[side][i]))
+            .and_then(|&i| {
+                merged_path
+                    .get(ctx.id.node.of[side][i])
+                    .and_then(Option::as_ref)
+            })
             .filter(|p| **p != e.path);
         let tag = match np {
             None => TagOut::Src((side, sec.tag.span.clone())),
@@ -1821,17 +1939,13 @@ fn merge_editables(
         let verbatim = (side == O && matches!(tag, TagOut::Src(_))).then_some(e.section);
         out.insert(id, OutSec::tag_only(SectionKind::Editable, verbatim, tag));
     }
-    let keep: BTreeSet<usize> = out.keys().copied().collect();
+    let keep: Vec<bool> = (0..at.len()).map(|i| out.contains_key(&i)).collect();
     let order = merge_order(&seqs[B], &seqs[O], &seqs[T], &keep);
     (out, order)
 }
 
-fn needs_format4(
-    ctx: &Ctx,
-    secs: &BTreeMap<usize, OutSec>,
-    subs: &BTreeMap<usize, OutSec>,
-) -> bool {
-    secs.values().chain(subs.values()).any(|s| {
+fn needs_format4(ctx: &Ctx, secs: &[Option<OutSec>], subs: &BTreeMap<usize, OutSec>) -> bool {
+    secs.iter().flatten().chain(subs.values()).any(|s| {
         s.lines.iter().any(|l| match l {
             Line::Src(src) => {
                 let t = ctx.text(src);
@@ -1845,7 +1959,7 @@ fn needs_format4(
 fn merge_header(
     ctx: &mut Ctx,
     resources: usize,
-    nodes: &BTreeMap<usize, OutSec>,
+    nodes: &[Option<OutSec>],
     subs: &BTreeMap<usize, OutSec>,
 ) -> OutSec {
     let sc = ctx.sc;
@@ -1893,7 +2007,7 @@ fn merge_header(
             }
             _ => {
                 let (fb, fo, ft) = (v(B), v(O), v(T));
-                match pick3(&fb, &fo, &ft, |x, y| ctx.same(x, y)) {
+                match ctx.pick_same(&fb, &fo, &ft) {
                     Pick::Ours => {
                         if let Some(s) = fo {
                             fields.push((key, Chunk::Src(s)));
@@ -1923,11 +2037,11 @@ fn merge_header(
         }
     }
     let tag = if conflict {
-        TagOut::Conflict([
+        TagOut::Conflict(Box::new([
             Some((B, h(B).tag.span.clone())),
             Some((O, h(O).tag.span.clone())),
             Some((T, h(T).tag.span.clone())),
-        ])
+        ]))
     } else if changed {
         TagOut::Fields(h(O).tag.name.clone(), fields)
     } else {
@@ -2071,7 +2185,28 @@ impl Printer<'_, '_> {
         t
     }
 
-    fn body(&self, s: &OutSec, take_ours: bool, nconf: &mut usize) -> String {
+    /// `src`, appended to `out`.
+    fn src_into(&self, s: &Src, out: &mut String) {
+        let (side, r) = s;
+        let text = self.ctx.sc[*side].doc.slice(r);
+        if *side == O || !text.contains("Resource") {
+            out.push_str(text);
+        } else {
+            out.push_str(&self.src(s));
+        }
+    }
+
+    /// `line_text`, appended to `out`.
+    fn line_into(&self, s: &Src, out: &mut String) {
+        let start = out.len();
+        self.src_into(s, out);
+        if out.len() == start || !out.ends_with('\n') {
+            out.push('\n');
+        }
+    }
+
+    /// A section's text (tag and body), appended to `out`.
+    fn body(&self, s: &OutSec, take_ours: bool, nconf: &mut usize, out: &mut String) {
         let ctx = self.ctx;
         if let Some(w) = &s.whole {
             *nconf += 1;
@@ -2088,7 +2223,8 @@ impl Printer<'_, '_> {
                     .unwrap_or_default()
             };
             if take_ours {
-                return text(O);
+                out.push_str(&text(O));
+                return;
             }
             let mut buf = Vec::new();
             write_conflict(
@@ -2098,20 +2234,21 @@ impl Printer<'_, '_> {
                 text(T).as_bytes(),
                 self.markers,
             );
-            return String::from_utf8_lossy(&buf).into_owned();
+            out.push_str(&String::from_utf8_lossy(&buf));
+            return;
         }
         if let Some(si) = s.verbatim {
-            let mut t = ctx.sc[O]
+            let t = ctx.sc[O]
                 .doc
-                .slice(&(ctx.sc[O].doc.sections[si].span.start..body_end(ctx.sc[O], si)))
-                .to_string();
+                .slice(&(ctx.sc[O].doc.sections[si].span.start..body_end(ctx.sc[O], si)));
+            out.push_str(t);
             if !t.ends_with('\n') {
-                t.push('\n');
+                out.push('\n');
             }
-            return t;
+            return;
         }
-        let mut out = String::new();
-        self.tag(&s.tag, take_ours, &mut out, nconf);
+        let start = out.len();
+        self.tag(&s.tag, take_ours, out, nconf);
         // Every line from one side, in its order: keep that side's layout (blank line
         // after the header in old files, comments).
         for side in [O, T, B] {
@@ -2124,17 +2261,17 @@ impl Printer<'_, '_> {
                     .zip(&sec.props)
                     .all(|(l, p)| matches!(l, Line::Src((x, r)) if *x == side && *r == p.line));
             if same && !matches!(s.tag, TagOut::Conflict(_)) {
-                out.push_str(&self.src(&(side, sec.tag.span.end..body_end(sc, si))));
-                if !out.ends_with('\n') {
+                self.src_into(&(side, sec.tag.span.end..body_end(sc, si)), out);
+                if out.len() == start || !out.ends_with('\n') {
                     out.push('\n');
                 }
-                return out;
+                return;
             }
         }
         out.push('\n');
         for l in &s.lines {
             match l {
-                Line::Src(src) => out.push_str(&self.line_text(src)),
+                Line::Src(src) => self.line_into(src, out),
                 Line::Lit(text) => out.push_str(text),
                 Line::Conflict(v) => {
                     *nconf += 1;
@@ -2156,7 +2293,6 @@ impl Printer<'_, '_> {
                 }
             }
         }
-        out
     }
 
     /// Blank lines between two sections: as ours has them between sections of the same
@@ -2179,13 +2315,14 @@ impl Printer<'_, '_> {
         }
     }
 
-    fn print(&self, secs: &[OutSec], take_ours: bool) -> String {
+    /// The text, and how many conflicts it holds (whose printing `take_ours` decides).
+    fn print(&self, secs: &[&OutSec], take_ours: bool) -> (String, usize) {
         let o = self.ctx.sc[O];
         let mut out = String::with_capacity(o.doc.text.len() + 1024);
         out.push_str(o.doc.slice(&o.doc.prefix));
         let mut nconf = 0;
         for (i, s) in secs.iter().enumerate() {
-            out.push_str(&self.body(s, take_ours, &mut nconf));
+            self.body(s, take_ours, &mut nconf, &mut out);
             let next = secs.get(i + 1);
             // Keep ours' own trailing bytes where ours had the same neighbour.
             let trailing = s.verbatim.and_then(|si| {
@@ -2215,8 +2352,21 @@ impl Printer<'_, '_> {
                 (None, None) => {}
             }
         }
-        out
+        (out, nconf)
     }
+}
+
+/// `field_text`, borrowed when the text needs no unescaping.
+fn field_text_cow<'d>(doc: &'d crate::syntax::Document, r: &Range<usize>) -> Cow<'d, str> {
+    let t = doc.slice(r);
+    if t.len() >= 2 && t.starts_with('"') && t.ends_with('"') {
+        if !t.contains('\\') {
+            return Cow::Borrowed(&t[1..t.len() - 1]);
+        }
+    } else {
+        return Cow::Borrowed(t.trim());
+    }
+    Cow::Owned(field_text(doc, r))
 }
 
 /// End of a section's body: after its last property line, or after the tag's line.

@@ -6,6 +6,106 @@ use crate::model::{NodeKey, Scene};
 use crate::value::{rewrite_refs_in_text, scan_refs_in_text, RefKind};
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// A small, fast, deterministic hasher (the Fx hash of rustc) for the hot lookups of a
+/// merge (paths, ids). Maps using it are never iterated to produce output order.
+#[derive(Default, Clone, Copy)]
+pub struct FxHasher {
+    hash: u64,
+}
+
+impl FxHasher {
+    #[inline]
+    fn add(&mut self, w: u64) {
+        self.hash = (self.hash.rotate_left(5) ^ w).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+impl Hasher for FxHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(c);
+            self.add(u64::from_le_bytes(w));
+        }
+        for &b in chunks.remainder() {
+            self.add(u64::from(b));
+        }
+    }
+    #[inline]
+    fn write_u8(&mut self, i: u8) {
+        self.add(u64::from(i));
+    }
+    #[inline]
+    fn write_u32(&mut self, i: u32) {
+        self.add(u64::from(i));
+    }
+    #[inline]
+    fn write_u64(&mut self, i: u64) {
+        self.add(i);
+    }
+    #[inline]
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.hash
+    }
+}
+
+/// A HashMap with the Fx hasher.
+pub type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
+
+/// A map from a key to a list of identities (in insertion order), without a vector per
+/// key: the lists are chained through one array.
+struct MultiMap<K> {
+    /// key -> (first entry, last entry).
+    ends: FxMap<K, (usize, usize)>,
+    /// entry -> (identity, next entry or usize::MAX).
+    entries: Vec<(usize, usize)>,
+}
+
+impl<K: std::hash::Hash + Eq> MultiMap<K> {
+    fn with_capacity(n: usize) -> MultiMap<K> {
+        MultiMap {
+            ends: FxMap::with_capacity_and_hasher(n, Default::default()),
+            entries: Vec::with_capacity(n),
+        }
+    }
+
+    fn push(&mut self, key: K, id: usize) {
+        let e = self.entries.len();
+        self.entries.push((id, usize::MAX));
+        match self.ends.entry(key) {
+            std::collections::hash_map::Entry::Occupied(mut o) => {
+                let (_, last) = *o.get();
+                self.entries[last].1 = e;
+                o.get_mut().1 = e;
+            }
+            std::collections::hash_map::Entry::Vacant(v) => {
+                v.insert((e, e));
+            }
+        }
+    }
+
+    /// The identities listed under a key, in insertion order.
+    fn get<Q>(&self, key: &Q) -> impl Iterator<Item = usize> + '_
+    where
+        K: std::borrow::Borrow<Q>,
+        Q: std::hash::Hash + Eq + ?Sized,
+    {
+        let mut e = self.ends.get(key).map_or(usize::MAX, |&(first, _)| first);
+        std::iter::from_fn(move || {
+            let &(id, next) = self.entries.get(e)?;
+            e = next;
+            Some(id)
+        })
+    }
+}
 
 /// Side indexes.
 pub const B: usize = 0;
@@ -67,7 +167,11 @@ pub struct SubMatch {
 
 /// All identities of a three-way merge.
 #[derive(Debug, Clone)]
-pub struct Idents {
+pub struct Idents<'a> {
+    /// Each side's node paths to node indexes.
+    pub paths: Paths<'a>,
+    /// Each side's parent node index of each node, when listed.
+    pub parent_at: ParentAt,
     /// ext_resources.
     pub ext: Table,
     /// sub_resources.
@@ -127,24 +231,37 @@ fn match_exts(sc: [&Scene; 3]) -> Table {
     t
 }
 
-fn match_nodes(sc: [&Scene; 3]) -> Table {
+/// Each side's node paths (the last node of a path wins).
+pub type Paths<'a> = [FxMap<&'a str, usize>; 3];
+
+/// Each side's node index of each node's parent, when its parent path names a listed
+/// node (or is "."; then the root).
+pub type ParentAt = [Vec<Option<usize>>; 3];
+
+fn match_nodes<'a>(sc: [&'a Scene; 3]) -> (Table, Paths<'a>, ParentAt) {
     let mut t = Table::new([sc[0].nodes.len(), sc[1].nodes.len(), sc[2].nodes.len()]);
     // unique_id keys: the scope (the instance an override entry sits in) is named by
     // the identity of that instance node, so a moved instance keeps its overrides.
-    let mut by_uid: HashMap<(String, i64), usize> = HashMap::new();
-    let mut by_path: HashMap<&str, Vec<usize>> = HashMap::new();
-    let mut by_skey: HashMap<(usize, String), Vec<usize>> = HashMap::new();
+    let mut by_uid: FxMap<(String, i64), usize> = FxMap::default();
+    let total = sc.iter().map(|s| s.nodes.len()).sum();
+    let mut by_path: MultiMap<&str> = MultiMap::with_capacity(total);
+    let mut by_skey: MultiMap<(usize, Cow<str>)> = MultiMap::with_capacity(total);
     // Whether an identity's unique_id was already in base (then a different id on a side
     // means a different node).
-    let mut uid_in_base: Vec<bool> = Vec::new();
-    let mut has_uid: Vec<bool> = Vec::new();
-    for (side, scene) in sc.iter().enumerate() {
-        let paths: HashMap<&str, usize> = scene
+    let mut uid_in_base: Vec<bool> = Vec::with_capacity(total);
+    let mut has_uid: Vec<bool> = Vec::with_capacity(total);
+    t.at.reserve(total);
+    let mut parent_at: ParentAt = sc.map(|s| Vec::with_capacity(s.nodes.len()));
+    let all_paths: Paths<'a> = sc.map(|scene| {
+        scene
             .nodes
             .iter()
             .enumerate()
             .map(|(i, n)| (n.path.as_str(), i))
-            .collect();
+            .collect()
+    });
+    for (side, scene) in sc.iter().enumerate() {
+        let paths = &all_paths[side];
         for (i, n) in scene.nodes.iter().enumerate() {
             let uid = match &n.key {
                 NodeKey::UniqueId { scope, id } => {
@@ -161,13 +278,16 @@ fn match_nodes(sc: [&Scene; 3]) -> Table {
             let is_uid = uid.is_some();
             // Where the node hangs: the identity of its nearest listed ancestor and the
             // rest of the path (so a node follows a parent that was moved or renamed).
-            let skey: Option<(usize, String)> = n.parent.as_deref().and_then(|p| {
+            // The parent's index when the parent path names a listed node (or is ".").
+            let direct = match n.parent.as_deref() {
+                Some(".") => root_of(scene),
+                Some(p) => paths.get(p).copied(),
+                None => None,
+            };
+            parent_at[side].push(direct);
+            let skey: Option<(usize, Cow<str>)> = n.parent.as_deref().and_then(|p| {
                 let mut cut = p.len();
-                let mut anchor = if p == "." {
-                    root_of(scene)
-                } else {
-                    paths.get(p).copied()
-                };
+                let mut anchor = direct;
                 while anchor.is_none() {
                     let k = p[..cut].rfind('/')?;
                     anchor = paths.get(&p[..k]).copied();
@@ -178,9 +298,9 @@ fn match_nodes(sc: [&Scene; 3]) -> Table {
                     return None;
                 }
                 let rest = if cut >= p.len() || p == "." {
-                    n.name.clone()
+                    Cow::Borrowed(n.name.as_str())
                 } else {
-                    format!("{}/{}", &p[cut + 1..], n.name)
+                    Cow::Owned(format!("{}/{}", &p[cut + 1..], n.name))
                 };
                 Some((t.of[side][a], rest))
             });
@@ -194,13 +314,10 @@ fn match_nodes(sc: [&Scene; 3]) -> Table {
             if cand.is_none() {
                 cand = skey
                     .as_ref()
-                    .and_then(|k| by_skey.get(k))
-                    .and_then(|v| v.iter().copied().find(|&id| usable(id, &t)));
+                    .and_then(|k| by_skey.get(k).find(|&id| usable(id, &t)));
             }
             if cand.is_none() {
-                cand = by_path
-                    .get(n.path.as_str())
-                    .and_then(|v| v.iter().copied().find(|&id| usable(id, &t)));
+                cand = by_path.get(n.path.as_str()).find(|&id| usable(id, &t));
             }
             let id = match cand {
                 Some(id) => {
@@ -221,13 +338,13 @@ fn match_nodes(sc: [&Scene; 3]) -> Table {
                 }
             }
             if let Some(k) = skey {
-                by_skey.entry(k).or_default().push(id);
+                by_skey.push(k, id);
             }
-            by_path.entry(n.path.as_str()).or_default().push(id);
+            by_path.push(n.path.as_str(), id);
         }
     }
     follow_moves(sc, &mut t);
-    t
+    (t, all_paths, parent_at)
 }
 
 /// What makes a renamed node recognisable: its parent's identity, its type and its
@@ -357,8 +474,8 @@ pub fn normalize<'a>(
     sc: &Scene,
     ext: &Table,
     sub: &Table,
-    sub_ids: &HashMap<&str, usize>,
-    ext_ids: &HashMap<&str, usize>,
+    sub_ids: &FxMap<&str, usize>,
+    ext_ids: &FxMap<&str, usize>,
 ) -> Cow<'a, str> {
     if !text.contains("Resource") {
         return Cow::Borrowed(text);
@@ -381,9 +498,9 @@ pub fn normalize<'a>(
 /// Per-side lookups from id to index.
 pub struct IdIndex<'a> {
     /// ext id -> index.
-    pub ext: HashMap<&'a str, usize>,
+    pub ext: FxMap<&'a str, usize>,
     /// sub id -> index (the last definition wins, as in the loader).
-    pub sub: HashMap<&'a str, usize>,
+    pub sub: FxMap<&'a str, usize>,
 }
 
 impl<'a> IdIndex<'a> {
@@ -421,6 +538,28 @@ fn sub_refs(text: &str, idx: &IdIndex) -> Vec<usize> {
     v
 }
 
+/// Whether a section's properties refer to a sub_resource of `side` not bound yet.
+fn refers_unbound(s: &Scene, section: usize, idx: &IdIndex, sub: &Table, side: usize) -> bool {
+    let sec = &s.doc.sections[section];
+    if !s.doc.slice(&sec.span).contains("SubResource") {
+        return false;
+    }
+    sec.props.iter().any(|p| {
+        let text = s.doc.slice(&p.value);
+        let mut found = false;
+        if text.contains("SubResource") {
+            scan_refs_in_text(text, &mut |k, id| {
+                if k == RefKind::Sub {
+                    if let Some(&i) = idx.sub.get(id) {
+                        found |= !sub.bound(side, i);
+                    }
+                }
+            });
+        }
+        found
+    })
+}
+
 /// Properties of a section by key (last wins).
 fn props_of(s: &Scene, section: usize) -> BTreeMap<&str, &str> {
     let sec = &s.doc.sections[section];
@@ -452,9 +591,9 @@ fn content_signature(
 }
 
 /// Match everything.
-pub fn match_all(sc: [&Scene; 3]) -> Idents {
+pub fn match_all<'a>(sc: [&'a Scene; 3]) -> Idents<'a> {
     let ext = match_exts(sc);
-    let node = match_nodes(sc);
+    let (node, paths, parent_at) = match_nodes(sc);
     let idx = [
         IdIndex::new(sc[0]),
         IdIndex::new(sc[1]),
@@ -487,9 +626,17 @@ pub fn match_all(sc: [&Scene; 3]) -> Idents {
                 }
             }
         }
+        // Whether a section of this side referred to a sub_resource not bound yet when
+        // first looked at: only those can bind one by use (bindings only ever add up, so
+        // a section that did not cannot later).
+        let mut x_cand: Vec<Option<bool>> = vec![None; sc[x].doc.sections.len()];
         for &rside in refs {
             // b. By use: the same property of the same node (or resource) refers to it.
             for _round in 0..4 {
+                // Nothing left to bind on this side: no round can change anything.
+                if (0..sc[x].sub_resources.len()).all(|k| sub.bound(x, k)) {
+                    break;
+                }
                 let mut changed = false;
                 let mut pairs: Vec<(usize, usize)> = Vec::new(); // (rside section, x section)
                 for at in &node.at {
@@ -509,6 +656,19 @@ pub fn match_all(sc: [&Scene; 3]) -> Idents {
                     }
                 }
                 for (rs, xs) in pairs {
+                    // Only a section that refers to a sub_resource not bound yet can
+                    // bind one.
+                    let cand = match x_cand[xs] {
+                        Some(c) => c && refers_unbound(sc[x], xs, &idx[x], &sub, x),
+                        None => {
+                            let c = refers_unbound(sc[x], xs, &idx[x], &sub, x);
+                            x_cand[xs] = Some(c);
+                            c
+                        }
+                    };
+                    if !cand {
+                        continue;
+                    }
                     let rp = props_of(sc[rside], rs);
                     let xp = props_of(sc[x], xs);
                     for (key, xv) in &xp {
@@ -597,6 +757,8 @@ pub fn match_all(sc: [&Scene; 3]) -> Idents {
         }
     }
     Idents {
+        paths,
+        parent_at,
         ext,
         sub,
         node,
