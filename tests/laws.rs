@@ -1121,7 +1121,77 @@ pub mod gen {
         let _ = bc;
     }
 
-    /// What neither side touched is unchanged.
+    /// `val` with every relative `NodePath("…")` written from `holder` rewritten to name the
+    /// same node from `holder_now`, where `now` tells where a node of the base is now. The
+    /// law's own small resolver, independent of the merge's.
+    fn retarget_node_paths(
+        val: &str,
+        holder: &str,
+        holder_now: &str,
+        now: &dyn Fn(&str) -> Option<String>,
+    ) -> String {
+        fn steps(p: &str) -> Vec<&str> {
+            if p == "." {
+                Vec::new()
+            } else {
+                p.split('/').collect()
+            }
+        }
+        fn resolve(holder: &str, rel: &str) -> Option<String> {
+            if rel.is_empty() || rel.starts_with('/') || rel.contains('%') {
+                return None;
+            }
+            let mut parts = steps(holder);
+            for s in rel.split('/') {
+                match s {
+                    "" | "." => {}
+                    ".." => {
+                        parts.pop()?;
+                    }
+                    x => parts.push(x),
+                }
+            }
+            Some(if parts.is_empty() {
+                ".".into()
+            } else {
+                parts.join("/")
+            })
+        }
+        let mut out = String::new();
+        let mut rest = val;
+        while let Some(i) = rest.find("NodePath(\"") {
+            let body_start = i + "NodePath(\"".len();
+            out.push_str(&rest[..body_start]);
+            rest = &rest[body_start..];
+            let Some(end) = rest.find('"') else { break };
+            let body = &rest[..end];
+            let (path, sub) = body.split_at(body.find(':').unwrap_or(body.len()));
+            let target = resolve(holder, path).and_then(|t| now(&t).map(|n| (t, n)));
+            match target {
+                Some((_, target_now))
+                    if !body.contains('\\')
+                        && resolve(holder_now, path).as_deref() != Some(&target_now) =>
+                {
+                    let (f, to) = (steps(holder_now), steps(&target_now));
+                    let common = f.iter().zip(&to).take_while(|(a, b)| a == b).count();
+                    let mut rel: Vec<&str> = vec![".."; f.len() - common];
+                    rel.extend(&to[common..]);
+                    out.push_str(&if rel.is_empty() {
+                        ".".to_string()
+                    } else {
+                        rel.join("/")
+                    });
+                    out.push_str(sub);
+                }
+                _ => out.push_str(body),
+            }
+            rest = &rest[end..];
+        }
+        out.push_str(rest);
+        out
+    }
+
+    /// What neither side touched is unchanged (NodePaths still name the same node).
     fn expect_untouched(t: &Triple, bc: &Canon, m: &Canon, v: &mut Vec<String>) {
         let mut removed = BTreeSet::new();
         let mut set: BTreeSet<(String, String)> = BTreeSet::new();
@@ -1144,7 +1214,17 @@ pub mod gen {
                 continue;
             };
             for (k, val) in &n.props {
-                if !set.contains(&(p.clone(), k.clone())) && mn.props.get(k) != Some(val) {
+                // A NodePath names a node: when that node (or the holder) was renamed or
+                // moved, the same node is named by another path.
+                let want = retarget_node_paths(val, p, &mp, &|target| {
+                    (bc.nodes.contains_key(target) && !removed.contains(target))
+                        .then(|| cur_path(&t.info, &t.state, target))
+                });
+                // The generator's renames and moves do not rewrite paths the way the editor
+                // does, so a side's own bytes (kept as they are) may still hold the old path.
+                let got = mn.props.get(k);
+                if !set.contains(&(p.clone(), k.clone())) && got != Some(&want) && got != Some(val)
+                {
                     v.push(format!(
                         "node {p}: untouched property {k} changed from {val} to {:?}",
                         mn.props.get(k)

@@ -15,7 +15,6 @@
 mod emit;
 mod ids;
 mod matching;
-#[allow(dead_code)] // wired into emit once the speed work lands
 mod nodepaths;
 pub mod sequence;
 
@@ -105,6 +104,16 @@ pub enum Decision {
         /// Path after.
         to: String,
     },
+    /// A `NodePath` written against a node's old place was rewritten to reach it in the
+    /// result (one side renamed or moved a node, the other wrote a path to it).
+    NodePathFollowed {
+        /// The node holding the property, by its path in the result.
+        node: String,
+        /// The property line as the side wrote it.
+        from: String,
+        /// The line written.
+        to: String,
+    },
     /// Both sides changed the order or the set of nodes; the orders were merged.
     SiblingOrderMerged,
     /// `load_steps` recomputed.
@@ -162,6 +171,10 @@ impl fmt::Display for Decision {
             Decision::NodeMoveFollowed { from, to } => {
                 write!(f, "followed the move of node \"{from}\" to \"{to}\": changes made at the old place were applied to it")
             }
+            Decision::NodePathFollowed { node, from, to } => write!(
+                f,
+                "rewrote a NodePath of node \"{node}\" that named a renamed or moved node: `{from}` -> `{to}`"
+            ),
             Decision::SiblingOrderMerged => write!(f, "merged the node order of both sides (insertions from both kept)"),
             Decision::LoadStepsRecomputed { from, to } => write!(
                 f,
@@ -195,6 +208,7 @@ impl Decision {
             Decision::ResourceMatched { .. } => "resource_matched",
             Decision::NodeRenameFollowed { .. } => "node_rename_followed",
             Decision::NodeMoveFollowed { .. } => "node_move_followed",
+            Decision::NodePathFollowed { .. } => "node_path_followed",
             Decision::SiblingOrderMerged => "sibling_order_merged",
             Decision::LoadStepsRecomputed { .. } => "load_steps_recomputed",
             Decision::FormatRaised { .. } => "format_raised",
@@ -233,6 +247,9 @@ impl Decision {
                 json!({"section": section, "id": id})
             }
             Decision::FellBack { reason } => json!({"reason": reason}),
+            Decision::NodePathFollowed { node, from, to } => {
+                json!({"node": node, "from": from, "to": to})
+            }
             Decision::SiblingOrderMerged => json!({}),
         };
         if let (Some(o), Some(e)) = (v.as_object_mut(), extra.as_object()) {

@@ -60,25 +60,15 @@ pub fn relative(from: &str, to: &str) -> String {
     }
 }
 
-/// Rewrite every `NodePath("...")` in `text` (a property line or value) that was written
-/// relative to `holder_src` on its side, so that it names the same node from `holder_out`
-/// in the result. `locate` maps a node's scene path on the source side to its path in the
-/// result (`None` when the node is not in the result, or not a node of this scene).
-/// Returns `None` when nothing changes, so callers keep the original bytes.
-pub fn rewrite(
-    text: &str,
-    holder_src: &str,
-    holder_out: &str,
-    locate: &dyn Fn(&str) -> Option<String>,
-) -> Option<String> {
+/// Each `NodePath("…")` in `text` outside other strings: the byte range of its body (the
+/// text between the quotes) and the body. Bodies with escapes are skipped.
+fn node_paths(text: &str) -> Vec<(usize, usize)> {
     const CTOR: &str = "NodePath(";
+    let mut found = Vec::new();
     if !text.contains(CTOR) {
-        return None;
+        return found;
     }
     let b = text.as_bytes();
-    let mut out = String::with_capacity(text.len() + 16);
-    let mut copied = 0;
-    let mut changed = false;
     let mut i = 0;
     let mut in_str = false;
     while i < b.len() {
@@ -117,15 +107,48 @@ pub fn rewrite(
             break;
         };
         let end = start + len;
-        let body = &text[start..end];
         i = end + 1;
-        if body.contains('\\') {
-            continue;
+        if !text[start..end].contains('\\') {
+            found.push((start, end));
         }
-        let (path, subnames) = match body.find(':') {
-            Some(k) => body.split_at(k),
-            None => (body, ""),
-        };
+    }
+    found
+}
+
+/// The node path part of a NodePath body (without `:subnames`).
+fn path_part(body: &str) -> (&str, &str) {
+    match body.find(':') {
+        Some(k) => body.split_at(k),
+        None => (body, ""),
+    }
+}
+
+/// Whether every NodePath in `text` that names a node of this scene, relative to
+/// `holder`, reaches a node `locate` knows. A line written against a tree where its paths
+/// do not resolve says nothing about which node it meant there.
+pub fn resolves(text: &str, holder: &str, locate: &dyn Fn(&str) -> Option<String>) -> bool {
+    node_paths(text).into_iter().all(|(start, end)| {
+        let (path, _) = path_part(&text[start..end]);
+        let names_a_scene_node = !(path.is_empty() || path.starts_with('/') || path.contains('%'));
+        !names_a_scene_node || resolve(holder, path).is_some_and(|t| locate(&t).is_some())
+    })
+}
+
+/// Rewrite every `NodePath("...")` in `text` (a property line or value) that was written
+/// relative to `holder_src` on its side, so that it names the same node from `holder_out`
+/// in the result. `locate` maps a node's scene path on the source side to its path in the
+/// result (`None` when the node is not in the result, or not a node of this scene).
+/// Returns `None` when nothing changes, so callers keep the original bytes.
+pub fn rewrite(
+    text: &str,
+    holder_src: &str,
+    holder_out: &str,
+    locate: &dyn Fn(&str) -> Option<String>,
+) -> Option<String> {
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut copied = 0;
+    for (start, end) in node_paths(text) {
+        let (path, subnames) = path_part(&text[start..end]);
         let Some(target_src) = resolve(holder_src, path) else {
             continue;
         };
@@ -135,14 +158,12 @@ pub fn rewrite(
         if resolve(holder_out, path).as_deref() == Some(target_out.as_str()) {
             continue;
         }
-        let new_path = relative(holder_out, &target_out);
         out.push_str(&text[copied..start]);
-        out.push_str(&new_path);
+        out.push_str(&relative(holder_out, &target_out));
         out.push_str(subnames);
         copied = end;
-        changed = true;
     }
-    if !changed {
+    if copied == 0 {
         return None;
     }
     out.push_str(&text[copied..]);
@@ -233,6 +254,13 @@ mod tests {
             assert_eq!(rewrite(line, "Enemy", "Enemy", &renamed), None, "{line}");
             assert_eq!(rewrite(line, "Enemy", "Moved/Enemy", &none), None, "{line}");
         }
+        assert!(resolves("a = NodePath(\"/root/x\")", "Enemy", &none));
+        assert!(
+            !resolves("a = NodePath(\"../..\")", "Enemy", &renamed),
+            "above the root"
+        );
+        assert!(!resolves("a = NodePath(\"../Player\")", "Enemy", &none));
+        assert!(resolves("a = NodePath(\"../Player\")", "Enemy", &renamed));
         // A path that still reaches its node, however it is spelled, is kept as written.
         let line = "a = NodePath(\"./../Other\")";
         assert_eq!(rewrite(line, "Enemy", "Enemy", &renamed), None);

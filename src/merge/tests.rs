@@ -330,3 +330,69 @@ fn overrides_without_unique_id_follow_a_moved_instance() {
     );
     assert!(t.contains("[editable path=\"Body/Gem\"]"), "{t}");
 }
+
+const NODEPATH_BASE: &str = "[gd_scene format=3]\n\n[node name=\"Root\" type=\"Node2D\" unique_id=1]\n\n[node name=\"Player\" type=\"Node2D\" parent=\".\" unique_id=2]\n\n[node name=\"Enemy\" type=\"Node2D\" parent=\".\" unique_id=3]\nspeed = 1\n";
+
+#[test]
+fn nodepath_written_on_one_side_follows_a_rename_on_the_other() {
+    let ours = NODEPATH_BASE.replace("name=\"Player\"", "name=\"Hero\"");
+    let theirs = NODEPATH_BASE.replace(
+        "speed = 1\n",
+        "speed = 1\ntarget = NodePath(\"../Player:position\")\nroot = NodePath(\"..\")\n",
+    );
+    for (o, t) in [(&ours, &theirs), (&theirs, &ours)] {
+        let r = m(NODEPATH_BASE, o, t);
+        let out = text(&r);
+        assert!(r.is_clean(), "{out}");
+        assert!(
+            out.contains("target = NodePath(\"../Hero:position\")\n"),
+            "{out}"
+        );
+        // A path that still reaches its node is kept as written.
+        assert!(out.contains("root = NodePath(\"..\")\n"), "{out}");
+        assert!(r
+            .decisions
+            .iter()
+            .any(|d| matches!(d, Decision::NodePathFollowed { node, .. } if node == "Enemy")));
+    }
+}
+
+#[test]
+fn nodepath_follows_its_holder_moved_by_the_other_side() {
+    // Theirs moves Enemy under a new Group; ours gives Enemy a path to Player.
+    let theirs = NODEPATH_BASE.replace(
+        "[node name=\"Enemy\" type=\"Node2D\" parent=\".\" unique_id=3]",
+        "[node name=\"Group\" type=\"Node2D\" parent=\".\" unique_id=4]\n\n[node name=\"Enemy\" type=\"Node2D\" parent=\"Group\" unique_id=3]",
+    );
+    let ours = NODEPATH_BASE.replace(
+        "speed = 1\n",
+        "speed = 1\ntarget = NodePath(\"../Player\")\n",
+    );
+    let r = m(NODEPATH_BASE, &ours, &theirs);
+    let out = text(&r);
+    assert!(r.is_clean(), "{out}");
+    assert!(out.contains("parent=\"Group\" unique_id=3]"), "{out}");
+    assert!(
+        out.contains("target = NodePath(\"../../Player\")\n"),
+        "{out}"
+    );
+}
+
+#[test]
+fn nodepaths_are_untouched_when_no_node_changed_place() {
+    let ours = NODEPATH_BASE.replace(
+        "speed = 1\n",
+        "speed = 1\ntarget = NodePath(\"../Missing\")\n",
+    );
+    let theirs = NODEPATH_BASE.replace(
+        "type=\"Node2D\" parent=\".\" unique_id=2]",
+        "type=\"Node2D\" parent=\".\" unique_id=2]\nvisible = false",
+    );
+    let r = m(NODEPATH_BASE, &ours, &theirs);
+    assert!(r.is_clean(), "{}", text(&r));
+    assert!(text(&r).contains("target = NodePath(\"../Missing\")\n"));
+    assert!(!r
+        .decisions
+        .iter()
+        .any(|d| matches!(d, Decision::NodePathFollowed { .. })));
+}
