@@ -334,7 +334,7 @@ impl Scene {
                         at,
                         format!("`[gd_scene ...]` or `[gd_resource ...]` as the first tag, found `[{first}`"),
                     ),
-                    found: first,
+                    found: first.to_string(),
                 });
             }
         };

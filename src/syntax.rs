@@ -12,6 +12,7 @@
 //! at the start of a line inside a string is not a section), a property key runs up to
 //! the first `=` with whitespace dropped, or is a quoted string.
 
+pub use crate::smallstr::SmallStr;
 use std::fmt;
 use std::ops::Range;
 
@@ -48,7 +49,7 @@ pub struct Tag {
     /// From `[` to `]`, inclusive.
     pub span: Range<usize>,
     /// `gd_scene`, `ext_resource`, `sub_resource`, `node`, ...
-    pub name: String,
+    pub name: SmallStr,
     /// `key=value` fields in written order (a repeated key: the last one wins).
     pub fields: Vec<Field>,
 }
@@ -57,7 +58,7 @@ pub struct Tag {
 #[derive(Debug, Clone)]
 pub struct Field {
     /// The field name (an identifier).
-    pub key: String,
+    pub key: SmallStr,
     /// Where the value's text is.
     pub value: Range<usize>,
 }
@@ -67,7 +68,7 @@ pub struct Field {
 pub struct Prop {
     /// The key as the engine reads it: whitespace dropped from a bare key, escapes
     /// decoded in a quoted one.
-    pub key: String,
+    pub key: SmallStr,
     /// Where the value's text is.
     pub value: Range<usize>,
     /// The whole line(s): from the key's first byte through the newline that ends the
@@ -333,6 +334,7 @@ fn is_ident_char(b: u8) -> bool {
 }
 
 struct Splitter<'a> {
+    src: &'a str,
     s: &'a [u8],
     pos: usize,
 }
@@ -340,6 +342,7 @@ struct Splitter<'a> {
 impl<'a> Splitter<'a> {
     fn new(text: &'a str) -> Self {
         Splitter {
+            src: text,
             s: text.as_bytes(),
             pos: 0,
         }
@@ -388,7 +391,10 @@ impl<'a> Splitter<'a> {
             ));
         }
         let prefix = 0..self.pos;
-        let mut sections: Vec<Section> = Vec::new();
+        // Every section but the first starts a line: size the vector once instead of
+        // growing (and copying) it on a scene with a hundred thousand nodes.
+        let starts = memchr::memmem::find_iter(self.s, b"\n[").count();
+        let mut sections: Vec<Section> = Vec::with_capacity(starts + 1);
         loop {
             // At a `[`.
             let start = self.pos;
@@ -430,11 +436,9 @@ impl<'a> Splitter<'a> {
         }
     }
 
-    fn text(&self, r: Range<usize>) -> String {
-        // The input is valid UTF-8 and ranges are cut at ASCII boundaries.
-        std::str::from_utf8(&self.s[r])
-            .unwrap_or_default()
-            .to_owned()
+    fn text(&self, r: Range<usize>) -> SmallStr {
+        // Ranges are cut at ASCII bytes, so at character boundaries.
+        SmallStr::copy_from(self.src.get(r).unwrap_or_default())
     }
 
     fn tag(&mut self) -> Result<Tag, ParseError> {
@@ -491,8 +495,13 @@ impl<'a> Splitter<'a> {
         if s[self.pos] == b'"' {
             let r = self.string()?;
             let body = std::str::from_utf8(&s[r.start + 1..r.end - 1]).unwrap_or("");
-            key =
-                unescape(body).map_err(|o| self.err(r.start + 1 + o, "a valid escape sequence"))?;
+            key = if body.contains('\\') {
+                unescape(body)
+                    .map_err(|o| self.err(r.start + 1 + o, "a valid escape sequence"))?
+                    .into()
+            } else {
+                SmallStr::copy_from(body)
+            };
             self.skip_trivia();
             if self.pos >= s.len() || s[self.pos] != b'=' {
                 return Err(self.err(self.pos, "`=` after the property name"));
@@ -508,36 +517,12 @@ impl<'a> Splitter<'a> {
             while q < s.len() && (s[q] == b' ' || s[q] == b'\t') {
                 q += 1;
             }
-            let mut k = Vec::new();
             if q < s.len() && s[q] == b'=' {
-                k.extend_from_slice(&s[self.pos..p]);
-                p = q;
+                key = self.text(self.pos..p);
+                self.pos = q;
             } else {
-                p = self.pos;
+                key = self.bare_key_slow(start)?;
             }
-            loop {
-                if p >= s.len() {
-                    return Err(
-                        self.err(start, "`=` after the property name (the file ends first)")
-                    );
-                }
-                let b = s[p];
-                if b == b'=' {
-                    break;
-                }
-                if b == b'\n' {
-                    return Err(self.err(p, "`=` after the property name"));
-                }
-                if b == b';' {
-                    return Err(self.err(p, "`=` after the property name (a comment starts here)"));
-                }
-                if b > b' ' {
-                    k.push(b);
-                }
-                p += 1;
-            }
-            self.pos = p;
-            key = String::from_utf8(k).unwrap_or_default();
         }
         self.pos += 1; // '='
         self.skip_trivia();
@@ -560,6 +545,36 @@ impl<'a> Splitter<'a> {
             value,
             line: start..line_end,
         })
+    }
+
+    /// A bare key with whitespace inside: every byte up to the first `=`, with
+    /// whitespace dropped.
+    fn bare_key_slow(&mut self, start: usize) -> Result<SmallStr, ParseError> {
+        let s = self.s;
+        let mut p = self.pos;
+        let mut k = Vec::new();
+        loop {
+            if p >= s.len() {
+                return Err(self.err(start, "`=` after the property name (the file ends first)"));
+            }
+            let b = s[p];
+            if b == b'=' {
+                break;
+            }
+            if b == b'\n' {
+                return Err(self.err(p, "`=` after the property name"));
+            }
+            if b == b';' {
+                return Err(self.err(p, "`=` after the property name (a comment starts here)"));
+            }
+            if b > b' ' {
+                k.push(b);
+            }
+            p += 1;
+        }
+        self.pos = p;
+        // Only ASCII whitespace is dropped: the rest is still valid UTF-8.
+        Ok(String::from_utf8(k).unwrap_or_default().into())
     }
 
     fn string(&mut self) -> Result<Range<usize>, ParseError> {

@@ -88,7 +88,7 @@ pub mod gen {
                         let v = scene.doc.slice(&p.value);
                         !v.contains("Resource") && !v.contains('\n')
                     })
-                    .map(|p| p.key.clone())
+                    .map(|p| p.key.to_string())
                     .collect();
                 let parent = n.parent.as_ref().map(|p| {
                     if p.is_empty() {
@@ -862,7 +862,7 @@ pub mod gen {
             doc.sections[sec]
                 .props
                 .iter()
-                .map(|p| (p.key.clone(), doc.slice(&p.value).to_string()))
+                .map(|p| (p.key.to_string(), doc.slice(&p.value).to_string()))
                 .collect()
         };
         let mut sub = HashMap::new();
@@ -886,7 +886,7 @@ pub mod gen {
                 .filter(|f| !skip.contains(&f.key.as_str()))
                 .map(|f| {
                     (
-                        f.key.clone(),
+                        f.key.to_string(),
                         resolve(&norm(doc.slice(&f.value)), &ext, &sub),
                     )
                 })

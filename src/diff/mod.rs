@@ -932,7 +932,7 @@ fn sub_use_sites(
                 if k == RefKind::Sub {
                     if let Some(&j) = side.sub_by_id.get(id) {
                         if out[j].is_none() {
-                            out[j] = Some((owner.clone(), p.key.clone()));
+                            out[j] = Some((owner.clone(), p.key.to_string()));
                         }
                     }
                 }

@@ -529,7 +529,7 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
                     .fields
                     .iter()
                     .filter(|f| f.key != "name" && f.key != "parent")
-                    .map(|f| (f.key.clone(), Some((side, f.value.clone()))))
+                    .map(|f| (f.key.to_string(), Some((side, f.value.clone()))))
                     .collect();
                 node_fields.insert(ident, (side, fields));
                 let lines = sc[side].doc.sections[sec]
@@ -665,7 +665,7 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
                         .fields
                         .iter()
                         .filter(|f| f.key != "name" && f.key != "parent")
-                        .map(|f| (f.key.clone(), Some((O, f.value.clone()))))
+                        .map(|f| (f.key.to_string(), Some((O, f.value.clone()))))
                         .collect();
                     node_fields.insert(ident, (O, fields));
                     let lines = sec
@@ -732,8 +732,8 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
         for s in 0..3 {
             if let Some(si) = secs[s] {
                 for f in &sc[s].doc.sections[si].tag.fields {
-                    if !keys.contains(&f.key) {
-                        keys.push(f.key.clone());
+                    if !keys.iter().any(|k| *k == f.key) {
+                        keys.push(f.key.to_string());
                     }
                 }
             }
@@ -1518,7 +1518,7 @@ fn merge_ext_tag(ctx: &mut Ctx, ident: usize) -> TagOut {
             let mut fields: Vec<(String, Chunk)> = Vec::new();
             for f in &sc[O].doc.sections[so].tag.fields {
                 if f.key == "id" {
-                    fields.push((f.key.clone(), Chunk::Src((O, f.value.clone()))));
+                    fields.push((f.key.to_string(), Chunk::Src((O, f.value.clone()))));
                     continue;
                 }
                 let v = |s: usize| sec(s).and_then(|x| field_src(sc[s], s, x, &f.key));
@@ -1527,10 +1527,10 @@ fn merge_ext_tag(ctx: &mut Ctx, ident: usize) -> TagOut {
                 match (p, ft) {
                     (Pick::Theirs, Some(t)) => {
                         changed = true;
-                        fields.push((f.key.clone(), Chunk::Src(t)));
+                        fields.push((f.key.to_string(), Chunk::Src(t)));
                     }
                     (Pick::Theirs, None) => changed = true,
-                    _ => fields.push((f.key.clone(), Chunk::Src((O, f.value.clone())))),
+                    _ => fields.push((f.key.to_string(), Chunk::Src((O, f.value.clone())))),
                 }
             }
             // Fields only theirs has (a uid added by a 4.4 resave).
@@ -1549,7 +1549,7 @@ fn merge_ext_tag(ctx: &mut Ctx, ident: usize) -> TagOut {
                     } else {
                         fields.len()
                     };
-                    fields.insert(pos, (f.key.clone(), Chunk::Src((T, f.value.clone()))));
+                    fields.insert(pos, (f.key.to_string(), Chunk::Src((T, f.value.clone()))));
                 }
             }
             if changed {
@@ -1759,7 +1759,7 @@ fn merge_connections(
                         _ => None,
                     };
                     (
-                        f.key.clone(),
+                        f.key.to_string(),
                         lit.map_or(Chunk::Src((side, f.value.clone())), |p| {
                             Chunk::Lit(format!("\"{}\"", crate::write::c_escape(&p)))
                         }),
@@ -1853,10 +1853,10 @@ fn merge_header(
     let mut fields: Vec<(String, Chunk)> = Vec::new();
     let mut changed = false;
     let mut conflict = false;
-    let mut keys: Vec<String> = h(O).tag.fields.iter().map(|f| f.key.clone()).collect();
+    let mut keys: Vec<String> = h(O).tag.fields.iter().map(|f| f.key.to_string()).collect();
     for f in &h(T).tag.fields {
-        if !keys.contains(&f.key) && f.key != "load_steps" && f.key != "format" {
-            keys.push(f.key.clone());
+        if !keys.iter().any(|k| *k == f.key) && f.key != "load_steps" && f.key != "format" {
+            keys.push(f.key.to_string());
         }
     }
     let fmt = |s: usize| sc[s].header.format;
@@ -1929,7 +1929,7 @@ fn merge_header(
             Some((T, h(T).tag.span.clone())),
         ])
     } else if changed {
-        TagOut::Fields(h(O).tag.name.clone(), fields)
+        TagOut::Fields(h(O).tag.name.to_string(), fields)
     } else {
         TagOut::Src((O, h(O).tag.span.clone()))
     };

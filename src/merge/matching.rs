@@ -300,7 +300,7 @@ fn follow_moves(sc: [&Scene; 3], t: &mut Table) {
             let props = sec
                 .props
                 .iter()
-                .map(|p| (p.key.clone(), sc[s].doc.slice(&p.value).to_string()))
+                .map(|p| (p.key.to_string(), sc[s].doc.slice(&p.value).to_string()))
                 .collect();
             (node_kind(sc[s], i).1, props)
         };
