@@ -361,10 +361,7 @@ impl<'a> Splitter<'a> {
             if b <= b' ' {
                 p += 1;
             } else if b == b';' {
-                p += s[p..]
-                    .iter()
-                    .position(|&c| c == b'\n')
-                    .unwrap_or(s.len() - p);
+                p += memchr::memchr(b'\n', &s[p..]).unwrap_or(s.len() - p);
             } else {
                 break;
             }
@@ -582,7 +579,7 @@ impl<'a> Splitter<'a> {
         let start = self.pos;
         let mut p = start + 1;
         loop {
-            match s[p..].iter().position(|&b| b == b'"' || b == b'\\') {
+            match memchr::memchr2(b'"', b'\\', &s[p.min(s.len())..]) {
                 None => return Err(self.err(start, "a closing `\"` for this string")),
                 Some(k) => {
                     p += k;
@@ -605,34 +602,38 @@ impl<'a> Splitter<'a> {
     fn group(&mut self) -> Result<(), ParseError> {
         let s = self.s;
         let start = self.pos;
-        let mut stack: Vec<u8> = Vec::new();
+        // The closers still expected, innermost last (on the stack: no allocation).
+        let mut stack = [0u8; MAX_DEPTH];
+        let mut depth = 0;
         let mut p = self.pos;
         while p < s.len() {
             let b = s[p];
             match b {
                 b'(' | b'[' | b'{' => {
-                    if stack.len() >= MAX_DEPTH {
+                    if depth >= MAX_DEPTH {
                         return Err(self.err(
                             p,
                             &format!("at most {MAX_DEPTH} levels of nesting (the value is nested deeper)"),
                         ));
                     }
-                    stack.push(match b {
+                    stack[depth] = match b {
                         b'(' => b')',
                         b'[' => b']',
                         _ => b'}',
-                    });
+                    };
+                    depth += 1;
                     p += 1;
                 }
                 b')' | b']' | b'}' => {
-                    if stack.pop() != Some(b) {
+                    if depth == 0 || stack[depth - 1] != b {
                         return Err(self.err(
                             p,
                             "a matching bracket (this one does not close what was opened)",
                         ));
                     }
+                    depth -= 1;
                     p += 1;
-                    if stack.is_empty() {
+                    if depth == 0 {
                         self.pos = p;
                         return Ok(());
                     }
@@ -642,10 +643,7 @@ impl<'a> Splitter<'a> {
                     p = self.string()?.end;
                 }
                 b';' => {
-                    p += s[p..]
-                        .iter()
-                        .position(|&c| c == b'\n')
-                        .unwrap_or(s.len() - p);
+                    p += memchr::memchr(b'\n', &s[p..]).unwrap_or(s.len() - p);
                 }
                 _ => {
                     // Fast path over the numbers of a packed array.
@@ -736,7 +734,7 @@ impl<'a> Splitter<'a> {
                         && name.ends_with(b"Array")
                         && !name.windows(6).any(|w| w == b"String")
                     {
-                        if let Some(k) = s[self.pos..].iter().position(|&c| c == b')') {
+                        if let Some(k) = memchr::memchr(b')', &s[self.pos..]) {
                             let body = &s[self.pos + 1..self.pos + k];
                             if !body.iter().any(|&c| matches!(c, b';' | b'(' | b'[' | b'{')) {
                                 self.pos += k + 1;
