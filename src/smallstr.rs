@@ -53,14 +53,33 @@ impl SmallStr {
         }
     }
 
+    /// The concatenation of `parts`, inline when it is short.
+    pub fn concat(parts: &[&str]) -> SmallStr {
+        let len: usize = parts.iter().map(|p| p.len()).sum();
+        if len <= INLINE {
+            let mut buf = [0; INLINE];
+            let mut at = 0;
+            for p in parts {
+                buf[at..at + p.len()].copy_from_slice(p.as_bytes());
+                at += p.len();
+            }
+            SmallStr(Repr::Inline {
+                len: len as u8,
+                buf,
+            })
+        } else {
+            SmallStr(Repr::Heap(parts.concat().into_boxed_str()))
+        }
+    }
+
     /// The text.
     #[inline]
     pub fn as_str(&self) -> &str {
         match &self.0 {
             Repr::Inline { len, buf } => {
                 let b = &buf[..usize::from(*len).min(INLINE)];
-                // SAFETY: an inline buffer is only ever filled (in `from_str`) with the
-                // whole of a `&str`, so its first `len` bytes are valid UTF-8.
+                // SAFETY: an inline buffer is only ever filled (in `copy_from`, `concat`)
+                // with whole `&str`s, so its first `len` bytes are valid UTF-8.
                 unsafe { std::str::from_utf8_unchecked(b) }
             }
             Repr::Heap(s) => s,
@@ -223,6 +242,10 @@ mod tests {
         assert_eq!(b.get("a"), Some(&1));
         assert_eq!(b.keys().map(|k| k.as_str()).collect::<Vec<_>>(), ["a", "b"]);
         assert!(SmallStr::from("a") < SmallStr::from("ab"));
+        assert_eq!(SmallStr::concat(&["Room1", "/", "Item2"]), "Room1/Item2");
+        let long = SmallStr::concat(&["a_rather_long_parent/path", "/", "Child"]);
+        assert_eq!(long, "a_rather_long_parent/path/Child");
+        assert!(!long.is_inline());
         assert_eq!(SmallStr::default(), "");
         assert_eq!(
             std::mem::size_of::<SmallStr>(),

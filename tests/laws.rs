@@ -77,7 +77,7 @@ pub mod gen {
             let mut nodes = Vec::new();
             let mut by_path = HashMap::new();
             for n in &scene.nodes {
-                if by_path.contains_key(&n.path) {
+                if by_path.contains_key(n.path.as_str()) {
                     return None;
                 }
                 let sec = &scene.doc.sections[n.section];
@@ -94,13 +94,13 @@ pub mod gen {
                     if p.is_empty() {
                         ".".to_string()
                     } else {
-                        p.clone()
+                        p.to_string()
                     }
                 });
-                by_path.insert(n.path.clone(), nodes.len());
+                by_path.insert(n.path.to_string(), nodes.len());
                 nodes.push(BNode {
-                    path: n.path.clone(),
-                    name: n.name.clone(),
+                    path: n.path.to_string(),
+                    name: n.name.to_string(),
                     parent,
                     own: !n.is_override(),
                     plain_keys,
@@ -895,7 +895,7 @@ pub mod gen {
         let mut nodes = BTreeMap::new();
         for n in &scene.nodes {
             nodes.insert(
-                n.path.clone(),
+                n.path.to_string(),
                 NodeCanon {
                     fields: fields(n.section, &["name", "parent", "index"]),
                     props: resolved(n.section),

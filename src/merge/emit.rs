@@ -230,7 +230,7 @@ impl<'a> Ctx<'a> {
                         }
                         cut = k;
                     }
-                    ParentRef::Outside(p.clone())
+                    ParentRef::Outside(p.to_string())
                 }
             },
         }
@@ -500,9 +500,9 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
                 .map(|i| {
                     let n = &sc[s].nodes[i];
                     if n.path == "." {
-                        n.name.clone()
+                        n.name.to_string()
                     } else {
-                        n.path.clone()
+                        n.path.to_string()
                     }
                 })
                 .unwrap_or_default()
@@ -522,7 +522,7 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
                 let side = if at[O].is_some() { O } else { T };
                 let i = at[side].unwrap_or_default();
                 node_parent.insert(ident, ctx.parent_ref(side, i));
-                node_name.insert(ident, sc[side].nodes[i].name.clone());
+                node_name.insert(ident, sc[side].nodes[i].name.to_string());
                 let sec = sc[side].nodes[i].section;
                 let fields = sc[side].doc.sections[sec]
                     .tag
@@ -611,7 +611,7 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
                 });
                 let i = at[kept].unwrap_or_default();
                 node_parent.insert(ident, ctx.parent_ref(kept, i));
-                node_name.insert(ident, sc[kept].nodes[i].name.clone());
+                node_name.insert(ident, sc[kept].nodes[i].name.to_string());
                 node_out.insert(
                     ident,
                     OutSec {
@@ -658,7 +658,7 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
                 if parents[0] == parents[1] && parents[1] == parents[2] {
                     let [_, po, _] = parents;
                     node_parent.insert(ident, po);
-                    node_name.insert(ident, sc[O].nodes[oi].name.clone());
+                    node_name.insert(ident, sc[O].nodes[oi].name.to_string());
                     let sec = &sc[O].doc.sections[os];
                     let fields = sec
                         .tag
@@ -726,7 +726,7 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
             }
         }
         node_parent.insert(ident, parent);
-        node_name.insert(ident, name);
+        node_name.insert(ident, name.to_string());
         // Other fields.
         let mut keys: Vec<String> = Vec::new();
         for s in 0..3 {
@@ -876,7 +876,7 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
             let Some(i) = at[kept] else { continue };
             let n = &sc[kept].nodes[i];
             node_parent.insert(p, ctx.parent_ref(kept, i));
-            node_name.insert(p, n.name.clone());
+            node_name.insert(p, n.name.to_string());
             let state = |s: usize| if at[s].is_some() { "kept" } else { "deleted" };
             ctx.conflicts.push(ConflictReport {
                 location: format!(

@@ -152,7 +152,7 @@ fn match_nodes(sc: [&Scene; 3]) -> Table {
                         Some(&si) if !scope.is_empty() && t.bound(side, si) => {
                             format!("#{}", t.of[side][si])
                         }
-                        _ => scope.clone(),
+                        _ => scope.to_string(),
                     };
                     Some((scope, *id))
                 }
@@ -178,7 +178,7 @@ fn match_nodes(sc: [&Scene; 3]) -> Table {
                     return None;
                 }
                 let rest = if cut >= p.len() || p == "." {
-                    n.name.clone()
+                    n.name.to_string()
                 } else {
                     format!("{}/{}", &p[cut + 1..], n.name)
                 };
@@ -246,7 +246,7 @@ fn root_of(s: &Scene) -> Option<usize> {
 fn node_kind(s: &Scene, i: usize) -> (String, String) {
     let n = &s.nodes[i];
     let what = match (&n.type_name, &n.instance) {
-        (Some(t), _) => t.clone(),
+        (Some(t), _) => t.to_string(),
         (None, Some(ext)) => {
             let path = s
                 .ext_resources
@@ -258,7 +258,7 @@ fn node_kind(s: &Scene, i: usize) -> (String, String) {
         }
         _ => String::new(),
     };
-    (n.name.clone(), what)
+    (n.name.to_string(), what)
 }
 
 /// Without unique ids a moved node looks deleted and re-added. Pair a node that
