@@ -369,7 +369,18 @@ impl Scene {
         let mut scene = Scene {
             kind,
             header,
-            kinds: Vec::with_capacity(doc.sections.len()),
+            kinds: doc
+                .sections
+                .iter()
+                .enumerate()
+                .map(|(i, s)| {
+                    if i == 0 {
+                        SectionKind::Header
+                    } else {
+                        SectionKind::of(&s.tag.name)
+                    }
+                })
+                .collect(),
             ext_resources: Vec::new(),
             sub_resources: Vec::new(),
             resource: None,
@@ -385,13 +396,16 @@ impl Scene {
         // Instance roots, by path, to scope override entries' unique ids.
         let mut instanced: BTreeSet<SmallStr> = BTreeSet::new();
         let mut root_inherited = false;
+        // Size the node list once: a Node is large, and growing a list of a hundred
+        // thousand of them copies megabytes.
+        let n_nodes = scene
+            .kinds
+            .iter()
+            .filter(|k| **k == SectionKind::Node)
+            .count();
+        scene.nodes.reserve_exact(n_nodes);
         for (i, s) in doc.sections.iter().enumerate() {
-            let k = if i == 0 {
-                SectionKind::Header
-            } else {
-                SectionKind::of(&s.tag.name)
-            };
-            scene.kinds.push(k);
+            let k = scene.kinds[i];
             match k {
                 SectionKind::ExtResource => scene.ext_resources.push(ExtResource {
                     section: i,
