@@ -241,7 +241,8 @@ mod tests {
         b.insert(SmallStr::from("a"), 1);
         assert_eq!(b.get("a"), Some(&1));
         assert_eq!(b.keys().map(|k| k.as_str()).collect::<Vec<_>>(), ["a", "b"]);
-        assert!(SmallStr::from("a") < SmallStr::from("ab"));
+        let (a, ab) = (SmallStr::from("a"), SmallStr::from("ab"));
+        assert!(a < ab);
         assert_eq!(SmallStr::concat(&["Room1", "/", "Item2"]), "Room1/Item2");
         let long = SmallStr::concat(&["a_rather_long_parent/path", "/", "Child"]);
         assert_eq!(long, "a_rather_long_parent/path/Child");
