@@ -383,10 +383,15 @@ impl<'a> Splitter<'a> {
             ));
         }
         let prefix = 0..self.pos;
-        // Every section but the first starts a line: size the vector once instead of
-        // growing (and copying) it on a scene with a hundred thousand nodes.
-        let starts = memchr::memmem::find_iter(self.s, b"\n[").count();
-        let mut sections: Vec<Section> = Vec::with_capacity(starts + 1);
+        // Every section but the first starts a line: size the vector from the density
+        // of line-starting `[` in the first 256 KiB, so that a scene with a hundred
+        // thousand nodes does not grow (and copy) it many times. A wrong guess only
+        // costs the growth it was meant to save; the cap bounds what a hostile sample
+        // (dense tags, then one huge value) can make it reserve.
+        let sample = &self.s[..self.s.len().min(256 << 10)];
+        let in_sample = memchr::memmem::find_iter(sample, b"\n[").count();
+        let guess = (in_sample * (self.s.len() / sample.len().max(1)) * 9 / 8 + 4).min(1 << 20);
+        let mut sections: Vec<Section> = Vec::with_capacity(guess);
         loop {
             // At a `[`.
             let start = self.pos;
