@@ -1,17 +1,20 @@
 //! Parse throughput, printed beside `wc -l` on the same bytes.
 //!
-//!     cargo run --release --example bench_parse -- [--corpus DIR] FILE...
+//!     cargo run --release --example bench_parse -- [--quick] [--corpus DIR] FILE...
 //!
 //! For each input set (every file of `--corpus`, taken together, and each FILE alone) it
 //! times: `split` (`syntax::Document::parse`), `split+model` (`model::Scene::parse`, which
-//! includes the split), `pest outline`
+//! includes the split), `model+check` (`Scene::parse` then `check::check`, what the merge
+//! driver does to validate a result; files with errors count as failed), `pest outline`
 //! (`value::outline`, the full-file pest parse) and `values` (`value::parse` of every header
 //! field and property value, plus decoding every packed array). Each figure is the best
 //! of several runs, in MB/s (10^6 bytes per second). `wc -l` is run as a process on the
-//! same files (warm cache), best of three.
+//! same files (warm cache), best of three. `--quick` skips the slow `pest outline`, `all
+//! values` and `wc -l` rows (for profiling and quick comparisons).
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
+use tscn_merge::check;
 use tscn_merge::model::Scene;
 use tscn_merge::syntax::Document;
 use tscn_merge::value::{self, Value};
@@ -95,7 +98,7 @@ fn mbps(bytes: usize, d: Duration) -> String {
     format!("{:>9.1}", bytes as f64 / 1e6 / d.as_secs_f64().max(1e-9))
 }
 
-fn bench(label: &str, files: &[PathBuf]) {
+fn bench(label: &str, files: &[PathBuf], quick: bool) {
     let data: Vec<Vec<u8>> = files
         .iter()
         .map(|f| std::fs::read(f).expect("read input"))
@@ -112,9 +115,20 @@ fn bench(label: &str, files: &[PathBuf]) {
 
     let (split, e_split) = best(|| data.iter().filter(|d| Document::parse(d).is_err()).count());
     let (model, e_model) = best(|| data.iter().filter(|d| Scene::parse(d).is_err()).count());
-    let (outline, e_outline) = best(|| texts.iter().filter(|t| value::outline(t).is_err()).count());
-    let (values, e_values) = best(|| docs.iter().map(all_values).sum());
-    let wc = wc_l(files);
+    let (checked, e_checked) = best(|| {
+        data.iter()
+            .map(|d| {
+                Scene::parse(d).map_or(1, |s| usize::from(check::is_broken(&check::check(&s))))
+            })
+            .sum()
+    });
+    let slow = (!quick).then(|| {
+        (
+            best(|| texts.iter().filter(|t| value::outline(t).is_err()).count()),
+            best(|| docs.iter().map(all_values).sum()),
+            wc_l(files),
+        )
+    });
 
     println!(
         "{label}: {} file(s), {:.1} MB",
@@ -135,11 +149,14 @@ fn bench(label: &str, files: &[PathBuf]) {
     };
     row("split", split, e_split);
     row("split+model", model, e_model);
-    row("pest outline", outline, e_outline);
-    row("all values", values, e_values);
-    match wc {
-        Some(d) => row("wc -l", d, 0),
-        None => println!("  wc -l          (not available)"),
+    row("model+check", checked, e_checked);
+    if let Some(((outline, e_outline), (values, e_values), wc)) = slow {
+        row("pest outline", outline, e_outline);
+        row("all values", values, e_values);
+        match wc {
+            Some(d) => row("wc -l", d, 0),
+            None => println!("  wc -l          (not available)"),
+        }
     }
 }
 
@@ -161,17 +178,20 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let mut files = Vec::new();
     let mut corpus = None;
+    let mut quick = false;
     while let Some(a) = args.next() {
-        if a == "--corpus" {
+        if a == "--quick" {
+            quick = true;
+        } else if a == "--corpus" {
             corpus = Some(PathBuf::from(args.next().expect("--corpus DIR")));
         } else {
             files.push(PathBuf::from(a));
         }
     }
     if let Some(root) = corpus {
-        bench("corpus", &corpus_files(&root));
+        bench("corpus", &corpus_files(&root), quick);
     }
     for f in files {
-        bench(&f.display().to_string(), std::slice::from_ref(&f));
+        bench(&f.display().to_string(), std::slice::from_ref(&f), quick);
     }
 }

@@ -10,7 +10,46 @@
 
 use crate::model::{FileKind, Scene, SectionKind};
 use crate::value::{scan_refs_in_text, RefKind};
-use std::collections::{BTreeMap, BTreeSet};
+use std::cell::OnceCell;
+use std::collections::{BTreeSet, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// The multiply-rotate hash of rustc (FxHash): much cheaper than SipHash for the short
+/// node paths checked here. Only set membership depends on it, never an output order.
+#[derive(Default)]
+struct FxHasher(u64);
+
+impl Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let mut w = [0; 8];
+            w.copy_from_slice(c);
+            self.add(u64::from_le_bytes(w));
+        }
+        for &b in chunks.remainder() {
+            self.add(u64::from(b));
+        }
+    }
+    fn write_u8(&mut self, i: u8) {
+        self.add(u64::from(i));
+    }
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+impl FxHasher {
+    #[inline]
+    fn add(&mut self, w: u64) {
+        self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+type FxSet<T> = HashSet<T, BuildHasherDefault<FxHasher>>;
 
 /// How serious a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -83,9 +122,14 @@ pub fn check_markers(text: &[u8]) -> Vec<Problem> {
 pub fn check(scene: &Scene) -> Vec<Problem> {
     let doc = &scene.doc;
     let mut out = Vec::new();
-    let lines = crate::syntax::LineIndex::new(&doc.text);
-    let line_at = |offset: usize| lines.line(offset);
-    let line_of = |i: usize| lines.line(doc.sections[i].span.start);
+    // Lines are only needed to report a problem: index them on the first one.
+    let lines = OnceCell::new();
+    let line_at = |offset: usize| {
+        lines
+            .get_or_init(|| crate::syntax::LineIndex::new(&doc.text))
+            .line(offset)
+    };
+    let line_of = |i: usize| line_at(doc.sections[i].span.start);
 
     if doc.has_bom() {
         out.push(Problem::warning(
@@ -174,8 +218,15 @@ pub fn check(scene: &Scene) -> Vec<Problem> {
     // References, in file order: a SubResource must be defined earlier.
     let mut defined: BTreeSet<&str> = BTreeSet::new();
     for (i, s) in doc.sections.iter().enumerate() {
+        // sub_resources are in file order: find this section's by bisection.
         let own_sub = (scene.kinds[i] == SectionKind::SubResource)
-            .then(|| scene.sub_resources.iter().find(|r| r.section == i))
+            .then(|| {
+                scene
+                    .sub_resources
+                    .binary_search_by_key(&i, |r| r.section)
+                    .ok()
+                    .map(|k| &scene.sub_resources[k])
+            })
             .flatten();
         let mut check_text = |start: usize, text: &str| {
             scan_refs_in_text(text, &mut |kind, id| match kind {
@@ -240,28 +291,30 @@ pub fn check(scene: &Scene) -> Vec<Problem> {
             .nodes
             .first()
             .is_some_and(|n| n.parent.is_none() && n.instance.is_some());
-        let mut seen_paths: BTreeMap<&str, usize> = BTreeMap::new();
-        let mut instanced: BTreeSet<&str> = BTreeSet::new();
-        let mut unique: BTreeSet<&crate::model::NodeKey> = BTreeSet::new();
+        let n_nodes = scene.nodes.len();
+        let mut seen_paths: FxSet<&str> =
+            FxSet::with_capacity_and_hasher(n_nodes, Default::default());
+        let mut instanced: FxSet<&str> = FxSet::default();
+        let mut unique: FxSet<&crate::model::NodeKey> = FxSet::default();
         for n in &scene.nodes {
-            let l = line_of(n.section);
+            let l = || line_of(n.section);
             if let Some(p) = &n.parent {
+                // A parent inside an instance: some ancestor path of it is instanced.
                 let ok = p == "."
                     || inherited
-                    || seen_paths.contains_key(p.as_str())
-                    || instanced
-                        .iter()
-                        .any(|i| p.strip_prefix(i).is_some_and(|r| r.starts_with('/')));
+                    || seen_paths.contains(p.as_str())
+                    || p.match_indices('/')
+                        .any(|(k, _)| instanced.contains(&p[..k]));
                 if !ok && !roots.is_empty() {
                     out.push(Problem::error(
-                        l,
+                        l(),
                         format!("node \"{}\" has parent \"{p}\", which does not exist (at this point of the file)", n.name),
                     ));
                 }
             }
-            if seen_paths.insert(n.path.as_str(), l).is_some() {
+            if !seen_paths.insert(n.path.as_str()) {
                 out.push(Problem::error(
-                    l,
+                    l(),
                     format!("duplicate node path \"{}\"", n.path),
                 ));
             }
@@ -273,7 +326,7 @@ pub fn check(scene: &Scene) -> Vec<Problem> {
                 && !unique.insert(&n.key)
             {
                 out.push(Problem::error(
-                    l,
+                    l(),
                     format!(
                         "unique_id={} is repeated within the same scene",
                         n.unique_id.unwrap_or_default()

@@ -11,6 +11,7 @@ pub mod linemerge;
 pub mod merge;
 pub mod model;
 pub mod render;
+pub mod smallstr;
 pub mod solve;
 pub mod syntax;
 pub mod textconv;

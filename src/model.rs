@@ -12,8 +12,8 @@
 //! decoded header fields, so later stages can both reason about meaning and copy the
 //! exact bytes of untouched parts.
 
-use crate::syntax::{unescape, Document, ParseError, Section};
-use std::collections::BTreeMap;
+use crate::syntax::{unescape, Document, ParseError, Section, SmallStr};
+use std::collections::BTreeSet;
 use std::ops::Range;
 
 /// Whether the file is a scene (`gd_scene`) or a resource (`gd_resource`).
@@ -134,12 +134,12 @@ pub enum NodeKey {
     /// entry names (empty for the scene's own nodes).
     UniqueId {
         /// Path of the instanced (or inherited) scene root the id belongs to; "" for own nodes.
-        scope: String,
+        scope: SmallStr,
         /// The `unique_id` value.
         id: i64,
     },
     /// Older files: the node's path relative to the root (`.` for the root).
-    Path(String),
+    Path(SmallStr),
 }
 
 /// A `[node]` entry.
@@ -148,13 +148,13 @@ pub struct Node {
     /// Index into [`Document::sections`].
     pub section: usize,
     /// `name=`.
-    pub name: String,
+    pub name: SmallStr,
     /// `type=`; absent on instanced roots and on override entries.
-    pub type_name: Option<String>,
+    pub type_name: Option<SmallStr>,
     /// `parent=` as written (decoded); `None` on the root.
-    pub parent: Option<String>,
+    pub parent: Option<SmallStr>,
     /// Path relative to the root: `.` for the root, `A/B` for a grandchild.
-    pub path: String,
+    pub path: SmallStr,
     /// `unique_id=` (4.6+).
     pub unique_id: Option<i64>,
     /// Id of the `ExtResource` in `instance=`.
@@ -293,6 +293,26 @@ fn get_int(doc: &Document, s: &Section, key: &str) -> Option<i64> {
     get(doc, s, key).and_then(|t| t.parse::<i64>().ok())
 }
 
+/// [`field_text`] as a [`SmallStr`]: no allocation for a short value without escapes.
+fn field_small(doc: &Document, r: &Range<usize>) -> SmallStr {
+    let t = doc.slice(r);
+    if t.len() >= 2 && t.starts_with('"') && t.ends_with('"') {
+        let body = &t[1..t.len() - 1];
+        if body.contains('\\') {
+            unescape(body).map_or_else(|_| SmallStr::copy_from(body), SmallStr::from)
+        } else {
+            SmallStr::copy_from(body)
+        }
+    } else {
+        SmallStr::copy_from(t.trim())
+    }
+}
+
+/// A field read as an integer, like `field_text(..).parse()`, without allocating.
+fn field_int(doc: &Document, r: &Range<usize>) -> Option<i64> {
+    field_small(doc, r).parse::<i64>().ok()
+}
+
 /// Join a parent path (as written in `parent=`) and a name into a node path.
 pub fn join_path(parent: &str, name: &str) -> String {
     if parent == "." || parent.is_empty() {
@@ -334,7 +354,7 @@ impl Scene {
                         at,
                         format!("`[gd_scene ...]` or `[gd_resource ...]` as the first tag, found `[{first}`"),
                     ),
-                    found: first,
+                    found: first.to_string(),
                 });
             }
         };
@@ -349,7 +369,18 @@ impl Scene {
         let mut scene = Scene {
             kind,
             header,
-            kinds: Vec::with_capacity(doc.sections.len()),
+            kinds: doc
+                .sections
+                .iter()
+                .enumerate()
+                .map(|(i, s)| {
+                    if i == 0 {
+                        SectionKind::Header
+                    } else {
+                        SectionKind::of(&s.tag.name)
+                    }
+                })
+                .collect(),
             ext_resources: Vec::new(),
             sub_resources: Vec::new(),
             resource: None,
@@ -363,15 +394,18 @@ impl Scene {
             },
         };
         // Instance roots, by path, to scope override entries' unique ids.
-        let mut instanced: BTreeMap<String, ()> = BTreeMap::new();
+        let mut instanced: BTreeSet<SmallStr> = BTreeSet::new();
         let mut root_inherited = false;
+        // Size the node list once: a Node is large, and growing a list of a hundred
+        // thousand of them copies megabytes.
+        let n_nodes = scene
+            .kinds
+            .iter()
+            .filter(|k| **k == SectionKind::Node)
+            .count();
+        scene.nodes.reserve_exact(n_nodes);
         for (i, s) in doc.sections.iter().enumerate() {
-            let k = if i == 0 {
-                SectionKind::Header
-            } else {
-                SectionKind::of(&s.tag.name)
-            };
-            scene.kinds.push(k);
+            let k = scene.kinds[i];
             match k {
                 SectionKind::ExtResource => scene.ext_resources.push(ExtResource {
                     section: i,
@@ -399,35 +433,55 @@ impl Scene {
                     }
                 }
                 SectionKind::Node => {
-                    let name = get(&doc, s, "name").unwrap_or_default();
-                    let parent = get(&doc, s, "parent");
+                    // One pass over the fields (the last of a repeated key wins, as in
+                    // `Tag::field`), decoding only the ones present.
+                    let mut name = None;
+                    let mut type_name = None;
+                    let mut parent = None;
+                    let mut instance = None;
+                    let mut placeholder = None;
+                    let mut owner = None;
+                    let mut index = None;
+                    let mut unique_id = None;
+                    for f in &s.tag.fields {
+                        let slot = match f.key.as_str() {
+                            "name" => &mut name,
+                            "type" => &mut type_name,
+                            "parent" => &mut parent,
+                            "instance" => &mut instance,
+                            "instance_placeholder" => &mut placeholder,
+                            "owner" => &mut owner,
+                            "index" => &mut index,
+                            "unique_id" => &mut unique_id,
+                            _ => continue,
+                        };
+                        *slot = Some(&f.value);
+                    }
+                    let name = name.map(|r| field_small(&doc, r)).unwrap_or_default();
+                    let parent = parent.map(|r| field_small(&doc, r));
                     let path = match &parent {
-                        None => ".".to_string(),
-                        Some(p) => join_path(p, &name),
+                        None => SmallStr::copy_from("."),
+                        Some(p) if p == "." || p.is_empty() => name.clone(),
+                        Some(p) => SmallStr::concat(&[p, "/", &name]),
                     };
-                    let instance = s
-                        .tag
-                        .field("instance")
-                        .and_then(|r| ref_id(doc.slice(r), "ExtResource"));
-                    let unique_id = get(&doc, s, "unique_id").and_then(|t| t.parse::<i64>().ok());
                     let node = Node {
                         section: i,
-                        type_name: get(&doc, s, "type"),
-                        instance_placeholder: get(&doc, s, "instance_placeholder"),
-                        owner: get(&doc, s, "owner"),
-                        index: get_int(&doc, s, "index"),
+                        type_name: type_name.map(|r| field_small(&doc, r)),
+                        instance_placeholder: placeholder.map(|r| field_text(&doc, r)),
+                        owner: owner.map(|r| field_text(&doc, r)),
+                        index: index.and_then(|r| field_int(&doc, r)),
                         key: NodeKey::Path(path.clone()),
                         name,
                         parent,
                         path,
-                        unique_id,
-                        instance,
+                        unique_id: unique_id.and_then(|r| field_int(&doc, r)),
+                        instance: instance.and_then(|r| ref_id(doc.slice(r), "ExtResource")),
                     };
                     if node.instance.is_some() {
                         if node.parent.is_none() {
                             root_inherited = true;
                         }
-                        instanced.insert(node.path.clone(), ());
+                        instanced.insert(node.path.clone());
                     }
                     scene.nodes.push(node);
                 }
@@ -457,7 +511,7 @@ impl Scene {
                         root_inherited,
                     )
                 } else {
-                    String::new()
+                    SmallStr::new()
                 };
                 n.key = NodeKey::UniqueId { scope, id };
             }
@@ -494,22 +548,22 @@ impl Scene {
 
 /// The instance an override entry belongs to: the deepest listed instanced node whose
 /// path is the parent or an ancestor of it; the root when the scene is inherited.
-fn override_scope(parent: &str, instanced: &BTreeMap<String, ()>, root_inherited: bool) -> String {
-    let mut p = parent.to_string();
+fn override_scope(parent: &str, instanced: &BTreeSet<SmallStr>, root_inherited: bool) -> SmallStr {
+    let mut p = parent;
     loop {
-        if instanced.contains_key(&p) {
-            return p;
+        if let Some(found) = instanced.get(p) {
+            return found.clone();
         }
         match p.rfind('/') {
-            Some(i) => p.truncate(i),
+            Some(i) => p = &p[..i],
             None => break,
         }
     }
     if root_inherited {
-        ".".to_string()
+        SmallStr::copy_from(".")
     } else {
         // An override whose instance is not listed: scope by its parent path.
-        format!("?{parent}")
+        SmallStr::concat(&["?", parent])
     }
 }
 
@@ -587,7 +641,7 @@ shape = SubResource("CircleShape2D_a")
         assert_eq!(
             s.nodes[0].key,
             NodeKey::UniqueId {
-                scope: String::new(),
+                scope: SmallStr::new(),
                 id: 10
             }
         );

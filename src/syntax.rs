@@ -12,6 +12,7 @@
 //! at the start of a line inside a string is not a section), a property key runs up to
 //! the first `=` with whitespace dropped, or is a quoted string.
 
+pub use crate::smallstr::SmallStr;
 use std::fmt;
 use std::ops::Range;
 
@@ -48,7 +49,7 @@ pub struct Tag {
     /// From `[` to `]`, inclusive.
     pub span: Range<usize>,
     /// `gd_scene`, `ext_resource`, `sub_resource`, `node`, ...
-    pub name: String,
+    pub name: SmallStr,
     /// `key=value` fields in written order (a repeated key: the last one wins).
     pub fields: Vec<Field>,
 }
@@ -57,7 +58,7 @@ pub struct Tag {
 #[derive(Debug, Clone)]
 pub struct Field {
     /// The field name (an identifier).
-    pub key: String,
+    pub key: SmallStr,
     /// Where the value's text is.
     pub value: Range<usize>,
 }
@@ -67,7 +68,7 @@ pub struct Field {
 pub struct Prop {
     /// The key as the engine reads it: whitespace dropped from a bare key, escapes
     /// decoded in a quoted one.
-    pub key: String,
+    pub key: SmallStr,
     /// Where the value's text is.
     pub value: Range<usize>,
     /// The whole line(s): from the key's first byte through the newline that ends the
@@ -225,12 +226,7 @@ impl LineIndex {
     /// Index the line starts of `text`.
     pub fn new(text: &str) -> LineIndex {
         let mut starts = vec![0];
-        starts.extend(
-            text.bytes()
-                .enumerate()
-                .filter(|(_, b)| *b == b'\n')
-                .map(|(i, _)| i + 1),
-        );
+        starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
         LineIndex { starts }
     }
 
@@ -333,6 +329,7 @@ fn is_ident_char(b: u8) -> bool {
 }
 
 struct Splitter<'a> {
+    src: &'a str,
     s: &'a [u8],
     pos: usize,
 }
@@ -340,6 +337,7 @@ struct Splitter<'a> {
 impl<'a> Splitter<'a> {
     fn new(text: &'a str) -> Self {
         Splitter {
+            src: text,
             s: text.as_bytes(),
             pos: 0,
         }
@@ -358,10 +356,7 @@ impl<'a> Splitter<'a> {
             if b <= b' ' {
                 p += 1;
             } else if b == b';' {
-                p += s[p..]
-                    .iter()
-                    .position(|&c| c == b'\n')
-                    .unwrap_or(s.len() - p);
+                p += memchr::memchr(b'\n', &s[p..]).unwrap_or(s.len() - p);
             } else {
                 break;
             }
@@ -388,7 +383,15 @@ impl<'a> Splitter<'a> {
             ));
         }
         let prefix = 0..self.pos;
-        let mut sections: Vec<Section> = Vec::new();
+        // Every section but the first starts a line: size the vector from the density
+        // of line-starting `[` in the first 256 KiB, so that a scene with a hundred
+        // thousand nodes does not grow (and copy) it many times. A wrong guess only
+        // costs the growth it was meant to save; the cap bounds what a hostile sample
+        // (dense tags, then one huge value) can make it reserve.
+        let sample = &self.s[..self.s.len().min(256 << 10)];
+        let in_sample = memchr::memmem::find_iter(sample, b"\n[").count();
+        let guess = (in_sample * (self.s.len() / sample.len().max(1)) * 9 / 8 + 4).min(1 << 20);
+        let mut sections: Vec<Section> = Vec::with_capacity(guess);
         loop {
             // At a `[`.
             let start = self.pos;
@@ -430,11 +433,9 @@ impl<'a> Splitter<'a> {
         }
     }
 
-    fn text(&self, r: Range<usize>) -> String {
-        // The input is valid UTF-8 and ranges are cut at ASCII boundaries.
-        std::str::from_utf8(&self.s[r])
-            .unwrap_or_default()
-            .to_owned()
+    fn text(&self, r: Range<usize>) -> SmallStr {
+        // Ranges are cut at ASCII bytes, so at character boundaries.
+        SmallStr::copy_from(self.src.get(r).unwrap_or_default())
     }
 
     fn tag(&mut self) -> Result<Tag, ParseError> {
@@ -491,8 +492,13 @@ impl<'a> Splitter<'a> {
         if s[self.pos] == b'"' {
             let r = self.string()?;
             let body = std::str::from_utf8(&s[r.start + 1..r.end - 1]).unwrap_or("");
-            key =
-                unescape(body).map_err(|o| self.err(r.start + 1 + o, "a valid escape sequence"))?;
+            key = if body.contains('\\') {
+                unescape(body)
+                    .map_err(|o| self.err(r.start + 1 + o, "a valid escape sequence"))?
+                    .into()
+            } else {
+                SmallStr::copy_from(body)
+            };
             self.skip_trivia();
             if self.pos >= s.len() || s[self.pos] != b'=' {
                 return Err(self.err(self.pos, "`=` after the property name"));
@@ -508,36 +514,12 @@ impl<'a> Splitter<'a> {
             while q < s.len() && (s[q] == b' ' || s[q] == b'\t') {
                 q += 1;
             }
-            let mut k = Vec::new();
             if q < s.len() && s[q] == b'=' {
-                k.extend_from_slice(&s[self.pos..p]);
-                p = q;
+                key = self.text(self.pos..p);
+                self.pos = q;
             } else {
-                p = self.pos;
+                key = self.bare_key_slow(start)?;
             }
-            loop {
-                if p >= s.len() {
-                    return Err(
-                        self.err(start, "`=` after the property name (the file ends first)")
-                    );
-                }
-                let b = s[p];
-                if b == b'=' {
-                    break;
-                }
-                if b == b'\n' {
-                    return Err(self.err(p, "`=` after the property name"));
-                }
-                if b == b';' {
-                    return Err(self.err(p, "`=` after the property name (a comment starts here)"));
-                }
-                if b > b' ' {
-                    k.push(b);
-                }
-                p += 1;
-            }
-            self.pos = p;
-            key = String::from_utf8(k).unwrap_or_default();
         }
         self.pos += 1; // '='
         self.skip_trivia();
@@ -562,12 +544,42 @@ impl<'a> Splitter<'a> {
         })
     }
 
+    /// A bare key with whitespace inside: every byte up to the first `=`, with
+    /// whitespace dropped.
+    fn bare_key_slow(&mut self, start: usize) -> Result<SmallStr, ParseError> {
+        let s = self.s;
+        let mut p = self.pos;
+        let mut k = Vec::new();
+        loop {
+            if p >= s.len() {
+                return Err(self.err(start, "`=` after the property name (the file ends first)"));
+            }
+            let b = s[p];
+            if b == b'=' {
+                break;
+            }
+            if b == b'\n' {
+                return Err(self.err(p, "`=` after the property name"));
+            }
+            if b == b';' {
+                return Err(self.err(p, "`=` after the property name (a comment starts here)"));
+            }
+            if b > b' ' {
+                k.push(b);
+            }
+            p += 1;
+        }
+        self.pos = p;
+        // Only ASCII whitespace is dropped: the rest is still valid UTF-8.
+        Ok(String::from_utf8(k).unwrap_or_default().into())
+    }
+
     fn string(&mut self) -> Result<Range<usize>, ParseError> {
         let s = self.s;
         let start = self.pos;
         let mut p = start + 1;
         loop {
-            match s[p..].iter().position(|&b| b == b'"' || b == b'\\') {
+            match memchr::memchr2(b'"', b'\\', &s[p.min(s.len())..]) {
                 None => return Err(self.err(start, "a closing `\"` for this string")),
                 Some(k) => {
                     p += k;
@@ -590,34 +602,38 @@ impl<'a> Splitter<'a> {
     fn group(&mut self) -> Result<(), ParseError> {
         let s = self.s;
         let start = self.pos;
-        let mut stack: Vec<u8> = Vec::new();
+        // The closers still expected, innermost last (on the stack: no allocation).
+        let mut stack = [0u8; MAX_DEPTH];
+        let mut depth = 0;
         let mut p = self.pos;
         while p < s.len() {
             let b = s[p];
             match b {
                 b'(' | b'[' | b'{' => {
-                    if stack.len() >= MAX_DEPTH {
+                    if depth >= MAX_DEPTH {
                         return Err(self.err(
                             p,
                             &format!("at most {MAX_DEPTH} levels of nesting (the value is nested deeper)"),
                         ));
                     }
-                    stack.push(match b {
+                    stack[depth] = match b {
                         b'(' => b')',
                         b'[' => b']',
                         _ => b'}',
-                    });
+                    };
+                    depth += 1;
                     p += 1;
                 }
                 b')' | b']' | b'}' => {
-                    if stack.pop() != Some(b) {
+                    if depth == 0 || stack[depth - 1] != b {
                         return Err(self.err(
                             p,
                             "a matching bracket (this one does not close what was opened)",
                         ));
                     }
+                    depth -= 1;
                     p += 1;
-                    if stack.is_empty() {
+                    if depth == 0 {
                         self.pos = p;
                         return Ok(());
                     }
@@ -627,10 +643,7 @@ impl<'a> Splitter<'a> {
                     p = self.string()?.end;
                 }
                 b';' => {
-                    p += s[p..]
-                        .iter()
-                        .position(|&c| c == b'\n')
-                        .unwrap_or(s.len() - p);
+                    p += memchr::memchr(b'\n', &s[p..]).unwrap_or(s.len() - p);
                 }
                 _ => {
                     // Fast path over the numbers of a packed array.
@@ -721,7 +734,7 @@ impl<'a> Splitter<'a> {
                         && name.ends_with(b"Array")
                         && !name.windows(6).any(|w| w == b"String")
                     {
-                        if let Some(k) = s[self.pos..].iter().position(|&c| c == b')') {
+                        if let Some(k) = memchr::memchr(b')', &s[self.pos..]) {
                             let body = &s[self.pos + 1..self.pos + k];
                             if !body.iter().any(|&c| matches!(c, b';' | b'(' | b'[' | b'{')) {
                                 self.pos += k + 1;

@@ -77,7 +77,7 @@ pub mod gen {
             let mut nodes = Vec::new();
             let mut by_path = HashMap::new();
             for n in &scene.nodes {
-                if by_path.contains_key(&n.path) {
+                if by_path.contains_key(n.path.as_str()) {
                     return None;
                 }
                 let sec = &scene.doc.sections[n.section];
@@ -88,19 +88,19 @@ pub mod gen {
                         let v = scene.doc.slice(&p.value);
                         !v.contains("Resource") && !v.contains('\n')
                     })
-                    .map(|p| p.key.clone())
+                    .map(|p| p.key.to_string())
                     .collect();
                 let parent = n.parent.as_ref().map(|p| {
                     if p.is_empty() {
                         ".".to_string()
                     } else {
-                        p.clone()
+                        p.to_string()
                     }
                 });
-                by_path.insert(n.path.clone(), nodes.len());
+                by_path.insert(n.path.to_string(), nodes.len());
                 nodes.push(BNode {
-                    path: n.path.clone(),
-                    name: n.name.clone(),
+                    path: n.path.to_string(),
+                    name: n.name.to_string(),
                     parent,
                     own: !n.is_override(),
                     plain_keys,
@@ -862,7 +862,7 @@ pub mod gen {
             doc.sections[sec]
                 .props
                 .iter()
-                .map(|p| (p.key.clone(), doc.slice(&p.value).to_string()))
+                .map(|p| (p.key.to_string(), doc.slice(&p.value).to_string()))
                 .collect()
         };
         let mut sub = HashMap::new();
@@ -886,7 +886,7 @@ pub mod gen {
                 .filter(|f| !skip.contains(&f.key.as_str()))
                 .map(|f| {
                     (
-                        f.key.clone(),
+                        f.key.to_string(),
                         resolve(&norm(doc.slice(&f.value)), &ext, &sub),
                     )
                 })
@@ -895,7 +895,7 @@ pub mod gen {
         let mut nodes = BTreeMap::new();
         for n in &scene.nodes {
             nodes.insert(
-                n.path.clone(),
+                n.path.to_string(),
                 NodeCanon {
                     fields: fields(n.section, &["name", "parent", "index"]),
                     props: resolved(n.section),

@@ -440,7 +440,7 @@ impl<'a> Side<'a> {
         while let Some((k, id)) = stack.pop() {
             for (ni, refs) in all.node_refs.iter().enumerate() {
                 if refs.iter().any(|(rk, rid)| *rk == k && *rid == id) {
-                    out.insert(self.sc.nodes[ni].path.clone());
+                    out.insert(self.sc.nodes[ni].path.to_string());
                 }
             }
             if all.main_refs.iter().any(|(rk, rid)| *rk == k && *rid == id) {
@@ -580,7 +580,7 @@ impl<'a> Differ<'a> {
     fn translate(&self, old_path: &str) -> String {
         if let Some(&i) = self.old.node_by_path.get(old_path) {
             if let Some(j) = self.node_pair[i] {
-                return self.new.sc.nodes[j].path.clone();
+                return self.new.sc.nodes[j].path.to_string();
             }
         }
         match old_path.rfind('/') {
@@ -932,7 +932,7 @@ fn sub_use_sites(
                 if k == RefKind::Sub {
                     if let Some(&j) = side.sub_by_id.get(id) {
                         if out[j].is_none() {
-                            out[j] = Some((owner.clone(), p.key.clone()));
+                            out[j] = Some((owner.clone(), p.key.to_string()));
                         }
                     }
                 }
@@ -1100,7 +1100,11 @@ impl<'a> Differ<'a> {
             if self.node_pair_rev[j].is_none() {
                 if let Some(p) = &nd.parent {
                     by_parent
-                        .entry(if p.is_empty() { ".".into() } else { p.clone() })
+                        .entry(if p.is_empty() {
+                            ".".into()
+                        } else {
+                            p.to_string()
+                        })
                         .or_default()
                         .push(j);
                 }
@@ -1212,8 +1216,8 @@ fn empty_like(s: &Scene) -> Scene {
 fn node_subject(side: &Side, i: usize) -> Subject {
     let n = &side.sc.nodes[i];
     Subject::Node {
-        path: n.path.clone(),
-        type_name: n.type_name.clone(),
+        path: n.path.to_string(),
+        type_name: n.type_name.as_deref().map(String::from),
         instance: side.instance_path(i),
     }
 }
@@ -1349,8 +1353,8 @@ fn node_changes(d: &mut Differ, changes: &mut Vec<Change>) {
         let (on, nn) = (&d.old.sc.nodes[i], &d.new.sc.nodes[j]);
         if on.name != nn.name {
             out.push(Detail::Renamed {
-                old: on.name.clone(),
-                new: nn.name.clone(),
+                old: on.name.to_string(),
+                new: nn.name.to_string(),
             });
         }
         let op = d.old_parent_translated(i);
@@ -1358,13 +1362,13 @@ fn node_changes(d: &mut Differ, changes: &mut Vec<Change>) {
             if p.is_empty() {
                 ".".to_string()
             } else {
-                p.clone()
+                p.to_string()
             }
         });
         if op != np {
             out.push(Detail::Moved {
-                old_parent: on.parent.clone().unwrap_or_else(|| "(none)".into()),
-                new_parent: nn.parent.clone().unwrap_or_else(|| "(none)".into()),
+                old_parent: on.parent.as_deref().unwrap_or("(none)").to_string(),
+                new_parent: nn.parent.as_deref().unwrap_or("(none)").to_string(),
             });
         }
         if let Some(&(o, n)) = reordered.get(&j) {
@@ -1376,8 +1380,8 @@ fn node_changes(d: &mut Differ, changes: &mut Vec<Change>) {
         if on.type_name != nn.type_name {
             out.push(Detail::Field {
                 field: "type".into(),
-                old: on.type_name.clone(),
-                new: nn.type_name.clone(),
+                old: on.type_name.as_deref().map(String::from),
+                new: nn.type_name.as_deref().map(String::from),
             });
         }
         if on.unique_id.is_none() && nn.unique_id.is_some() {

@@ -310,7 +310,7 @@ impl<'a> Ctx<'a> {
                         }
                         cut = k;
                     }
-                    ParentRef::Outside(p.clone())
+                    ParentRef::Outside(p.to_string())
                 }
             },
         }
@@ -597,9 +597,9 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
                 .map(|i| {
                     let n = &sc[s].nodes[i];
                     if n.path == "." {
-                        n.name.clone()
+                        n.name.to_string()
                     } else {
-                        n.path.clone()
+                        n.path.to_string()
                     }
                 })
                 .unwrap_or_default()
@@ -1715,7 +1715,7 @@ fn merge_ext_tag(ctx: &mut Ctx, ident: usize) -> TagOut {
             let mut fields: Vec<(String, Chunk)> = Vec::new();
             for f in &sc[O].doc.sections[so].tag.fields {
                 if f.key == "id" {
-                    fields.push((f.key.clone(), Chunk::Src((O, f.value.clone()))));
+                    fields.push((f.key.to_string(), Chunk::Src((O, f.value.clone()))));
                     continue;
                 }
                 let v = |s: usize| sec(s).and_then(|x| field_src(sc[s], s, x, &f.key));
@@ -1724,10 +1724,10 @@ fn merge_ext_tag(ctx: &mut Ctx, ident: usize) -> TagOut {
                 match (p, ft) {
                     (Pick::Theirs, Some(t)) => {
                         changed = true;
-                        fields.push((f.key.clone(), Chunk::Src(t)));
+                        fields.push((f.key.to_string(), Chunk::Src(t)));
                     }
                     (Pick::Theirs, None) => changed = true,
-                    _ => fields.push((f.key.clone(), Chunk::Src((O, f.value.clone())))),
+                    _ => fields.push((f.key.to_string(), Chunk::Src((O, f.value.clone())))),
                 }
             }
             // Fields only theirs has (a uid added by a 4.4 resave).
@@ -1746,7 +1746,7 @@ fn merge_ext_tag(ctx: &mut Ctx, ident: usize) -> TagOut {
                     } else {
                         fields.len()
                     };
-                    fields.insert(pos, (f.key.clone(), Chunk::Src((T, f.value.clone()))));
+                    fields.insert(pos, (f.key.to_string(), Chunk::Src((T, f.value.clone()))));
                 }
             }
             if changed {
@@ -1958,7 +1958,7 @@ fn merge_connections(
                         _ => None,
                     };
                     (
-                        f.key.clone(),
+                        f.key.to_string(),
                         lit.map_or(Chunk::Src((side, f.value.clone())), |p| {
                             Chunk::Lit(format!("\"{}\"", crate::write::c_escape(&p)))
                         }),
@@ -2052,10 +2052,10 @@ fn merge_header(
     let mut fields: Vec<(String, Chunk)> = Vec::new();
     let mut changed = false;
     let mut conflict = false;
-    let mut keys: Vec<String> = h(O).tag.fields.iter().map(|f| f.key.clone()).collect();
+    let mut keys: Vec<String> = h(O).tag.fields.iter().map(|f| f.key.to_string()).collect();
     for f in &h(T).tag.fields {
-        if !keys.contains(&f.key) && f.key != "load_steps" && f.key != "format" {
-            keys.push(f.key.clone());
+        if !keys.iter().any(|k| *k == f.key) && f.key != "load_steps" && f.key != "format" {
+            keys.push(f.key.to_string());
         }
     }
     let fmt = |s: usize| sc[s].header.format;
@@ -2128,7 +2128,7 @@ fn merge_header(
             Some((T, h(T).tag.span.clone())),
         ]))
     } else if changed {
-        TagOut::Fields(h(O).tag.name.clone(), fields)
+        TagOut::Fields(h(O).tag.name.to_string(), fields)
     } else {
         TagOut::Src((O, h(O).tag.span.clone()))
     };

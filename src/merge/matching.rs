@@ -269,7 +269,7 @@ fn match_nodes<'a>(sc: [&'a Scene; 3]) -> (Table, Paths<'a>, ParentAt) {
                         Some(&si) if !scope.is_empty() && t.bound(side, si) => {
                             format!("#{}", t.of[side][si])
                         }
-                        _ => scope.clone(),
+                        _ => scope.to_string(),
                     };
                     Some((scope, *id))
                 }
@@ -363,7 +363,7 @@ fn root_of(s: &Scene) -> Option<usize> {
 fn node_kind(s: &Scene, i: usize) -> (String, String) {
     let n = &s.nodes[i];
     let what = match (&n.type_name, &n.instance) {
-        (Some(t), _) => t.clone(),
+        (Some(t), _) => t.to_string(),
         (None, Some(ext)) => {
             let path = s
                 .ext_resources
@@ -375,7 +375,7 @@ fn node_kind(s: &Scene, i: usize) -> (String, String) {
         }
         _ => String::new(),
     };
-    (n.name.clone(), what)
+    (n.name.to_string(), what)
 }
 
 /// Without unique ids a moved node looks deleted and re-added. Pair a node that
@@ -417,7 +417,7 @@ fn follow_moves(sc: [&Scene; 3], t: &mut Table) {
             let props = sec
                 .props
                 .iter()
-                .map(|p| (p.key.clone(), sc[s].doc.slice(&p.value).to_string()))
+                .map(|p| (p.key.to_string(), sc[s].doc.slice(&p.value).to_string()))
                 .collect();
             (node_kind(sc[s], i).1, props)
         };

@@ -4,14 +4,16 @@
 
 use super::parse::decode_string;
 use super::RefKind;
+use std::borrow::Cow;
 
 /// One `ExtResource(<id>)` / `SubResource(<id>)` occurrence: kind, id token span, decoded id.
-struct Hit {
+struct Hit<'a> {
     kind: RefKind,
     tok_start: usize,
     tok_end: usize,
     quoted: bool,
-    id: String,
+    /// Borrowed from the text unless escapes had to be decoded.
+    id: Cow<'a, str>,
 }
 
 fn is_ident(b: u8) -> bool {
@@ -19,7 +21,7 @@ fn is_ident(b: u8) -> bool {
 }
 
 /// Try to read a reference starting at `i` (the first letter of `ExtResource`/`SubResource`).
-fn reference_at(text: &str, i: usize) -> Option<Hit> {
+fn reference_at(text: &str, i: usize) -> Option<Hit<'_>> {
     let b = text.as_bytes();
     let rest = &b[i..];
     let (kind, n) = if rest.starts_with(b"ExtResource") {
@@ -76,10 +78,12 @@ fn reference_at(text: &str, i: usize) -> Option<Hit> {
         return None;
     }
     let tok = text.get(tok_start..tok_end)?;
-    let id = if quoted {
-        decode_string(tok, tok_start).ok()?
+    let id = if !quoted {
+        Cow::Borrowed(tok)
+    } else if !tok.contains('\\') && tok.len() >= 2 {
+        Cow::Borrowed(&tok[1..tok.len() - 1])
     } else {
-        tok.to_string()
+        Cow::Owned(decode_string(tok, tok_start).ok()?)
     };
     Some(Hit {
         kind,
@@ -91,7 +95,7 @@ fn reference_at(text: &str, i: usize) -> Option<Hit> {
 }
 
 /// Walk the text, skipping strings and comments, reporting each reference.
-fn walk(text: &str, mut on: impl FnMut(Hit)) {
+fn walk<'a>(text: &'a str, mut on: impl FnMut(Hit<'a>)) {
     let b = text.as_bytes();
     let mut i = 0;
     while i < b.len() {
