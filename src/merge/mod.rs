@@ -303,10 +303,21 @@ fn line_fallback(
     }
 }
 
+/// Free parsed scenes of a big merge on another thread: freeing millions of small
+/// allocations is a noticeable part of a big merge, and nothing needs to wait for it.
+fn dispose<T: Send + 'static>(x: T) {
+    // If no thread can be started, the value comes back (inside the error) and is
+    // dropped here.
+    let _ = std::thread::Builder::new().spawn(move || drop(x));
+}
+
 /// Whether a merged text is a valid scene.
 fn validates(text: &[u8]) -> Result<(), String> {
     let scene = Scene::parse(text).map_err(|e| format!("the merged text does not parse: {e}"))?;
     let problems = check(&scene);
+    if text.len() > 1 << 20 {
+        dispose(scene);
+    }
     if is_broken(&problems) {
         let first = problems
             .iter()
@@ -388,6 +399,9 @@ pub fn merge(base: &[u8], ours: &[u8], theirs: &[u8], opts: &MergeOptions) -> Me
         );
     }
     let structural = emit::merge_scenes(&b, &o, &t, &opts.markers);
+    if base.len() + ours.len() + theirs.len() > 1 << 20 {
+        dispose((b, o, t));
+    }
     // Validate: the clean text itself, or ours' resolution of every conflict.
     if let Err(reason) = validates(&structural.take_ours) {
         let mut out = line_fallback(base, ours, theirs, opts, reason);
