@@ -260,9 +260,42 @@ fn match_nodes<'a>(sc: [&'a Scene; 3]) -> (Table, Paths<'a>, ParentAt) {
             .map(|(i, n)| (n.path.as_str(), i))
             .collect()
     });
+    // Lockstep: most nodes of ours and theirs sit where base has them, in the same order.
+    // Such a node joins the base node's identity without any lookup when the answer of
+    // the keyed matching below is certain: paths unique on both sides, unique_id keys
+    // unique in base, the same key, path and parent identity, and the base identity
+    // still free on this side. (The keys the slow path would record are then exactly
+    // the ones base recorded.)
+    let unique_paths = |s: usize| all_paths[s].len() == sc[s].nodes.len();
+    let base_uid_unique = {
+        let mut keys: FxMap<&NodeKey, ()> = FxMap::default();
+        sc[B].nodes.iter().all(|n| {
+            !matches!(n.key, NodeKey::UniqueId { .. }) || keys.insert(&n.key, ()).is_none()
+        })
+    };
+    let base_root = root_of(sc[B]);
     for (side, scene) in sc.iter().enumerate() {
         let paths = &all_paths[side];
+        let lockstep = side != B && base_uid_unique && unique_paths(B) && unique_paths(side);
+        let side_root = root_of(scene);
+        // The base node expected next.
+        let mut bc = 0usize;
         for (i, n) in scene.nodes.iter().enumerate() {
+            if lockstep {
+                if let Some(id) =
+                    lockstep_ident(sc, &t, &parent_at, side, n, bc, base_root, side_root)
+                {
+                    t.bind(id, side, i);
+                    let direct = match n.parent.as_deref() {
+                        None => None,
+                        Some(".") => side_root,
+                        Some(_) => parent_at[B][bc].and_then(|bp| t.at[t.of[B][bp]][side]),
+                    };
+                    parent_at[side].push(direct);
+                    bc += 1;
+                    continue;
+                }
+            }
             let uid = match &n.key {
                 NodeKey::UniqueId { scope, id } => {
                     let scope = match paths.get(scope.as_str()) {
@@ -341,10 +374,51 @@ fn match_nodes<'a>(sc: [&'a Scene; 3]) -> (Table, Paths<'a>, ParentAt) {
                 by_skey.push(k, id);
             }
             by_path.push(n.path.as_str(), id);
+            if let Some(bi) = t.at[id][B].filter(|_| side != B) {
+                bc = bi + 1;
+            }
         }
     }
     follow_moves(sc, &mut t);
     (t, all_paths, parent_at)
+}
+
+/// The base identity node `n` of `side` certainly joins, when `n` is the base node at
+/// `bc` unchanged in key, path and parent identity (see the lockstep in [`match_nodes`]).
+#[allow(clippy::too_many_arguments)]
+fn lockstep_ident(
+    sc: [&Scene; 3],
+    t: &Table,
+    parent_at: &ParentAt,
+    side: usize,
+    n: &crate::model::Node,
+    bc: usize,
+    base_root: Option<usize>,
+    side_root: Option<usize>,
+) -> Option<usize> {
+    let bn = sc[B].nodes.get(bc)?;
+    let own = match &n.key {
+        NodeKey::UniqueId { scope, .. } => scope.is_empty(),
+        NodeKey::Path(_) => true,
+    };
+    if !own || bn.key != n.key || bn.path != n.path || bn.parent != n.parent {
+        return None;
+    }
+    let id = t.of[B][bc];
+    if id == usize::MAX || t.claimed(id, side) {
+        return None;
+    }
+    let same_parent = match n.parent.as_deref() {
+        None => true,
+        Some(".") => match (base_root, side_root) {
+            (Some(br), Some(sr)) => t.bound(side, sr) && t.of[side][sr] == t.of[B][br],
+            _ => false,
+        },
+        Some(p) => parent_at[B][bc]
+            .and_then(|bp| t.at[t.of[B][bp]][side])
+            .is_some_and(|spi| sc[side].nodes[spi].path == p),
+    };
+    same_parent.then_some(id)
 }
 
 /// What makes a renamed node recognisable: its parent's identity, its type and its

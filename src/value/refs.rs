@@ -272,7 +272,7 @@ mod tests {
         let index = std::fs::read_to_string(root.join("corpus/INDEX.tsv")).unwrap_or_default();
         let mut files = 0;
         for row in index.lines().skip(1).step_by(7) {
-            let Some(stored) = row.split('\t').last() else {
+            let Some(stored) = row.split('\t').next_back() else {
                 continue;
             };
             let Ok(text) = std::fs::read_to_string(root.join("corpus").join(stored)) else {
