@@ -226,3 +226,29 @@ fn timeout_zero_gives_the_line_merge_git_would() {
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("--timeout"), "{}", stderr(&out));
 }
+
+#[test]
+fn git_merge_notes_when_both_sides_reordered_differently() {
+    let scene = |names: [&str; 3]| {
+        let mut s = String::from("[gd_scene format=3]\n\n[node name=\"Root\" type=\"Node\"]\n");
+        for n in names {
+            s.push_str(&format!(
+                "\n[node name=\"{n}\" type=\"Node\" parent=\".\"]\n"
+            ));
+        }
+        s.into_bytes()
+    };
+    let t = setup(
+        &scene(["A", "B", "C"]),
+        &scene(["C", "A", "B"]),
+        &scene(["B", "C", "A"]),
+    );
+    let out = t.merge("feature");
+    assert_success(&out, "git merge with the driver");
+    assert_eq!(t.read("scene.tscn"), scene(["C", "A", "B"]), "ours' order");
+    let all = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(
+        all.contains("note: both sides reordered the same nodes differently"),
+        "{all}"
+    );
+}

@@ -39,6 +39,12 @@ pub fn explain(outcome: &MergeOutcome, format: Option<ExplainFormat>, path: &str
 
 /// Print the short per-conflict report on stderr.
 pub fn report_conflicts(outcome: &MergeOutcome, path: &str) {
+    // Not a conflict, but a person should know: order has no marker.
+    for d in &outcome.decisions {
+        if matches!(d, Decision::OrderConflictOursKept) {
+            eprintln!("{path}: note: {d}");
+        }
+    }
     if outcome.conflict_count == 0 {
         return;
     }

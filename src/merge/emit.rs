@@ -4,7 +4,7 @@
 
 use super::ids::{is_int_id, natural_cmp, new_ext_id, new_sub_id};
 use super::matching::{match_all, FxMap, IdIndex, Idents, B, O, T};
-use super::sequence::merge_order;
+use super::sequence::{keeps_order, merge_order};
 use super::{shorten, ConflictReport, Decision};
 use crate::linemerge::{write_conflict, MarkerOptions};
 use crate::model::{field_text, join_path, FileKind, Scene, SectionKind};
@@ -1142,8 +1142,14 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
     {
         let filt = |v: &[usize]| v.iter().copied().filter(|&x| kept(x)).collect::<Vec<_>>();
         let fb = filt(&nb);
-        if filt(&no) != fb && filt(&nt) != fb {
+        let (fo, ft) = (filt(&no), filt(&nt));
+        if fo != fb && ft != fb {
             ctx.decisions.push(Decision::SiblingOrderMerged);
+            // Both reordered the nodes they share with base, and not the same way: order
+            // has no conflict marker, so say that ours' order won.
+            if !keeps_order(&fb, &fo) && !keeps_order(&fb, &ft) && !keeps_order(&fo, &ft) {
+                ctx.decisions.push(Decision::OrderConflictOursKept);
+            }
         }
     }
     // Parents before children.

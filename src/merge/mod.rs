@@ -116,6 +116,9 @@ pub enum Decision {
     },
     /// Both sides changed the order or the set of nodes; the orders were merged.
     SiblingOrderMerged,
+    /// Both sides reordered the same nodes differently. Order has no conflict marker:
+    /// ours' order was kept where they disagree, and a person should look.
+    OrderConflictOursKept,
     /// `load_steps` recomputed.
     LoadStepsRecomputed {
         /// Value on ours.
@@ -175,6 +178,7 @@ impl fmt::Display for Decision {
                 f,
                 "rewrote a NodePath of node \"{node}\" that named a renamed or moved node: `{from}` -> `{to}`"
             ),
+            Decision::OrderConflictOursKept => write!(f, "both sides reordered the same nodes differently; ours' order was kept where they disagree (order has no conflict marker: check the node order)"),
             Decision::SiblingOrderMerged => write!(f, "merged the node order of both sides (insertions from both kept)"),
             Decision::LoadStepsRecomputed { from, to } => write!(
                 f,
@@ -210,6 +214,7 @@ impl Decision {
             Decision::NodeMoveFollowed { .. } => "node_move_followed",
             Decision::NodePathFollowed { .. } => "node_path_followed",
             Decision::SiblingOrderMerged => "sibling_order_merged",
+            Decision::OrderConflictOursKept => "order_conflict_ours_kept",
             Decision::LoadStepsRecomputed { .. } => "load_steps_recomputed",
             Decision::FormatRaised { .. } => "format_raised",
             Decision::UnusedResourceDropped { .. } => "unused_resource_dropped",
@@ -250,7 +255,7 @@ impl Decision {
             Decision::NodePathFollowed { node, from, to } => {
                 json!({"node": node, "from": from, "to": to})
             }
-            Decision::SiblingOrderMerged => json!({}),
+            Decision::SiblingOrderMerged | Decision::OrderConflictOursKept => json!({}),
         };
         if let (Some(o), Some(e)) = (v.as_object_mut(), extra.as_object()) {
             for (k, x) in e {

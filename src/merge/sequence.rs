@@ -33,7 +33,7 @@ impl Members {
 }
 
 /// Whether `side` keeps the relative order `base` had for the items they share.
-fn keeps_order(base: &[usize], side: &[usize]) -> bool {
+pub(crate) fn keeps_order(base: &[usize], side: &[usize]) -> bool {
     let in_side = Members::of(side);
     let in_base = Members::of(base);
     let b = base.iter().copied().filter(|&x| in_side.contains(x));

@@ -396,3 +396,35 @@ fn nodepaths_are_untouched_when_no_node_changed_place() {
         .iter()
         .any(|d| matches!(d, Decision::NodePathFollowed { .. })));
 }
+
+#[test]
+fn both_sides_reordering_differently_keeps_ours_and_says_so() {
+    let base = "[gd_scene format=3]\n\n[node name=\"Root\" type=\"Node\"]\n\n[node name=\"A\" type=\"Node\" parent=\".\"]\n\n[node name=\"B\" type=\"Node\" parent=\".\"]\n\n[node name=\"C\" type=\"Node\" parent=\".\"]\n";
+    let node = |n: &str| format!("[node name=\"{n}\" type=\"Node\" parent=\".\"]\n");
+    let order = |v: [&str; 3]| {
+        format!(
+            "[gd_scene format=3]\n\n[node name=\"Root\" type=\"Node\"]\n\n{}",
+            v.map(node).join("\n")
+        )
+    };
+    let (ours, theirs) = (order(["C", "A", "B"]), order(["B", "C", "A"]));
+    let r = m(base, &ours, &theirs);
+    let t = text(&r);
+    assert!(r.is_clean(), "{t}");
+    assert_eq!(t, ours, "ours' order is kept");
+    assert!(r
+        .decisions
+        .iter()
+        .any(|d| matches!(d, Decision::OrderConflictOursKept)));
+    // A reorder on one side while the other adds a node is no disagreement.
+    let added = format!("{base}\n{}", node("D"));
+    for (o, th) in [(&ours, &added), (&added, &theirs)] {
+        let r = m(base, o, th);
+        assert!(r.is_clean(), "{}", text(&r));
+        assert_eq!(r.method, Method::Structural);
+        assert!(!r
+            .decisions
+            .iter()
+            .any(|d| matches!(d, Decision::OrderConflictOursKept)));
+    }
+}
