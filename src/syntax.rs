@@ -341,6 +341,9 @@ static GROUP_STOP: [bool; 256] = {
     t
 };
 
+/// Files at least this big are split on two threads (see `Splitter::run`).
+const PARALLEL_SPLIT_MIN: usize = 4 << 20;
+
 struct Splitter<'a> {
     src: &'a str,
     s: &'a [u8],
@@ -377,7 +380,15 @@ impl<'a> Splitter<'a> {
         self.pos = p;
     }
 
-    fn run(mut self) -> Result<(Range<usize>, Vec<Section>), ParseError> {
+    fn run(self) -> Result<(Range<usize>, Vec<Section>), ParseError> {
+        self.run_split(PARALLEL_SPLIT_MIN)
+    }
+
+    /// [`Splitter::run`], splitting on two threads from `parallel_min` bytes on.
+    fn run_split(
+        mut self,
+        parallel_min: usize,
+    ) -> Result<(Range<usize>, Vec<Section>), ParseError> {
         // A BOM is kept in the prefix (the checker warns about it).
         if self.s.starts_with("\u{feff}".as_bytes()) {
             self.pos = 3;
@@ -401,10 +412,68 @@ impl<'a> Splitter<'a> {
         // thousand nodes does not grow (and copy) it many times. A wrong guess only
         // costs the growth it was meant to save; the cap bounds what a hostile sample
         // (dense tags, then one huge value) can make it reserve.
-        let sample = &self.s[..self.s.len().min(256 << 10)];
+        let from = self.pos;
+        // A big file is split in two halves at once, on two threads: the second half
+        // from a line that starts with `[` near the middle. That guess is only used when
+        // the first half, read from the start as always, arrives at a section exactly
+        // there; then the second half's sections are exactly what reading on would give
+        // (a section's reading depends on nothing before it). Otherwise the first half
+        // simply reads on to the end.
+        let cut = if self.s.len() >= parallel_min {
+            let mid = self.s.len() / 2;
+            memchr::memmem::find(&self.s[mid..], b"\n[").map(|k| mid + k + 1)
+        } else {
+            None
+        };
+        let Some(cut) = cut else {
+            let mut sections = Vec::with_capacity(self.guess_sections(from, self.s.len()));
+            self.sections(usize::MAX, &mut sections)?;
+            return Ok((prefix, sections));
+        };
+        let (src, text) = (self.src, self.s);
+        let (first, second) = std::thread::scope(|scope| {
+            let second = std::thread::Builder::new().spawn_scoped(scope, move || {
+                let mut sp = Splitter {
+                    src,
+                    s: text,
+                    pos: cut,
+                };
+                let mut v = Vec::with_capacity(sp.guess_sections(cut, text.len()));
+                sp.sections(usize::MAX, &mut v).map(|_| v)
+            });
+            // No second thread: read the whole file here.
+            let stop = if second.is_ok() { cut } else { usize::MAX };
+            let mut v = Vec::with_capacity(self.guess_sections(from, text.len()));
+            let first = self.sections(stop, &mut v).map(|at_cut| (at_cut, v));
+            (first, second.map(|h| h.join()))
+        });
+        let (at_cut, mut sections) = first?;
+        if at_cut {
+            match second {
+                Ok(Ok(rest)) => sections.extend(rest?),
+                // The splitter does not panic; if it ever did, read on here instead.
+                _ => {
+                    self.sections(usize::MAX, &mut sections)?;
+                }
+            }
+        }
+        Ok((prefix, sections))
+    }
+
+    /// A capacity for the sections of `s[from..to]`: the density of line-starting `[` in
+    /// its first 256 KiB, so that a scene with a hundred thousand nodes does not grow
+    /// (and copy) the vector many times. A wrong guess only costs the growth it was meant
+    /// to save; the cap bounds what a hostile sample (dense tags, then one huge value)
+    /// can make it reserve.
+    fn guess_sections(&self, from: usize, to: usize) -> usize {
+        let sample = &self.s[from..to.min(from + (256 << 10))];
         let in_sample = memchr::memmem::find_iter(sample, b"\n[").count();
-        let guess = (in_sample * (self.s.len() / sample.len().max(1)) * 9 / 8 + 4).min(1 << 20);
-        let mut sections: Vec<Section> = Vec::with_capacity(guess);
+        (in_sample * ((to - from) / sample.len().max(1)) * 9 / 8 + 4).min(1 << 20)
+    }
+
+    /// Read sections from `pos` (at a `[`) to the end of the text, or until a section
+    /// would start at `stop`; returns whether it stopped there.
+    fn sections(&mut self, stop: usize, sections: &mut Vec<Section>) -> Result<bool, ParseError> {
         loop {
             // At a `[`.
             let start = self.pos;
@@ -423,12 +492,14 @@ impl<'a> Splitter<'a> {
                 tag,
                 props,
             });
+            // Trailing trivia already belongs to the last section (span runs to len).
             if self.pos >= self.s.len() {
-                break;
+                return Ok(false);
+            }
+            if self.pos == stop {
+                return Ok(true);
             }
         }
-        // Trailing trivia already belongs to the last section (span runs to pos == len).
-        Ok((prefix, sections))
     }
 
     fn ident(&mut self) -> Option<Range<usize>> {
@@ -922,5 +993,77 @@ mod tests {
         assert_eq!(unescape(r"\ud83d\ude00").unwrap(), "😀");
         assert!(unescape(r"\ud83d").is_err());
         assert!(unescape(r"\u12").is_err());
+    }
+
+    /// Both ways of reading, as comparable text: sections, or the error's place and words.
+    fn both_ways(text: &str) -> (String, String) {
+        let show = |r: Result<(Range<usize>, Vec<Section>), ParseError>| match r {
+            Ok((prefix, sections)) => format!("{prefix:?} {sections:?}"),
+            Err(e) => format!("error at {}: {}", e.offset, e.expected),
+        };
+        (
+            show(Splitter::new(text).run_split(0)),
+            show(Splitter::new(text).run_split(usize::MAX)),
+        )
+    }
+
+    #[test]
+    fn split_on_two_threads_equals_reading_in_one_go() {
+        let head = "[gd_scene format=3]\n\n[node name=\"Root\" type=\"Node\"]\n";
+        let nodes = |n: usize| -> String {
+            (0..n)
+                .map(|i| {
+                    format!("\n[node name=\"N{i}\" type=\"Node\" parent=\".\"]\nvalue = {i}\n")
+                })
+                .collect()
+        };
+        // A multi-line string right after the middle that holds a line starting with
+        // `[`: the guessed cut is inside it, and the first half must read on.
+        let tricky = format!(
+            "{head}\n[node name=\"L\" type=\"Label\" parent=\".\"]\ntext = \"{}\n[node name=\"Fake\"]\nend\"\n{}",
+            "x\n".repeat(200),
+            nodes(3)
+        );
+        let cases = [
+            format!("{head}{}", nodes(50)),
+            tricky,
+            // Errors in the second half, and in the first.
+            format!(
+                "{head}{}\n[node name=\"Bad\" parent=\".\"]\nv = Vector2(1, 2\n",
+                nodes(50)
+            ),
+            format!(
+                "{head}\n[node name=\"Bad\" parent=\".\"]\nv = (\n{}",
+                nodes(50)
+            ),
+            format!("{head}{}\n[", nodes(5)),
+            "[a]\n[".to_string(),
+            "[gd_scene]".to_string(),
+        ];
+        for text in &cases {
+            let (two, one) = both_ways(text);
+            assert_eq!(two, one, "{text}");
+        }
+    }
+
+    #[test]
+    fn split_on_two_threads_equals_reading_in_one_go_on_the_corpus() {
+        let Some(root) = crate::test_support::shared_dir() else {
+            return;
+        };
+        let index = std::fs::read_to_string(root.join("corpus/INDEX.tsv")).unwrap_or_default();
+        let mut files = 0;
+        for row in index.lines().skip(1).step_by(3) {
+            let Some(stored) = row.split('\t').next_back() else {
+                continue;
+            };
+            let Ok(text) = std::fs::read_to_string(root.join("corpus").join(stored)) else {
+                continue;
+            };
+            let (two, one) = both_ways(&text);
+            assert!(two == one, "{stored}: reading in two halves differs");
+            files += 1;
+        }
+        assert!(files > 2000, "{files} corpus files read");
     }
 }
