@@ -338,6 +338,11 @@ impl Scene {
 
     /// Key an already split document.
     pub fn from_document(doc: Document) -> Result<Scene, ModelError> {
+        Scene::from_document_with(doc, PARALLEL_NODES_MIN)
+    }
+
+    /// [`Scene::from_document`], building nodes on two threads from `parallel_min` on.
+    fn from_document_with(doc: Document, parallel_min: usize) -> Result<Scene, ModelError> {
         let first = doc
             .sections
             .first()
@@ -396,14 +401,6 @@ impl Scene {
         // Instance roots, by path, to scope override entries' unique ids.
         let mut instanced: BTreeSet<SmallStr> = BTreeSet::new();
         let mut root_inherited = false;
-        // Size the node list once: a Node is large, and growing a list of a hundred
-        // thousand of them copies megabytes.
-        let n_nodes = scene
-            .kinds
-            .iter()
-            .filter(|k| **k == SectionKind::Node)
-            .count();
-        scene.nodes.reserve_exact(n_nodes);
         for (i, s) in doc.sections.iter().enumerate() {
             let k = scene.kinds[i];
             match k {
@@ -432,59 +429,8 @@ impl Scene {
                         scene.resource = Some(i);
                     }
                 }
-                SectionKind::Node => {
-                    // One pass over the fields (the last of a repeated key wins, as in
-                    // `Tag::field`), decoding only the ones present.
-                    let mut name = None;
-                    let mut type_name = None;
-                    let mut parent = None;
-                    let mut instance = None;
-                    let mut placeholder = None;
-                    let mut owner = None;
-                    let mut index = None;
-                    let mut unique_id = None;
-                    for f in &s.tag.fields {
-                        let slot = match f.key.as_str() {
-                            "name" => &mut name,
-                            "type" => &mut type_name,
-                            "parent" => &mut parent,
-                            "instance" => &mut instance,
-                            "instance_placeholder" => &mut placeholder,
-                            "owner" => &mut owner,
-                            "index" => &mut index,
-                            "unique_id" => &mut unique_id,
-                            _ => continue,
-                        };
-                        *slot = Some(&f.value);
-                    }
-                    let name = name.map(|r| field_small(&doc, r)).unwrap_or_default();
-                    let parent = parent.map(|r| field_small(&doc, r));
-                    let path = match &parent {
-                        None => SmallStr::copy_from("."),
-                        Some(p) if p == "." || p.is_empty() => name.clone(),
-                        Some(p) => SmallStr::concat(&[p, "/", &name]),
-                    };
-                    let node = Node {
-                        section: i,
-                        type_name: type_name.map(|r| field_small(&doc, r)),
-                        instance_placeholder: placeholder.map(|r| field_text(&doc, r)),
-                        owner: owner.map(|r| field_text(&doc, r)),
-                        index: index.and_then(|r| field_int(&doc, r)),
-                        key: NodeKey::Path(path.clone()),
-                        name,
-                        parent,
-                        path,
-                        unique_id: unique_id.and_then(|r| field_int(&doc, r)),
-                        instance: instance.and_then(|r| ref_id(doc.slice(r), "ExtResource")),
-                    };
-                    if node.instance.is_some() {
-                        if node.parent.is_none() {
-                            root_inherited = true;
-                        }
-                        instanced.insert(node.path.clone());
-                    }
-                    scene.nodes.push(node);
-                }
+                // Built below, on two threads for a big scene.
+                SectionKind::Node => {}
                 SectionKind::Connection => scene.connections.push(Connection {
                     section: i,
                     key: ConnectionKey {
@@ -499,6 +445,38 @@ impl Scene {
                     path: get(&doc, s, "path").unwrap_or_default(),
                 }),
                 SectionKind::Header | SectionKind::Other => {}
+            }
+        }
+        let node_secs: Vec<usize> = (0..doc.sections.len())
+            .filter(|&i| scene.kinds[i] == SectionKind::Node)
+            .collect();
+        let build = |list: &[usize]| -> Vec<Node> {
+            list.iter()
+                .map(|&i| build_node(&doc, i, &doc.sections[i]))
+                .collect()
+        };
+        scene.nodes = if node_secs.len() >= parallel_min.max(2) {
+            let (a, b) = node_secs.split_at(node_secs.len() / 2);
+            std::thread::scope(|scope| {
+                match std::thread::Builder::new().spawn_scoped(scope, || build(b)) {
+                    Ok(h) => {
+                        let mut first = build(a);
+                        // build_node does not panic; if it ever did, build here again.
+                        first.extend(h.join().unwrap_or_else(|_| build(b)));
+                        first
+                    }
+                    Err(_) => build(&node_secs),
+                }
+            })
+        } else {
+            build(&node_secs)
+        };
+        for node in &scene.nodes {
+            if node.instance.is_some() {
+                if node.parent.is_none() {
+                    root_inherited = true;
+                }
+                instanced.insert(node.path.clone());
             }
         }
         // Node keys: unique_id (scoped) when the file carries them, else the path.
@@ -545,6 +523,58 @@ impl Scene {
         (self.sub_resources.len() + self.ext_resources.len() + 1) as i64
     }
 }
+
+/// The model of one `[node]` section (its key is the path; unique ids are keyed later,
+/// once every instance is known).
+fn build_node(doc: &Document, i: usize, s: &Section) -> Node {
+    // One pass over the fields (the last of a repeated key wins, as in
+    // `Tag::field`), decoding only the ones present.
+    let mut name = None;
+    let mut type_name = None;
+    let mut parent = None;
+    let mut instance = None;
+    let mut placeholder = None;
+    let mut owner = None;
+    let mut index = None;
+    let mut unique_id = None;
+    for f in &s.tag.fields {
+        let slot = match f.key.as_str() {
+            "name" => &mut name,
+            "type" => &mut type_name,
+            "parent" => &mut parent,
+            "instance" => &mut instance,
+            "instance_placeholder" => &mut placeholder,
+            "owner" => &mut owner,
+            "index" => &mut index,
+            "unique_id" => &mut unique_id,
+            _ => continue,
+        };
+        *slot = Some(&f.value);
+    }
+    let name = name.map(|r| field_small(doc, r)).unwrap_or_default();
+    let parent = parent.map(|r| field_small(doc, r));
+    let path = match &parent {
+        None => SmallStr::copy_from("."),
+        Some(p) if p == "." || p.is_empty() => name.clone(),
+        Some(p) => SmallStr::concat(&[p, "/", &name]),
+    };
+    Node {
+        section: i,
+        type_name: type_name.map(|r| field_small(doc, r)),
+        instance_placeholder: placeholder.map(|r| field_text(doc, r)),
+        owner: owner.map(|r| field_text(doc, r)),
+        index: index.and_then(|r| field_int(doc, r)),
+        key: NodeKey::Path(path.clone()),
+        name,
+        parent,
+        path,
+        unique_id: unique_id.and_then(|r| field_int(doc, r)),
+        instance: instance.and_then(|r| ref_id(doc.slice(r), "ExtResource")),
+    }
+}
+
+/// Nodes of a big scene are built on two threads: each is read from its own section only.
+const PARALLEL_NODES_MIN: usize = 20_000;
 
 /// The instance an override entry belongs to: the deepest listed instanced node whose
 /// path is the parent or an ancestor of it; the root when the scene is inherited.
@@ -665,5 +695,53 @@ shape = SubResource("CircleShape2D_a")
     fn rejects_a_file_that_is_not_a_scene() {
         let e = Scene::parse(b"[remap]\npath=\"x\"\n").unwrap_err();
         assert!(e.to_string().contains("gd_scene"), "{e}");
+    }
+
+    /// Nodes built on two threads equal nodes built on one, keys included (override
+    /// entries are scoped by instances listed in either half).
+    #[test]
+    fn nodes_built_on_two_threads_equal_one_thread() {
+        let mut text = String::from(
+            "[gd_scene format=3]\n\n[ext_resource type=\"PackedScene\" path=\"res://e.tscn\" id=\"1_e\"]\n\n[node name=\"Root\" type=\"Node\" unique_id=1]\n",
+        );
+        for i in 0..300 {
+            text.push_str(&format!(
+                "\n[node name=\"N{i}\" type=\"Node\" parent=\".\" unique_id={}]\n",
+                i + 2
+            ));
+            if i % 50 == 7 {
+                text.push_str(&format!("\n[node name=\"E{i}\" parent=\"N{i}\" unique_id={} instance=ExtResource(\"1_e\")]\n", 1000 + i));
+            }
+        }
+        // Overrides of nodes inside the instances, at the end (in the second half).
+        for i in (7..300).step_by(50) {
+            text.push_str(&format!(
+                "\n[node name=\"Inner\" parent=\"N{i}/E{i}\" unique_id=77]\nvisible = false\n"
+            ));
+        }
+        let mut texts = vec![text];
+        if let Some(root) = crate::test_support::shared_dir() {
+            let index = std::fs::read_to_string(root.join("corpus/INDEX.tsv")).unwrap_or_default();
+            for row in index.lines().skip(1).step_by(5) {
+                if let Some(stored) = row.split('\t').next_back() {
+                    if let Ok(t) = std::fs::read_to_string(root.join("corpus").join(stored)) {
+                        texts.push(t);
+                    }
+                }
+            }
+        }
+        assert!(texts.len() > 1000 || crate::test_support::shared_dir().is_none());
+        for text in &texts {
+            let Ok(doc) = Document::parse(text.as_bytes()) else {
+                continue;
+            };
+            let one = Scene::from_document_with(doc.clone(), usize::MAX)
+                .map(|s| format!("{:?}", s.nodes));
+            let two = Scene::from_document_with(doc, 0).map(|s| format!("{:?}", s.nodes));
+            match (one, two) {
+                (Ok(a), Ok(b)) => assert!(a == b, "nodes differ:\n{text}"),
+                (a, b) => assert_eq!(a.is_ok(), b.is_ok()),
+            }
+        }
     }
 }
