@@ -460,7 +460,9 @@ impl Scene {
             std::thread::scope(|scope| {
                 match std::thread::Builder::new().spawn_scoped(scope, || build(b)) {
                     Ok(h) => {
-                        let mut first = build(a);
+                        // Room for both halves at once: no regrowth, no second copy.
+                        let mut first = Vec::with_capacity(node_secs.len());
+                        first.extend(a.iter().map(|&i| build_node(&doc, i, &doc.sections[i])));
                         // build_node does not panic; if it ever did, build here again.
                         first.extend(h.join().unwrap_or_else(|_| build(b)));
                         first

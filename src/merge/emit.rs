@@ -10,6 +10,7 @@ use crate::linemerge::{write_conflict, MarkerOptions};
 use crate::model::{field_text, join_path, FileKind, Scene, SectionKind};
 use crate::syntax::Section;
 use crate::value::{parse, rewrite_refs_in_text, scan_refs_in_text, sem_eq_top, RefKind};
+use crate::write::section::NODE_FIELDS;
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ops::Range;
@@ -463,22 +464,6 @@ impl<'a> Ctx<'a> {
         (lines, conflict)
     }
 }
-
-/// Canonical order of `[node]` header fields (spec §4.6).
-const NODE_FIELDS: &[&str] = &[
-    "name",
-    "type",
-    "parent",
-    "parent_id_path",
-    "owner",
-    "owner_uid_path",
-    "index",
-    "unique_id",
-    "node_paths",
-    "groups",
-    "instance_placeholder",
-    "instance",
-];
 
 fn field_src(sc: &Scene, side: usize, sec: usize, key: &str) -> Option<Src> {
     sc.doc.sections[sec]
