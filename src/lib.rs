@@ -34,4 +34,22 @@ pub(crate) mod test_support {
         .flatten()
         .find(|p| p.join("corpus/INDEX.tsv").is_file() || p.join("merges").is_dir())
     }
+
+    /// Every `step`-th corpus file as (stored name, text); empty without `../shared`.
+    pub fn corpus_texts(step: usize) -> Vec<(String, String)> {
+        let Some(root) = shared_dir() else {
+            return Vec::new();
+        };
+        let index = std::fs::read_to_string(root.join("corpus/INDEX.tsv")).unwrap_or_default();
+        index
+            .lines()
+            .skip(1)
+            .step_by(step.max(1))
+            .filter_map(|row| {
+                let stored = row.split('\t').next_back()?;
+                let text = std::fs::read_to_string(root.join("corpus").join(stored)).ok()?;
+                Some((stored.to_string(), text))
+            })
+            .collect()
+    }
 }

@@ -722,16 +722,11 @@ shape = SubResource("CircleShape2D_a")
             ));
         }
         let mut texts = vec![text];
-        if let Some(root) = crate::test_support::shared_dir() {
-            let index = std::fs::read_to_string(root.join("corpus/INDEX.tsv")).unwrap_or_default();
-            for row in index.lines().skip(1).step_by(5) {
-                if let Some(stored) = row.split('\t').next_back() {
-                    if let Ok(t) = std::fs::read_to_string(root.join("corpus").join(stored)) {
-                        texts.push(t);
-                    }
-                }
-            }
-        }
+        texts.extend(
+            crate::test_support::corpus_texts(5)
+                .into_iter()
+                .map(|(_, t)| t),
+        );
         assert!(texts.len() > 1000 || crate::test_support::shared_dir().is_none());
         for text in &texts {
             let Ok(doc) = Document::parse(text.as_bytes()) else {
