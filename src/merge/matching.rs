@@ -252,14 +252,31 @@ fn match_nodes<'a>(sc: [&'a Scene; 3]) -> (Table, Paths<'a>, ParentAt) {
     let mut has_uid: Vec<bool> = Vec::with_capacity(total);
     t.at.reserve(total);
     let mut parent_at: ParentAt = sc.map(|s| Vec::with_capacity(s.nodes.len()));
-    let all_paths: Paths<'a> = sc.map(|scene| {
-        scene
-            .nodes
-            .iter()
-            .enumerate()
-            .map(|(i, n)| (n.path.as_str(), i))
-            .collect()
-    });
+    let paths_of = |scene: &'a Scene| -> FxMap<&'a str, usize> {
+        let mut m = FxMap::with_capacity_and_hasher(scene.nodes.len(), Default::default());
+        m.extend(
+            scene
+                .nodes
+                .iter()
+                .enumerate()
+                .map(|(i, n)| (n.path.as_str(), i)),
+        );
+        m
+    };
+    // Big scenes: theirs' map is built on a second thread meanwhile.
+    let all_paths: Paths<'a> = if sc[T].nodes.len() >= 20_000 {
+        std::thread::scope(|scope| {
+            let theirs = std::thread::Builder::new().spawn_scoped(scope, || paths_of(sc[T]));
+            let (b, o) = (paths_of(sc[B]), paths_of(sc[O]));
+            let t = match theirs {
+                Ok(h) => h.join().unwrap_or_else(|_| paths_of(sc[T])),
+                Err(_) => paths_of(sc[T]),
+            };
+            [b, o, t]
+        })
+    } else {
+        sc.map(paths_of)
+    };
     // Lockstep: most nodes of ours and theirs sit where base has them, in the same order.
     // Such a node joins the base node's identity without any lookup when the answer of
     // the keyed matching below is certain: paths unique on both sides, unique_id keys
