@@ -1020,7 +1020,7 @@ mod tests {
         // A multi-line string right after the middle that holds a line starting with
         // `[`: the guessed cut is inside it, and the first half must read on.
         let tricky = format!(
-            "{head}\n[node name=\"L\" type=\"Label\" parent=\".\"]\ntext = \"{}\n[node name=\"Fake\"]\nend\"\n{}",
+            "{head}\n[node name=\"L\" type=\"Label\" parent=\".\"]\ntext = \"{}\n[fake]\nend\"\n{}",
             "x\n".repeat(200),
             nodes(3)
         );
@@ -1044,6 +1044,56 @@ mod tests {
             let (two, one) = both_ways(text);
             assert_eq!(two, one, "{text}");
         }
+        // The first two are valid scenes (the second only read right in one go).
+        for text in &cases[..2] {
+            assert!(Document::parse(text.as_bytes()).is_ok(), "{text}");
+        }
+    }
+
+    /// Mutated corpus files (truncated, bytes flipped, quotes, brackets and section
+    /// starts inserted anywhere): two-thread reading still equals one-thread reading,
+    /// errors included.
+    #[test]
+    fn split_on_two_threads_equals_reading_in_one_go_on_mutated_files() {
+        let texts = crate::test_support::corpus_texts(41);
+        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        const INSERTS: &[&str] = &["\"", "\n[", "[", "]", "(", ")", ";", "\\", "\n", "{"];
+        let mut cases = 0;
+        for (stored, text) in &texts {
+            for _ in 0..8 {
+                let mut t = text.clone();
+                for _ in 0..1 + next() % 3 {
+                    let at = (next() as usize) % (t.len() + 1);
+                    let at = (0..=at).rev().find(|&i| t.is_char_boundary(i)).unwrap_or(0);
+                    match next() % 3 {
+                        0 => t.truncate(at),
+                        1 => t.insert_str(at, INSERTS[(next() as usize) % INSERTS.len()]),
+                        _ => {
+                            let end = (at + 1 + (next() as usize) % 40).min(t.len());
+                            if t.is_char_boundary(end) {
+                                t.replace_range(at..end, "");
+                            }
+                        }
+                    }
+                }
+                let (two, one) = both_ways(&t);
+                assert!(
+                    two == one,
+                    "{stored}: two-thread reading differs on a mutation"
+                );
+                cases += 1;
+            }
+        }
+        assert!(
+            cases > 1000 || crate::test_support::shared_dir().is_none(),
+            "{cases} cases"
+        );
     }
 
     #[test]
