@@ -19,8 +19,9 @@ use std::ops::Range;
 pub struct Structural {
     /// With conflict markers.
     pub text: Vec<u8>,
-    /// Every conflict resolved to ours (used to validate the structure).
-    pub take_ours: Vec<u8>,
+    /// Every conflict resolved to ours (used to validate the structure); `None` when
+    /// there is no conflict, so that `text` is that already.
+    pub take_ours: Option<Vec<u8>>,
     /// Conflicts.
     pub conflicts: Vec<ConflictReport>,
     /// Decisions.
@@ -1600,14 +1601,10 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
     };
     let (text, nconf) = printer.print(&secs, false);
     // Without a conflict printed, resolving them to ours changes nothing.
-    let take_ours = if nconf == 0 {
-        text.clone()
-    } else {
-        printer.print(&secs, true).0
-    };
+    let take_ours = (nconf > 0).then(|| printer.print(&secs, true).0.into_bytes());
     Structural {
         text: text.into_bytes(),
-        take_ours: take_ours.into_bytes(),
+        take_ours,
         conflicts: ctx.conflicts,
         decisions: ctx.decisions,
     }

@@ -408,7 +408,8 @@ pub fn merge(base: &[u8], ours: &[u8], theirs: &[u8], opts: &MergeOptions) -> Me
         dispose((b, o, t));
     }
     // Validate: the clean text itself, or ours' resolution of every conflict.
-    if let Err(reason) = validates(&structural.take_ours) {
+    let resolved = structural.take_ours.as_deref().unwrap_or(&structural.text);
+    if let Err(reason) = validates(resolved) {
         let mut out = line_fallback(base, ours, theirs, opts, reason);
         // A clean line merge of two valid sides that is itself broken must not be
         // called clean: git then leaves the file unmerged for a person to look at.
