@@ -182,35 +182,7 @@ pub mod mutate {
         v
     }
 
-    /// `git merge-file -p --diff3 -L ours -L base -L theirs`: (text, conflicts).
-    pub fn git_merge_file(base: &[u8], ours: &[u8], theirs: &[u8]) -> Option<(Vec<u8>, i32)> {
-        let dir = tempfile::tempdir().ok()?;
-        let p = |n: &str| dir.path().join(n);
-        std::fs::write(p("base"), base).ok()?;
-        std::fs::write(p("ours"), ours).ok()?;
-        std::fs::write(p("theirs"), theirs).ok()?;
-        let out = std::process::Command::new("git")
-            .args([
-                "merge-file",
-                "-p",
-                "--diff3",
-                "-L",
-                "ours",
-                "-L",
-                "base",
-                "-L",
-                "theirs",
-            ])
-            .arg(p("ours"))
-            .arg(p("base"))
-            .arg(p("theirs"))
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("HOME", dir.path())
-            .env_remove("GIT_CONFIG_GLOBAL")
-            .output()
-            .ok()?;
-        Some((out.stdout, out.status.code()?))
-    }
+    pub use super::common::git_merge_file;
 
     /// The laws for one hostile triple through the library. `with_git`: compare a
     /// fallback caused by an unparsable input with git. Returns violations.

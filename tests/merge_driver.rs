@@ -150,34 +150,11 @@ fn unparsable_side_falls_back_to_a_line_merge_like_git() {
     let out = t.merge("feature");
     // The line merge succeeds here (different lines), exactly as git merge-file would.
     let text = t.read("scene.tscn");
-    let dir = tempfile::tempdir().expect("tmp");
-    for (n, c) in [
-        ("b", BASE.as_bytes()),
-        ("o", ours.as_bytes()),
-        ("t", theirs.as_bytes()),
-    ] {
-        std::fs::write(dir.path().join(n), c).expect("write");
-    }
-    let git = std::process::Command::new("git")
-        .args([
-            "merge-file",
-            "-p",
-            "--diff3",
-            "-L",
-            "ours",
-            "-L",
-            "base",
-            "-L",
-            "theirs",
-            "o",
-            "b",
-            "t",
-        ])
-        .current_dir(dir.path())
-        .output()
-        .expect("git merge-file");
-    assert_eq!(text, git.stdout);
-    assert_eq!(out.status.success(), git.status.code() == Some(0));
+    let (git_text, git_code) =
+        common::git_merge_file(BASE.as_bytes(), ours.as_bytes(), theirs.as_bytes())
+            .expect("git merge-file");
+    assert_eq!(text, git_text);
+    assert_eq!(out.status.success(), git_code == 0);
 }
 
 #[test]
@@ -204,25 +181,13 @@ fn timeout_zero_gives_the_line_merge_git_would() {
         .current_dir(dir.path())
         .output()
         .expect("run");
-    let git = std::process::Command::new("git")
-        .args([
-            "merge-file",
-            "-p",
-            "--diff3",
-            "-L",
-            "ours",
-            "-L",
-            "base",
-            "-L",
-            "theirs",
-            "ours.tscn",
-            "base.tscn",
-            "theirs.tscn",
-        ])
-        .current_dir(dir.path())
-        .output()
-        .expect("git merge-file");
-    assert_eq!(out.stdout, git.stdout);
+    let (git_text, _) = common::git_merge_file(
+        &example("base.tscn"),
+        &example("ours.tscn"),
+        &example("theirs.tscn"),
+    )
+    .expect("git merge-file");
+    assert_eq!(out.stdout, git_text);
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("--timeout"), "{}", stderr(&out));
 }

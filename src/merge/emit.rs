@@ -1118,17 +1118,12 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
     // Node order.
     let keep: Vec<bool> = node_out.iter().map(Option::is_some).collect();
     let kept = |x: usize| keep.get(x).copied().unwrap_or(false);
-    let seq = |s: usize| -> Vec<usize> {
-        (0..sc[s].nodes.len())
-            .map(|i| ctx.id.node.of[s][i])
-            .collect()
-    };
-    let (nb, no, nt) = (seq(B), seq(O), seq(T));
-    let mut node_order = merge_order(&nb, &no, &nt, &keep);
+    let [nb, no, nt] = &ctx.id.node.of;
+    let mut node_order = merge_order(nb, no, nt, &keep);
     {
         let filt = |v: &[usize]| v.iter().copied().filter(|&x| kept(x)).collect::<Vec<_>>();
-        let fb = filt(&nb);
-        let (fo, ft) = (filt(&no), filt(&nt));
+        let fb = filt(nb);
+        let (fo, ft) = (filt(no), filt(nt));
         if fo != fb && ft != fb {
             ctx.decisions.push(Decision::SiblingOrderMerged);
             // Both reordered the nodes they share with base, and not the same way: order
@@ -1394,15 +1389,15 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
     follow_node_paths(&mut ctx, &mut node_out, &merged_path);
 
     // ---- Ext order and ids ----
-    let ext_seq = |s: usize| -> Vec<usize> {
-        (0..sc[s].ext_resources.len())
-            .map(|i| ctx.id.ext.of[s][i])
-            .collect()
-    };
     let ext_keep_v: Vec<bool> = (0..ctx.id.ext.at.len())
         .map(|i| ext_keep.contains(&i))
         .collect();
-    let mut ext_order = merge_order(&ext_seq(B), &ext_seq(O), &ext_seq(T), &ext_keep_v);
+    let mut ext_order = merge_order(
+        &ctx.id.ext.of[B],
+        &ctx.id.ext.of[O],
+        &ctx.id.ext.of[T],
+        &ext_keep_v,
+    );
     let int_ext =
         o.ext_resources.iter().all(|e| is_int_id(&e.id)) && (godot3 || !o.ext_resources.is_empty());
     let int_ext = int_ext || (o.ext_resources.is_empty() && godot3);
@@ -1428,15 +1423,15 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
     }
 
     // ---- Sub order and ids ----
-    let sub_seq = |s: usize| -> Vec<usize> {
-        (0..sc[s].sub_resources.len())
-            .map(|i| ctx.id.sub.of[s][i])
-            .collect()
-    };
     let sub_keep_v: Vec<bool> = (0..ctx.id.sub.at.len())
         .map(|i| sub_keep.contains(&i))
         .collect();
-    let sub_order0 = merge_order(&sub_seq(B), &sub_seq(O), &sub_seq(T), &sub_keep_v);
+    let sub_order0 = merge_order(
+        &ctx.id.sub.of[B],
+        &ctx.id.sub.of[O],
+        &ctx.id.sub.of[T],
+        &sub_keep_v,
+    );
     // Dependencies first.
     let mut deps: HashMap<usize, Vec<usize>> = HashMap::new();
     for &i in &sub_order0 {

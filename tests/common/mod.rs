@@ -283,3 +283,26 @@ pub fn stdout(out: &Output) -> String {
 pub fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
+
+/// `git merge-file -p --diff3 -L ours -L base -L theirs` on the three texts, isolated
+/// from the user's git configuration: (merged text, exit code). `None` when git cannot
+/// be run.
+pub fn git_merge_file(base: &[u8], ours: &[u8], theirs: &[u8]) -> Option<(Vec<u8>, i32)> {
+    let dir = tempfile::tempdir().ok()?;
+    let p = |n: &str| dir.path().join(n);
+    std::fs::write(p("base"), base).ok()?;
+    std::fs::write(p("ours"), ours).ok()?;
+    std::fs::write(p("theirs"), theirs).ok()?;
+    let out = Command::new("git")
+        .args(["merge-file", "-p", "--diff3"])
+        .args(["-L", "ours", "-L", "base", "-L", "theirs"])
+        .arg(p("ours"))
+        .arg(p("base"))
+        .arg(p("theirs"))
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("HOME", dir.path())
+        .env_remove("GIT_CONFIG_GLOBAL")
+        .output()
+        .ok()?;
+    Some((out.stdout, out.status.code()?))
+}
