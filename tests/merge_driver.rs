@@ -217,3 +217,34 @@ fn git_merge_notes_when_both_sides_reordered_differently() {
         "{all}"
     );
 }
+
+#[test]
+fn big_scenes_merge_in_git_with_mapped_inputs() {
+    // Over 1 MiB, so the driver maps its three inputs and then writes the result over
+    // one of them (`%A`): the result must be the merge, not bytes of the mapped file.
+    let mut base = String::from(BASE);
+    for i in 0..14_000 {
+        base.push_str(&format!(
+            "\n[node name=\"Item{i}\" type=\"Sprite2D\" parent=\".\"]\nposition = Vector2({i}, 8)\n"
+        ));
+    }
+    assert!(base.len() > 1 << 20, "{}", base.len());
+    let ours = base.replace("Vector2(10, 8)\n", "Vector2(10, 9)\n");
+    let theirs = base.replace(
+        "Vector2(13999, 8)\n",
+        "Vector2(13999, 7)\nvisible = false\n",
+    );
+    let t = setup(base.as_bytes(), ours.as_bytes(), theirs.as_bytes());
+    let out = t.merge("feature");
+    assert_success(&out, "git merge");
+    let text = String::from_utf8(t.read("scene.tscn")).expect("utf-8");
+    let want = ours.replace(
+        "Vector2(13999, 8)\n",
+        "Vector2(13999, 7)\nvisible = false\n",
+    );
+    assert!(
+        text == want,
+        "the merge of a big scene differs from both sides' changes"
+    );
+    assert_eq!(status(&t), "");
+}

@@ -80,10 +80,10 @@ pub fn report_conflicts(outcome: &MergeOutcome, path: &str) {
 
 /// The structural merge, or the line merge when it takes longer than `secs`: a merge
 /// driver must never hang a `git merge`. The library stays free of clocks and threads.
-pub fn merge_within(
-    base: Vec<u8>,
-    ours: Vec<u8>,
-    theirs: Vec<u8>,
+pub fn merge_within<B: AsRef<[u8]> + Send + Sync + 'static>(
+    base: B,
+    ours: B,
+    theirs: B,
     opts: MergeOptions,
     secs: f64,
 ) -> MergeOutcome {
@@ -103,30 +103,30 @@ pub fn merge_within(
     };
     // No time at all: the line merge only (deterministic, unlike a zero wait on a race).
     if secs <= 0.0 || secs.is_nan() {
-        return line_merge(&base, &ours, &theirs, &opts);
+        return line_merge(base.as_ref(), ours.as_ref(), theirs.as_ref(), &opts);
     }
     let inputs = Arc::new((base, ours, theirs, opts));
     let (tx, rx) = std::sync::mpsc::channel();
     let shared = Arc::clone(&inputs);
     std::thread::spawn(move || {
         let (b, o, t, opts) = &*shared;
-        let _ = tx.send(merge(b, o, t, opts));
+        let _ = tx.send(merge(b.as_ref(), o.as_ref(), t.as_ref(), opts));
     });
     let limit = std::time::Duration::from_secs_f64(secs.min(86_400.0));
     match rx.recv_timeout(limit) {
         Ok(outcome) => outcome,
         Err(_) => {
             let (b, o, t, opts) = &*inputs;
-            line_merge(b, o, t, opts)
+            line_merge(b.as_ref(), o.as_ref(), t.as_ref(), opts)
         }
     }
 }
 
 /// Run the merge command.
 pub fn run(a: &MergeArgs) -> anyhow::Result<i32> {
-    let base = io::read(&a.base)?;
-    let ours = io::read(&a.ours)?;
-    let theirs = io::read(&a.theirs)?;
+    let base = io::read_big(&a.base)?;
+    let ours = io::read_big(&a.ours)?;
+    let theirs = io::read_big(&a.theirs)?;
     let opts = MergeOptions {
         markers: MarkerOptions {
             marker_size: a.marker_size,
