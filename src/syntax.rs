@@ -155,16 +155,19 @@ impl Document {
     /// Split `bytes` into sections. Fails on invalid UTF-8, an unterminated string or
     /// bracket, a property before the first tag, or a missing `=`.
     pub fn parse(bytes: &[u8]) -> Result<Document, ParseError> {
-        let text = match std::str::from_utf8(bytes) {
-            Ok(t) => t.to_string(),
-            Err(e) => {
-                return Err(ParseError::at(
-                    bytes,
-                    e.valid_up_to(),
-                    "valid UTF-8 text (this byte sequence is not UTF-8)",
-                ))
-            }
-        };
+        match std::str::from_utf8(bytes) {
+            Ok(t) => Document::from_text(t.to_string()),
+            Err(e) => Err(ParseError::at(
+                bytes,
+                e.valid_up_to(),
+                "valid UTF-8 text (this byte sequence is not UTF-8)",
+            )),
+        }
+    }
+
+    /// [`Document::parse`] of a text the caller gives away: no copy of it is made (a
+    /// merged 20 MB scene is validated this way).
+    pub fn from_text(text: String) -> Result<Document, ParseError> {
         Splitter::new(&text)
             .run()
             .map(|(prefix, sections)| Document {
@@ -348,6 +351,10 @@ struct Splitter<'a> {
     src: &'a str,
     s: &'a [u8],
     pos: usize,
+    /// Scratch lists reused from section to section: each section's own lists are then
+    /// allocated once at their exact length (a growing `Vec` would hold room for four).
+    fields: Vec<Field>,
+    props: Vec<Prop>,
 }
 
 impl<'a> Splitter<'a> {
@@ -356,6 +363,8 @@ impl<'a> Splitter<'a> {
             src: text,
             s: text.as_bytes(),
             pos: 0,
+            fields: Vec::new(),
+            props: Vec::new(),
         }
     }
 
@@ -434,9 +443,8 @@ impl<'a> Splitter<'a> {
         let (first, second) = std::thread::scope(|scope| {
             let second = std::thread::Builder::new().spawn_scoped(scope, move || {
                 let mut sp = Splitter {
-                    src,
-                    s: text,
                     pos: cut,
+                    ..Splitter::new(src)
                 };
                 let mut v = Vec::with_capacity(sp.guess_sections(cut, text.len()));
                 sp.sections(usize::MAX, &mut v).map(|_| v)
@@ -478,19 +486,20 @@ impl<'a> Splitter<'a> {
             // At a `[`.
             let start = self.pos;
             let tag = self.tag()?;
-            let mut props = Vec::new();
+            self.props.clear();
             loop {
                 self.skip_trivia();
                 if self.pos >= self.s.len() || self.s[self.pos] == b'[' {
                     break;
                 }
-                props.push(self.prop()?);
+                let p = self.prop()?;
+                self.props.push(p);
             }
             let end = self.pos;
             sections.push(Section {
                 span: start..end,
                 tag,
-                props,
+                props: self.props.drain(..).collect(),
             });
             // Trailing trivia already belongs to the last section (span runs to len).
             if self.pos >= self.s.len() {
@@ -537,7 +546,7 @@ impl<'a> Splitter<'a> {
             }
         }
         let name = self.text(name_start..self.pos);
-        let mut fields = Vec::new();
+        self.fields.clear();
         loop {
             self.skip_trivia();
             if self.pos >= self.s.len() {
@@ -557,15 +566,13 @@ impl<'a> Splitter<'a> {
             self.pos += 1;
             self.skip_trivia();
             let value = self.value()?;
-            fields.push(Field {
-                key: self.text(k),
-                value,
-            });
+            let key = self.text(k);
+            self.fields.push(Field { key, value });
         }
         Ok(Tag {
             span: start..self.pos,
             name,
-            fields,
+            fields: self.fields.drain(..).collect(),
         })
     }
 

@@ -18,10 +18,10 @@ use std::ops::Range;
 /// Output of the structural merge, before validation.
 pub struct Structural {
     /// With conflict markers.
-    pub text: Vec<u8>,
+    pub text: String,
     /// Every conflict resolved to ours (used to validate the structure); `None` when
     /// there is no conflict, so that `text` is that already.
-    pub take_ours: Option<Vec<u8>>,
+    pub take_ours: Option<String>,
     /// Conflicts.
     pub conflicts: Vec<ConflictReport>,
     /// Decisions.
@@ -1596,9 +1596,9 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
     };
     let (text, nconf) = printer.print(&secs, false);
     // Without a conflict printed, resolving them to ours changes nothing.
-    let take_ours = (nconf > 0).then(|| printer.print(&secs, true).0.into_bytes());
+    let take_ours = (nconf > 0).then(|| printer.print(&secs, true).0);
     Structural {
-        text: text.into_bytes(),
+        text,
         take_ours,
         conflicts: ctx.conflicts,
         decisions: ctx.decisions,

@@ -319,10 +319,32 @@ fn dispose<T: Send + 'static>(x: T) {
 /// Whether a merged text is a valid scene.
 fn validates(text: &[u8]) -> Result<(), String> {
     let scene = Scene::parse(text).map_err(|e| format!("the merged text does not parse: {e}"))?;
-    let problems = check(&scene);
+    let verdict = judge(&scene);
     if text.len() > 1 << 20 {
         dispose(scene);
     }
+    verdict
+}
+
+/// [`validates`] for a text given away, handed back when it is valid: the validating
+/// parse then needs no copy of it (20 MB of fresh memory for a big scene).
+fn validates_owned(text: String) -> Result<String, String> {
+    let big = text.len() > 1 << 20;
+    let mut scene = crate::syntax::Document::from_text(text)
+        .map_err(crate::model::ModelError::from)
+        .and_then(Scene::from_document)
+        .map_err(|e| format!("the merged text does not parse: {e}"))?;
+    let verdict = judge(&scene);
+    let text = std::mem::take(&mut scene.doc.text);
+    if big {
+        dispose(scene);
+    }
+    verdict.map(|()| text)
+}
+
+/// What `check` says of a merged scene: `Err` with the first error when it is broken.
+fn judge(scene: &Scene) -> Result<(), String> {
+    let problems = check(scene);
     if is_broken(&problems) {
         let first = problems
             .iter()
@@ -403,13 +425,19 @@ pub fn merge(base: &[u8], ours: &[u8], theirs: &[u8], opts: &MergeOptions) -> Me
             "the three versions are not all scenes or all resources".into(),
         );
     }
-    let structural = emit::merge_scenes(&b, &o, &t, &opts.markers);
+    let mut structural = emit::merge_scenes(&b, &o, &t, &opts.markers);
     if base.len() + ours.len() + theirs.len() > 1 << 20 {
         dispose((b, o, t));
     }
-    // Validate: the clean text itself, or ours' resolution of every conflict.
-    let resolved = structural.take_ours.as_deref().unwrap_or(&structural.text);
-    if let Err(reason) = validates(resolved) {
+    // Validate: the clean text itself, or ours' resolution of every conflict. Either is
+    // given to the validating parse, and the clean text taken back.
+    let verdict = match structural.take_ours.take() {
+        Some(resolved) => validates_owned(resolved).map(drop),
+        None => {
+            validates_owned(std::mem::take(&mut structural.text)).map(|text| structural.text = text)
+        }
+    };
+    if let Err(reason) = verdict {
         let mut out = line_fallback(base, ours, theirs, opts, reason);
         // A clean line merge of two valid sides that is itself broken must not be
         // called clean: git then leaves the file unmerged for a person to look at.
@@ -432,7 +460,7 @@ pub fn merge(base: &[u8], ours: &[u8], theirs: &[u8], opts: &MergeOptions) -> Me
     }
     if structural.conflicts.is_empty() {
         return MergeOutcome {
-            text: structural.text,
+            text: structural.text.into_bytes(),
             conflict_count: 0,
             conflicts: Vec::new(),
             method: Method::Structural,
@@ -458,7 +486,7 @@ pub fn merge(base: &[u8], ours: &[u8], theirs: &[u8], opts: &MergeOptions) -> Me
         };
     }
     MergeOutcome {
-        text: structural.text,
+        text: structural.text.into_bytes(),
         conflict_count: structural.conflicts.len(),
         conflicts: structural.conflicts,
         method: Method::Structural,
