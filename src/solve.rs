@@ -449,6 +449,7 @@ pub fn solve_markers(text: &[u8], marker_size: usize) -> Result<Option<Solved>, 
     };
     let opts = MergeOptions {
         markers: marked.marker_options(),
+        ..MergeOptions::default()
     };
     let blocks = marked.block_count();
     if marked.has_base() {

@@ -135,6 +135,8 @@ pub fn run(a: &MergeArgs) -> anyhow::Result<i32> {
             theirs: a.theirs_label.clone().unwrap_or_else(|| "theirs".into()),
             ..MarkerOptions::default()
         },
+        // This process ends once the result is written.
+        exit_after: true,
     };
     let outcome = merge_within(base, ours, theirs, opts, a.timeout);
     let path = a

@@ -134,6 +134,7 @@ fn solve_file(a: &SolveArgs, file: &Path) -> anyhow::Result<i32> {
                 &theirs,
                 &MergeOptions {
                     markers: markers_opts,
+                    ..MergeOptions::default()
                 },
             );
             eprintln!("{shown}: re-merged from git's index stages (base, ours, theirs)");

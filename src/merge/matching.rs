@@ -244,8 +244,12 @@ fn match_nodes<'a>(sc: [&'a Scene; 3]) -> (Table, Paths<'a>, ParentAt) {
     // the identity of that instance node, so a moved instance keeps its overrides.
     let mut by_uid: FxMap<(String, i64), usize> = FxMap::default();
     let total = sc.iter().map(|s| s.nodes.len()).sum();
-    let mut by_path: MultiMap<&str> = MultiMap::with_capacity(total);
-    let mut by_skey: MultiMap<(usize, Cow<str>)> = MultiMap::with_capacity(total);
+    // The keyed maps are sized for base: most nodes of ours and theirs join by lockstep
+    // (below) and are never entered. Sized for all three sides, a big scene's maps would
+    // spread the same entries over three times the memory, each page touched anyway.
+    let keyed = sc[B].nodes.len() + 64;
+    let mut by_path: MultiMap<&str> = MultiMap::with_capacity(keyed);
+    let mut by_skey: MultiMap<(usize, Cow<str>)> = MultiMap::with_capacity(keyed);
     // Whether an identity's unique_id was already in base (then a different id on a side
     // means a different node).
     let mut uid_in_base: Vec<bool> = Vec::with_capacity(total);

@@ -28,6 +28,12 @@ use std::fmt;
 pub struct MergeOptions {
     /// Marker size, labels and conflict style, as git passes them.
     pub markers: MarkerOptions,
+    /// The caller is a process that exits right after this merge (the command line):
+    /// the parsed scenes of a big merge are then left for the exit to reclaim rather
+    /// than freed allocation by allocation, as compilers do with `-disable-free`.
+    /// Freeing three 20 MB scenes takes a core while the result is being validated.
+    /// Leave it `false` in a process that goes on (it would keep that memory).
+    pub exit_after: bool,
 }
 
 /// How the result was produced.
@@ -310,7 +316,12 @@ fn line_fallback(
 
 /// Free parsed scenes of a big merge on another thread: freeing millions of small
 /// allocations is a noticeable part of a big merge, and nothing needs to wait for it.
-fn dispose<T: Send + 'static>(x: T) {
+/// With `exit_after` (see [`MergeOptions::exit_after`]) they are not freed at all.
+fn dispose<T: Send + 'static>(x: T, exit_after: bool) {
+    if exit_after {
+        std::mem::forget(x);
+        return;
+    }
     // If no thread can be started, the value comes back (inside the error) and is
     // dropped here.
     let _ = std::thread::Builder::new().spawn(move || drop(x));
@@ -321,14 +332,14 @@ fn validates(text: &[u8]) -> Result<(), String> {
     let scene = Scene::parse(text).map_err(|e| format!("the merged text does not parse: {e}"))?;
     let verdict = judge(&scene);
     if text.len() > 1 << 20 {
-        dispose(scene);
+        dispose(scene, false);
     }
     verdict
 }
 
 /// [`validates`] for a text given away, handed back when it is valid: the validating
 /// parse then needs no copy of it (20 MB of fresh memory for a big scene).
-fn validates_owned(text: String) -> Result<String, String> {
+fn validates_owned(text: String, exit_after: bool) -> Result<String, String> {
     let big = text.len() > 1 << 20;
     let mut scene = crate::syntax::Document::from_text(text)
         .map_err(crate::model::ModelError::from)
@@ -337,7 +348,7 @@ fn validates_owned(text: String) -> Result<String, String> {
     let verdict = judge(&scene);
     let text = std::mem::take(&mut scene.doc.text);
     if big {
-        dispose(scene);
+        dispose(scene, exit_after);
     }
     verdict.map(|()| text)
 }
@@ -427,15 +438,14 @@ pub fn merge(base: &[u8], ours: &[u8], theirs: &[u8], opts: &MergeOptions) -> Me
     }
     let mut structural = emit::merge_scenes(&b, &o, &t, &opts.markers);
     if base.len() + ours.len() + theirs.len() > 1 << 20 {
-        dispose((b, o, t));
+        dispose((b, o, t), opts.exit_after);
     }
     // Validate: the clean text itself, or ours' resolution of every conflict. Either is
     // given to the validating parse, and the clean text taken back.
     let verdict = match structural.take_ours.take() {
-        Some(resolved) => validates_owned(resolved).map(drop),
-        None => {
-            validates_owned(std::mem::take(&mut structural.text)).map(|text| structural.text = text)
-        }
+        Some(resolved) => validates_owned(resolved, opts.exit_after).map(drop),
+        None => validates_owned(std::mem::take(&mut structural.text), opts.exit_after)
+            .map(|text| structural.text = text),
     };
     if let Err(reason) = verdict {
         let mut out = line_fallback(base, ours, theirs, opts, reason);
