@@ -265,7 +265,49 @@ pub fn check(scene: &Scene) -> Vec<Problem> {
         }
     }
 
-    // Nodes.
+    // Nodes: on a second thread for a big scene (they are independent of the rest).
+    if scene.nodes.len() >= PARALLEL_NODES_MIN {
+        let nodes = std::thread::scope(|scope| {
+            let other = std::thread::Builder::new().spawn_scoped(scope, || node_problems(scene));
+            // The checker does not panic; if it ever did, check here again.
+            other.ok().and_then(|h| h.join().ok())
+        });
+        out.extend(nodes.unwrap_or_else(|| node_problems(scene)));
+    } else {
+        out.extend(node_problems(scene));
+    }
+
+    // load_steps (3.x-4.5): a warning only.
+    if let Some(ls) = scene.header.load_steps {
+        let want = scene.expected_load_steps();
+        if ls != want {
+            out.push(Problem::warning(
+                1,
+                format!(
+                    "stale load_steps={ls}: the file has {} resources, so it should be {want}",
+                    want - 1
+                ),
+            ));
+        }
+    }
+    out.sort_by(|a, b| (a.line, b.severity).cmp(&(b.line, a.severity)));
+    out
+}
+
+/// Scenes with this many nodes check them on a second thread.
+const PARALLEL_NODES_MIN: usize = 20_000;
+
+/// The node problems of a scene: roots, parents, duplicate paths and unique_ids.
+fn node_problems(scene: &Scene) -> Vec<Problem> {
+    let doc = &scene.doc;
+    let mut out = Vec::new();
+    let lines = OnceCell::new();
+    let line_at = |offset: usize| {
+        lines
+            .get_or_init(|| crate::syntax::LineIndex::new(&doc.text))
+            .line(offset)
+    };
+    let line_of = |i: usize| line_at(doc.sections[i].span.start);
     if scene.kind == FileKind::Scene {
         let roots: Vec<_> = scene.nodes.iter().filter(|n| n.parent.is_none()).collect();
         if roots.is_empty() {
@@ -336,20 +378,6 @@ pub fn check(scene: &Scene) -> Vec<Problem> {
         }
     }
 
-    // load_steps (3.x-4.5): a warning only.
-    if let Some(ls) = scene.header.load_steps {
-        let want = scene.expected_load_steps();
-        if ls != want {
-            out.push(Problem::warning(
-                1,
-                format!(
-                    "stale load_steps={ls}: the file has {} resources, so it should be {want}",
-                    want - 1
-                ),
-            ));
-        }
-    }
-    out.sort_by(|a, b| (a.line, b.severity).cmp(&(b.line, a.severity)));
     out
 }
 
@@ -448,5 +476,31 @@ mod tests {
         assert_eq!(conflict_marker_lines(t), vec![2, 4, 5, 7]);
         let p = check_markers(t);
         assert!(p[0].message.starts_with("leftover conflict markers"));
+    }
+
+    #[test]
+    fn a_big_scene_reports_node_and_reference_problems_in_line_order() {
+        // Enough nodes for the two-thread check; a problem of each kind near the end,
+        // where line numbers need the whole file counted.
+        let mut src = String::from("[gd_scene format=3]\n\n[node name=\"Root\" type=\"Node\"]\n");
+        for i in 0..PARALLEL_NODES_MIN {
+            src.push_str(&format!("\n[node name=\"N{i}\" type=\"Node\" parent=\".\"]\n"));
+        }
+        src.push_str("\n[node name=\"N7\" type=\"Node\" parent=\".\"]\n");
+        src.push_str("\n[node name=\"Lost\" type=\"Node\" parent=\"Nowhere\"]\n");
+        src.push_str("shape = SubResource(\"missing\")\n");
+        let lines = src.lines().count();
+        let got: Vec<(usize, String)> = problems(&src)
+            .into_iter()
+            .filter(|p| p.severity == Severity::Error)
+            .map(|p| (p.line, p.message))
+            .collect();
+        assert_eq!(got.len(), 3, "{got:?}");
+        assert_eq!(got[0].0, lines - 3);
+        assert!(got[0].1.contains("duplicate node path \"N7\""), "{got:?}");
+        assert_eq!(got[1].0, lines - 1);
+        assert!(got[1].1.contains("\"Nowhere\", which does not exist"), "{got:?}");
+        assert_eq!(got[2].0, lines);
+        assert!(got[2].1.contains("SubResource(\"missing\") does not resolve"), "{got:?}");
     }
 }

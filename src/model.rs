@@ -159,21 +159,44 @@ pub struct Node {
     pub unique_id: Option<i64>,
     /// Id of the `ExtResource` in `instance=`.
     pub instance: Option<String>,
+    /// Fields few nodes carry, boxed so that the common node stays small (a scene of
+    /// 100,000 nodes holds three or four copies of its nodes during a merge).
+    pub rare: Option<Box<RareNodeFields>>,
+    /// Identity across versions.
+    pub key: NodeKey,
+}
+
+/// The `[node]` fields that few nodes carry.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RareNodeFields {
     /// `instance_placeholder=`.
     pub instance_placeholder: Option<String>,
     /// `owner=`.
     pub owner: Option<String>,
     /// `index=`.
     pub index: Option<i64>,
-    /// Identity across versions.
-    pub key: NodeKey,
 }
 
 impl Node {
+    /// `instance_placeholder=`.
+    pub fn instance_placeholder(&self) -> Option<&str> {
+        self.rare.as_ref()?.instance_placeholder.as_deref()
+    }
+
+    /// `owner=`.
+    pub fn owner(&self) -> Option<&str> {
+        self.rare.as_ref()?.owner.as_deref()
+    }
+
+    /// `index=`.
+    pub fn index(&self) -> Option<i64> {
+        self.rare.as_ref()?.index
+    }
+
     /// An entry that only overrides properties of a node inside an instanced or
     /// inherited scene: it has neither `type` nor `instance`.
     pub fn is_override(&self) -> bool {
-        self.type_name.is_none() && self.instance.is_none() && self.instance_placeholder.is_none()
+        self.type_name.is_none() && self.instance.is_none() && self.instance_placeholder().is_none()
     }
 }
 
@@ -550,9 +573,13 @@ fn build_node(doc: &Document, i: usize, s: &Section) -> Node {
     Node {
         section: i,
         type_name: type_name.map(|r| field_small(doc, r)),
-        instance_placeholder: placeholder.map(|r| field_text(doc, r)),
-        owner: owner.map(|r| field_text(doc, r)),
-        index: index.and_then(|r| field_int(doc, r)),
+        rare: (placeholder.is_some() || owner.is_some() || index.is_some()).then(|| {
+            Box::new(RareNodeFields {
+                instance_placeholder: placeholder.map(|r| field_text(doc, r)),
+                owner: owner.map(|r| field_text(doc, r)),
+                index: index.and_then(|r| field_int(doc, r)),
+            })
+        }),
         key: NodeKey::Path(path.clone()),
         name,
         parent,

@@ -1395,12 +1395,12 @@ fn node_changes(d: &mut Differ, changes: &mut Vec<Change>) {
             d.field_cmp(&path, os, ns, f, &mut out);
         }
         // Owner: compared through renames.
-        let oo = on.owner.as_ref().map(|o| d.translate(o));
-        if oo != nn.owner {
+        let oo = on.owner().map(|o| d.translate(o));
+        if oo.as_deref() != nn.owner() {
             out.push(Detail::Field {
                 field: "owner".into(),
-                old: on.owner.clone(),
-                new: nn.owner.clone(),
+                old: on.owner().map(str::to_string),
+                new: nn.owner().map(str::to_string),
             });
         }
         for f in ["parent_id_path", "owner_uid_path"] {

@@ -74,7 +74,7 @@ struct OutSec {
     tag: TagOut,
     lines: Vec<Line>,
     /// The whole section conflicts (delete against modify): [base, ours, theirs] bodies.
-    whole: Option<[Option<usize>; 3]>,
+    whole: Option<Box<[Option<usize>; 3]>>,
     /// The section this one merges, on each side (to keep a side's layout when every
     /// line comes from it).
     origin: [Option<usize>; 3],
@@ -688,7 +688,7 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
                     verbatim: None,
                     tag: TagOut::Src((kept, 0..0)),
                     lines: Vec::new(),
-                    whole: Some([secs[B], secs[O], secs[T]]),
+                    whole: Some(Box::new([secs[B], secs[O], secs[T]])),
                     origin: [None; 3],
                 });
                 continue;
@@ -947,7 +947,7 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
                 verbatim: None,
                 tag: TagOut::Src((kept, 0..0)),
                 lines: Vec::new(),
-                whole: Some(secs),
+                whole: Some(Box::new(secs)),
                 origin: [None; 3],
             });
         }
