@@ -484,7 +484,9 @@ mod tests {
         // where line numbers need the whole file counted.
         let mut src = String::from("[gd_scene format=3]\n\n[node name=\"Root\" type=\"Node\"]\n");
         for i in 0..PARALLEL_NODES_MIN {
-            src.push_str(&format!("\n[node name=\"N{i}\" type=\"Node\" parent=\".\"]\n"));
+            src.push_str(&format!(
+                "\n[node name=\"N{i}\" type=\"Node\" parent=\".\"]\n"
+            ));
         }
         src.push_str("\n[node name=\"N7\" type=\"Node\" parent=\".\"]\n");
         src.push_str("\n[node name=\"Lost\" type=\"Node\" parent=\"Nowhere\"]\n");
@@ -499,8 +501,16 @@ mod tests {
         assert_eq!(got[0].0, lines - 3);
         assert!(got[0].1.contains("duplicate node path \"N7\""), "{got:?}");
         assert_eq!(got[1].0, lines - 1);
-        assert!(got[1].1.contains("\"Nowhere\", which does not exist"), "{got:?}");
+        assert!(
+            got[1].1.contains("\"Nowhere\", which does not exist"),
+            "{got:?}"
+        );
         assert_eq!(got[2].0, lines);
-        assert!(got[2].1.contains("SubResource(\"missing\") does not resolve"), "{got:?}");
+        assert!(
+            got[2]
+                .1
+                .contains("SubResource(\"missing\") does not resolve"),
+            "{got:?}"
+        );
     }
 }

@@ -2439,19 +2439,5 @@ fn field_text_cow<'d>(doc: &'d crate::syntax::Document, r: &Range<usize>) -> Cow
 
 /// End of a section's body: after its last property line, or after the tag's line.
 fn body_end(s: &Scene, si: usize) -> usize {
-    let sec = &s.doc.sections[si];
-    let text = s.doc.text.as_bytes();
-    let mut end = sec.props.last().map_or(sec.tag.span.end, |p| p.line.end);
-    if end > 0 && text[end - 1] == b'\n' {
-        return end;
-    }
-    // Include the rest of the line (a CR and the LF).
-    let mut p = end;
-    while p < sec.span.end && (text[p] == b'\r' || text[p] == b' ' || text[p] == b'\t') {
-        p += 1;
-    }
-    if p < sec.span.end && text[p] == b'\n' {
-        end = p + 1;
-    }
-    end
+    s.doc.sections[si].body_end
 }
