@@ -8,7 +8,7 @@ use super::sequence::{keeps_order, merge_order};
 use super::{shorten, ConflictReport, Decision};
 use crate::linemerge::{write_conflict, MarkerOptions};
 use crate::model::{field_text, join_path, FileKind, Scene, SectionKind};
-use crate::syntax::Section;
+use crate::syntax::{Section, SmallStr};
 use crate::value::{parse, rewrite_refs_in_text, scan_refs_in_text, sem_eq_top, RefKind};
 use crate::write::section::NODE_FIELDS;
 use std::borrow::Cow;
@@ -954,23 +954,31 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
     }
 
     // Merged paths.
-    let mut merged_path: Vec<Option<String>> = vec![None; n_idents];
+    let mut merged_path: Vec<Option<SmallStr>> = vec![None; n_idents];
     /// Fill `memo[ident]` (and its ancestors') with the merged path. An identity beyond
     /// the table has no parent: its path is ".".
     fn path_of_ident(
         ident: usize,
         parent: &[Option<ParentRef>],
         name: &[Option<&str>],
-        memo: &mut [Option<String>],
+        memo: &mut [Option<SmallStr>],
         depth: usize,
     ) {
         if memo.get(ident).is_none_or(Option::is_some) {
             return;
         }
         let name_of = |i: usize| name.get(i).copied().flatten().unwrap_or("");
+        // Most paths fit a SmallStr inline: no allocation per node.
+        let join = |p: &str, n: &str| {
+            if p == "." || p.is_empty() {
+                SmallStr::copy_from(n)
+            } else {
+                SmallStr::concat(&[p, "/", n])
+            }
+        };
         let r = match &parent[ident] {
-            None | Some(ParentRef::Root) => ".".to_string(),
-            Some(ParentRef::Outside(p)) => join_path(p, name_of(ident)),
+            None | Some(ParentRef::Root) => SmallStr::copy_from("."),
+            Some(ParentRef::Outside(p)) => join(p, name_of(ident)),
             Some(ParentRef::Inside { anchor, rest }) => {
                 if depth <= 4096 {
                     path_of_ident(*anchor, parent, name, memo, depth + 1);
@@ -980,7 +988,7 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
                 } else {
                     memo.get(*anchor).and_then(Option::as_deref).unwrap_or(".")
                 };
-                join_path(&join_path(pp, rest), name_of(ident))
+                join(&join_path(pp, rest), name_of(ident))
             }
             Some(ParentRef::Node(p)) => {
                 if depth <= 4096 {
@@ -991,7 +999,7 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
                 } else {
                     memo.get(*p).and_then(Option::as_deref).unwrap_or(".")
                 };
-                join_path(pp, name_of(ident))
+                join(pp, name_of(ident))
             }
         };
         memo[ident] = Some(r);
@@ -1612,7 +1620,7 @@ pub fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) ->
 fn follow_node_paths(
     ctx: &mut Ctx,
     node_out: &mut [Option<OutSec>],
-    merged_path: &[Option<String>],
+    merged_path: &[Option<SmallStr>],
 ) {
     let sc = ctx.sc;
     let place_changed = |ident: usize| {
@@ -1663,7 +1671,10 @@ fn follow_node_paths(
                 let (paths, of) = (&ctx.paths[s], &ctx.id.node.of[s]);
                 let locate = |p: &str| -> Option<String> {
                     let &i = paths.get(p)?;
-                    merged_path.get(*of.get(i)?)?.clone()
+                    merged_path
+                        .get(*of.get(i)?)?
+                        .as_ref()
+                        .map(|p| p.to_string())
                 };
                 if !super::nodepaths::resolves(text, holder_src, &locate) {
                     continue;
@@ -1843,7 +1854,7 @@ fn conn_key(ctx: &Ctx, side: usize, k: usize) -> (String, String, String, String
 
 fn merge_connections(
     ctx: &mut Ctx,
-    merged_path: &[Option<String>],
+    merged_path: &[Option<SmallStr>],
 ) -> (BTreeMap<usize, OutSec>, Vec<usize>) {
     let sc = ctx.sc;
     let counts = [0, 1, 2].map(|s| sc[s].connections.len());
@@ -1924,7 +1935,7 @@ fn merge_connections(
             let np = merged_path
                 .get(ctx.id.node.of[side][i])
                 .and_then(Option::as_ref)?;
-            (np != p).then(|| np.clone())
+            (np != p).then(|| np.to_string())
         };
         let (nf, nt2) = (new_path(&c.from), new_path(&c.to));
         let tag = if nf.is_none() && nt2.is_none() {
@@ -1961,7 +1972,7 @@ fn merge_connections(
 
 fn merge_editables(
     ctx: &Ctx,
-    merged_path: &[Option<String>],
+    merged_path: &[Option<SmallStr>],
 ) -> (BTreeMap<usize, OutSec>, Vec<usize>) {
     let sc = ctx.sc;
     let counts = [0, 1, 2].map(|s| sc[s].editables.len());
