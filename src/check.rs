@@ -118,18 +118,40 @@ pub fn check_markers(text: &[u8]) -> Vec<Problem> {
         .collect()
 }
 
+/// Line numbers of a document, indexed on the first question: only a problem needs one.
+struct LazyLines<'a> {
+    doc: &'a crate::syntax::Document,
+    index: OnceCell<crate::syntax::LineIndex>,
+}
+
+impl<'a> LazyLines<'a> {
+    fn new(doc: &'a crate::syntax::Document) -> Self {
+        LazyLines {
+            doc,
+            index: OnceCell::new(),
+        }
+    }
+
+    /// 1-based line of a byte offset.
+    fn at(&self, offset: usize) -> usize {
+        self.index
+            .get_or_init(|| crate::syntax::LineIndex::new(&self.doc.text))
+            .line(offset)
+    }
+
+    /// 1-based line where section `i` starts.
+    fn of_section(&self, i: usize) -> usize {
+        self.at(self.doc.sections[i].span.start)
+    }
+}
+
 /// Validate a keyed scene. Problems come sorted by line.
 pub fn check(scene: &Scene) -> Vec<Problem> {
     let doc = &scene.doc;
     let mut out = Vec::new();
-    // Lines are only needed to report a problem: index them on the first one.
-    let lines = OnceCell::new();
-    let line_at = |offset: usize| {
-        lines
-            .get_or_init(|| crate::syntax::LineIndex::new(&doc.text))
-            .line(offset)
-    };
-    let line_of = |i: usize| line_at(doc.sections[i].span.start);
+    let lines = LazyLines::new(doc);
+    let line_at = |offset: usize| lines.at(offset);
+    let line_of = |i: usize| lines.of_section(i);
 
     if doc.has_bom() {
         out.push(Problem::warning(
@@ -301,13 +323,9 @@ const PARALLEL_NODES_MIN: usize = 20_000;
 fn node_problems(scene: &Scene) -> Vec<Problem> {
     let doc = &scene.doc;
     let mut out = Vec::new();
-    let lines = OnceCell::new();
-    let line_at = |offset: usize| {
-        lines
-            .get_or_init(|| crate::syntax::LineIndex::new(&doc.text))
-            .line(offset)
-    };
-    let line_of = |i: usize| line_at(doc.sections[i].span.start);
+    let lines = LazyLines::new(doc);
+    let line_at = |offset: usize| lines.at(offset);
+    let line_of = |i: usize| lines.of_section(i);
     if scene.kind == FileKind::Scene {
         let roots: Vec<_> = scene.nodes.iter().filter(|n| n.parent.is_none()).collect();
         if roots.is_empty() {
