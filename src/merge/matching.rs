@@ -358,20 +358,27 @@ fn match_nodes<'a>(sc: [&'a Scene; 3]) -> (Table, Paths<'a>, ParentAt) {
                 };
                 Some((t.of[side][a], rest))
             });
-            let mut cand = uid
-                .as_ref()
-                .and_then(|k| by_uid.get(k).copied())
-                .filter(|&id| !t.claimed(id, side));
             let usable = |id: usize, t: &Table| {
                 !t.claimed(id, side) && (!is_uid || !has_uid[id] || !uid_in_base[id])
             };
-            if cand.is_none() {
-                cand = skey
+            // Base comes first: every identity listed while it is read is one of its own
+            // nodes (claimed on base), so no lookup could find one. Skipping them saves
+            // three lookups per base node, and a walk along the whole list of a path
+            // that a hostile base repeats many times.
+            let mut cand = None;
+            if side != B {
+                cand = uid
                     .as_ref()
-                    .and_then(|k| by_skey.get(k).find(|&id| usable(id, &t)));
-            }
-            if cand.is_none() {
-                cand = by_path.get(n.path.as_str()).find(|&id| usable(id, &t));
+                    .and_then(|k| by_uid.get(k).copied())
+                    .filter(|&id| !t.claimed(id, side));
+                if cand.is_none() {
+                    cand = skey
+                        .as_ref()
+                        .and_then(|k| by_skey.get(k).find(|&id| usable(id, &t)));
+                }
+                if cand.is_none() {
+                    cand = by_path.get(n.path.as_str()).find(|&id| usable(id, &t));
+                }
             }
             let id = match cand {
                 Some(id) => {
