@@ -13,6 +13,10 @@
 //! Prints executions, executions per second and failures; failing inputs are written to
 //! `$FUZZ_OUT` (default `target/fuzz-failures`). Exit 1 on any failure.
 //! `FUZZ_SEED` fixes the seed (printed at start).
+//!
+//! `FUZZ_DUMP=DIR` turns the run into a generator for `scripts/same-output.sh`: the first
+//! argument is then a count of triples, each written to `DIR/NNNNN/{base,ours,theirs}`
+//! without being checked, so two builds can be compared on the same inputs.
 
 // The law and hostile-input test files both bring the shared test harness along.
 #![allow(clippy::duplicate_mod)]
@@ -112,7 +116,28 @@ fn read(p: &Path) -> Vec<u8> {
     std::fs::read(p).unwrap_or_default()
 }
 
+/// Where `FUZZ_DUMP` writes generated triples instead of checking them.
+struct Dump {
+    dir: PathBuf,
+    written: u64,
+}
+
+impl Dump {
+    fn write(&mut self, b: &[u8], o: &[u8], t: &[u8]) {
+        let d = self.dir.join(format!("{:05}", self.written));
+        self.written += 1;
+        let _ = std::fs::create_dir_all(&d);
+        for (name, bytes) in [("base", b), ("ours", o), ("theirs", t)] {
+            let _ = std::fs::write(d.join(name), bytes);
+        }
+    }
+}
+
 fn main() {
+    let mut dump = std::env::var_os("FUZZ_DUMP").map(|d| Dump {
+        dir: PathBuf::from(d),
+        written: 0,
+    });
     let secs: u64 = std::env::args()
         .nth(1)
         .and_then(|s| s.parse().ok())
@@ -138,7 +163,11 @@ fn main() {
     let (mut execs, mut by_kind) = (0u64, [0u64; 3]);
     let start = Instant::now();
     let deadline = start + Duration::from_secs(secs);
-    while Instant::now() < deadline {
+    let more = |dump: &Option<Dump>| match dump {
+        Some(d) => d.written < secs,
+        None => Instant::now() < deadline,
+    };
+    while more(&dump) {
         let kind = rng.below(10);
         let file = &c.files[rng.below(c.files.len())];
         let base = read(file);
@@ -161,6 +190,10 @@ fn main() {
                     continue;
                 }
             };
+            if let Some(d) = dump.as_mut() {
+                d.write(t.base.as_bytes(), t.ours.as_bytes(), t.theirs.as_bytes());
+                continue;
+            }
             let v = check_laws(&t);
             execs += 4;
             by_kind[0] += 1;
@@ -190,6 +223,10 @@ fn main() {
                 2 => (&m, &o, &t),
                 _ => (&m, &m, &t),
             };
+            if let Some(d) = dump.as_mut() {
+                d.write(b, o, t);
+                continue;
+            }
             let v = library_laws(b, o, t, rng.below(25) == 0);
             execs += 1;
             by_kind[1] += 1;
@@ -214,6 +251,10 @@ fn main() {
             let h = &c.histories[rng.below(c.histories.len())];
             let pick = |rng: &mut Rng| read(&h[rng.below(h.len())]);
             let (b, o, t) = (pick(&mut rng), pick(&mut rng), pick(&mut rng));
+            if let Some(d) = dump.as_mut() {
+                d.write(&b, &o, &t);
+                continue;
+            }
             execs += 6;
             by_kind[2] += 1;
             let mut v = identity_laws(&b, &o);

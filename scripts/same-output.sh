@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# Prove that a change kept behaviour: run the binary built at BASE_REV and the one built
+# from this checkout on the same inputs and compare what they print.
+#
+#   scripts/same-output.sh BASE_REV [--fuzz N] [--no-big]
+#
+# Compared, per input: standard output (the merged text or the diff), exit code, and
+# standard error (which holds `--explain=json` and the conflict report):
+#  - `merge --explain=json` on every scenario of ../shared/merges (base, ours, theirs), in
+#    every conflict style both binaries accept (`--style merge|diff3|zdiff3`; a binary
+#    without `--style` is run once, in its default);
+#  - the same on the two generated 20 MB scenes (scripts/gen-merge-scenes.py), unless
+#    --no-big;
+#  - the same on N (default 300) triples of each of three fixed fuzz seeds, written by
+#    this checkout's `examples/fuzz_merge.rs` with FUZZ_DUMP (law edits, hostile
+#    mutations, history triples);
+#  - `diff --format json OLD NEW` on every consecutive pair of corpus files that share a
+#    repository and path (../shared/corpus/INDEX.tsv order).
+# Prints one line per group and every difference; exit 0 when all are identical, 1 if not.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT="$PWD"
+BASE_REV="${1:?usage: $0 BASE_REV [--fuzz N] [--no-big]}"
+shift
+FUZZ_N=300
+BIG=1
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --fuzz) FUZZ_N="$2"; shift ;;
+    --no-big) BIG=0 ;;
+    *) echo "usage: $0 BASE_REV [--fuzz N] [--no-big]" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+shared="${TSCN_SHARED:-}"
+if [[ -z "$shared" ]]; then
+  for cand in "$ROOT/../shared" "$(dirname "$(git rev-parse --path-format=absolute --git-common-dir)")/../shared"; do
+    if [[ -f "$cand/merges/SUMMARY.tsv" ]]; then shared="$(cd "$cand" && pwd)"; break; fi
+  done
+fi
+[[ -n "$shared" && -f "$shared/merges/SUMMARY.tsv" ]] || { echo "same-output: ../shared not found (set TSCN_SHARED)" >&2; exit 2; }
+
+WORK="$(mktemp -d)"
+cleanup() {
+  git -C "$ROOT" worktree remove --force "$WORK/base-tree" >/dev/null 2>&1 || true
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
+
+echo "building $BASE_REV and this checkout..." >&2
+git -C "$ROOT" worktree add --quiet --detach "$WORK/base-tree" "$BASE_REV"
+(cd "$WORK/base-tree" && CARGO_TARGET_DIR="$TARGET" cargo build --release --quiet --bin tscn-merge)
+cp "$TARGET/release/tscn-merge" "$WORK/old"
+cargo build --release --quiet --bin tscn-merge --example fuzz_merge
+cp "$TARGET/release/tscn-merge" "$WORK/new"
+
+for seed in 1 2 3; do
+  FUZZ_DUMP="$WORK/fuzz/$seed" FUZZ_SEED="$seed" TSCN_SHARED="$shared" \
+    "$TARGET/release/examples/fuzz_merge" "$FUZZ_N" 2>/dev/null >/dev/null
+done
+if [[ "$BIG" == 1 ]]; then
+  python3 scripts/gen-merge-scenes.py "$WORK/big" --mb 20 >/dev/null 2>&1
+fi
+
+python3 - "$WORK" "$shared" <<'PY'
+import os, subprocess, sys
+work, shared = sys.argv[1], sys.argv[2]
+OLD, NEW = os.path.join(work, "old"), os.path.join(work, "new")
+
+def run(binary, args):
+    p = subprocess.run([binary] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return p.returncode, p.stdout, p.stderr
+
+def styles(binary):
+    _, out, _ = run(binary, ["merge", "--help"])
+    return b"--style" in out
+
+both_styles = styles(OLD) and styles(NEW)
+STYLES = [["--style", s] for s in ("merge", "diff3", "zdiff3")] if both_styles else [[]]
+diffs = []
+
+def compare(group, name, args):
+    o, n = run(OLD, args), run(NEW, args)
+    if o == n:
+        return True
+    what = [w for w, a, b in zip(("exit code", "stdout", "stderr"), o, n) if a != b]
+    diffs.append(f"{group}: {name}: {', '.join(what)} differ (exit {o[0]} -> {n[0]})")
+    return False
+
+def merge_group(group, triples):
+    same = total = 0
+    for name, d in triples:
+        for st in STYLES:
+            total += 1
+            args = ["merge", "--explain=json"] + st + [os.path.join(d, f) for f in ("base", "ours", "theirs")]
+            same += compare(group, f"{name} {' '.join(st)}".strip(), args)
+    print(f"{group}: {same}/{total} identical")
+
+merges = os.path.join(shared, "merges")
+styles_note = "styles merge, diff3, zdiff3" if both_styles else "default style (no --style in one binary)"
+print(f"merge: {styles_note}")
+merge_group("real merges", [(n, os.path.join(merges, n)) for n in sorted(os.listdir(merges)) if os.path.isdir(os.path.join(merges, n))])
+big = os.path.join(work, "big")
+if os.path.isdir(big):
+    merge_group("big scenes", [(n, os.path.join(big, n)) for n in sorted(os.listdir(big))])
+fuzz = os.path.join(work, "fuzz")
+for seed in sorted(os.listdir(fuzz)):
+    root = os.path.join(fuzz, seed)
+    merge_group(f"fuzz seed {seed}", [(f"{seed}/{n}", os.path.join(root, n)) for n in sorted(os.listdir(root))])
+
+index = os.path.join(shared, "corpus", "INDEX.tsv")
+rows = [l.rstrip("\n").split("\t") for l in open(index, encoding="utf-8")]
+head, rows = rows[0], rows[1:]
+c_repo, c_path, c_stored = head.index("repo"), head.index("path"), head.index("stored_as")
+groups = {}
+for r in rows:
+    groups.setdefault((r[c_repo], r[c_path]), []).append(os.path.join(shared, "corpus", r[c_stored]))
+same = total = 0
+for key in sorted(groups):
+    files = groups[key]
+    for a, b in zip(files, files[1:]):
+        total += 1
+        same += compare("corpus diff", f"{os.path.basename(a)} -> {os.path.basename(b)}", ["diff", "--format", "json", a, b])
+print(f"corpus diff pairs: {same}/{total} identical")
+for d in diffs[:50]:
+    print("DIFFERENT", d)
+if len(diffs) > 50:
+    print(f"... and {len(diffs) - 50} more")
+print("same output: yes" if not diffs else f"same output: NO ({len(diffs)} differences)")
+sys.exit(1 if diffs else 0)
+PY
