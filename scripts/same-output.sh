@@ -90,25 +90,30 @@ def compare(group, name, args):
     return False
 
 def merge_group(group, triples):
+    """triples: (name, [base, ours, theirs] paths)."""
     same = total = 0
-    for name, d in triples:
+    for name, paths in triples:
         for st in STYLES:
             total += 1
-            args = ["merge", "--explain=json"] + st + [os.path.join(d, f) for f in ("base", "ours", "theirs")]
+            args = ["merge", "--explain=json"] + st + paths
             same += compare(group, f"{name} {' '.join(st)}".strip(), args)
     print(f"{group}: {same}/{total} identical")
 
 merges = os.path.join(shared, "merges")
 styles_note = "styles merge, diff3, zdiff3" if both_styles else "default style (no --style in one binary)"
 print(f"merge: {styles_note}")
-merge_group("real merges", [(n, os.path.join(merges, n)) for n in sorted(os.listdir(merges)) if os.path.isdir(os.path.join(merges, n))])
+def sides(d):
+    return [os.path.join(d, f) for f in ("base", "ours", "theirs")]
+
+merge_group("real merges", [(n, sides(os.path.join(merges, n))) for n in sorted(os.listdir(merges)) if os.path.isdir(os.path.join(merges, n))])
 big = os.path.join(work, "big")
 if os.path.isdir(big):
-    merge_group("big scenes", [(n, os.path.join(big, n)) for n in sorted(os.listdir(big))])
+    kinds = sorted({f.split(".")[0] for f in os.listdir(big) if f.endswith(".base.tscn")})
+    merge_group("big scenes", [(k, [os.path.join(big, f"{k}.{s}.tscn") for s in ("base", "ours", "theirs")]) for k in kinds])
 fuzz = os.path.join(work, "fuzz")
 for seed in sorted(os.listdir(fuzz)):
     root = os.path.join(fuzz, seed)
-    merge_group(f"fuzz seed {seed}", [(f"{seed}/{n}", os.path.join(root, n)) for n in sorted(os.listdir(root))])
+    merge_group(f"fuzz seed {seed}", [(f"{seed}/{n}", sides(os.path.join(root, n))) for n in sorted(os.listdir(root))])
 
 index = os.path.join(shared, "corpus", "INDEX.tsv")
 rows = [l.rstrip("\n").split("\t") for l in open(index, encoding="utf-8")]
