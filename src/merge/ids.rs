@@ -1,9 +1,15 @@
 //! Resource ids in the file's own shape: Godot 3 integers (next free), Godot 4
 //! `N_xxxxx` for ext_resources and `Type_xxxxx` for sub_resources (spec §4.3, §4.4).
 //! New ids are derived from a hash of what they name, so a merge is deterministic.
+//! Which id each resource gets in the result (ours keeps its ids; theirs' keep theirs
+//! when free and of the file's shape) is decided here too; which resources stay and
+//! their order are left to [`super::resources`] and [`super::order`].
 
+use super::context::Ctx;
+use super::matching::{B, O, T};
+use super::Decision;
 use std::cmp::Ordering;
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 /// The 34 characters Godot draws id suffixes from (no `z`, no `9`).
 const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxy012345678";
@@ -109,6 +115,101 @@ pub fn new_sub_id(int_style: bool, type_name: &str, seed: &str, used: &BTreeSet<
         .map(|attempt| format!("{ty}_{}", suffix(seed, attempt)))
         .find(|c| !used.contains(c))
         .unwrap_or_default()
+}
+
+/// Ids in the result of the ext_resources in `order` (renames recorded).
+pub(super) fn ext_ids(ctx: &mut Ctx, order: &[usize]) -> HashMap<usize, String> {
+    let sc = ctx.sc;
+    let o = sc[O];
+    let godot3 = o.is_godot3();
+    let int_ext =
+        o.ext_resources.iter().all(|e| is_int_id(&e.id)) && (godot3 || !o.ext_resources.is_empty());
+    let int_ext = int_ext || (o.ext_resources.is_empty() && godot3);
+    let at = &ctx.id.ext.at;
+    assign_ids(
+        order,
+        |i| at[i][O].map(|k| o.ext_resources[k].id.clone()),
+        |i| {
+            let side = if at[i][T].is_some() { T } else { B };
+            let e = &sc[side].ext_resources[at[i][side].unwrap_or_default()];
+            (e.id.clone(), e.type_name.clone(), e.path.clone())
+        },
+        |id| is_int_id(id) == int_ext || o.ext_resources.is_empty(),
+        |pos, _, seed, used| new_ext_id(int_ext, pos + 1, seed, used),
+        "ext_resource",
+        &mut ctx.decisions,
+    )
+}
+
+/// Ids in the result of the sub_resources in `order` (renames recorded).
+pub(super) fn sub_ids(ctx: &mut Ctx, order: &[usize]) -> HashMap<usize, String> {
+    let sc = ctx.sc;
+    let o = sc[O];
+    let int_sub = o.is_godot3()
+        || (!o.sub_resources.is_empty() && o.sub_resources.iter().all(|s| is_int_id(&s.id)));
+    let at = &ctx.id.sub.at;
+    assign_ids(
+        order,
+        |i| at[i][O].map(|k| o.sub_resources[k].id.clone()),
+        |i| {
+            let side = if at[i][T].is_some() { T } else { B };
+            let r = &sc[side].sub_resources[at[i][side].unwrap_or_default()];
+            (
+                r.id.clone(),
+                r.type_name.clone(),
+                format!("{}:{}", r.type_name, r.id),
+            )
+        },
+        |id| is_int_id(id) == int_sub,
+        |_, type_name, seed, used| new_sub_id(int_sub, type_name, seed, used),
+        "sub_resource",
+        &mut ctx.decisions,
+    )
+}
+
+
+/// Ids in the result, for identities in output order: ours keeps its ids; a part from
+/// theirs (or base) keeps its id when it is free and has the file's shape (`fits`), else
+/// gets a new one from `fresh(position, type, seed, used)`, recorded as a decision.
+#[allow(clippy::too_many_arguments)]
+fn assign_ids(
+    order: &[usize],
+    ours_id: impl Fn(usize) -> Option<String>,
+    other: impl Fn(usize) -> (String, String, String),
+    fits: impl Fn(&str) -> bool,
+    mut fresh: impl FnMut(usize, &str, &str, &BTreeSet<String>) -> String,
+    section: &'static str,
+    decisions: &mut Vec<Decision>,
+) -> HashMap<usize, String> {
+    let mut ids: HashMap<usize, String> = HashMap::new();
+    let mut used: BTreeSet<String> = BTreeSet::new();
+    for &i in order {
+        if let Some(id) = ours_id(i) {
+            used.insert(id.clone());
+            ids.insert(i, id);
+        }
+    }
+    for (pos, &i) in order.iter().enumerate() {
+        if ids.contains_key(&i) {
+            continue;
+        }
+        let (id, type_name, seed) = other(i);
+        let new = if !used.contains(&id) && fits(&id) {
+            id
+        } else {
+            let n = fresh(pos, &type_name, &seed, &used);
+            decisions.push(Decision::IdRenamed {
+                section,
+                type_name,
+                from: id,
+                to: n.clone(),
+            });
+            n
+        };
+        used.insert(new.clone());
+        ids.insert(i, new);
+    }
+    ids
 }
 
 #[cfg(test)]

@@ -916,6 +916,32 @@ pub fn match_all<'a>(sc: [&'a Scene; 3]) -> Idents<'a> {
     }
 }
 
+/// Identities for parts keyed by a value (connections, editables): for each identity,
+/// the index on each side, and each side's order of identities. The first of equal
+/// keys on a side wins.
+#[allow(clippy::type_complexity)]
+pub(super) fn key_table<K: Ord>(
+    counts: [usize; 3],
+    mut key: impl FnMut(usize, usize) -> K,
+) -> (Vec<[Option<usize>; 3]>, [Vec<usize>; 3]) {
+    let mut table: BTreeMap<K, usize> = BTreeMap::new();
+    let mut at: Vec<[Option<usize>; 3]> = Vec::new();
+    let mut seqs: [Vec<usize>; 3] = Default::default();
+    for (side, &count) in counts.iter().enumerate() {
+        for k in 0..count {
+            let id = *table.entry(key(side, k)).or_insert_with(|| {
+                at.push([None; 3]);
+                at.len() - 1
+            });
+            if at[id][side].is_none() {
+                at[id][side] = Some(k);
+                seqs[side].push(id);
+            }
+        }
+    }
+    (at, seqs)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,14 +8,31 @@
 //! ours' bytes, new ones follow Godot's layout. Real conflicts become small diff3 markers
 //! around one property line, one header or one section.
 //!
+//! Layout: [`merge_scenes`] runs the structural merge as a pipeline of phases, one file
+//! per decision (see its doc); [`merge`] wraps it with the trivial cases, validation and
+//! the line-merge fallback.
+//!
 //! Safety net: a result is called clean only if it re-parses and passes
 //! [`crate::check`]; otherwise the merge falls back to [`crate::linemerge`], which behaves
 //! like `git merge-file`.
 
-mod emit;
+mod conflicts;
+mod connections;
+mod context;
+mod editables;
+mod equality;
+mod header;
 mod ids;
 mod matching;
+mod node_tags;
 mod nodepaths;
+mod nodes;
+mod order;
+mod paths;
+mod print;
+mod properties;
+mod resources;
+mod sections;
 pub mod sequence;
 
 use crate::check::{check, is_broken};
@@ -436,7 +453,7 @@ pub fn merge(base: &[u8], ours: &[u8], theirs: &[u8], opts: &MergeOptions) -> Me
             "the three versions are not all scenes or all resources".into(),
         );
     }
-    let mut structural = emit::merge_scenes(&b, &o, &t, &opts.markers);
+    let mut structural = merge_scenes(&b, &o, &t, &opts.markers);
     if base.len() + ours.len() + theirs.len() > 1 << 20 {
         dispose((b, o, t), opts.exit_after);
     }
@@ -501,6 +518,82 @@ pub fn merge(base: &[u8], ours: &[u8], theirs: &[u8], opts: &MergeOptions) -> Me
         conflicts: structural.conflicts,
         method: Method::Structural,
         decisions: structural.decisions,
+    }
+}
+
+/// Output of the structural merge, before validation.
+struct Structural {
+    /// With conflict markers.
+    text: String,
+    /// Every conflict resolved to ours (used to validate the structure); `None` when
+    /// there is no conflict, so that `text` is that already.
+    take_ours: Option<String>,
+    /// Conflicts.
+    conflicts: Vec<ConflictReport>,
+    /// Decisions.
+    decisions: Vec<Decision>,
+}
+
+/// The structural merge of three parsed scenes. Each phase is one call; conflicts and
+/// decisions are logged in [`context::Ctx`] in the order the phases run:
+///
+/// 1. [`context`]/[`matching`]: identities of nodes and resources across the three;
+///    [`resources`] records sub_resources matched by content.
+/// 2. [`nodes`]: per node, added, deleted, delete against modify, kept (renamed, moved,
+///    fields via [`node_tags`], properties via [`properties`]).
+/// 3. [`paths`]: every node's path in the result; renames and moves followed.
+/// 4. [`node_tags`]: `[node]` lines rebuilt where name, parent or fields changed.
+/// 5. [`order`]: node order.
+/// 6. [`resources`]: `[resource]` and sub_resource contents, then which resources stay.
+/// 7. [`nodepaths`]: NodePath values follow renamed and moved nodes.
+/// 8. [`order`] and [`ids`]: resource order and ids.
+/// 9. [`connections`], [`editables`], [`header`].
+/// 10. [`print`]: the text, and the text with every conflict resolved to ours.
+fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) -> Structural {
+    let mut ctx = context::Ctx::new([b, o, t]);
+    resources::record_sub_matches(&mut ctx);
+    let nodes::Nodes { mut merged, followed } = nodes::decide(&mut ctx);
+    let paths = paths::MergedPaths::of(&merged);
+    paths::record_followed(&mut ctx, followed, &merged, &paths);
+    node_tags::rebuild(&ctx, &mut merged, &paths);
+    let node_order = order::nodes(&mut ctx, &merged);
+    let resource = resources::merge_resource_section(&mut ctx);
+    let subs = resources::merge_subs(&mut ctx);
+    let used = resources::used(&mut ctx, &merged, resource.as_ref(), &subs);
+    nodepaths::follow_node_paths(&mut ctx, &mut merged, &paths);
+    let mut ext_order = order::exts(&ctx, &used.ext);
+    let ext_ids = ids::ext_ids(&mut ctx, &ext_order);
+    order::exts_by_id(&ctx, &mut ext_order, &ext_ids);
+    let sub_order = order::subs(&ctx, &used.sub, &used.sub_refs);
+    let sub_ids = ids::sub_ids(&mut ctx, &sub_order);
+    let (conn_out, conn_order) = connections::merge(&mut ctx, &paths);
+    let (edit_out, edit_order) = editables::merge(&ctx, &paths);
+    let in_result = merged.iter().flatten().map(|m| &m.out).chain(subs.values());
+    let header = header::merge(&mut ctx, ext_order.len() + sub_order.len(), in_result);
+    let mut owned = vec![header];
+    owned.extend(resources::ext_sections(&mut ctx, &ext_order));
+    owned.extend(resources::sub_sections(&ctx, &sub_order, subs));
+    owned.extend(resource);
+    let mut secs: Vec<&sections::OutSec> = owned.iter().collect();
+    secs.extend(print::node_sections(&ctx, &node_order, &mut merged));
+    secs.extend(conn_order.iter().filter_map(|i| conn_out.get(i)));
+    secs.extend(edit_order.iter().filter_map(|i| edit_out.get(i)));
+    let printer = print::Printer {
+        ctx: &ctx,
+        ext_ids: &ext_ids,
+        sub_ids: &sub_ids,
+        markers,
+        godot3: o.is_godot3(),
+        seps: print::ours_separators(&ctx),
+    };
+    let (text, nconf) = printer.print(&secs, false);
+    // Without a conflict printed, resolving them to ours changes nothing.
+    let take_ours = (nconf > 0).then(|| printer.print(&secs, true).0);
+    Structural {
+        text,
+        take_ours,
+        conflicts: ctx.conflicts,
+        decisions: ctx.decisions,
     }
 }
 

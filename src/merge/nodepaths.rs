@@ -10,6 +10,15 @@
 //!
 //! Paths this cannot resolve are left exactly as written: absolute paths (`/root/...`),
 //! scene-unique names (`%Name`), paths into instanced scenes, and paths that leave the scene.
+//!
+//! Where each node ends up is left to [`super::paths`].
+
+use super::context::Ctx;
+use super::matching::{B, O, T};
+use super::nodes::MergedNode;
+use super::paths::MergedPaths;
+use super::sections::Line;
+use super::Decision;
 
 /// Resolve a relative node path (no subnames) against the scene path of the node that
 /// holds it. Scene paths are `.` for the root, else `A/B` (as `parent=` spells them).
@@ -172,6 +181,92 @@ pub fn rewrite(
 
 fn is_ident_byte(c: u8) -> bool {
     c.is_ascii_alphanumeric() || c == b'_'
+}
+
+/// Rewrite the `NodePath("…")` values of node properties so that they still name the same
+/// node when the merge gave it (or the node holding the value) another place than the side
+/// the line came from had (see [`super::nodepaths`]). Lines that also hold resource
+/// references are left alone: their ids are rewritten when printed.
+pub(super) fn follow_node_paths(
+    ctx: &mut Ctx,
+    merged: &mut [Option<MergedNode>],
+    paths: &MergedPaths,
+) {
+    let merged_path = paths.all();
+    let sc = ctx.sc;
+    let place_changed = |ident: usize| {
+        let Some(mp) = merged_path.get(ident).and_then(Option::as_deref) else {
+            return false;
+        };
+        [O, T]
+            .iter()
+            .any(|&s| ctx.id.node.at[ident][s].is_some_and(|i| sc[s].nodes[i].path.as_str() != mp))
+    };
+    if !(0..ctx.id.node.at.len()).any(place_changed) {
+        return;
+    }
+    for (ident, m) in merged.iter_mut().enumerate() {
+        let Some(out) = m.as_mut().map(|m| &mut m.out).filter(|o| o.whole.is_none()) else {
+            continue;
+        };
+        let Some(holder_out) = merged_path.get(ident).and_then(Option::as_deref) else {
+            continue;
+        };
+        let at = ctx.id.node.at[ident];
+        let sec_of = |s: usize| at[s].map(|i| &sc[s].doc.sections[sc[s].nodes[i].section]);
+        for line in out.lines.iter_mut() {
+            let Line::Src((side, r)) = line else { continue };
+            let side = *side;
+            let text = sc[side].doc.slice(r);
+            if !text.contains("NodePath(") || text.contains("Resource(") {
+                continue;
+            }
+            let Some(key) = sec_of(side)
+                .and_then(|sec| sec.props.iter().find(|p| p.line == *r))
+                .map(|p| &p.key)
+            else {
+                continue;
+            };
+            // Read the line against the tree it was written in: base when the line is
+            // base's (neither side changed it), else its own side, else a side with the
+            // very same line (when its own side no longer has the node it names).
+            for s in [B, side, O, T] {
+                let same_line = s == side
+                    || sec_of(s)
+                        .and_then(|sec| sec.prop(key))
+                        .is_some_and(|p| sc[s].doc.slice(&p.line) == text);
+                let Some(hi) = at[s].filter(|_| same_line) else {
+                    continue;
+                };
+                let holder_src = sc[s].nodes[hi].path.as_str();
+                let (paths, of) = (&ctx.paths[s], &ctx.id.node.of[s]);
+                let locate = |p: &str| -> Option<String> {
+                    let &i = paths.get(p)?;
+                    merged_path
+                        .get(*of.get(i)?)?
+                        .as_ref()
+                        .map(|p| p.to_string())
+                };
+                if !resolves(text, holder_src, &locate) {
+                    continue;
+                }
+                if let Some(mut new) =
+                    rewrite(text, holder_src, holder_out, &locate)
+                {
+                    if !new.ends_with('\n') {
+                        new.push('\n');
+                    }
+                    ctx.decisions.push(Decision::NodePathFollowed {
+                        node: holder_out.to_string(),
+                        from: text.trim_end().to_string(),
+                        to: new.trim_end().to_string(),
+                    });
+                    *line = Line::Lit(new);
+                }
+                break;
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,176 @@
+//! The state every merge phase shares: the three scenes, the identities matching found,
+//! lookups by id and path, and the two logs the merge keeps (conflicts and decisions, in
+//! the order they happen). It also says where a node's parent is, by identity. What to do
+//! with any of it is left to the phases.
+
+use super::matching::{match_all, FxMap, IdIndex, Idents};
+use super::sections::Src;
+use super::{ConflictReport, Decision};
+use crate::model::{field_text, Scene};
+use crate::syntax::Section;
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::ops::Range;
+
+/// The merge's shared state.
+pub(super) struct Ctx<'a> {
+    /// Base, ours and theirs (index with `B`, `O`, `T`).
+    pub(super) sc: [&'a Scene; 3],
+    /// Identities of nodes, ext_resources and sub_resources across the three.
+    pub(super) id: Idents<'a>,
+    /// Resource ids to indices, per side.
+    pub(super) idx: [IdIndex<'a>; 3],
+    /// side -> node path -> node index.
+    pub(super) paths: [FxMap<&'a str, usize>; 3],
+    /// Conflicts found so far, in report order.
+    pub(super) conflicts: Vec<ConflictReport>,
+    /// Decisions taken so far, in `--explain` order.
+    pub(super) decisions: Vec<Decision>,
+    /// Normalized texts of values that hold references, by (side, start offset): a
+    /// value is compared up to three times.
+    pub(super) norm_cache: std::cell::RefCell<HashMap<(usize, usize), std::rc::Rc<str>>>,
+    /// `disagreeing_ids` of each pair of sides, when asked.
+    pub(super) disagree: [[std::cell::OnceCell<Vec<&'a str>>; 3]; 3],
+}
+
+/// Where a node hangs, by identity where it can.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum ParentRef {
+    Root,
+    Node(usize),
+    /// A path inside an instanced scene: the nearest listed node on the way (the
+    /// instance), then the rest of the path, so that renaming the instance is followed.
+    Inside {
+        anchor: usize,
+        rest: String,
+    },
+    /// A path none of whose prefixes is listed.
+    Outside(String),
+}
+
+impl ParentRef {
+    /// The identity of the listed node it hangs under (itself or the instance).
+    pub(super) fn anchor(&self) -> Option<usize> {
+        match self {
+            ParentRef::Node(p) | ParentRef::Inside { anchor: p, .. } => Some(*p),
+            _ => None,
+        }
+    }
+}
+
+pub(super) fn eq_opt<T: PartialEq>(a: &Option<T>, b: &Option<T>) -> bool {
+    a == b
+}
+
+/// Three-way choice: which side's value wins, or a conflict.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Pick {
+    Ours,
+    Theirs,
+    Conflict,
+}
+
+/// The three-way rule: a side that changed from base wins; both changed alike, ours.
+pub(super) fn pick3<V>(
+    b: &Option<V>,
+    o: &Option<V>,
+    t: &Option<V>,
+    eq: impl Fn(&Option<V>, &Option<V>) -> bool,
+) -> Pick {
+    if eq(o, t) || eq(b, t) {
+        Pick::Ours
+    } else if eq(b, o) {
+        Pick::Theirs
+    } else {
+        Pick::Conflict
+    }
+}
+
+impl<'a> Ctx<'a> {
+    /// Match the three scenes and set up the lookups.
+    pub(super) fn new(sc: [&'a Scene; 3]) -> Ctx<'a> {
+        let mut id = match_all(sc);
+        let paths = std::mem::take(&mut id.paths);
+        Ctx {
+            sc,
+            idx: [IdIndex::new(sc[0]), IdIndex::new(sc[1]), IdIndex::new(sc[2])],
+            paths,
+            id,
+            conflicts: Vec::new(),
+            decisions: Vec::new(),
+            norm_cache: Default::default(),
+            disagree: Default::default(),
+        }
+    }
+
+    pub(super) fn text(&self, s: &Src) -> &'a str {
+        let sc: &'a Scene = self.sc[s.0];
+        sc.doc.slice(&s.1)
+    }
+
+    pub(super) fn sec(&self, side: usize, i: usize) -> &'a Section {
+        let sc: &'a Scene = self.sc[side];
+        &sc.doc.sections[i]
+    }
+
+    pub(super) fn parent_ref(&self, side: usize, n: usize) -> ParentRef {
+        // The parent path names a listed node (or is "."): known from matching.
+        if let Some(&Some(pi)) = self.id.parent_at[side].get(n) {
+            return ParentRef::Node(self.id.node.of[side][pi]);
+        }
+        match &self.sc[side].nodes[n].parent {
+            None => ParentRef::Root,
+            Some(p) if p == "." => ParentRef::Node(self.root_ident(side)),
+            Some(p) => match self.paths[side].get(p.as_str()) {
+                Some(&i) => ParentRef::Node(self.id.node.of[side][i]),
+                None => {
+                    let mut cut = p.len();
+                    while let Some(k) = p[..cut].rfind('/') {
+                        if let Some(&i) = self.paths[side].get(&p[..k]) {
+                            return ParentRef::Inside {
+                                anchor: self.id.node.of[side][i],
+                                rest: p[k + 1..].to_string(),
+                            };
+                        }
+                        cut = k;
+                    }
+                    ParentRef::Outside(p.to_string())
+                }
+            },
+        }
+    }
+
+    pub(super) fn root_ident(&self, side: usize) -> usize {
+        let nodes = &self.sc[side].nodes;
+        let i = match nodes.first() {
+            Some(n) if n.parent.is_none() => Some(0),
+            _ => nodes.iter().position(|n| n.parent.is_none()),
+        };
+        i.map_or(usize::MAX, |i| self.id.node.of[side][i])
+    }
+}
+
+pub(super) fn field_src(sc: &Scene, side: usize, sec: usize, key: &str) -> Option<Src> {
+    sc.doc.sections[sec]
+        .tag
+        .field(key)
+        .map(|r| (side, r.clone()))
+}
+
+/// `field_text`, borrowed when the text needs no unescaping.
+pub(super) fn field_text_cow<'d>(doc: &'d crate::syntax::Document, r: &Range<usize>) -> Cow<'d, str> {
+    let t = doc.slice(r);
+    if t.len() >= 2 && t.starts_with('"') && t.ends_with('"') {
+        if !t.contains('\\') {
+            return Cow::Borrowed(&t[1..t.len() - 1]);
+        }
+    } else {
+        return Cow::Borrowed(t.trim());
+    }
+    Cow::Owned(field_text(doc, r))
+}
+
+/// End of a section's body: after its last property line, or after the tag's line.
+pub(super) fn body_end(s: &Scene, si: usize) -> usize {
+    s.doc.sections[si].body_end
+}

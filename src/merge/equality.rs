@@ -1,0 +1,139 @@
+//! Engine equality: whether two values are the same as Godot reads them (float
+//! respellings, whitespace, and resource ids that name the same identity on both sides),
+//! and the three-way pick built on it. What to do with the pick is left to the phases.
+
+use super::context::{pick3, Ctx, Pick};
+use super::sections::Src;
+use crate::value::{parse, rewrite_refs_in_text, scan_refs_in_text, sem_eq_top, RefKind};
+
+impl<'a> Ctx<'a> {
+    /// Normalized text (ids replaced by identities) for comparisons.
+    pub(super) fn norm(&self, s: &Src) -> String {
+        let t = self.text(s);
+        if !t.contains("Resource") {
+            return t.split_whitespace().collect::<Vec<_>>().join(" ");
+        }
+        let side = s.0;
+        let r = rewrite_refs_in_text(t, &mut |kind, id| {
+            Some(match kind {
+                RefKind::Ext => match self.idx[side].ext.get(id) {
+                    Some(&i) => format!("@E{}", self.id.ext.of[side][i]),
+                    None => format!("?E{id}"),
+                },
+                RefKind::Sub => match self.idx[side].sub.get(id) {
+                    Some(&i) => format!("@S{}", self.id.sub.of[side][i]),
+                    None => format!("?S{id}"),
+                },
+            })
+        });
+        r.split_whitespace().collect::<Vec<_>>().join(" ")
+    }
+
+    pub(super) fn norm_cached(&self, s: &Src) -> std::rc::Rc<str> {
+        let key = (s.0, s.1.start);
+        if let Some(v) = self.norm_cache.borrow().get(&key) {
+            return v.clone();
+        }
+        let v: std::rc::Rc<str> = self.norm(s).into();
+        self.norm_cache.borrow_mut().insert(key, v.clone());
+        v
+    }
+
+    /// Whether two values are the same, as the engine sees them.
+    pub(super) fn same(&self, a: &Option<Src>, b: &Option<Src>) -> bool {
+        match (a, b) {
+            (None, None) => true,
+            (Some(x), Some(y)) => {
+                let (tx, ty) = (self.text(x), self.text(y));
+                let refs = tx.contains("Resource(")
+                    || ty.contains("Resource(")
+                    || tx.contains("Resource ")
+                    || ty.contains("Resource ");
+                if tx == ty && (!refs || self.same_refs(x.0, y.0, tx)) {
+                    return true;
+                }
+                let (nx, ny) = (self.norm_cached(x), self.norm_cached(y));
+                if nx == ny {
+                    return true;
+                }
+                match (parse(&nx), parse(&ny)) {
+                    (Ok(vx), Ok(vy)) => sem_eq_top(&vx, &vy),
+                    _ => false,
+                }
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether every reference in `text` names the same identity (or the same unknown
+    /// id) on side `a` and side `b`: then the text normalizes the same on both.
+    pub(super) fn same_refs(&self, a: usize, b: usize, text: &str) -> bool {
+        // Without escapes a reference's id is written as it is: when no id that names
+        // different things on the two sides occurs in the text, every reference agrees.
+        if !text.contains('\\') {
+            let d = self.disagree[a][b].get_or_init(|| self.disagreeing_ids(a, b));
+            if d.iter().all(|id| !id.is_empty() && !text.contains(id)) {
+                return true;
+            }
+        }
+        let mut same = true;
+        scan_refs_in_text(text, &mut |kind, id| {
+            let ident = |s: usize| match kind {
+                RefKind::Ext => self.idx[s].ext.get(id).map(|&i| self.id.ext.of[s][i]),
+                RefKind::Sub => self.idx[s].sub.get(id).map(|&i| self.id.sub.of[s][i]),
+            };
+            same &= ident(a) == ident(b);
+        });
+        same
+    }
+
+    /// Ids (ext and sub) that name different identities on sides `a` and `b`, or are
+    /// known on one of them only.
+    pub(super) fn disagreeing_ids(&self, a: usize, b: usize) -> Vec<&'a str> {
+        let mut v = Vec::new();
+        for (x, y) in [(a, b), (b, a)] {
+            for (&id, &i) in &self.idx[x].ext {
+                let iy = self.idx[y].ext.get(id).map(|&j| self.id.ext.of[y][j]);
+                if iy != Some(self.id.ext.of[x][i]) {
+                    v.push(id);
+                }
+            }
+            for (&id, &i) in &self.idx[x].sub {
+                let iy = self.idx[y].sub.get(id).map(|&j| self.id.sub.of[y][j]);
+                if iy != Some(self.id.sub.of[x][i]) {
+                    v.push(id);
+                }
+            }
+        }
+        v
+    }
+
+    /// The same as `same`, answered only when the bytes are equal (no normalization).
+    pub(super) fn same_bytes(&self, a: &Option<Src>, b: &Option<Src>) -> bool {
+        match (a, b) {
+            (None, None) => true,
+            (Some(x), Some(y)) => {
+                let (tx, ty) = (self.text(x), self.text(y));
+                tx == ty && (!tx.contains("Resource") || self.same_refs(x.0, y.0, tx))
+            }
+            _ => false,
+        }
+    }
+
+    /// `pick3` with `same`, answering from equal bytes first when it can (the answer
+    /// is the same: equal bytes are the same value).
+    pub(super) fn pick_same(&self, b: &Option<Src>, o: &Option<Src>, t: &Option<Src>) -> Pick {
+        if self.same_bytes(o, t) || self.same_bytes(b, t) {
+            return Pick::Ours;
+        }
+        if self.same_bytes(b, o) {
+            // Base and ours normalize the same: ours' answers are base's.
+            return if self.same(b, t) {
+                Pick::Ours
+            } else {
+                Pick::Theirs
+            };
+        }
+        pick3(b, o, t, |x, y| self.same(x, y))
+    }
+}

@@ -1,0 +1,401 @@
+//! The three-way decision per node identity: added by one side, deleted by one side
+//! (gone when the other side left it alone, else a delete-against-modify conflict on the
+//! whole section), kept by both (unchanged everywhere, or merged: renamed, moved, fields
+//! and properties), deleted by both. A parent deleted under a node that stays comes back
+//! as a conflict. Paths in the result are left to [`super::paths`], the `[node]` line's
+//! fields to [`super::node_tags`], order to [`super::order`].
+
+use super::context::{eq_opt, pick3, Ctx, ParentRef, Pick};
+use super::matching::{B, O, T};
+use super::sections::{Line, NodeFields, OutSec, TagOut};
+use crate::model::{Scene, SectionKind};
+use crate::syntax::Section;
+use crate::value::{scan_refs_in_text, RefKind};
+use std::collections::BTreeSet;
+
+/// What the merge decided for a node that is in the result.
+pub(super) struct MergedNode<'a> {
+    /// Its section (tag and lines, or a whole-section conflict).
+    pub(super) out: OutSec,
+    /// Where it hangs.
+    pub(super) parent: ParentRef,
+    /// Its name.
+    pub(super) name: &'a str,
+    /// Its `[node]` fields, for [`super::node_tags`]; `None` for a whole-section conflict.
+    pub(super) fields: Option<NodeFields<'a>>,
+    /// The `[node]` line itself conflicts (printed between markers, never rebuilt).
+    pub(super) tag_conflict: bool,
+    /// Groups the merge writes (both sides changed them).
+    pub(super) groups: Option<String>,
+}
+
+/// A rename or move of one side that the other side's changes followed.
+pub(super) struct Followed {
+    pub(super) ident: usize,
+    /// A rename (else a move).
+    pub(super) rename: bool,
+    /// The node's path in base.
+    pub(super) from: String,
+}
+
+/// Every node identity's fate.
+pub(super) struct Nodes<'a> {
+    /// By node identity: `None` when the node is not in the result.
+    pub(super) merged: Vec<Option<MergedNode<'a>>>,
+    /// Renames and moves followed, in identity order.
+    pub(super) followed: Vec<Followed>,
+}
+
+/// Decide every node.
+pub(super) fn decide<'a>(ctx: &mut Ctx<'a>) -> Nodes<'a> {
+    let n_idents = ctx.id.node.at.len();
+    let mut nodes = Nodes {
+        merged: Vec::with_capacity(n_idents),
+        followed: Vec::new(),
+    };
+    for ident in 0..n_idents {
+        let at = ctx.id.node.at[ident];
+        let m = match (at[B].is_some(), at[O].is_some(), at[T].is_some()) {
+            (_, true, true) => Some(match unchanged_everywhere(ctx, ident) {
+                Some(m) => m,
+                None => kept_by_both(ctx, ident, &mut nodes.followed),
+            }),
+            (false, true, false) => Some(added(ctx, ident, O)),
+            (false, false, true) => Some(added(ctx, ident, T)),
+            (true, true, false) => deleted_by(ctx, ident, T),
+            (true, false, true) => deleted_by(ctx, ident, O),
+            _ => None,
+        };
+        nodes.merged.push(m);
+    }
+    restore_deleted_parents(ctx, &mut nodes.merged);
+    nodes
+}
+
+/// The node's path on a side (the root by its name), or "" when the side lacks it.
+pub(super) fn path_on(ctx: &Ctx, ident: usize, side: usize) -> String {
+    side_path(ctx.sc, ctx.id.node.at[ident], side)
+}
+
+fn side_path(sc: [&Scene; 3], at: [Option<usize>; 3], side: usize) -> String {
+    at[side]
+        .map(|i| {
+            let n = &sc[side].nodes[i];
+            if n.path == "." {
+                n.name.to_string()
+            } else {
+                n.path.to_string()
+            }
+        })
+        .unwrap_or_default()
+}
+
+/// `node "path"` for reports: ours' path, else theirs'.
+fn location(ctx: &Ctx, ident: usize) -> String {
+    located(ctx.sc, ctx.id.node.at[ident])
+}
+
+fn located(sc: [&Scene; 3], at: [Option<usize>; 3]) -> String {
+    let side = if at[O].is_some() { O } else { T };
+    format!("node \"{}\"", side_path(sc, at, side))
+}
+
+/// The node's section on each side.
+fn sections_of(ctx: &Ctx, ident: usize) -> [Option<usize>; 3] {
+    let at = ctx.id.node.at[ident];
+    [0, 1, 2].map(|s| at[s].map(|i| ctx.sc[s].nodes[i].section))
+}
+
+/// A side's property lines, as they are.
+fn own_lines(ctx: &Ctx, side: usize, sec: usize) -> Vec<Line> {
+    ctx.sec(side, sec)
+        .props
+        .iter()
+        .map(|p| Line::Src((side, p.line.clone())))
+        .collect()
+}
+
+/// A node only `side` has and base had not: that side's section.
+fn added<'a>(ctx: &Ctx<'a>, ident: usize, side: usize) -> MergedNode<'a> {
+    let secs = sections_of(ctx, ident);
+    let i = ctx.id.node.at[ident][side].unwrap_or_default();
+    let sec = ctx.sc[side].nodes[i].section;
+    MergedNode {
+        out: OutSec {
+            kind: SectionKind::Node,
+            verbatim: (side == O).then_some(sec),
+            tag: TagOut::Src((side, ctx.sec(side, sec).tag.span.clone())),
+            lines: own_lines(ctx, side, sec),
+            whole: None,
+            origin: secs,
+        },
+        parent: ctx.parent_ref(side, i),
+        name: ctx.sc[side].nodes[i].name.as_str(),
+        fields: Some((side, None)),
+        tag_conflict: false,
+        groups: None,
+    }
+}
+
+/// A node `deleter` deleted: gone when the other side left it as base had it, else a
+/// delete-against-modify conflict on the whole section.
+fn deleted_by<'a>(ctx: &mut Ctx<'a>, ident: usize, deleter: usize) -> Option<MergedNode<'a>> {
+    let kept = if deleter == O { T } else { O };
+    if unchanged_since_base(ctx, ident, kept) {
+        return None;
+    }
+    let state = |s: usize| Some(if s == kept { "changed" } else { "deleted" }.to_string());
+    let loc = location(ctx, ident);
+    ctx.part_conflict(loc, None, [Some("(node)".into()), state(O), state(T)]);
+    let i = ctx.id.node.at[ident][kept].unwrap_or_default();
+    let secs = sections_of(ctx, ident);
+    Some(MergedNode {
+        out: OutSec::whole_conflict(kept, secs),
+        parent: ctx.parent_ref(kept, i),
+        name: ctx.sc[kept].nodes[i].name.as_str(),
+        fields: None,
+        tag_conflict: false,
+        groups: None,
+    })
+}
+
+/// Whether side `kept` has the node as base has it: the same properties and fields
+/// (engine equality), and the same parent by identity (a renamed ancestor changes its
+/// text only).
+fn unchanged_since_base(ctx: &Ctx, ident: usize, kept: usize) -> bool {
+    let at = ctx.id.node.at[ident];
+    let secs = sections_of(ctx, ident);
+    let (bs, ks) = (secs[B].unwrap_or_default(), secs[kept].unwrap_or_default());
+    let (sb, sk) = (ctx.sec(B, bs), ctx.sec(kept, ks));
+    let same = |x: &std::ops::Range<usize>, y: &std::ops::Range<usize>| {
+        ctx.same(&Some((B, x.clone())), &Some((kept, y.clone())))
+    };
+    let same_props = sb.props.len() == sk.props.len()
+        && sb
+            .props
+            .iter()
+            .zip(&sk.props)
+            .all(|(x, y)| x.key == y.key && same(&x.value, &y.value));
+    let same_parent = ctx.parent_ref(B, at[B].unwrap_or_default())
+        == ctx.parent_ref(kept, at[kept].unwrap_or_default());
+    let fields = |s: &Section| {
+        s.tag
+            .fields
+            .iter()
+            .filter(|f| f.key != "parent")
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    let (fb, fk) = (fields(sb), fields(sk));
+    let same_fields = fb.len() == fk.len()
+        && fb
+            .iter()
+            .zip(&fk)
+            .all(|(x, y)| x.key == y.key && same(&x.value, &y.value));
+    same_props && same_fields && same_parent
+}
+
+/// Fast path for most nodes of a big scene: the same bytes on all three sides, naming
+/// the same resources and hanging under the same parent. Ours' section, as it is.
+fn unchanged_everywhere<'a>(ctx: &Ctx<'a>, ident: usize) -> Option<MergedNode<'a>> {
+    let at = ctx.id.node.at[ident];
+    let secs = sections_of(ctx, ident);
+    let (bs, os, ts) = (secs[B]?, secs[O]?, secs[T]?);
+    let sc = ctx.sc;
+    let body = |s: usize, i: usize| {
+        sc[s]
+            .doc
+            .slice(&(sc[s].doc.sections[i].span.start..sc[s].doc.sections[i].body_end))
+    };
+    let bb = body(B, bs);
+    if body(O, os) != bb || body(T, ts) != bb || !same_idents_everywhere(ctx, bb) {
+        return None;
+    }
+    let (oi, ti) = (at[O].unwrap_or_default(), at[T].unwrap_or_default());
+    let po = ctx.parent_ref(O, oi);
+    if ctx.parent_ref(B, at[B].unwrap_or_default()) != po || po != ctx.parent_ref(T, ti) {
+        return None;
+    }
+    Some(MergedNode {
+        out: OutSec {
+            kind: SectionKind::Node,
+            verbatim: None,
+            tag: TagOut::Src((O, ctx.sec(O, os).tag.span.clone())),
+            lines: own_lines(ctx, O, os),
+            whole: None,
+            origin: secs,
+        },
+        parent: po,
+        name: sc[O].nodes[oi].name.as_str(),
+        fields: Some((O, None)),
+        tag_conflict: false,
+        groups: None,
+    })
+}
+
+/// Equal bytes can still name different resources when ids were renumbered: whether
+/// every id in `text` names the same identity on all three sides.
+fn same_idents_everywhere(ctx: &Ctx, text: &str) -> bool {
+    if !text.contains("Resource") {
+        return true;
+    }
+    let mut same = true;
+    scan_refs_in_text(text, &mut |kind, id| {
+        let ident = |s: usize| match kind {
+            RefKind::Ext => ctx.idx[s].ext.get(id).map(|&i| ctx.id.ext.of[s][i]),
+            RefKind::Sub => ctx.idx[s].sub.get(id).map(|&i| ctx.id.sub.of[s][i]),
+        };
+        let b = ident(B);
+        same &= ident(O) == b && ident(T) == b;
+    });
+    same
+}
+
+/// A node both sides kept: place (name and parent) and fields merged three-way, then
+/// the properties key by key.
+fn kept_by_both<'a>(
+    ctx: &mut Ctx<'a>,
+    ident: usize,
+    followed: &mut Vec<Followed>,
+) -> MergedNode<'a> {
+    let secs = sections_of(ctx, ident);
+    let (parent, name, place_conflict) = merge_place(ctx, ident, followed);
+    let (sc, at) = (ctx.sc, ctx.id.node.at[ident]);
+    let loc = move || located(sc, at);
+    let fields = super::node_tags::merge_fields(ctx, secs, &loc);
+    let tag_conflict = place_conflict || fields.conflict;
+    if tag_conflict {
+        report_tag_conflict(ctx, ident);
+    }
+    let lines = ctx.merge_props(secs, &loc);
+    let tag_of = |s: usize| secs[s].map(|i| (s, ctx.sec(s, i).tag.span.clone()));
+    let tag = if tag_conflict {
+        TagOut::Conflict(Box::new([tag_of(B), tag_of(O), tag_of(T)]))
+    } else {
+        TagOut::Src((O, ctx.sec(O, secs[O].unwrap_or_default()).tag.span.clone()))
+    };
+    MergedNode {
+        out: OutSec {
+            kind: SectionKind::Node,
+            verbatim: None,
+            tag,
+            lines,
+            whole: None,
+            origin: secs,
+        },
+        parent,
+        name,
+        fields: Some((O, Some(fields.list))),
+        tag_conflict,
+        groups: fields.groups,
+    }
+}
+
+/// Name and parent merged three-way (a conflict keeps ours'); a rename or move by one
+/// side alone is recorded as followed.
+fn merge_place<'a>(
+    ctx: &Ctx<'a>,
+    ident: usize,
+    followed: &mut Vec<Followed>,
+) -> (ParentRef, &'a str, bool) {
+    let at = ctx.id.node.at[ident];
+    let sc = ctx.sc;
+    let (oi, ti) = (at[O].unwrap_or_default(), at[T].unwrap_or_default());
+    let pr = [
+        at[B].map(|i| ctx.parent_ref(B, i)),
+        Some(ctx.parent_ref(O, oi)),
+        Some(ctx.parent_ref(T, ti)),
+    ];
+    let names = [
+        at[B].map(|i| sc[B].nodes[i].name.as_str()),
+        Some(sc[O].nodes[oi].name.as_str()),
+        Some(sc[T].nodes[ti].name.as_str()),
+    ];
+    let (parent, parent_conflict) = pick_value(&pr);
+    let (name, name_conflict) = pick_value(&names);
+    let parent = parent.unwrap_or(ParentRef::Root);
+    let name = name.unwrap_or_default();
+    if let (Some(bn), Some(bp)) = (names[0], &pr[0]) {
+        if name != bn && (names[1] != Some(bn)) != (names[2] != Some(bn)) {
+            followed.push(Followed { ident, rename: true, from: path_on(ctx, ident, B) });
+        }
+        if parent != *bp && (pr[1].as_ref() != Some(bp)) != (pr[2].as_ref() != Some(bp)) {
+            followed.push(Followed { ident, rename: false, from: path_on(ctx, ident, B) });
+        }
+    }
+    (parent, name, parent_conflict || name_conflict)
+}
+
+/// The three-way pick of a plain value, and whether it conflicted (then ours').
+fn pick_value<V: PartialEq + Clone>(v: &[Option<V>; 3]) -> (Option<V>, bool) {
+    match pick3(&v[0], &v[1], &v[2], eq_opt) {
+        Pick::Ours => (v[1].clone(), false),
+        Pick::Theirs => (v[2].clone(), false),
+        Pick::Conflict => (v[1].clone(), true),
+    }
+}
+
+/// A conflicting `[node]` line is reported once: by its field conflicts, else as a
+/// name/parent conflict.
+fn report_tag_conflict(ctx: &mut Ctx, ident: usize) {
+    let loc = location(ctx, ident);
+    let reported = ctx.conflicts.iter().any(|c| {
+        c.location == loc
+            && c.property
+                .as_deref()
+                .is_some_and(|p| p.starts_with("[node]"))
+    });
+    if !reported {
+        let paths = [B, O, T].map(|s| Some(path_on(ctx, ident, s)));
+        ctx.part_conflict(loc, Some("[node] name/parent".into()), paths);
+    }
+}
+
+/// A node kept under a parent that one side deleted: the parent comes back as a
+/// delete-against-modify conflict, never silently moved elsewhere.
+fn restore_deleted_parents<'a>(ctx: &mut Ctx<'a>, merged: &mut [Option<MergedNode<'a>>]) {
+    loop {
+        let missing: BTreeSet<usize> = merged
+            .iter()
+            .flatten()
+            .filter_map(|m| m.parent.anchor())
+            .filter(|&p| merged.get(p).is_some_and(Option::is_none))
+            .collect();
+        if missing.is_empty() {
+            break;
+        }
+        for p in missing {
+            merged[p] = restored_parent(ctx, p);
+        }
+    }
+}
+
+/// A deleted parent brought back as a whole-section conflict.
+fn restored_parent<'a>(ctx: &mut Ctx<'a>, p: usize) -> Option<MergedNode<'a>> {
+    let at = ctx.id.node.at[p];
+    let kept = if at[O].is_some() {
+        O
+    } else if at[T].is_some() {
+        T
+    } else {
+        B
+    };
+    let i = at[kept]?;
+    let n = &ctx.sc[kept].nodes[i];
+    let parent = ctx.parent_ref(kept, i);
+    let path = if n.path == "." { n.name.clone() } else { n.path.clone() };
+    let state = |s: usize| Some(if at[s].is_some() { "kept" } else { "deleted" }.to_string());
+    ctx.part_conflict(
+        format!("node \"{path}\""),
+        Some("(deleted, but the other side added children under it)".into()),
+        [Some("(node)".into()), state(O), state(T)],
+    );
+    Some(MergedNode {
+        out: OutSec::whole_conflict(kept, sections_of(ctx, p)),
+        parent,
+        name: ctx.sc[kept].nodes[i].name.as_str(),
+        fields: None,
+        tag_conflict: false,
+        groups: None,
+    })
+}

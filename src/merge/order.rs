@@ -1,0 +1,147 @@
+//! The order of the result: nodes (both sides' orders merged, then parents before
+//! children), ext_resources (merged, then by id when ours keeps them sorted) and
+//! sub_resources (merged, then dependencies first). The order of property keys,
+//! connections and editables uses the same [`super::sequence::merge_order`] where they
+//! are merged. What is in the result is left to the phases before.
+
+use super::context::Ctx;
+use super::ids::natural_cmp;
+use super::matching::O;
+use super::nodes::MergedNode;
+use super::sequence::{keeps_order, merge_order};
+use super::Decision;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+/// Deeper dependency chains than this are cut (hostile input).
+const MAX_DEPTH: usize = 4096;
+
+/// The order of the nodes in the result (identities), and the decisions it took.
+pub(super) fn nodes(ctx: &mut Ctx, merged: &[Option<MergedNode>]) -> Vec<usize> {
+    let keep: Vec<bool> = merged.iter().map(Option::is_some).collect();
+    let kept = |x: usize| keep.get(x).copied().unwrap_or(false);
+    let [nb, no, nt] = &ctx.id.node.of;
+    let order = merge_order(nb, no, nt, &keep);
+    let filt = |v: &[usize]| v.iter().copied().filter(|&x| kept(x)).collect::<Vec<_>>();
+    let (fb, fo, ft) = (filt(nb), filt(no), filt(nt));
+    if fo != fb && ft != fb {
+        ctx.decisions.push(Decision::SiblingOrderMerged);
+        // Both reordered the nodes they share with base, and not the same way: order
+        // has no conflict marker, so say that ours' order won.
+        if !keeps_order(&fb, &fo) && !keeps_order(&fb, &ft) && !keeps_order(&fo, &ft) {
+            ctx.decisions.push(Decision::OrderConflictOursKept);
+        }
+    }
+    parents_first(order, merged)
+}
+
+/// `order`, unless a node comes before its parent: then depth-first from the nodes
+/// whose parent is not in the order, children in `order`'s order.
+fn parents_first(order: Vec<usize>, merged: &[Option<MergedNode>]) -> Vec<usize> {
+    // Position of each identity in the order (usize::MAX: not there).
+    let mut pos_of: Vec<usize> = vec![usize::MAX; merged.len()];
+    for (i, &x) in order.iter().enumerate() {
+        if let Some(p) = pos_of.get_mut(x) {
+            *p = i;
+        }
+    }
+    let pos = |x: usize| pos_of.get(x).copied().filter(|&p| p != usize::MAX);
+    let parent_of = |x: usize| merged.get(x)?.as_ref()?.parent.anchor();
+    let bad = order.iter().any(|&x| {
+        parent_of(x)
+            .and_then(pos)
+            .is_some_and(|pp| Some(pp) > pos(x))
+    });
+    if !bad {
+        return order;
+    }
+    let mut children: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    let mut roots = Vec::new();
+    for &x in &order {
+        match parent_of(x).and_then(pos) {
+            Some(pp) => children.entry(pp).or_default().push(x),
+            None => roots.push(x),
+        }
+    }
+    let mut out = Vec::with_capacity(order.len());
+    let mut stack: Vec<usize> = roots.into_iter().rev().collect();
+    let mut seen = BTreeSet::new();
+    while let Some(x) = stack.pop() {
+        if !seen.insert(x) {
+            continue;
+        }
+        out.push(x);
+        if let Some(c) = pos(x).and_then(|px| children.get(&px)) {
+            stack.extend(c.iter().rev());
+        }
+    }
+    for &x in &order {
+        if seen.insert(x) {
+            out.push(x);
+        }
+    }
+    out
+}
+
+/// The ext_resources kept, in merged order (ids are not known yet).
+pub(super) fn exts(ctx: &Ctx, keep: &BTreeSet<usize>) -> Vec<usize> {
+    let keep_v: Vec<bool> = (0..ctx.id.ext.at.len()).map(|i| keep.contains(&i)).collect();
+    let [eb, eo, et] = &ctx.id.ext.of;
+    merge_order(eb, eo, et, &keep_v)
+}
+
+/// Sort the ext_resources by their ids when ours has them sorted.
+pub(super) fn exts_by_id(ctx: &Ctx, order: &mut [usize], ids: &HashMap<usize, String>) {
+    let sorted = ctx.sc[O]
+        .ext_resources
+        .windows(2)
+        .all(|w| natural_cmp(&w[0].id, &w[1].id) != std::cmp::Ordering::Greater);
+    if sorted {
+        order.sort_by(|a, b| natural_cmp(&ids[a], &ids[b]));
+    }
+}
+
+/// The sub_resources kept, in merged order with each one's dependencies (the
+/// sub_resources it references, `deps`) before it.
+pub(super) fn subs(
+    ctx: &Ctx,
+    keep: &BTreeSet<usize>,
+    refs: &BTreeMap<usize, (BTreeSet<usize>, Vec<usize>)>,
+) -> Vec<usize> {
+    let keep_v: Vec<bool> = (0..ctx.id.sub.at.len()).map(|i| keep.contains(&i)).collect();
+    let [sb, so, st] = &ctx.id.sub.of;
+    let merged = merge_order(sb, so, st, &keep_v);
+    let mut deps: HashMap<usize, Vec<usize>> = HashMap::new();
+    for &i in &merged {
+        let w = refs.get(&i).map(|(_, w)| w.clone()).unwrap_or_default();
+        deps.insert(i, w);
+    }
+    let mut order: Vec<usize> = Vec::with_capacity(merged.len());
+    let mut state: HashMap<usize, u8> = HashMap::new();
+    for &i in &merged {
+        visit(i, &deps, keep, &mut state, &mut order, 0);
+    }
+    order
+}
+
+/// Depth-first: dependencies, then `x`.
+fn visit(
+    x: usize,
+    deps: &HashMap<usize, Vec<usize>>,
+    keep: &BTreeSet<usize>,
+    state: &mut HashMap<usize, u8>,
+    out: &mut Vec<usize>,
+    depth: usize,
+) {
+    if state.get(&x).copied().unwrap_or(0) != 0 || !keep.contains(&x) || depth > MAX_DEPTH {
+        return;
+    }
+    state.insert(x, 1);
+    if let Some(d) = deps.get(&x) {
+        for &y in d {
+            visit(y, deps, keep, state, out, depth + 1);
+        }
+    }
+    state.insert(x, 2);
+    out.push(x);
+}
+

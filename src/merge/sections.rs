@@ -1,0 +1,103 @@
+//! The typed values the merge phases hand to the printer: a section of the result as
+//! pieces of text taken from a side (`Src`, a range into base, ours or theirs) or written
+//! by the merge. It decides nothing; every phase fills these and [`super::print`] turns
+//! them into text, rewriting resource ids on the way.
+
+use crate::model::SectionKind;
+use std::ops::Range;
+
+/// A piece of a side's text: (side, byte range).
+pub(super) type Src = (usize, Range<usize>);
+
+/// The side a node's header comes from, and its fields (name and parent apart): each
+/// taken from a side, or `None` when we write it (merged groups). No list: the side's
+/// own fields, as they are.
+pub(super) type NodeFields<'a> = (usize, Option<Vec<(&'a str, Option<Src>)>>);
+
+/// A piece of a tag: taken from a side, or written by us.
+#[derive(Clone, Debug)]
+pub(super) enum Chunk {
+    Src(Src),
+    Lit(String),
+}
+
+/// A section's `[tag ...]` line as the result will have it.
+#[derive(Clone, Debug)]
+pub(super) enum TagOut {
+    /// A side's tag, verbatim except for ids.
+    Src(Src),
+    /// Rebuilt from fields.
+    Fields(String, Vec<(String, Chunk)>),
+    /// Conflicting tags (base, ours, theirs).
+    Conflict(Box<[Option<Src>; 3]>),
+    /// An ext/sub tag whose id is assigned at print time.
+    Resource {
+        side: usize,
+        ident: usize,
+        ext: bool,
+    },
+}
+
+/// One property line of the result.
+#[derive(Clone, Debug)]
+pub(super) enum Line {
+    Src(Src),
+    Conflict(Box<[Option<Src>; 3]>),
+    /// A property line we wrote (a multi-line string merged line by line).
+    Lit(String),
+}
+
+/// One section of the result.
+#[derive(Clone, Debug)]
+pub(super) struct OutSec {
+    /// What section it is (decides separators).
+    pub(super) kind: SectionKind,
+    /// Ours' section index when the whole body is ours' bytes.
+    pub(super) verbatim: Option<usize>,
+    /// Its tag.
+    pub(super) tag: TagOut,
+    /// Its property lines.
+    pub(super) lines: Vec<Line>,
+    /// The whole section conflicts (delete against modify): [base, ours, theirs] bodies.
+    pub(super) whole: Option<Box<[Option<usize>; 3]>>,
+    /// The section this one merges, on each side (to keep a side's layout when every
+    /// line comes from it).
+    pub(super) origin: [Option<usize>; 3],
+}
+
+impl OutSec {
+    /// A section that is only a tag (ext_resource, connection, editable, header).
+    pub(super) fn tag_only(kind: SectionKind, verbatim: Option<usize>, tag: TagOut) -> OutSec {
+        OutSec {
+            kind,
+            verbatim,
+            tag,
+            lines: Vec::new(),
+            whole: None,
+            origin: [None; 3],
+        }
+    }
+
+    /// A section in conflict as a whole (deleted on one side, changed or needed on the
+    /// other): each side's body, printed between markers.
+    pub(super) fn whole_conflict(kept: usize, secs: [Option<usize>; 3]) -> OutSec {
+        OutSec {
+            kind: SectionKind::Node,
+            verbatim: None,
+            tag: TagOut::Src((kept, 0..0)),
+            lines: Vec::new(),
+            whole: Some(Box::new(secs)),
+            origin: [None; 3],
+        }
+    }
+
+    /// Whether every line is `props`' own line from `side`, in order.
+    pub(super) fn lines_are(&self, side: usize, props: &[crate::syntax::Prop]) -> bool {
+        self.lines.len() == props.len()
+            && self
+                .lines
+                .iter()
+                .zip(props)
+                .all(|(l, p)| matches!(l, Line::Src((x, r)) if *x == side && *r == p.line))
+    }
+}
