@@ -281,25 +281,32 @@ pub type Paths<'a> = [FxMap<&'a str, usize>; 3];
 /// node (or is "."; then the root).
 pub type ParentAt = [Vec<Option<usize>>; 3];
 
+/// Node identities, in named steps: each side's path map
+/// ([`side_paths`]), then base, ours and theirs in turn ([`NodeKeys::match_side`]): a
+/// node joins the base node it sits beside unchanged ([`lockstep_ident`]), else the
+/// identity its unique_id, its place under a matched parent, or its path finds
+/// ([`NodeKeys::find`]), else a new one. Last, moves without unique ids are paired
+/// ([`follow_moves`]).
 fn match_nodes<'a>(sc: [&'a Scene; 3]) -> (Table, Paths<'a>, ParentAt) {
-    let mut t = Table::new([sc[0].nodes.len(), sc[1].nodes.len(), sc[2].nodes.len()]);
-    // unique_id keys: the scope (the instance an override entry sits in) is named by
-    // the identity of that instance node, so a moved instance keeps its overrides.
-    let mut by_uid: FxMap<(String, i64), usize> = FxMap::default();
-    let total = sc.iter().map(|s| s.nodes.len()).sum();
-    // The keyed maps are sized for base: most nodes of ours and theirs join by lockstep
-    // (below) and are never entered. Sized for all three sides, a big scene's maps would
-    // spread the same entries over three times the memory, each page touched anyway.
-    let keyed = sc[B].nodes.len() + 64;
-    let mut by_path: MultiMap<&str> = MultiMap::with_capacity(keyed);
-    let mut by_skey: MultiMap<(usize, Cow<str>)> = MultiMap::with_capacity(keyed);
-    // Whether an identity's unique_id was already in base (then a different id on a side
-    // means a different node).
-    let mut uid_in_base: Vec<bool> = Vec::with_capacity(total);
-    let mut has_uid: Vec<bool> = Vec::with_capacity(total);
-    t.at.reserve(total);
-    let mut parent_at: ParentAt = sc.map(|s| Vec::with_capacity(s.nodes.len()));
-    let paths_of = |scene: &'a Scene| -> FxMap<&'a str, usize> {
+    let all_paths = side_paths(sc);
+    let mut keys = NodeKeys::new(sc);
+    // Lockstep needs certainty: paths unique on both sides and unique_id keys unique in
+    // base (see [`lockstep_ident`]).
+    let unique_paths = |s: usize| all_paths[s].len() == sc[s].nodes.len();
+    let base_ok = base_uids_unique(sc[B]) && unique_paths(B);
+    for side in [B, O, T] {
+        let lockstep = side != B && base_ok && unique_paths(side);
+        keys.match_side(sc, side, &all_paths[side], lockstep);
+    }
+    let NodeKeys { mut t, parent_at, .. } = keys;
+    follow_moves(sc, &mut t);
+    (t, all_paths, parent_at)
+}
+
+/// Each side's node paths. Big scenes: theirs' map is built on a second thread.
+fn side_paths(sc: [&Scene; 3]) -> Paths<'_> {
+    let paths_of = |scene| -> FxMap<&str, usize> {
+        let scene: &Scene = scene;
         let mut m = FxMap::with_capacity_and_hasher(scene.nodes.len(), Default::default());
         m.extend(
             scene
@@ -310,157 +317,252 @@ fn match_nodes<'a>(sc: [&'a Scene; 3]) -> (Table, Paths<'a>, ParentAt) {
         );
         m
     };
-    // Big scenes: theirs' map is built on a second thread meanwhile.
-    let all_paths: Paths<'a> = if sc[T].nodes.len() >= 20_000 {
-        std::thread::scope(|scope| {
-            let theirs = std::thread::Builder::new().spawn_scoped(scope, || paths_of(sc[T]));
-            let (b, o) = (paths_of(sc[B]), paths_of(sc[O]));
-            let t = match theirs {
-                Ok(h) => h.join().unwrap_or_else(|_| paths_of(sc[T])),
-                Err(_) => paths_of(sc[T]),
-            };
-            [b, o, t]
-        })
-    } else {
-        sc.map(paths_of)
-    };
-    // Lockstep: most nodes of ours and theirs sit where base has them, in the same order.
-    // Such a node joins the base node's identity without any lookup when the answer of
-    // the keyed matching below is certain: paths unique on both sides, unique_id keys
-    // unique in base, the same key, path and parent identity, and the base identity
-    // still free on this side. (The keys the slow path would record are then exactly
-    // the ones base recorded.)
-    let unique_paths = |s: usize| all_paths[s].len() == sc[s].nodes.len();
-    let base_uid_unique = {
-        let mut keys: FxMap<&NodeKey, ()> = FxMap::default();
-        sc[B].nodes.iter().all(|n| {
-            !matches!(n.key, NodeKey::UniqueId { .. }) || keys.insert(&n.key, ()).is_none()
-        })
-    };
-    let base_root = root_of(sc[B]);
-    for (side, scene) in sc.iter().enumerate() {
-        let paths = &all_paths[side];
-        let lockstep = side != B && base_uid_unique && unique_paths(B) && unique_paths(side);
-        let side_root = root_of(scene);
+    if sc[T].nodes.len() < 20_000 {
+        return sc.map(paths_of);
+    }
+    std::thread::scope(|scope| {
+        let theirs = std::thread::Builder::new().spawn_scoped(scope, || paths_of(sc[T]));
+        let (b, o) = (paths_of(sc[B]), paths_of(sc[O]));
+        let t = match theirs {
+            Ok(h) => h.join().unwrap_or_else(|_| paths_of(sc[T])),
+            Err(_) => paths_of(sc[T]),
+        };
+        [b, o, t]
+    })
+}
+
+/// Whether no two base nodes share a unique_id key.
+fn base_uids_unique(base: &Scene) -> bool {
+    let mut keys: FxMap<&NodeKey, ()> = FxMap::default();
+    base.nodes
+        .iter()
+        .all(|n| !matches!(n.key, NodeKey::UniqueId { .. }) || keys.insert(&n.key, ()).is_none())
+}
+
+/// The node identities found so far and the keys they are found by.
+struct NodeKeys<'a> {
+    t: Table,
+    /// unique_id keys: the scope (the instance an override entry sits in) is named by
+    /// the identity of that instance node, so a moved instance keeps its overrides.
+    by_uid: FxMap<(String, i64), usize>,
+    by_path: MultiMap<&'a str>,
+    /// (identity of the nearest listed ancestor, rest of the path and name).
+    by_skey: MultiMap<(usize, Cow<'a, str>)>,
+    /// Whether an identity's unique_id was already in base (then a different id on a
+    /// side means a different node).
+    uid_in_base: Vec<bool>,
+    has_uid: Vec<bool>,
+    parent_at: ParentAt,
+}
+
+/// A node's keys on its side.
+struct NodeKey3<'a> {
+    uid: Option<(String, i64)>,
+    skey: Option<(usize, Cow<'a, str>)>,
+    path: &'a str,
+}
+
+impl<'a> NodeKeys<'a> {
+    fn new(sc: [&'a Scene; 3]) -> NodeKeys<'a> {
+        let mut t = Table::new([sc[0].nodes.len(), sc[1].nodes.len(), sc[2].nodes.len()]);
+        let total = sc.iter().map(|s| s.nodes.len()).sum();
+        t.at.reserve(total);
+        // The keyed maps are sized for base: most nodes of ours and theirs join by
+        // lockstep and are never entered. Sized for all three sides, a big scene's maps
+        // would spread the same entries over three times the memory, each page touched.
+        let keyed = sc[B].nodes.len() + 64;
+        NodeKeys {
+            t,
+            by_uid: FxMap::default(),
+            by_path: MultiMap::with_capacity(keyed),
+            by_skey: MultiMap::with_capacity(keyed),
+            uid_in_base: Vec::with_capacity(total),
+            has_uid: Vec::with_capacity(total),
+            parent_at: sc.map(|s| Vec::with_capacity(s.nodes.len())),
+        }
+    }
+
+    /// Give every node of `side` an identity.
+    fn match_side(
+        &mut self,
+        sc: [&'a Scene; 3],
+        side: usize,
+        paths: &FxMap<&'a str, usize>,
+        lockstep: bool,
+    ) {
+        let scene = sc[side];
+        let (base_root, side_root) = (root_of(sc[B]), root_of(scene));
         // The base node expected next.
         let mut bc = 0usize;
         for (i, n) in scene.nodes.iter().enumerate() {
-            if lockstep {
-                if let Some(id) =
-                    lockstep_ident(sc, &t, &parent_at, side, n, bc, base_root, side_root)
-                {
-                    t.bind(id, side, i);
-                    let direct = match n.parent.as_deref() {
-                        None => None,
-                        Some(".") => side_root,
-                        Some(_) => parent_at[B][bc].and_then(|bp| t.at[t.of[B][bp]][side]),
-                    };
-                    parent_at[side].push(direct);
-                    bc += 1;
-                    continue;
-                }
+            if lockstep && self.join_lockstep(sc, side, i, bc, base_root, side_root) {
+                bc += 1;
+                continue;
             }
-            let uid = match &n.key {
-                NodeKey::UniqueId { scope, id } => {
-                    let scope = match paths.get(scope.as_str()) {
-                        Some(&si) if !scope.is_empty() && t.bound(side, si) => {
-                            format!("#{}", t.of[side][si])
-                        }
-                        _ => scope.to_string(),
-                    };
-                    Some((scope, *id))
-                }
-                NodeKey::Path(_) => None,
-            };
-            let is_uid = uid.is_some();
-            // Where the node hangs: the identity of its nearest listed ancestor and the
-            // rest of the path (so a node follows a parent that was moved or renamed).
-            // The parent's index when the parent path names a listed node (or is ".").
-            let direct = match n.parent.as_deref() {
-                Some(".") => root_of(scene),
-                Some(p) => paths.get(p).copied(),
-                None => None,
-            };
-            parent_at[side].push(direct);
-            let skey: Option<(usize, Cow<str>)> = n.parent.as_deref().and_then(|p| {
-                let mut cut = p.len();
-                let mut anchor = direct;
-                while anchor.is_none() {
-                    let k = p[..cut].rfind('/')?;
-                    anchor = paths.get(&p[..k]).copied();
-                    cut = k;
-                }
-                let a = anchor?;
-                if !t.bound(side, a) {
-                    return None;
-                }
-                let rest = if cut >= p.len() || p == "." {
-                    Cow::Borrowed(n.name.as_str())
-                } else {
-                    Cow::Owned(format!("{}/{}", &p[cut + 1..], n.name))
-                };
-                Some((t.of[side][a], rest))
-            });
-            let usable = |id: usize, t: &Table| {
-                !t.claimed(id, side) && (!is_uid || !has_uid[id] || !uid_in_base[id])
-            };
-            // Base comes first: every identity listed while it is read is one of its own
-            // nodes (claimed on base), so no lookup could find one. Skipping them saves
-            // three lookups per base node, and a walk along the whole list of a path
-            // that a hostile base repeats many times.
-            let mut cand = None;
-            if side != B {
-                cand = uid
-                    .as_ref()
-                    .and_then(|k| by_uid.get(k).copied())
-                    .filter(|&id| !t.claimed(id, side));
-                if cand.is_none() {
-                    cand = skey.as_ref().and_then(|k| {
-                        by_skey.find(k, side, |id| t.claimed(id, side), |id| usable(id, &t))
-                    });
-                }
-                if cand.is_none() {
-                    cand = by_path.find(
-                        n.path.as_str(),
-                        side,
-                        |id| t.claimed(id, side),
-                        |id| usable(id, &t),
-                    );
-                }
-            }
-            let id = match cand {
-                Some(id) => {
-                    t.bind(id, side, i);
-                    id
-                }
-                None => {
-                    uid_in_base.push(false);
-                    has_uid.push(false);
-                    t.fresh(side, i)
-                }
-            };
-            if let Some(k) = uid {
-                by_uid.entry(k).or_insert(id);
-                has_uid[id] = true;
-                if side == B {
-                    uid_in_base[id] = true;
-                }
-            }
-            if let Some(k) = skey {
-                by_skey.push(k, id);
-            }
-            by_path.push(n.path.as_str(), id);
-            if let Some(bi) = t.at[id][B].filter(|_| side != B) {
+            let id = self.match_keyed(side, i, n, paths, side_root);
+            if let Some(bi) = self.t.at[id][B].filter(|_| side != B) {
                 bc = bi + 1;
             }
         }
     }
-    follow_moves(sc, &mut t);
-    (t, all_paths, parent_at)
+
+    /// Lockstep: most nodes of ours and theirs sit where base has them, in the same
+    /// order. Such a node joins the base node's identity without any lookup when the
+    /// answer of the keyed matching is certain. (The keys the keyed matching would
+    /// record are then exactly the ones base recorded.)
+    fn join_lockstep(
+        &mut self,
+        sc: [&'a Scene; 3],
+        side: usize,
+        i: usize,
+        bc: usize,
+        base_root: Option<usize>,
+        side_root: Option<usize>,
+    ) -> bool {
+        let t = &mut self.t;
+        let n = &sc[side].nodes[i];
+        let Some(id) = lockstep_ident(sc, t, &self.parent_at, side, n, bc, base_root, side_root)
+        else {
+            return false;
+        };
+        t.bind(id, side, i);
+        let direct = match n.parent.as_deref() {
+            None => None,
+            Some(".") => side_root,
+            Some(_) => self.parent_at[B][bc].and_then(|bp| t.at[t.of[B][bp]][side]),
+        };
+        self.parent_at[side].push(direct);
+        true
+    }
+
+    /// A node matched by its keys (a new identity when none finds one); its keys are
+    /// recorded for the sides after it.
+    fn match_keyed(
+        &mut self,
+        side: usize,
+        i: usize,
+        n: &'a crate::model::Node,
+        paths: &FxMap<&'a str, usize>,
+        side_root: Option<usize>,
+    ) -> usize {
+        // The parent's index when the parent path names a listed node (or is ".").
+        let direct = match n.parent.as_deref() {
+            Some(".") => side_root,
+            Some(p) => paths.get(p).copied(),
+            None => None,
+        };
+        self.parent_at[side].push(direct);
+        let keys = NodeKey3 {
+            uid: self.uid_key(side, n, paths),
+            skey: self.scope_key(side, n, paths, direct),
+            path: n.path.as_str(),
+        };
+        let id = match self.find(side, &keys) {
+            Some(id) => {
+                self.t.bind(id, side, i);
+                id
+            }
+            None => {
+                self.uid_in_base.push(false);
+                self.has_uid.push(false);
+                self.t.fresh(side, i)
+            }
+        };
+        self.record(side, id, keys);
+        id
+    }
+
+    /// The unique_id key, its scope named by identity when the scope is a listed node.
+    fn uid_key(
+        &self,
+        side: usize,
+        n: &crate::model::Node,
+        paths: &FxMap<&'a str, usize>,
+    ) -> Option<(String, i64)> {
+        let NodeKey::UniqueId { scope, id } = &n.key else {
+            return None;
+        };
+        let scope = match paths.get(scope.as_str()) {
+            Some(&si) if !scope.is_empty() && self.t.bound(side, si) => {
+                format!("#{}", self.t.of[side][si])
+            }
+            _ => scope.to_string(),
+        };
+        Some((scope, *id))
+    }
+
+    /// Where the node hangs: the identity of its nearest listed ancestor and the rest
+    /// of the path (so a node follows a parent that was moved or renamed).
+    fn scope_key(
+        &self,
+        side: usize,
+        n: &'a crate::model::Node,
+        paths: &FxMap<&'a str, usize>,
+        direct: Option<usize>,
+    ) -> Option<(usize, Cow<'a, str>)> {
+        let p = n.parent.as_deref()?;
+        let mut cut = p.len();
+        let mut anchor = direct;
+        while anchor.is_none() {
+            let k = p[..cut].rfind('/')?;
+            anchor = paths.get(&p[..k]).copied();
+            cut = k;
+        }
+        let a = anchor?;
+        if !self.t.bound(side, a) {
+            return None;
+        }
+        let rest = if cut >= p.len() || p == "." {
+            Cow::Borrowed(n.name.as_str())
+        } else {
+            Cow::Owned(format!("{}/{}", &p[cut + 1..], n.name))
+        };
+        Some((self.t.of[side][a], rest))
+    }
+
+    /// The identity a node's keys find on `side`: by unique_id, by place, by path.
+    /// Base comes first: every identity listed while it is read is one of its own nodes
+    /// (claimed on base), so no lookup could find one. Skipping them saves three
+    /// lookups per base node, and a walk along the whole list of a path that a hostile
+    /// base repeats many times.
+    fn find(&mut self, side: usize, keys: &NodeKey3<'a>) -> Option<usize> {
+        if side == B {
+            return None;
+        }
+        let t = &self.t;
+        let (has_uid, uid_in_base) = (&self.has_uid, &self.uid_in_base);
+        let is_uid = keys.uid.is_some();
+        let usable = |id: usize| !t.claimed(id, side) && (!is_uid || !has_uid[id] || !uid_in_base[id]);
+        let claimed = |id: usize| t.claimed(id, side);
+        keys.uid
+            .as_ref()
+            .and_then(|k| self.by_uid.get(k).copied())
+            .filter(|&id| !t.claimed(id, side))
+            .or_else(|| {
+                let k = keys.skey.as_ref()?;
+                self.by_skey.find(k, side, claimed, usable)
+            })
+            .or_else(|| self.by_path.find(keys.path, side, claimed, usable))
+    }
+
+    /// Record a node's keys for the sides after it.
+    fn record(&mut self, side: usize, id: usize, keys: NodeKey3<'a>) {
+        if let Some(k) = keys.uid {
+            self.by_uid.entry(k).or_insert(id);
+            self.has_uid[id] = true;
+            if side == B {
+                self.uid_in_base[id] = true;
+            }
+        }
+        if let Some(k) = keys.skey {
+            self.by_skey.push(k, id);
+        }
+        self.by_path.push(keys.path, id);
+    }
 }
 
 /// The base identity node `n` of `side` certainly joins, when `n` is the base node at
-/// `bc` unchanged in key, path and parent identity (see the lockstep in [`match_nodes`]).
+/// `bc` unchanged in key, path and parent identity (see [`NodeKeys::join_lockstep`]).
 #[allow(clippy::too_many_arguments)]
 fn lockstep_ident(
     sc: [&Scene; 3],
