@@ -47,12 +47,13 @@ impl Rchg {
     }
 }
 
-/// The changes turning `a` into `b` (line ids), compacted as git does.
-pub(super) fn diff_files(a: &[u32], b: &[u32], alg: DiffAlgorithm) -> Vec<Change> {
+/// The changes turning `a` into `b` (line ids; `texts[id]` is a line's text), compacted
+/// as git does.
+pub(super) fn diff_files(a: &[u32], b: &[u32], alg: DiffAlgorithm, texts: &[&[u8]]) -> Vec<Change> {
     let mut ra = Rchg::new(a.len());
     let mut rb = Rchg::new(b.len());
     match alg {
-        DiffAlgorithm::Git => git_myers(a, b, &mut ra, &mut rb),
+        DiffAlgorithm::Git => git_myers(a, b, &mut ra, &mut rb, texts),
         DiffAlgorithm::Similar(alg) => mark_similar(a, b, alg, &mut ra, &mut rb),
     }
     change_compact(&mut ra, a, &rb);

@@ -229,7 +229,7 @@ fn refine_conflicts(f: &Files, rs: Vec<Region>, alg: DiffAlgorithm) -> Vec<Regio
         }
         let a = f.o.ids.get(m.i1..m.i1 + m.chg1).unwrap_or(&[]);
         let b = f.t.ids.get(m.i2..m.i2 + m.chg2).unwrap_or(&[]);
-        let script = diff_files(a, b, alg);
+        let script = diff_files(a, b, alg, &f.texts);
         if script.is_empty() {
             out.push(Region {
                 mode: Mode::Same,

@@ -38,6 +38,7 @@
 //!   -> lines.rs    split in lines, lines interned to ids shared by the three files
 //!   -> diff.rs     base vs ours and base vs theirs, each:
 //!        prepare.rs   trim common ends, set aside unmatched / many-matched lines
+//!        memo.rs      the last big search remembered (a string, then its whole file)
 //!        myers.rs     divide-and-conquer Myers with xdiff's tie-breaks and cut-offs
 //!        compact.rs   slide change groups as xdl_change_compact does
 //!        diff.rs      pair changed lines into changes (xdl_build_script)
@@ -52,6 +53,7 @@
 mod compact;
 mod diff;
 mod lines;
+mod memo;
 mod merge;
 mod myers;
 mod output;
@@ -170,8 +172,8 @@ pub fn merge_lines_with(
     alg: DiffAlgorithm,
 ) -> LineMerge {
     let f = Files::new(base, ours, theirs);
-    let x1 = diff_files(&f.b.ids, &f.o.ids, alg);
-    let x2 = diff_files(&f.b.ids, &f.t.ids, alg);
+    let x1 = diff_files(&f.b.ids, &f.o.ids, alg, &f.texts);
+    let x2 = diff_files(&f.b.ids, &f.t.ids, alg, &f.texts);
     // git's shortcuts: one side identical to base → the other side verbatim.
     if x1.is_empty() {
         return LineMerge {
@@ -205,8 +207,8 @@ pub fn merge_hunks_styled<'a>(
 ) -> Vec<Hunk<'a>> {
     let alg = DiffAlgorithm::Git;
     let f = Files::new(base, ours, theirs);
-    let x1 = diff_files(&f.b.ids, &f.o.ids, alg);
-    let x2 = diff_files(&f.b.ids, &f.t.ids, alg);
+    let x1 = diff_files(&f.b.ids, &f.o.ids, alg, &f.texts);
+    let x2 = diff_files(&f.b.ids, &f.t.ids, alg, &f.texts);
     let regions = do_merge(&f, &x1, &x2, style, alg);
     hunks(&f, &regions)
 }

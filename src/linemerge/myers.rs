@@ -171,22 +171,24 @@ impl Search<'_> {
         } else {
             fr.fmax -= 1;
         }
-        let (h1, h2) = (self.h1, self.h2);
+        let (h1, h2, koff) = (self.h1, self.h2, self.koff);
+        let (kvdf, kvdb) = (&mut self.kvdf[..], &self.kvdb[..]);
+        let (lim1, lim2) = (b.lim1, b.lim2);
         let mut got_snake = false;
         let mut d = fr.fmax;
         while d >= fr.fmin {
-            let (lo, hi) = (self.kvdf[self.k(d - 1)], self.kvdf[self.k(d + 1)]);
+            let k = (d + koff) as usize;
+            let (lo, hi) = (kvdf[k - 1], kvdf[k + 1]);
             let mut i1 = if lo >= hi { lo + 1 } else { hi };
             let prev1 = i1;
             let mut i2 = i1 - d;
-            while i1 < b.lim1 && i2 < b.lim2 && h1[i1 as usize] == h2[i2 as usize] {
+            while i1 < lim1 && i2 < lim2 && h1[i1 as usize] == h2[i2 as usize] {
                 i1 += 1;
                 i2 += 1;
             }
             got_snake |= i1 - prev1 > SNAKE_CNT;
-            let k = self.k(d);
-            self.kvdf[k] = i1;
-            if odd && fr.bmin <= d && d <= fr.bmax && self.kvdb[k] <= i1 {
+            kvdf[k] = i1;
+            if odd && fr.bmin <= d && d <= fr.bmax && kvdb[k] <= i1 {
                 return (Some(meet(i1, i2)), got_snake);
             }
             d -= 2;
@@ -210,22 +212,24 @@ impl Search<'_> {
         } else {
             fr.bmax -= 1;
         }
-        let (h1, h2) = (self.h1, self.h2);
+        let (h1, h2, koff) = (self.h1, self.h2, self.koff);
+        let (kvdf, kvdb) = (&self.kvdf[..], &mut self.kvdb[..]);
+        let (off1, off2) = (b.off1, b.off2);
         let mut got_snake = false;
         let mut d = fr.bmax;
         while d >= fr.bmin {
-            let (lo, hi) = (self.kvdb[self.k(d - 1)], self.kvdb[self.k(d + 1)]);
+            let k = (d + koff) as usize;
+            let (lo, hi) = (kvdb[k - 1], kvdb[k + 1]);
             let mut i1 = if lo < hi { lo } else { hi - 1 };
             let prev1 = i1;
             let mut i2 = i1 - d;
-            while i1 > b.off1 && i2 > b.off2 && h1[i1 as usize - 1] == h2[i2 as usize - 1] {
+            while i1 > off1 && i2 > off2 && h1[i1 as usize - 1] == h2[i2 as usize - 1] {
                 i1 -= 1;
                 i2 -= 1;
             }
             got_snake |= prev1 - i1 > SNAKE_CNT;
-            let k = self.k(d);
-            self.kvdb[k] = i1;
-            if !odd && fr.fmin <= d && d <= fr.fmax && i1 <= self.kvdf[k] {
+            kvdb[k] = i1;
+            if !odd && fr.fmin <= d && d <= fr.fmax && i1 <= kvdf[k] {
                 return (Some(meet(i1, i2)), got_snake);
             }
             d -= 2;

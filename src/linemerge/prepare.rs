@@ -3,11 +3,13 @@
 //!
 //! Decides which lines never enter the search: the common start and end of both files
 //! (unchanged), and the lines with no match in the other file or with many matches amid
-//! unmatched ones (changed). The remaining lines go to [`super::myers`], whose result is
+//! unmatched ones (changed). The remaining lines go to [`super::myers`] (through
+//! [`super::memo`]), whose result is
 //! mapped back onto the whole files here.
 
 use super::diff::Rchg;
-use super::myers::{bogosqrt, myers_reduced};
+use super::memo::myers_remembered;
+use super::myers::bogosqrt;
 
 const KPDIS_RUN: usize = 4;
 const SIMSCAN_WINDOW: usize = 100;
@@ -19,7 +21,7 @@ const KEEP: u8 = 1;
 const MANY_MATCHES: u8 = 2;
 
 /// Diff `a` against `b` as git does, marking changed lines in `ra` and `rb`.
-pub(super) fn git_myers(a: &[u32], b: &[u32], ra: &mut Rchg, rb: &mut Rchg) {
+pub(super) fn git_myers(a: &[u32], b: &[u32], ra: &mut Rchg, rb: &mut Rchg, texts: &[&[u8]]) {
     let (n1, n2) = (a.len(), b.len());
     let lim = n1.min(n2);
     let pre = a.iter().zip(b).take_while(|(x, y)| x == y).count();
@@ -42,7 +44,7 @@ pub(super) fn git_myers(a: &[u32], b: &[u32], ra: &mut Rchg, rb: &mut Rchg) {
     let idx2 = kept_lines(b, pre, end2, &cnt1, rb);
     let ha1: Vec<u32> = idx1.iter().map(|&i| a[i]).collect();
     let ha2: Vec<u32> = idx2.iter().map(|&i| b[i]).collect();
-    let (c1, c2) = myers_reduced(&ha1, &ha2);
+    let (c1, c2) = myers_remembered(&ha1, &ha2, texts);
     mark_changed(&idx1, &c1, ra);
     mark_changed(&idx2, &c2, rb);
 }
