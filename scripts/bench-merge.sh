@@ -6,7 +6,8 @@
 #     passes), conflict, error; plus the median time per scenario (median of 3 runs each);
 #  2. merges two generated ~20 MB scenes (mesh-heavy, node-heavy; scripts/gen-merge-scenes.py)
 #     where both sides changed: median of 5 runs each with the output captured, and median
-#     of 9 alternating runs with the output discarded.
+#     of 9 alternating runs with the output discarded, and the peak memory (max RSS) of one
+#     run of each tool (`/usr/bin/time -f %M` when present, else getrusage of a child).
 # Aim (issue "Structural three-way merge driver"): at most 3x git's time on typical scenes,
 # at most 1.5x on each big one. Not a test: prints figures and never fails on them.
 #
@@ -76,6 +77,23 @@ def run_null(argv):
     t0 = time.perf_counter()
     subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return time.perf_counter() - t0
+
+
+def peak_kb(argv):
+    """Peak resident memory (KB) of one call, output discarded: `/usr/bin/time -f %M` when
+    present, else the children's getrusage in a fresh Python (ru_maxrss is the largest
+    child it waited for, so each measure needs its own parent)."""
+    if os.access("/usr/bin/time", os.X_OK):
+        p = subprocess.run(["/usr/bin/time", "-f", "%M"] + argv, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, text=True)
+        tail = p.stderr.strip().splitlines()
+        if tail and tail[-1].isdigit():
+            return int(tail[-1])
+    code = ("import resource, subprocess, sys\n"
+            "subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
+            "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+    p = subprocess.run([sys.executable, "-c", code] + argv, capture_output=True, text=True)
+    return int(p.stdout.strip() or 0)
 
 
 def timed(argv, n):
@@ -163,6 +181,7 @@ for name in ("mesh-heavy", "node-heavy"):
         for tool in (GIT, TM):
             nulls[tool].append(run_null(cmd(tool, p("base"), p("ours"), p("theirs"))))
     row["null"] = {tool: statistics.median(v) for tool, v in nulls.items()}
+    row["peak"] = {tool: peak_kb(cmd(tool, p("base"), p("ours"), p("theirs"))) for tool in (GIT, TM)}
     big.append(row)
     print("  %s done" % name, file=sys.stderr)
 
@@ -217,6 +236,15 @@ for r in big:
     lines.append("| %s | %.1f | %s (%s) | %s (%s, check %s) | %.2fx | %s | %s | %.2fx | <= 1.5x |"
                  % (r["name"], r["mb"], secs(tg), outcome(cg, GIT), secs(tt), outcome(ct, TM),
                     {0: "ok"}.get(r["check"], "FAILS"), tt / tg, secs(ng), secs(nt), nt / ng))
+lines.append("")
+lines.append("Peak memory (max RSS of one run, output discarded; aim <= 1.5x git's):")
+lines.append("")
+lines.append("| scene | MB | git merge-file --diff3 | tscn-merge merge | ratio |")
+lines.append("|---|---:|---:|---:|---:|")
+for r in big:
+    pg, pt = r["peak"][GIT], r["peak"][TM]
+    lines.append("| %s | %.1f | %.0f MB | %.0f MB | %.2fx |"
+                 % (r["name"], r["mb"], pg / 1024, pt / 1024, pt / max(pg, 1)))
 for tool in (GIT, TM):
     for c in ("different", "broken", "error"):
         if listed[tool][c]:

@@ -78,8 +78,19 @@ pub fn report_conflicts(outcome: &MergeOutcome, path: &str) {
     }
 }
 
-/// The structural merge, or the line merge when it takes longer than `secs`: a merge
-/// driver must never hang a `git merge`. The library stays free of clocks and threads.
+/// A merge that finished in [`merge_within`].
+enum Finished {
+    Structural(MergeOutcome),
+    Line(MergeOutcome),
+}
+
+/// The structural merge, or the line merge when the structural one is still running after
+/// `secs`: a merge driver must never hang a `git merge`, and `secs` bounds the whole run,
+/// not just the wait. The line merge starts in parallel once half of `secs` has gone by
+/// (a quick structural merge never pays for it; a slow one leaves it the other half), and
+/// from the deadline on the first result in is used. The line merge is what
+/// `git merge-file` does and takes about git's time: only that can outlast `secs`. The
+/// library stays free of clocks and threads.
 pub fn merge_within<B: AsRef<[u8]> + Send + Sync + 'static>(
     base: B,
     ours: B,
@@ -87,38 +98,77 @@ pub fn merge_within<B: AsRef<[u8]> + Send + Sync + 'static>(
     opts: MergeOptions,
     secs: f64,
 ) -> MergeOutcome {
-    use std::sync::Arc;
-    let line_merge = |b: &[u8], o: &[u8], t: &[u8], opts: &MergeOptions| {
-        let reason = format!("the structural merge took longer than {secs} s (--timeout)");
-        let lm = tscn_merge::linemerge::merge_lines(b, o, t, &opts.markers);
-        MergeOutcome {
-            text: lm.text,
-            conflict_count: lm.conflicts,
-            conflicts: Vec::new(),
-            decisions: vec![Decision::FellBack {
-                reason: reason.clone(),
-            }],
-            method: Method::LineFallback(reason),
-        }
-    };
+    use std::sync::mpsc::RecvTimeoutError;
+    use std::time::{Duration, Instant};
+    let reason = format!("the structural merge took longer than {secs} s (--timeout)");
     // No time at all: the line merge only (deterministic, unlike a zero wait on a race).
     if secs <= 0.0 || secs.is_nan() {
-        return line_merge(base.as_ref(), ours.as_ref(), theirs.as_ref(), &opts);
+        return line_merge(base.as_ref(), ours.as_ref(), theirs.as_ref(), &opts, &reason);
     }
-    let inputs = Arc::new((base, ours, theirs, opts));
+    let limit = Duration::from_secs_f64(secs.min(86_400.0));
+    let (start, deadline) = (Instant::now(), Instant::now() + limit);
+    let inputs = std::sync::Arc::new((base, ours, theirs, opts));
     let (tx, rx) = std::sync::mpsc::channel();
-    let shared = Arc::clone(&inputs);
+    spawn_merge(&inputs, tx.clone(), None);
+    let mut tx = Some(tx);
+    let mut line = None;
+    loop {
+        let now = Instant::now();
+        if now >= start + limit / 2 {
+            if let Some(tx) = tx.take() {
+                spawn_merge(&inputs, tx, Some(reason.clone()));
+            }
+        }
+        let msg = if now >= deadline {
+            if let Some(lm) = line.take() {
+                return lm;
+            }
+            rx.recv().map_err(|_| RecvTimeoutError::Disconnected)
+        } else {
+            let half = (start + limit / 2).max(now + Duration::from_millis(1));
+            rx.recv_timeout(if tx.is_some() { half } else { deadline } - now)
+        };
+        match msg {
+            Ok(Finished::Structural(outcome)) => return outcome,
+            Ok(Finished::Line(lm)) => line = Some(lm),
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => break,
+        }
+    }
+    // Only if the structural merge died, which it should never do.
+    let (b, o, t, opts) = &*inputs;
+    line.unwrap_or_else(|| line_merge(b.as_ref(), o.as_ref(), t.as_ref(), opts, &reason))
+}
+
+/// Run the structural merge (`fallback_reason` None) or the line merge in a thread of its
+/// own, sending the outcome to `tx`.
+fn spawn_merge<B: AsRef<[u8]> + Send + Sync + 'static>(
+    inputs: &std::sync::Arc<(B, B, B, MergeOptions)>,
+    tx: std::sync::mpsc::Sender<Finished>,
+    fallback_reason: Option<String>,
+) {
+    let shared = std::sync::Arc::clone(inputs);
     std::thread::spawn(move || {
         let (b, o, t, opts) = &*shared;
-        let _ = tx.send(merge(b.as_ref(), o.as_ref(), t.as_ref(), opts));
+        let (b, o, t) = (b.as_ref(), o.as_ref(), t.as_ref());
+        let _ = tx.send(match &fallback_reason {
+            None => Finished::Structural(merge(b, o, t, opts)),
+            Some(reason) => Finished::Line(line_merge(b, o, t, opts, reason)),
+        });
     });
-    let limit = std::time::Duration::from_secs_f64(secs.min(86_400.0));
-    match rx.recv_timeout(limit) {
-        Ok(outcome) => outcome,
-        Err(_) => {
-            let (b, o, t, opts) = &*inputs;
-            line_merge(b.as_ref(), o.as_ref(), t.as_ref(), opts)
-        }
+}
+
+/// The line merge, as the outcome of a fallback for `reason`.
+fn line_merge(b: &[u8], o: &[u8], t: &[u8], opts: &MergeOptions, reason: &str) -> MergeOutcome {
+    let lm = tscn_merge::linemerge::merge_lines(b, o, t, &opts.markers);
+    MergeOutcome {
+        text: lm.text,
+        conflict_count: lm.conflicts,
+        conflicts: Vec::new(),
+        decisions: vec![Decision::FellBack {
+            reason: reason.to_string(),
+        }],
+        method: Method::LineFallback(reason.to_string()),
     }
 }
 

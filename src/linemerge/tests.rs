@@ -1,3 +1,7 @@
+//! Tests of the line merge: the rules one by one, then black-box comparisons with
+//! `git merge-file` (real merges in all three styles, random triples) and property tests.
+//! They check results only; how the steps split the work is the modules' business.
+
 use super::*;
 use std::path::{Path, PathBuf};
 

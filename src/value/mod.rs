@@ -1,8 +1,10 @@
 //! Values of Godot's text scene format: parsing, engine equality, and reference handling.
 //!
 //! The authoritative description is `shared/spec/format.md` §1–§2. Everything here is pure:
-//! no I/O, no printing, no panics on user input.
+//! no I/O, no printing, no panics on user input. Number text lives in [`number`] so the
+//! canonical writer (`crate::write`) depends on this module and never the other way round.
 
+pub(crate) mod number;
 mod packed;
 mod parse;
 mod refs;
@@ -183,7 +185,7 @@ pub fn float_eq(a: f64, b: f64) -> bool {
     if !(a.is_finite() && b.is_finite()) {
         return false;
     }
-    use crate::write::g6_signed as g6;
+    use number::g6_signed as g6;
     // Also after float32 rounding: 4.0–4.4 printed the float32 of a component with %g.
     g6(a) == g6(b) || g6(x as f64) == g6(y as f64)
 }
@@ -510,4 +512,17 @@ mod tests;
 /// Base64 encoder shared with the writer (format 4 PackedByteArray).
 pub(crate) fn packed_base64_encode(data: &[u8]) -> String {
     packed::base64_encode(data)
+}
+
+/// §4.10 "multiline" escaping (String values, `Resource("…")` paths): only `\` and `"`.
+pub fn multiline_escape(s: &str) -> String {
+    let mut o = String::with_capacity(s.len() + 2);
+    for c in s.chars() {
+        match c {
+            '\\' => o.push_str("\\\\"),
+            '"' => o.push_str("\\\""),
+            c => o.push(c),
+        }
+    }
+    o
 }

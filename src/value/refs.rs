@@ -170,7 +170,7 @@ pub fn rewrite_refs_in_text(
                 out.push_str(&new);
             } else {
                 out.push('"');
-                out.push_str(&crate::write::multiline_escape(&new));
+                out.push_str(&super::multiline_escape(&new));
                 out.push('"');
             }
             last = h.tok_end;

@@ -1,3 +1,6 @@
+//! Tests of value parsing, engine equality and reference handling; writing values back
+//! is tested in `crate::write`.
+
 use super::*;
 
 fn p(s: &str) -> Value {

@@ -1,3 +1,6 @@
+//! Tests of the canonical writer: float digits per editor version, layouts per dialect,
+//! escaping, and round trips through the value parser.
+
 use super::*;
 use crate::value::{parse, Packed, PackedBody, ResId, TypeRef, Value};
 use proptest::prelude::*;
