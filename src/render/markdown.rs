@@ -263,8 +263,9 @@ pub fn review(range: &str, files: &[FileDiff], opts: &Options) -> String {
 /// Render a review in at most `max_bytes` bytes (when given and when the title and the
 /// note fit): if everything does not fit, the table stays (rows cut from the end only
 /// when it alone is too long), the most changed files are shown in full, and a closing
-/// note says how many were left out. Only whole sections are left out, so no code block
-/// or character is ever cut.
+/// note says how many were left out. The files shown are the longest run of the most
+/// changed ones that fits; only whole sections are left out, so no code block or
+/// character is ever cut.
 pub fn review_within(
     range: &str,
     files: &[FileDiff],
@@ -303,11 +304,12 @@ pub fn review_within(
     }
     let mut shown = 0;
     for i in most_changed_first(files) {
-        if let Some(s) = sections.get(i).filter(|s| s.len() <= room) {
-            room -= s.len();
-            out.push_str(s);
-            shown += 1;
-        }
+        let Some(s) = sections.get(i).filter(|s| s.len() <= room) else {
+            break;
+        };
+        room -= s.len();
+        out.push_str(s);
+        shown += 1;
     }
     out.push_str(&left_out_note(range, files.len(), shown, rows.len() - rows_kept, max));
     out
