@@ -27,7 +27,10 @@ fn scene() -> String {
 /// A repository whose second commit adds both hostile files and renames a node.
 fn hostile_repo() -> (TempRepo, String) {
     let t = TempRepo::new();
-    t.write(FILE_MD, "[gd_scene format=3]\n\n[node name=\"Plain\" type=\"Node2D\"]\n");
+    t.write(
+        FILE_MD,
+        "[gd_scene format=3]\n\n[node name=\"Plain\" type=\"Node2D\"]\n",
+    );
     let base = t.commit_all("base");
     t.write(FILE_MD, scene());
     t.write(FILE_TERM, scene());
@@ -68,7 +71,9 @@ fn spans(line: &str) -> Vec<(bool, String)> {
 
 fn unescaped_pipes(line: &str) -> usize {
     let b = line.as_bytes();
-    (0..b.len()).filter(|&i| b[i] == b'|' && (i == 0 || b[i - 1] != b'\\')).count()
+    (0..b.len())
+        .filter(|&i| b[i] == b'|' && (i == 0 || b[i - 1] != b'\\'))
+        .count()
 }
 
 /// `#NNN;` entities of a Mermaid label back to characters.
@@ -78,7 +83,10 @@ fn mermaid_decode(label: &str) -> String {
     while let Some(i) = rest.find('#') {
         out.push_str(&rest[..i]);
         let after = &rest[i + 1..];
-        match after.find(';').and_then(|j| after[..j].parse::<u32>().ok().map(|n| (j, n))) {
+        match after
+            .find(';')
+            .and_then(|j| after[..j].parse::<u32>().ok().map(|n| (j, n)))
+        {
             Some((j, n)) => {
                 out.push(char::from_u32(n).unwrap());
                 rest = &after[j + 1..];
@@ -127,9 +135,16 @@ fn markdown_shows_hostile_names_literally() {
     let shown = |want: &str| code_texts.iter().any(|c| c.trim() == want);
     assert!(shown(FILE_MD), "{code_texts:?}");
     assert!(shown("e\\x1b[2Jvil\\nline.tscn"), "{code_texts:?}");
-    assert!(code_texts.iter().any(|c| c.contains(VALUE)), "{code_texts:?}");
-    assert!(code_texts.iter().any(|c| c.contains("res://x](http://evil.example)|`.png")));
-    assert!(code_texts.iter().any(|c| c.contains("Ev\\x1b[31mil``` | <img src=x>")));
+    assert!(
+        code_texts.iter().any(|c| c.contains(VALUE)),
+        "{code_texts:?}"
+    );
+    assert!(code_texts
+        .iter()
+        .any(|c| c.contains("res://x](http://evil.example)|`.png")));
+    assert!(code_texts
+        .iter()
+        .any(|c| c.contains("Ev\\x1b[31mil``` | <img src=x>")));
 }
 
 #[test]
@@ -138,12 +153,17 @@ fn mermaid_labels_cannot_be_ended_or_turned_into_html() {
     let md = stdout(&t.run_bin(["review", range.as_str()]));
     let labels: Vec<&str> = md
         .lines()
-        .filter_map(|l| l.split_once("[\"").and_then(|(_, rest)| rest.strip_suffix("\"]")))
+        .filter_map(|l| {
+            l.split_once("[\"")
+                .and_then(|(_, rest)| rest.strip_suffix("\"]"))
+        })
         .collect();
     assert!(labels.len() >= 4, "{md}");
     let mut names = Vec::new();
     for label in labels {
-        let plain = label.replace("<br/><small>", "\u{0}").replace("</small>", "");
+        let plain = label
+            .replace("<br/><small>", "\u{0}")
+            .replace("</small>", "");
         for bad in ['"', '`', '<', '>', '[', ']', '|', '\x1b', '\n'] {
             assert!(!plain.contains(bad), "{bad:?} in label {label}");
         }
@@ -151,21 +171,45 @@ fn mermaid_labels_cannot_be_ended_or_turned_into_html() {
     }
     // The root is labelled with its own (hostile) name, not "(root)".
     assert!(names.iter().any(|n| n == ROOT), "{names:?}");
-    assert!(names.iter().any(|n| n == "Ev\\x1b[31mil``` | <img src=x>"), "{names:?}");
+    assert!(
+        names.iter().any(|n| n == "Ev\\x1b[31mil``` | <img src=x>"),
+        "{names:?}"
+    );
 }
 
 #[test]
 fn text_output_runs_no_escape_sequence() {
     let (t, range) = hostile_repo();
-    let plain = stdout(&t.run_bin(["review", range.as_str(), "--format", "text", "--color", "never"]));
+    let plain = stdout(&t.run_bin([
+        "review",
+        range.as_str(),
+        "--format",
+        "text",
+        "--color",
+        "never",
+    ]));
     assert!(!plain.contains('\x1b'), "{plain:?}");
-    assert!(plain.lines().any(|l| l == "=== e\\x1b[2Jvil\\nline.tscn (added)"), "{plain}");
+    assert!(
+        plain
+            .lines()
+            .any(|l| l == "=== e\\x1b[2Jvil\\nline.tscn (added)"),
+        "{plain}"
+    );
     assert!(plain.contains("Ev\\x1b[31mil"), "{plain}");
     // With colour, every escape sequence is one of ours: ESC [ digits m.
-    let color = stdout(&t.run_bin(["review", range.as_str(), "--format", "text", "--color", "always"]));
+    let color = stdout(&t.run_bin([
+        "review",
+        range.as_str(),
+        "--format",
+        "text",
+        "--color",
+        "always",
+    ]));
     for (i, _) in color.match_indices('\x1b') {
         let rest = &color[i + 1..];
-        let sgr = rest.strip_prefix('[').map(|r| r.chars().take_while(char::is_ascii_digit).count());
+        let sgr = rest
+            .strip_prefix('[')
+            .map(|r| r.chars().take_while(char::is_ascii_digit).count());
         assert!(
             matches!(sgr, Some(n) if n > 0 && rest[1 + n..].starts_with('m')),
             "foreign escape sequence at {i}: {:?}",

@@ -162,7 +162,11 @@ fn no_progress_on_a_pipe_even_for_long_ranges() {
         }
         let o = r.review(&args);
         assert_eq!(o.status.code(), Some(0));
-        assert!(o.stderr.is_empty(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert!(
+            o.stderr.is_empty(),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
         let j: Value = serde_json::from_slice(&o.stdout).unwrap();
         assert_eq!(j["files"][0]["diff"]["changes"][0]["new"], "55");
     }
@@ -210,13 +214,20 @@ fn a_moved_scene_is_one_entry() {
         md.contains("| `scenes/new/level.tscn` | moved from `scenes/old/level.tscn` (2 changes) | 2 nodes changed |"),
         "{md}"
     );
-    assert!(md.contains("### `scenes/new/level.tscn`: moved from `scenes/old/level.tscn` (2 changes)"), "{md}");
+    assert!(
+        md.contains("### `scenes/new/level.tscn`: moved from `scenes/old/level.tscn` (2 changes)"),
+        "{md}"
+    );
     assert!(!md.contains("| `scenes/old/level.tscn`"), "{md}");
-    assert!(md.contains("speed: 0 -> 1000") && md.contains("speed: 1 -> 1001"), "{md}");
+    assert!(
+        md.contains("speed: 0 -> 1000") && md.contains("speed: 1 -> 1001"),
+        "{md}"
+    );
     // A deletion and an unrelated addition stay what they are.
     assert!(md.contains("| `gone.tscn` | deleted |"), "{md}");
     assert!(md.contains("| `unrelated.tscn` | added |"), "{md}");
-    let j: Value = serde_json::from_slice(&r.review(&["HEAD~1..HEAD", "--format", "json"]).stdout).unwrap();
+    let j: Value =
+        serde_json::from_slice(&r.review(&["HEAD~1..HEAD", "--format", "json"]).stdout).unwrap();
     let moved = &j["files"][1];
     assert_eq!(moved["path"], "scenes/new/level.tscn");
     assert_eq!(moved["status"], "renamed");
@@ -225,36 +236,66 @@ fn a_moved_scene_is_one_entry() {
     assert!((50..100).contains(&sim), "{sim}");
     assert_eq!(j["files"].as_array().unwrap().len(), 3);
     let t = out(&r.review(&["HEAD~1..HEAD", "--format", "text"]));
-    assert!(t.contains("=== scenes/new/level.tscn (moved from scenes/old/level.tscn, 2 changes)"), "{t}");
+    assert!(
+        t.contains("=== scenes/new/level.tscn (moved from scenes/old/level.tscn, 2 changes)"),
+        "{t}"
+    );
 }
 
 #[test]
 fn added_and_deleted_files_are_summarised_as_such() {
     let r = Repo::new();
-    r.write("old.tres", "[gd_resource type=\"Theme\" format=3]\n\n[resource]\nfoo = 1\n");
+    r.write(
+        "old.tres",
+        "[gd_resource type=\"Theme\" format=3]\n\n[resource]\nfoo = 1\n",
+    );
     r.write("keep.txt", "x\n");
     r.commit("base");
     r.git(&["rm", "-q", "old.tres"]);
     r.write("enemies.tscn", &big_scene(13, 0));
     r.commit("add");
     let md = out(&r.review(&["HEAD~1..HEAD"]));
-    assert!(md.contains("| `enemies.tscn` | added | new scene: 14 nodes, 1 resource |"), "{md}");
-    assert!(md.contains("| `old.tres` | deleted | deleted resource (`Theme`) |"), "{md}");
-    assert!(!md.contains("resource changed") && !md.contains("nodes changed"), "{md}");
+    assert!(
+        md.contains("| `enemies.tscn` | added | new scene: 14 nodes, 1 resource |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| `old.tres` | deleted | deleted resource (`Theme`) |"),
+        "{md}"
+    );
+    assert!(
+        !md.contains("resource changed") && !md.contains("nodes changed"),
+        "{md}"
+    );
     // The new scene's tree is drawn with its root's name, its contents folded.
-    assert!(md.contains("n0[\"Level<br/><small>Node2D</small>\"]"), "{md}");
+    assert!(
+        md.contains("n0[\"Level<br/><small>Node2D</small>\"]"),
+        "{md}"
+    );
     assert!(md.contains("<details><summary>Contents</summary>"), "{md}");
     let t = out(&r.review(&["HEAD~1..HEAD", "--format", "text", "--color", "never"]));
-    assert!(t.contains("=== enemies.tscn (added)\nnew scene: 14 nodes, 1 resource\n"), "{t}");
-    assert!(t.contains("=== old.tres (deleted)\ndeleted resource (Theme)\n"), "{t}");
+    assert!(
+        t.contains("=== enemies.tscn (added)\nnew scene: 14 nodes, 1 resource\n"),
+        "{t}"
+    );
+    assert!(
+        t.contains("=== old.tres (deleted)\ndeleted resource (Theme)\n"),
+        "{t}"
+    );
 }
 
 #[test]
 fn the_root_of_a_diagram_is_named() {
     let r = setup();
     let md = out(&r.review(&["main..feature"]));
-    assert!(md.contains("n0[\"Player<br/><small>Node2D</small>\"]"), "{md}");
-    assert!(!md.contains("#40;root#41;") && !md.contains("(root)\"]"), "{md}");
+    assert!(
+        md.contains("n0[\"Player<br/><small>Node2D</small>\"]"),
+        "{md}"
+    );
+    assert!(
+        !md.contains("#40;root#41;") && !md.contains("(root)\"]"),
+        "{md}"
+    );
 }
 
 fn fences_balanced(md: &str) -> bool {
@@ -271,7 +312,10 @@ fn big_history() -> (Repo, String) {
     r.commit("base");
     let base = r.git(&["rev-parse", "HEAD"]).trim().to_string();
     for i in 0..60 {
-        r.write(&format!("levels/level{i:02}.tscn"), &edited_scene(40, i % 40 + 1));
+        r.write(
+            &format!("levels/level{i:02}.tscn"),
+            &edited_scene(40, i % 40 + 1),
+        );
         r.commit(&format!("edit {i}"));
     }
     (r, base)
@@ -316,7 +360,11 @@ fn recipe_lines(file: &str, what: &str) -> Vec<String> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
     let text = std::fs::read_to_string(&path).unwrap();
     text.lines()
-        .map(|l| l.trim().trim_start_matches("- ").trim_start_matches("entry: "))
+        .map(|l| {
+            l.trim()
+                .trim_start_matches("- ")
+                .trim_start_matches("entry: ")
+        })
         .filter(|l| l.starts_with(what))
         .map(String::from)
         .collect()
@@ -325,7 +373,11 @@ fn recipe_lines(file: &str, what: &str) -> Vec<String> {
 /// Run one recipe line with `sh` in the repository, the built binary first on PATH.
 fn run_line(r: &Repo, line: &str, env: &[(&str, &str)]) -> Output {
     let dir = bin().parent().unwrap().to_path_buf();
-    let path = format!("{}:{}", dir.display(), std::env::var("PATH").unwrap_or_default());
+    let path = format!(
+        "{}:{}",
+        dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
     let mut c = r.cmd(Path::new("sh"));
     c.arg("-c").arg(line).env("PATH", path);
     for (k, v) in env {
@@ -344,10 +396,16 @@ fn ci_recipes_review_the_pull_request_range() {
     let base = r.git(&["rev-parse", "main"]).trim().to_string();
     let head = r.git(&["rev-parse", "feature"]).trim().to_string();
     let recipes = [
-        ("examples/ci/github-actions.yml", [("BASE_SHA", &base), ("HEAD_SHA", &head)]),
+        (
+            "examples/ci/github-actions.yml",
+            [("BASE_SHA", &base), ("HEAD_SHA", &head)],
+        ),
         (
             "examples/ci/gitlab-ci.yml",
-            [("CI_MERGE_REQUEST_DIFF_BASE_SHA", &base), ("CI_COMMIT_SHA", &head)],
+            [
+                ("CI_MERGE_REQUEST_DIFF_BASE_SHA", &base),
+                ("CI_COMMIT_SHA", &head),
+            ],
         ),
     ];
     for (file, vars) in recipes {
@@ -355,10 +413,22 @@ fn ci_recipes_review_the_pull_request_range() {
         assert_eq!(lines.len(), 1, "{file}: {lines:?}");
         let env: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (*k, v.as_str())).collect();
         let o = run_line(&r, &lines[0], &env);
-        assert_eq!(o.status.code(), Some(0), "{file}: {}", String::from_utf8_lossy(&o.stderr));
-        assert!(o.stderr.is_empty(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{file}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert!(
+            o.stderr.is_empty(),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
         let md = std::fs::read_to_string(r.dir.path().join("review.md")).unwrap();
-        assert!(md.contains("| `player.tscn` | modified | 1 node changed, 1 node added |"), "{md}");
+        assert!(
+            md.contains("| `player.tscn` | modified | 1 node changed, 1 node added |"),
+            "{md}"
+        );
         assert!(md.contains("| `levels/new.tscn` | added |"), "{md}");
         assert!(!md.contains("main-only.tscn"), "{file}: {md}");
         std::fs::remove_file(r.dir.path().join("review.md")).unwrap();
@@ -375,13 +445,26 @@ fn the_pre_commit_hook_fails_on_broken_scenes() {
         "broken.tscn",
         "[gd_scene format=3]\n\n[node name=\"A\" type=\"Node\"]\n<<<<<<< ours\nx = 1\n=======\nx = 2\n>>>>>>> theirs\n",
     );
-    r.write("dangling.tscn", "[gd_scene format=3]\n\n[node name=\"A\" type=\"Node\"]\nshape = SubResource(\"nope\")\n");
+    r.write(
+        "dangling.tscn",
+        "[gd_scene format=3]\n\n[node name=\"A\" type=\"Node\"]\nshape = SubResource(\"nope\")\n",
+    );
     for entry in entries {
         // pre-commit appends the staged file names to `entry`.
-        assert_eq!(run_line(&r, &format!("{entry} good.tscn"), &[]).status.code(), Some(0));
+        assert_eq!(
+            run_line(&r, &format!("{entry} good.tscn"), &[])
+                .status
+                .code(),
+            Some(0)
+        );
         for bad in ["broken.tscn", "dangling.tscn"] {
             let o = run_line(&r, &format!("{entry} good.tscn {bad}"), &[]);
-            assert_eq!(o.status.code(), Some(1), "{bad}: {}", String::from_utf8_lossy(&o.stdout));
+            assert_eq!(
+                o.status.code(),
+                Some(1),
+                "{bad}: {}",
+                String::from_utf8_lossy(&o.stdout)
+            );
         }
     }
 }

@@ -33,7 +33,12 @@ pub fn collect(repo: &gix::Repository, range: &str, progress: bool) -> Result<Ve
     let mut out = Vec::with_capacity(total);
     for (i, c) in changes.into_iter().enumerate() {
         if progress {
-            eprint!("\rtscn-merge review: {}/{} {}\x1b[K", i + 1, total, visible(&c.path));
+            eprint!(
+                "\rtscn-merge review: {}/{} {}\x1b[K",
+                i + 1,
+                total,
+                visible(&c.path)
+            );
         }
         out.push(diff_one(c));
     }
@@ -51,7 +56,10 @@ fn diff_one(c: Paired) -> FileDiff {
         _ => FileStatus::Modified,
     };
     let old_path = c.renamed_from.as_ref().map_or(c.path.as_str(), |(p, _)| p);
-    let (old, new) = (parse(old_path, "old", &c.old), parse(&c.path, "new", &c.new));
+    let (old, new) = (
+        parse(old_path, "old", &c.old),
+        parse(&c.path, "new", &c.new),
+    );
     let root_name = [&new, &old].into_iter().find_map(|s| match s {
         Ok(Some(s)) => s.node_by_path(".").map(|n| n.name.to_string()),
         _ => None,

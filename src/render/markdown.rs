@@ -300,7 +300,10 @@ pub fn review_within(
         rows_kept += 1;
     }
     if rows_kept < rows.len() {
-        out.push_str(&format!("| … | | {} more files |\n", rows.len() - rows_kept));
+        out.push_str(&format!(
+            "| … | | {} more files |\n",
+            rows.len() - rows_kept
+        ));
     }
     let mut shown = 0;
     for i in most_changed_first(files) {
@@ -311,7 +314,13 @@ pub fn review_within(
         out.push_str(s);
         shown += 1;
     }
-    out.push_str(&left_out_note(range, files.len(), shown, rows.len() - rows_kept, max));
+    out.push_str(&left_out_note(
+        range,
+        files.len(),
+        shown,
+        rows.len() - rows_kept,
+        max,
+    ));
     out
 }
 
@@ -324,7 +333,9 @@ fn most_changed_first(files: &[FileDiff]) -> Vec<usize> {
     let mut order: Vec<usize> = (0..files.len()).collect();
     order.sort_by(|&a, &b| {
         let (fa, fb) = (&files[a], &files[b]);
-        fb.weight().cmp(&fa.weight()).then_with(|| fa.path.cmp(&fb.path))
+        fb.weight()
+            .cmp(&fa.weight())
+            .then_with(|| fa.path.cmp(&fb.path))
     });
     order
 }
@@ -368,7 +379,12 @@ fn parent_dir(path: &str) -> &str {
 }
 
 fn row(f: &FileDiff) -> String {
-    format!("| {} | {} | {} |\n", cell(&f.path), status(f, true), f.summary(cell))
+    format!(
+        "| {} | {} | {} |\n",
+        cell(&f.path),
+        status(f, true),
+        f.summary(cell)
+    )
 }
 
 /// The section of one file: a census for added and deleted files (an added file's tree

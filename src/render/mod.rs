@@ -72,9 +72,7 @@ impl FileDiff {
         match (&self.report, self.status) {
             (Err(_), _) => "cannot be parsed".to_string(),
             (Ok(r), FileStatus::Added) => census(&self.path, r, ("new", "added"), quote),
-            (Ok(r), FileStatus::Deleted) => {
-                census(&self.path, r, ("deleted", "removed"), quote)
-            }
+            (Ok(r), FileStatus::Deleted) => census(&self.path, r, ("deleted", "removed"), quote),
             (Ok(r), _) if r.changes.is_empty() => "no semantic changes".to_string(),
             (Ok(r), _) => Counts::of(r).sentence(),
         }

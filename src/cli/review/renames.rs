@@ -156,7 +156,13 @@ mod tests {
 
     fn text(lines: usize, changed: usize) -> String {
         (0..lines)
-            .map(|i| if i < changed { format!("new {i}\n") } else { format!("line {i}\n") })
+            .map(|i| {
+                if i < changed {
+                    format!("new {i}\n")
+                } else {
+                    format!("line {i}\n")
+                }
+            })
             .collect()
     }
 
@@ -167,12 +173,21 @@ mod tests {
             change("b/same.tscn", None, Some("x\ny\n")),
             change("old.tscn", Some(&text(10, 0)), None),
             change("new.tscn", None, Some(&text(10, 3))),
-            change("gone.tscn", Some(&text(10, 0).replace("line", "gone")), None),
+            change(
+                "gone.tscn",
+                Some(&text(10, 0).replace("line", "gone")),
+                None,
+            ),
             change("fresh.tscn", None, Some(&text(10, 10))),
         ]);
         let names: Vec<(&str, Option<(&str, u8)>)> = got
             .iter()
-            .map(|p| (p.path.as_str(), p.renamed_from.as_ref().map(|(o, s)| (o.as_str(), *s))))
+            .map(|p| {
+                (
+                    p.path.as_str(),
+                    p.renamed_from.as_ref().map(|(o, s)| (o.as_str(), *s)),
+                )
+            })
             .collect();
         assert_eq!(
             names,
