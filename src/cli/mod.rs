@@ -174,6 +174,13 @@ pub struct ReviewArgs {
     /// Also list resave noise.
     #[arg(long)]
     pub show_noise: bool,
+    /// Most bytes of Markdown output (GitHub refuses comments over 65,536 characters):
+    /// the most changed files in full, the rest summarised. 0: no limit.
+    #[arg(long, value_name = "N", default_value_t = tscn_merge::render::markdown::DEFAULT_MAX_BYTES)]
+    pub max_bytes: usize,
+    /// No progress on stderr (it is shown only on a terminal anyway).
+    #[arg(short = 'q', long)]
+    pub quiet: bool,
 }
 
 /// `solve` arguments.

@@ -1,16 +1,21 @@
-//! `review REV_RANGE`: one summary of every scene file changed over a range (added and
-//! deleted files included), Markdown by default: the comment a CI job posts on a pull
-//! request. Progress goes to stderr when it is a terminal or the range is long.
+//! `review REV_RANGE`: one summary of every scene file changed over a range (added,
+//! deleted and renamed files included), Markdown by default: the comment a CI job posts
+//! on a pull request, kept under `--max-bytes`. Progress goes to stderr only when it is a
+//! terminal, and never with `-q`.
+//!
+//! Decides which files to show and how they pair up (`renames`); reading trees is
+//! `git.rs`'s, diffing the library's, the page layout the renderers'.
+
+mod renames;
 
 use super::{use_color, DiffFormat, ReviewArgs};
 use anyhow::Result;
+use renames::Paired;
 use std::io::{IsTerminal, Write};
 use tscn_merge::diff::diff_files;
 use tscn_merge::model::Scene;
+use tscn_merge::render::escape::visible;
 use tscn_merge::render::{json, markdown, text, FileDiff, FileStatus, Options};
-
-/// Ranges longer than this report progress even when stderr is not a terminal.
-const LONG_RANGE: usize = 50;
 
 fn parse(path: &str, side: &str, bytes: &Option<Vec<u8>>) -> Result<Option<Scene>, String> {
     match bytes {
@@ -21,29 +26,21 @@ fn parse(path: &str, side: &str, bytes: &Option<Vec<u8>>) -> Result<Option<Scene
     }
 }
 
-/// Diff every changed file of the range.
+/// Diff every changed file of the range, renames paired.
 pub fn collect(repo: &gix::Repository, range: &str, progress: bool) -> Result<Vec<FileDiff>> {
-    let changes = super::git::changed_scene_files(repo, range)?;
+    let changes = renames::detect(super::git::changed_scene_files(repo, range)?);
     let total = changes.len();
     let mut out = Vec::with_capacity(total);
     for (i, c) in changes.into_iter().enumerate() {
         if progress {
-            eprint!("\rtscn-merge review: {}/{} {}\x1b[K", i + 1, total, c.path);
+            eprint!(
+                "\rtscn-merge review: {}/{} {}\x1b[K",
+                i + 1,
+                total,
+                visible(&c.path)
+            );
         }
-        let status = match (&c.old, &c.new) {
-            (None, _) => FileStatus::Added,
-            (_, None) => FileStatus::Deleted,
-            _ => FileStatus::Modified,
-        };
-        let report = match (parse(&c.path, "old", &c.old), parse(&c.path, "new", &c.new)) {
-            (Ok(o), Ok(n)) => Ok(diff_files(o.as_ref(), n.as_ref())),
-            (Err(e), _) | (_, Err(e)) => Err(e),
-        };
-        out.push(FileDiff {
-            path: c.path,
-            status,
-            report,
-        });
+        out.push(diff_one(c));
     }
     if progress && total > 0 {
         eprintln!();
@@ -51,17 +48,46 @@ pub fn collect(repo: &gix::Repository, range: &str, progress: bool) -> Result<Ve
     Ok(out)
 }
 
+fn diff_one(c: Paired) -> FileDiff {
+    let status = match (&c.old, &c.new) {
+        _ if c.renamed_from.is_some() => FileStatus::Renamed,
+        (None, _) => FileStatus::Added,
+        (_, None) => FileStatus::Deleted,
+        _ => FileStatus::Modified,
+    };
+    let old_path = c.renamed_from.as_ref().map_or(c.path.as_str(), |(p, _)| p);
+    let (old, new) = (
+        parse(old_path, "old", &c.old),
+        parse(&c.path, "new", &c.new),
+    );
+    let root_name = [&new, &old].into_iter().find_map(|s| match s {
+        Ok(Some(s)) => s.node_by_path(".").map(|n| n.name.to_string()),
+        _ => None,
+    });
+    let report = match (old, new) {
+        (Ok(o), Ok(n)) => Ok(diff_files(o.as_ref(), n.as_ref())),
+        (Err(e), _) | (_, Err(e)) => Err(e),
+    };
+    FileDiff {
+        path: c.path,
+        status,
+        renamed_from: c.renamed_from,
+        root_name,
+        report,
+    }
+}
+
 /// `tscn-merge review`.
 pub fn run(a: &ReviewArgs) -> Result<i32> {
     let repo = super::git::open_repo(&a.repo)?;
-    let commits = super::git::commits_in_range(&repo, &a.range)?;
-    let progress = std::io::stderr().is_terminal() || commits > LONG_RANGE;
+    let progress = !a.quiet && std::io::stderr().is_terminal();
     if progress {
+        let commits = super::git::commits_in_range(&repo, &a.range)?;
         eprintln!(
             "tscn-merge review: {} commit{} in {}",
             commits,
             if commits == 1 { "" } else { "s" },
-            a.range
+            visible(&a.range)
         );
     }
     let files = collect(&repo, &a.range, progress)?;
@@ -69,8 +95,9 @@ pub fn run(a: &ReviewArgs) -> Result<i32> {
         color: use_color(a.color),
         show_noise: a.show_noise,
     };
+    let max = (a.max_bytes > 0).then_some(a.max_bytes);
     let s = match a.format {
-        DiffFormat::Markdown => markdown::review(&a.range, &files, &opts),
+        DiffFormat::Markdown => markdown::review_within(&a.range, &files, &opts, max),
         DiffFormat::Text => text::review(&a.range, &files, &opts),
         DiffFormat::Json => json::to_string(&json::review(&a.range, &files)),
     };

@@ -1,7 +1,8 @@
 //! The versioned JSON document, described by `docs/diff-json-schema.json`:
 //! `{"schema": "tscn-merge/diff", "version": 1, "changes": [...], "noise": [...]}`.
 //! A review is `{"schema": "tscn-merge/review", "version": 1, "range": ..., "files":
-//! [{"path", "status", "error"?, "diff": <diff document>}]}`.
+//! [{"path", "status", "old_path"?, "similarity"?, "summary", "error"?, "diff": <diff
+//! document>}]}`; `old_path` and `similarity` (0-100) belong to renamed files.
 
 use super::FileDiff;
 use crate::diff::{Delta, Detail, DiffReport, Subject};
@@ -171,6 +172,11 @@ pub fn review(range: &str, files: &[FileDiff]) -> Value {
             let mut m = Map::new();
             m.insert("path".into(), json!(f.path));
             m.insert("status".into(), json!(f.status.name()));
+            if let Some((old, similarity)) = &f.renamed_from {
+                m.insert("old_path".into(), json!(old));
+                m.insert("similarity".into(), json!(similarity));
+            }
+            m.insert("summary".into(), json!(f.summary(str::to_string)));
             match &f.report {
                 Ok(r) => {
                     m.insert("diff".into(), render(r));

@@ -1,8 +1,13 @@
 //! Markdown: the summary a CI job posts on a pull request. A one-line count, a Mermaid
 //! `flowchart` of the changed part of the node tree (added, removed and changed nodes
-//! styled apart), then the changes as nested lists.
+//! styled apart), then the changes as nested lists. A review is a table of files, then
+//! one section per file, kept under a size budget (GitHub refuses comments over 65,536
+//! characters) by leaving out whole sections, least changed first.
+//!
+//! Everything from the repository goes through [`escape`]: code spans, table cells and
+//! Mermaid labels. Choosing and diffing the files is the caller's business.
 
-use super::text::{describe, subject_title, users_note};
+use super::text::{describe, subject_title};
 use super::{groups, node_name, parent_path, Counts, FileDiff, FileStatus, Options};
 use crate::diff::{Change, Detail, DiffReport, Subject};
 use std::collections::BTreeMap;
@@ -12,21 +17,8 @@ pub const MAX_DIAGRAM_NODES: usize = 60;
 /// Most change lines listed per file.
 pub const MAX_LINES: usize = 300;
 
-/// An inline code span that survives backticks in the text.
-pub fn code(s: &str) -> String {
-    let s = s.replace('\n', " ");
-    if s.contains('`') {
-        format!("`` {s} ``")
-    } else {
-        format!("`{s}`")
-    }
-}
-
-fn mermaid_label(s: &str) -> String {
-    s.replace('"', "#quot;")
-        .replace('<', "#lt;")
-        .replace('>', "#gt;")
-}
+pub use super::escape::code;
+use super::escape::{self, cell};
 
 /// State of a node in the diagram.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -39,6 +31,11 @@ enum State {
 
 /// Mermaid `flowchart` of changed nodes and their ancestors; `None` when no node changed.
 pub fn mermaid(report: &DiffReport) -> Option<String> {
+    mermaid_rooted(report, None)
+}
+
+/// [`mermaid`] with the root node labelled by its name (`root`) instead of `(root)`.
+pub fn mermaid_rooted(report: &DiffReport, root: Option<&str>) -> Option<String> {
     let mut state: BTreeMap<String, (State, Option<String>)> = BTreeMap::new();
     let mut order: Vec<String> = Vec::new();
     for g in groups(&report.changes) {
@@ -83,10 +80,16 @@ pub fn mermaid(report: &DiffReport) -> Option<String> {
     let mut out = String::from("```mermaid\nflowchart TD\n");
     let id = |p: &str| seen.get(p).map(|i| format!("n{i}"));
     for p in &all {
-        let (st, ty) = &state[p];
-        let mut label = mermaid_label(node_name(p));
+        let Some((st, ty)) = state.get(p) else {
+            continue;
+        };
+        let name = match (parent_path(p), root) {
+            (None, Some(r)) => r,
+            _ => node_name(p),
+        };
+        let mut label = escape::mermaid(name);
         if let Some(t) = ty {
-            label.push_str(&format!("<br/><small>{}</small>", mermaid_label(t)));
+            label.push_str(&format!("<br/><small>{}</small>", escape::mermaid(t)));
         }
         let nid = id(p).unwrap_or_default();
         out.push_str(&format!("  {nid}[\"{label}\"]\n"));
@@ -133,7 +136,7 @@ fn list(report: &DiffReport, out: &mut String) {
             _ => "",
         };
         let mut line = format!("- {}{what}", code(&subject_title(subj)));
-        if let Some(u) = users_note(subj) {
+        if let Some(u) = users(subj) {
             line.push_str(&format!(" ({u})"));
         }
         out.push_str(&line);
@@ -148,6 +151,28 @@ fn list(report: &DiffReport, out: &mut String) {
             "- … and {skipped} more changes (see `tscn-merge diff`)\n"
         ));
     }
+}
+
+/// "used by `A`, `B` and 3 more": each user in its own code span.
+fn users(s: &Subject) -> Option<String> {
+    let users = match s {
+        Subject::ExtResource { users, .. } | Subject::SubResource { users, .. } => users,
+        _ => return None,
+    };
+    if users.is_empty() {
+        return None;
+    }
+    let shown: Vec<String> = users
+        .iter()
+        .take(5)
+        .map(|u| if u == "." { "`(root)`".into() } else { code(u) })
+        .collect();
+    let more = users.len().saturating_sub(5);
+    let mut note = format!("used by {}", shown.join(", "));
+    if more > 0 {
+        note.push_str(&format!(" and {more} more"));
+    }
+    Some(note)
 }
 
 fn item(ch: &Change, out: &mut String) -> usize {
@@ -200,12 +225,12 @@ fn noise(report: &DiffReport, opts: &Options, out: &mut String) {
     }
 }
 
-fn body(report: &DiffReport, opts: &Options, out: &mut String) {
+fn body(report: &DiffReport, root: Option<&str>, opts: &Options, out: &mut String) {
     if report.changes.is_empty() {
         out.push_str("No semantic changes.\n");
     } else {
         out.push_str(&format!("**{}**\n\n", Counts::of(report).sentence()));
-        if let Some(m) = mermaid(report) {
+        if let Some(m) = mermaid_rooted(report, root) {
             out.push_str(&m);
             out.push('\n');
         }
@@ -217,44 +242,175 @@ fn body(report: &DiffReport, opts: &Options, out: &mut String) {
 /// Render one file's report under a `###` heading.
 pub fn render(title: &str, report: &DiffReport, opts: &Options) -> String {
     let mut out = format!("### {}\n\n", code(title));
-    body(report, opts, &mut out);
+    body(report, None, opts, &mut out);
     out
 }
 
-/// Render a review: a table of files, then one section per file.
+/// Default size budget of a review: under GitHub's 65,536-character comment limit with
+/// room for a marker line.
+pub const DEFAULT_MAX_BYTES: usize = 65_000;
+
+/// Room kept for the note about what was left out.
+const NOTE_ROOM: usize = 600;
+
+const TABLE_HEAD: &str = "| File | Status | Summary |\n|---|---|---|\n";
+
+/// Render a review without a size limit: a table of files, then one section per file.
 pub fn review(range: &str, files: &[FileDiff], opts: &Options) -> String {
+    review_within(range, files, opts, None)
+}
+
+/// Render a review in at most `max_bytes` bytes (when given and when the title and the
+/// note fit): if everything does not fit, the table stays (rows cut from the end only
+/// when it alone is too long), the most changed files are shown in full, and a closing
+/// note says how many were left out. The files shown are the longest run of the most
+/// changed ones that fits; only whole sections are left out, so no code block or
+/// character is ever cut.
+pub fn review_within(
+    range: &str,
+    files: &[FileDiff],
+    opts: &Options,
+    max_bytes: Option<usize>,
+) -> String {
     let mut out = format!("## Scene changes in {}\n\n", code(range));
     if files.is_empty() {
         out.push_str("No scene files changed.\n");
         return out;
     }
-    out.push_str("| File | Status | Summary |\n|---|---|---|\n");
-    for f in files {
-        let summary = match &f.report {
-            Ok(r) if r.changes.is_empty() => "no semantic changes".to_string(),
-            Ok(r) => Counts::of(r).sentence(),
-            Err(_) => "cannot be parsed".to_string(),
-        };
+    let rows: Vec<String> = files.iter().map(row).collect();
+    let sections: Vec<String> = files.iter().map(|f| section(f, opts)).collect();
+    let total = out.len() + TABLE_HEAD.len() + sum_len(&rows) + sum_len(&sections);
+    let max = match max_bytes {
+        Some(m) if total > m => m,
+        _ => {
+            out.push_str(TABLE_HEAD);
+            rows.iter().chain(&sections).for_each(|s| out.push_str(s));
+            return out;
+        }
+    };
+    let mut room = max.saturating_sub(out.len() + TABLE_HEAD.len() + NOTE_ROOM + range.len());
+    out.push_str(TABLE_HEAD);
+    let mut rows_kept = 0;
+    for r in &rows {
+        if r.len() > room {
+            break;
+        }
+        room -= r.len();
+        out.push_str(r);
+        rows_kept += 1;
+    }
+    if rows_kept < rows.len() {
         out.push_str(&format!(
-            "| {} | {} | {} |\n",
-            code(&f.path),
-            f.status.name(),
-            summary
+            "| … | | {} more files |\n",
+            rows.len() - rows_kept
         ));
     }
-    for f in files {
-        out.push_str(&format!(
-            "\n### {} ({})\n\n",
-            code(&f.path),
-            f.status.name()
-        ));
-        match &f.report {
-            Err(e) => out.push_str(&format!("Cannot diff: {}\n", code(e))),
-            Ok(r) if f.status != FileStatus::Modified && r.changes.len() > MAX_LINES => {
-                out.push_str(&format!("**{}**\n", Counts::of(r).sentence()));
-            }
-            Ok(r) => body(r, opts, &mut out),
+    let mut shown = 0;
+    for i in most_changed_first(files) {
+        let Some(s) = sections.get(i).filter(|s| s.len() <= room) else {
+            break;
+        };
+        room -= s.len();
+        out.push_str(s);
+        shown += 1;
+    }
+    out.push_str(&left_out_note(
+        range,
+        files.len(),
+        shown,
+        rows.len() - rows_kept,
+        max,
+    ));
+    out
+}
+
+fn sum_len(parts: &[String]) -> usize {
+    parts.iter().map(String::len).sum()
+}
+
+/// Indexes of `files`, most changes first, then by path.
+fn most_changed_first(files: &[FileDiff]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..files.len()).collect();
+    order.sort_by(|&a, &b| {
+        let (fa, fb) = (&files[a], &files[b]);
+        fb.weight()
+            .cmp(&fa.weight())
+            .then_with(|| fa.path.cmp(&fb.path))
+    });
+    order
+}
+
+fn left_out_note(range: &str, files: usize, shown: usize, rows_cut: usize, max: usize) -> String {
+    let mut note = format!(
+        "\n---\n\n_Size limit ({max} characters): {shown} of {files} files shown in full, most changed first; the other {} are only summarised in the table",
+        files - shown
+    );
+    if rows_cut > 0 {
+        note.push_str(&format!(", {rows_cut} of them not even there"));
+    }
+    note.push_str(&format!(
+        ". Run `tscn-merge review` on {} for everything._\n",
+        code(range)
+    ));
+    note
+}
+
+/// "added", or for a renamed file "moved from `old` (3 changes)"; `in_table` escapes
+/// `|` for a table cell.
+fn status(f: &FileDiff, in_table: bool) -> String {
+    let Some((old, _)) = &f.renamed_from else {
+        return f.status.name().to_string();
+    };
+    let verb = if parent_dir(old) == parent_dir(&f.path) {
+        "renamed"
+    } else {
+        "moved"
+    };
+    let changes = match f.weight() {
+        1 => "1 change".to_string(),
+        n => format!("{n} changes"),
+    };
+    let old = if in_table { cell(old) } else { code(old) };
+    format!("{verb} from {old} ({changes})")
+}
+
+fn parent_dir(path: &str) -> &str {
+    path.rsplit_once('/').map_or("", |(dir, _)| dir)
+}
+
+fn row(f: &FileDiff) -> String {
+    format!(
+        "| {} | {} | {} |\n",
+        cell(&f.path),
+        status(f, true),
+        f.summary(cell)
+    )
+}
+
+/// The section of one file: a census for added and deleted files (an added file's tree
+/// drawn, its contents folded), the full report otherwise.
+fn section(f: &FileDiff, opts: &Options) -> String {
+    let mut out = match f.renamed_from {
+        Some(_) => format!("\n### {}: {}\n\n", code(&f.path), status(f, false)),
+        None => format!("\n### {} ({})\n\n", code(&f.path), status(f, false)),
+    };
+    let root = f.root_name.as_deref();
+    match (&f.report, f.status) {
+        (Err(e), _) => {
+            let first = e.lines().next().unwrap_or_default();
+            out.push_str(&format!("Cannot diff: {}\n", code(first)));
         }
+        (Ok(r), FileStatus::Added) => {
+            out.push_str(&format!("**{}**\n\n", f.summary(code)));
+            if let Some(m) = mermaid_rooted(r, root) {
+                out.push_str(&m);
+            }
+            out.push_str("\n<details><summary>Contents</summary>\n\n");
+            list(r, &mut out);
+            out.push_str("\n</details>\n");
+        }
+        (Ok(_), FileStatus::Deleted) => out.push_str(&format!("**{}**\n", f.summary(code))),
+        (Ok(r), _) => body(r, root, opts, &mut out),
     }
     out
 }

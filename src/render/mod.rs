@@ -2,6 +2,7 @@
 //! with a Mermaid diagram, and the versioned JSON document (`docs/diff-json-schema.json`).
 //! Each renders one file (`diff`) or several (`review`). Pure: they return strings.
 
+pub mod escape;
 pub mod json;
 pub mod markdown;
 pub mod text;
@@ -26,6 +27,8 @@ pub enum FileStatus {
     Deleted,
     /// Present on both sides.
     Modified,
+    /// Moved or renamed (git's rename detection), possibly changed too.
+    Renamed,
 }
 
 impl FileStatus {
@@ -35,6 +38,7 @@ impl FileStatus {
             FileStatus::Added => "added",
             FileStatus::Deleted => "deleted",
             FileStatus::Modified => "modified",
+            FileStatus::Renamed => "renamed",
         }
     }
 }
@@ -44,10 +48,89 @@ impl FileStatus {
 pub struct FileDiff {
     /// Repository-relative path.
     pub path: String,
-    /// Added, deleted or modified.
+    /// Added, deleted, modified or renamed.
     pub status: FileStatus,
+    /// For a renamed file: its old path and how similar (0-100) old and new bytes are.
+    pub renamed_from: Option<(String, u8)>,
+    /// Name of the root node (new side, or old side when deleted): diagrams label the
+    /// root with it rather than with `.`.
+    pub root_name: Option<String>,
     /// The diff, or the parse error that prevented it.
     pub report: Result<DiffReport, String>,
+}
+
+impl FileDiff {
+    /// How much changed, for putting the most changed files first.
+    pub fn weight(&self) -> usize {
+        self.report.as_ref().map_or(0, |r| r.changes.len())
+    }
+
+    /// One line for a table of files: a census for added and deleted files ("new scene:
+    /// 14 nodes, 3 resources"), the counts of changes otherwise. `quote` spells the one
+    /// piece of repository text in it (a resource's type) for the output at hand.
+    pub fn summary(&self, quote: fn(&str) -> String) -> String {
+        match (&self.report, self.status) {
+            (Err(_), _) => "cannot be parsed".to_string(),
+            (Ok(r), FileStatus::Added) => census(&self.path, r, ("new", "added"), quote),
+            (Ok(r), FileStatus::Deleted) => census(&self.path, r, ("deleted", "removed"), quote),
+            (Ok(r), _) if r.changes.is_empty() => "no semantic changes".to_string(),
+            (Ok(r), _) => Counts::of(r).sentence(),
+        }
+    }
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// "new scene: 14 nodes, 3 resources, 2 connections" from the report of a file diffed
+/// against nothing: each part of the file is one subject whose detail is `kind`.
+fn census(
+    path: &str,
+    report: &DiffReport,
+    (adjective, kind): (&str, &str),
+    quote: fn(&str) -> String,
+) -> String {
+    let (mut nodes, mut resources, mut connections) = (0, 0, 0);
+    let mut main_type: Option<&str> = None;
+    let mut is_resource = path.to_ascii_lowercase().ends_with(".tres");
+    for g in groups(&report.changes) {
+        if g[0].detail.kind() != kind {
+            continue;
+        }
+        match &g[0].subject {
+            Subject::Node { .. } => nodes += 1,
+            Subject::ExtResource { .. } | Subject::SubResource { .. } => resources += 1,
+            Subject::Connection { .. } => connections += 1,
+            Subject::MainResource { type_name } => {
+                is_resource = true;
+                main_type = type_name.as_deref();
+            }
+            Subject::Editable { .. } | Subject::Header => {}
+        }
+    }
+    let mut head = format!(
+        "{adjective} {}",
+        if is_resource { "resource" } else { "scene" }
+    );
+    if let Some(t) = main_type {
+        head.push_str(&format!(" ({})", quote(t)));
+    }
+    let mut parts = Vec::new();
+    if nodes > 0 {
+        parts.push(plural(nodes, "node", "nodes"));
+    }
+    if resources > 0 {
+        parts.push(plural(resources, "resource", "resources"));
+    }
+    if connections > 0 {
+        parts.push(plural(connections, "connection", "connections"));
+    }
+    if parts.is_empty() {
+        head
+    } else {
+        format!("{head}: {}", parts.join(", "))
+    }
 }
 
 /// Consecutive changes about the same subject.
@@ -107,8 +190,6 @@ impl Counts {
     /// "2 nodes changed, 1 added, 1 resource changed" (empty when nothing).
     pub fn sentence(&self) -> String {
         let mut parts = Vec::new();
-        let plural =
-            |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
         if self.nodes_changed > 0 {
             parts.push(plural(self.nodes_changed, "node changed", "nodes changed"));
         }

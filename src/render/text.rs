@@ -1,7 +1,12 @@
 //! Plain or coloured text: a tree of nodes in scene order with their changes under them,
 //! then resources, connections, editables and the header. What `diff` prints by default
 //! and what git shows through the external diff driver.
+//!
+//! Every line that carries repository text goes through [`paint`], which spells out
+//! control characters ([`escape::visible`]): a node named `\x1b[2J` cannot clear the
+//! reader's terminal, and a name with a line break cannot forge a line.
 
+use super::escape::{self, visible};
 use super::{depth, groups, Counts, FileDiff, FileStatus, Options};
 use crate::diff::{Change, Delta, Detail, DiffReport, Subject};
 
@@ -12,11 +17,13 @@ const BOLD: &str = "\x1b[1m";
 const DIM: &str = "\x1b[2m";
 const RESET: &str = "\x1b[0m";
 
+/// `s` with hidden characters spelled out, coloured when `on`.
 fn paint(on: bool, code: &str, s: &str) -> String {
+    let s = visible(s);
     if on {
         format!("{code}{s}{RESET}")
     } else {
-        s.to_string()
+        s.into_owned()
     }
 }
 
@@ -250,6 +257,7 @@ pub fn render(report: &DiffReport, opts: &Options) -> String {
 /// Render a review: every file with a heading line.
 pub fn review(range: &str, files: &[FileDiff], opts: &Options) -> String {
     let mut out = String::new();
+    let range = visible(range);
     if files.is_empty() {
         out.push_str(&format!("No scene files changed in {range}.\n"));
         return out;
@@ -261,25 +269,44 @@ pub fn review(range: &str, files: &[FileDiff], opts: &Options) -> String {
     ));
     for f in files {
         out.push('\n');
-        let head = format!("=== {} ({})", f.path, f.status.name());
-        out.push_str(&paint(opts.color, BOLD, &head));
+        out.push_str(&paint(opts.color, BOLD, &heading(f)));
         out.push('\n');
-        match &f.report {
-            Ok(r) if f.status != FileStatus::Modified => {
-                out.push_str(&format!("{}\n", Counts::of(r).sentence()));
-                if f.status == FileStatus::Added {
-                    out.push_str(
-                        &render(r, opts)
-                            .lines()
-                            .skip(1)
-                            .map(|l| format!("{l}\n"))
-                            .collect::<String>(),
-                    );
-                }
-            }
-            Ok(r) => out.push_str(&render(r, opts)),
-            Err(e) => out.push_str(&format!("cannot diff: {e}\n")),
-        }
+        file_body(f, opts, &mut out);
     }
     out
+}
+
+/// "=== path (added)", or "=== new (moved from old, 3 changes)".
+fn heading(f: &FileDiff) -> String {
+    match &f.renamed_from {
+        Some((old, _)) => {
+            let n = f.weight();
+            let s = if n == 1 { "" } else { "s" };
+            format!("=== {} (moved from {old}, {n} change{s})", f.path)
+        }
+        None => format!("=== {} ({})", f.path, f.status.name()),
+    }
+}
+
+fn file_body(f: &FileDiff, opts: &Options, out: &mut String) {
+    let quote = |s: &str| visible(s).into_owned();
+    match &f.report {
+        Ok(r) if matches!(f.status, FileStatus::Added | FileStatus::Deleted) => {
+            out.push_str(&format!("{}\n", f.summary(quote)));
+            if f.status == FileStatus::Added {
+                for l in render(r, opts).lines().skip(1) {
+                    out.push_str(l);
+                    out.push('\n');
+                }
+            }
+        }
+        Ok(r) => out.push_str(&render(r, opts)),
+        Err(e) => {
+            out.push_str("cannot diff: ");
+            for l in e.lines() {
+                out.push_str(&escape::visible(l));
+                out.push('\n');
+            }
+        }
+    }
 }
