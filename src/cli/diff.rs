@@ -11,6 +11,7 @@ use std::path::Path;
 use tscn_merge::diff::{diff_files, DiffReport};
 use tscn_merge::model::Scene;
 use tscn_merge::render::{json, markdown, text, Options};
+use tscn_merge::syntax::Document;
 
 /// Read and parse one side; `/dev/null` (git's name for a missing side) is `None`.
 fn load(path: &Path) -> Result<Option<(Vec<u8>, Scene)>, String> {
@@ -127,9 +128,9 @@ fn run_git_external(a: &DiffArgs, opts: &Options) -> Result<i32> {
 /// `tscn-merge textconv FILE`: the projection on stdout. A file that does not parse is
 /// printed unchanged (with a warning on stderr) so git can still show something.
 pub fn run_textconv(a: &TextconvArgs) -> Result<i32> {
-    let bytes = super::io::read(&a.file)?;
-    match Scene::parse(&bytes) {
-        Ok(sc) => emit(&tscn_merge::textconv::textconv(&sc))?,
+    let bytes = super::io::read_big(&a.file)?;
+    match Document::parse(&bytes) {
+        Ok(doc) => emit(&tscn_merge::textconv::textconv(&doc))?,
         Err(e) => {
             eprintln!(
                 "tscn-merge: warning: {}: {e}; shown as is",

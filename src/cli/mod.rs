@@ -205,6 +205,9 @@ pub struct InstallArgs {
 
 /// Parse arguments, run, and turn the outcome into an exit code.
 pub fn main() -> i32 {
+    if let Some(a) = textconv_fast_path() {
+        return finish(diff::run_textconv(&a));
+    }
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
@@ -229,6 +232,21 @@ pub fn main() -> i32 {
             0
         }),
     };
+    finish(result)
+}
+
+/// `textconv FILE`, git's most frequent call (once per blob of `git log -p`), read
+/// without building the whole command line parser.
+fn textconv_fast_path() -> Option<TextconvArgs> {
+    let mut args = std::env::args_os().skip(1);
+    let (cmd, file) = (args.next()?, args.next()?);
+    let plain = |s: &std::ffi::OsStr| !s.as_encoded_bytes().starts_with(b"-");
+    (cmd == "textconv" && plain(&file) && args.next().is_none())
+        .then(|| TextconvArgs { file: file.into() })
+}
+
+/// The exit code of a command's outcome, its error printed.
+fn finish(result: anyhow::Result<i32>) -> i32 {
     match result {
         Ok(code) => code,
         Err(e) => {
