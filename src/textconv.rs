@@ -243,10 +243,15 @@ fn call_argument(raw: &str, at: usize) -> Option<(&str, usize)> {
         inner.find(')')?
     };
     let id = inner[..close].trim();
-    if id.is_empty() || (!id.starts_with('"') && id.contains(|c: char| c.is_whitespace())) {
+    let end = at + open + 1 + close + 1;
+    // A call over several lines stays as written: it would take lines away.
+    if id.is_empty() || raw[at..end].contains('\n') {
         return None;
     }
-    Some((id, at + open + 1 + close + 1))
+    if !id.starts_with('"') && id.contains(|c: char| c.is_whitespace()) {
+        return None;
+    }
+    Some((id, end))
 }
 
 /// A number starts here: a digit, or a sign or point followed by one.
@@ -447,7 +452,7 @@ shape = SubResource("CircleShape2D_aaaaa")
 
     #[test]
     fn unknown_ext_ids_and_odd_calls_are_kept() {
-        let s = "[gd_scene format=3]\n\n[node name=\"A\" type=\"Node\"]\na = ExtResource(\"9_zz\")\nb = ExtResource\nc = ExtResource(\ncall\n)\n";
+        let s = "[gd_scene format=3]\n\n[ext_resource path=\"res://a.gd\" type=\"Script\" id=\"1\"]\n\n[node name=\"A\" type=\"Node\"]\na = ExtResource(\"9_zz\")\nb = ExtResource\nc = ExtResource(\ncall\n)\nd = ExtResource(\n\"1\"\n)\n";
         let t = tc(s);
         assert!(
             t.contains("a = ExtResource(\"9_zz\")\nb = ExtResource\n"),
