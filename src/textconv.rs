@@ -1,262 +1,340 @@
-//! A stable, readable projection of a scene for git's `textconv`, so that `git diff`,
-//! `git log -p`, `git blame` and `--word-diff` show what changed and nothing else.
+//! A stable, readable projection of a scene for git's `textconv`, so that `git log -p`,
+//! `git blame`, `git log -S` and `--word-diff` show what changed and little else.
 //!
-//! What it normalises away (re-save noise):
-//! - `load_steps`, `unique_id`, and 4.6 id paths (`parent_id_path`, `owner_uid_path`,
-//!   `from_uid_path`, `to_uid_path`) are dropped;
-//! - ext_resources are listed by path, without id or uid, sorted by path;
-//!   `ExtResource("1_abc")` prints as `ExtResource(res://player.gd)`;
-//! - sub_resources are named by type plus a hash of their content
-//!   (`SubResource(CircleShape2D_3fa2c1)`) and listed in order of first use;
-//! - values are printed canonically: floats to 6 significant digits, legacy names
-//!   (`Quat`, `PoolIntArray`, ...) in their Godot 4 spelling, spacing normalised.
+//! It decides what counts as re-save noise and hides it, line for line:
+//! - every input line gives exactly one output line, in file order (blame stays exact);
+//! - tag fields that change on a re-save without changing the scene are dropped:
+//!   `load_steps`, `unique_id`, the 4.6 id paths (`parent_id_path`, `owner_uid_path`,
+//!   `from_uid_path`, `to_uid_path`), and an ext_resource's `id` and `uid`;
+//! - `ExtResource("1_abc")` prints as `ExtResource(res://player.gd)` (the path it names);
+//!   sub_resource ids are the file's own (`SubResource("RectangleShape2D_sfy7j")`), so a
+//!   search for an id finds it;
+//! - floats print with 6 significant digits (`0.70710677` and `0.707107` agree), legacy
+//!   constructor names in their Godot 4 spelling (`Quat` -> `Quaternion`, `PoolIntArray`
+//!   -> `PackedInt32Array`), and spacing inside brackets as Godot 4 writes it.
+//!
+//! Values are rewritten token by token, never decoded: strings, comments and line breaks
+//! pass through untouched, which keeps the projection as fast as the splitter. Reading
+//! the file and printing are the binary's job.
 
-use crate::diff::show::{self, Detail};
-use crate::diff::{fnv, FNV0};
-use crate::model::Scene;
-use crate::syntax::Section;
-use crate::value::{self, RefKind};
+use crate::model::{field_text, id_text};
+use crate::syntax::{Document, Section};
+use crate::value::{canonical_ctor_name, PackedKind};
 use std::collections::BTreeMap;
 
-/// Header fields, node fields and connection fields dropped from the projection.
-const DROPPED_FIELDS: [&str; 7] = [
+/// Tag fields dropped from every section: they change on a re-save, the scene does not.
+const NOISE_FIELDS: [&str; 6] = [
     "load_steps",
     "unique_id",
     "parent_id_path",
     "owner_uid_path",
     "from_uid_path",
     "to_uid_path",
-    "id",
 ];
 
-/// Deepest chain of sub_resource references followed (guards the stack).
-const MAX_DEPTH: usize = 256;
+/// Fields dropped from `[ext_resource]` tags: references print the path instead.
+const EXT_NOISE_FIELDS: [&str; 2] = ["id", "uid"];
 
-struct Names<'a> {
-    sc: &'a Scene,
-    ext_by_id: BTreeMap<&'a str, usize>,
-    sub_by_id: BTreeMap<&'a str, usize>,
-    sub_name: Vec<Option<String>>,
-}
-
-impl<'a> Names<'a> {
-    fn name(&self, k: RefKind, id: &str) -> String {
-        match k {
-            RefKind::Ext => match self.ext_by_id.get(id) {
-                Some(&i) => self.sc.ext_resources[i].path.clone(),
-                None => format!("missing:{id}"),
-            },
-            RefKind::Sub => match self
-                .sub_by_id
-                .get(id)
-                .and_then(|&i| self.sub_name[i].clone())
-            {
-                Some(n) => n,
-                None => format!("missing:{id}"),
-            },
-        }
-    }
-
-    fn value(&self, raw: &str) -> String {
-        match value::parse(raw) {
-            Ok(v) => show::show(&v, &|k, id| self.name(k, id), Detail::Full),
-            Err(_) => raw.trim().to_string(),
-        }
-    }
-
-    /// Sub refs of a section's properties, in order.
-    fn sub_refs(&self, s: &Section) -> Vec<usize> {
-        let mut out = Vec::new();
-        for p in &s.props {
-            value::scan_refs_in_text(self.sc.slice(&p.value), &mut |k, id| {
-                if k == RefKind::Sub {
-                    if let Some(&j) = self.sub_by_id.get(id) {
-                        out.push(j);
-                    }
-                }
-            });
-        }
-        out
-    }
-}
-
-fn props(names: &Names, s: &Section, out: &mut String) {
-    // Last occurrence of a key wins, at the place of the first.
-    let mut order: Vec<&str> = Vec::new();
-    let mut last: BTreeMap<&str, &str> = BTreeMap::new();
-    for p in &s.props {
-        if last
-            .insert(p.key.as_str(), names.sc.slice(&p.value))
-            .is_none()
-        {
-            order.push(p.key.as_str());
-        }
-    }
-    for k in order {
-        out.push_str(&crate::write::encode_key(k));
-        out.push_str(" = ");
-        out.push_str(&names.value(last[k]));
-        out.push('\n');
-    }
-}
-
-fn tag(names: &Names, s: &Section, out: &mut String) {
-    out.push('[');
-    out.push_str(&s.tag.name);
-    for f in &s.tag.fields {
-        if DROPPED_FIELDS.contains(&f.key.as_str()) {
-            continue;
-        }
-        out.push(' ');
-        out.push_str(&f.key);
-        out.push('=');
-        out.push_str(&names.value(names.sc.slice(&f.value)));
-    }
-    out.push_str("]\n");
-}
-
-/// Name every sub_resource by type and a hash of its canonical content (references to
-/// other sub_resources by their names, so the name survives id renames).
-fn name_subs(names: &mut Names) {
-    let n = names.sc.sub_resources.len();
-    let mut state = vec![0u8; n]; // 0 todo, 1 in progress, 2 done
-    let mut used: BTreeMap<String, usize> = BTreeMap::new();
-    fn go(
-        names: &mut Names,
-        i: usize,
-        state: &mut Vec<u8>,
-        used: &mut BTreeMap<String, usize>,
-        depth: usize,
-    ) {
-        if state[i] != 0 {
-            return;
-        }
-        state[i] = 1;
-        let s = names.sc.section(names.sc.sub_resources[i].section);
-        if depth < MAX_DEPTH {
-            for j in names.sub_refs(s) {
-                go(names, j, state, used, depth + 1);
-            }
-        }
-        let mut body = String::new();
-        props(names, s, &mut body);
-        let ty = &names.sc.sub_resources[i].type_name;
-        let mut h = FNV0;
-        fnv(&mut h, ty.as_bytes());
-        fnv(&mut h, b"\n");
-        fnv(&mut h, body.as_bytes());
-        let base = format!("{ty}_{:06x}", h & 0xff_ffff);
-        let count = used.entry(base.clone()).or_insert(0);
-        *count += 1;
-        names.sub_name[i] = Some(if *count == 1 {
-            base
-        } else {
-            format!("{base}~{count}")
-        });
-        state[i] = 2;
-    }
-    for i in 0..n {
-        go(names, i, &mut state, &mut used, 0);
-    }
-}
-
-/// Sub_resources in order of first use (each after what it uses), unused ones last.
-fn sub_order(names: &Names) -> Vec<usize> {
-    let sc = names.sc;
-    let mut done = vec![false; sc.sub_resources.len()];
-    let mut out = Vec::new();
-    fn visit(names: &Names, i: usize, done: &mut Vec<bool>, out: &mut Vec<usize>, depth: usize) {
-        if done[i] {
-            return;
-        }
-        done[i] = true;
-        if depth < MAX_DEPTH {
-            for j in names.sub_refs(names.sc.section(names.sc.sub_resources[i].section)) {
-                visit(names, j, done, out, depth + 1);
-            }
-        }
-        out.push(i);
-    }
-    let roots: Vec<usize> = sc
-        .nodes
-        .iter()
-        .map(|n| n.section)
-        .chain(sc.resource)
-        .collect();
-    for r in roots {
-        for j in names.sub_refs(sc.section(r)) {
-            visit(names, j, &mut done, &mut out, 0);
-        }
-    }
-    for i in 0..sc.sub_resources.len() {
-        visit(names, i, &mut done, &mut out, 0);
-    }
-    out
-}
-
-/// The textconv projection of a scene or resource.
-pub fn textconv(sc: &Scene) -> String {
-    let mut names = Names {
-        sc,
-        ext_by_id: sc
-            .ext_resources
-            .iter()
-            .enumerate()
-            .map(|(i, e)| (e.id.as_str(), i))
-            .collect(),
-        sub_by_id: sc
-            .sub_resources
-            .iter()
-            .enumerate()
-            .map(|(i, s)| (s.id.as_str(), i))
-            .collect(),
-        sub_name: vec![None; sc.sub_resources.len()],
+/// The textconv projection of a parsed file.
+pub fn textconv(doc: &Document) -> String {
+    let p = Projector {
+        ext_paths: ext_paths(doc),
     };
-    name_subs(&mut names);
-    let mut out = String::new();
-    if let Some(h) = sc.doc.sections.first() {
-        tag(&names, h, &mut out);
+    let text = doc.text.as_str();
+    let mut out = String::with_capacity(text.len());
+    let mut at = if doc.has_bom() {
+        '\u{feff}'.len_utf8()
+    } else {
+        0
+    };
+    for s in &doc.sections {
+        at = p.section(text, s, at, &mut out);
     }
-    // ext_resources: by path, then type; duplicates collapse.
-    let mut exts: Vec<(String, String)> = sc
-        .ext_resources
-        .iter()
-        .map(|e| (e.path.clone(), e.type_name.clone()))
-        .collect();
-    exts.sort();
-    exts.dedup();
-    if !exts.is_empty() {
-        out.push('\n');
-        for (p, t) in exts {
-            out.push_str(&format!(
-                "[ext_resource type=\"{}\" path=\"{}\"]\n",
-                crate::write::c_escape(&t),
-                crate::write::c_escape(&p)
-            ));
+    out.push_str(&text[at.min(text.len())..]);
+    out
+}
+
+/// ext_resource id -> path, as the loader resolves `ExtResource(id)`.
+fn ext_paths(doc: &Document) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    for s in doc.sections.iter().filter(|s| s.tag.name == "ext_resource") {
+        if let (Some(id), Some(path)) = (s.tag.field("id"), s.tag.field("path")) {
+            out.insert(id_text(doc.slice(id)), field_text(doc, path));
         }
-    }
-    for i in sub_order(&names) {
-        let s = sc.section(sc.sub_resources[i].section);
-        out.push('\n');
-        out.push_str(&format!(
-            "[sub_resource type=\"{}\" name=\"{}\"]\n",
-            crate::write::c_escape(&sc.sub_resources[i].type_name),
-            names.sub_name[i].as_deref().unwrap_or("?")
-        ));
-        props(&names, s, &mut out);
-    }
-    // Everything else in file order: [resource], nodes, connections, editables.
-    for (k, s) in sc.kinds.iter().zip(&sc.doc.sections).skip(1) {
-        use crate::model::SectionKind::*;
-        match k {
-            ExtResource | SubResource | Header => continue,
-            Connection | Editable => {}
-            _ => out.push('\n'),
-        }
-        tag(&names, s, &mut out);
-        props(&names, s, &mut out);
     }
     out
+}
+
+/// The state of one projection: what ext_resource ids name.
+struct Projector {
+    ext_paths: BTreeMap<String, String>,
+}
+
+impl Projector {
+    /// Project one section: the text from `at` through its last value; returns where the
+    /// verbatim copy resumes.
+    fn section(&self, text: &str, s: &Section, mut at: usize, out: &mut String) -> usize {
+        let dropped: &[&str] = if s.tag.name == "ext_resource" {
+            &EXT_NOISE_FIELDS
+        } else {
+            &[]
+        };
+        let mut prev = s.tag.span.start + 1;
+        for f in &s.tag.fields {
+            let key = f.key.as_str();
+            if NOISE_FIELDS.contains(&key) || dropped.contains(&key) {
+                let start = field_start(text, prev, f.value.start, key).max(at);
+                out.push_str(&text[at..start]);
+                keep_line_breaks(&text[start..f.value.end], out);
+            } else {
+                out.push_str(&text[at..f.value.start]);
+                self.value(&text[f.value.clone()], out);
+            }
+            at = f.value.end;
+            prev = f.value.end;
+        }
+        for p in &s.props {
+            out.push_str(&text[at..p.value.start]);
+            self.value(&text[p.value.clone()], out);
+            at = p.value.end;
+        }
+        at
+    }
+
+    /// Rewrite one value token by token (see the module doc).
+    fn value(&self, raw: &str, out: &mut String) {
+        let b = raw.as_bytes();
+        let mut i = 0;
+        let mut last = 0u8;
+        while i < b.len() {
+            let c = b[i];
+            let start = i;
+            i = match c {
+                b'"' => string_end(b, i),
+                b';' => memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |n| i + n),
+                _ if c <= b' ' => {
+                    let end = b[i..]
+                        .iter()
+                        .position(|&x| x > b' ')
+                        .map_or(b.len(), |n| i + n);
+                    space(&raw[i..end], last, b.get(end).copied(), out);
+                    last = b' ';
+                    i = end;
+                    continue;
+                }
+                _ if c.is_ascii_alphabetic() || c == b'_' => {
+                    let end = ident_end(b, i);
+                    i = self.ident(raw, i, end, out);
+                    last = b'a';
+                    continue;
+                }
+                _ if starts_number(b, i) => {
+                    let end = number_end(b, i);
+                    number(&raw[i..end], out);
+                    last = b'0';
+                    i = end;
+                    continue;
+                }
+                _ => i + utf8_len(c),
+            };
+            out.push_str(&raw[start..i.min(b.len())]);
+            last = c;
+        }
+    }
+
+    /// An identifier at `start..end`: `ExtResource(id)` resolved, legacy names renamed.
+    /// Returns where the next token starts.
+    fn ident(&self, raw: &str, start: usize, end: usize, out: &mut String) -> usize {
+        let name = &raw[start..end];
+        if name == "ExtResource" {
+            if let Some((id, after)) = call_argument(raw, end) {
+                if let Some(path) = self.ext_paths.get(&id_text(id)) {
+                    out.push_str("ExtResource(");
+                    out.push_str(path);
+                    out.push(')');
+                    return after;
+                }
+            }
+        }
+        if name == "inf_neg" {
+            out.push_str("-inf");
+        } else if let Some(k) = PackedKind::from_name(name) {
+            out.push_str(k.name());
+        } else {
+            out.push_str(canonical_ctor_name(name));
+        }
+        end
+    }
+}
+
+/// Where the field whose value starts at `value_start` begins, whitespace before it
+/// included: the key is the last occurrence of `key` after `prev`.
+fn field_start(text: &str, prev: usize, value_start: usize, key: &str) -> usize {
+    let region = &text[prev..value_start];
+    match region.rfind(key) {
+        Some(k) => prev + region[..k].trim_end().len(),
+        None => value_start,
+    }
+}
+
+/// The line breaks of dropped text, so that lines keep their numbers.
+fn keep_line_breaks(dropped: &str, out: &mut String) {
+    for _ in dropped.bytes().filter(|&b| b == b'\n') {
+        out.push('\n');
+    }
+}
+
+/// Whitespace between tokens: line breaks as written; otherwise none just inside a
+/// bracket or before a comma, else one space.
+fn space(ws: &str, last: u8, next: Option<u8>, out: &mut String) {
+    if ws.contains('\n') {
+        out.push_str(ws);
+        return;
+    }
+    let inner = matches!(last, b'(' | b'[' | b'{' | 0)
+        || matches!(next, None | Some(b')' | b']' | b'}' | b','));
+    if !inner {
+        out.push(' ');
+    }
+}
+
+/// End (exclusive) of the string literal opening at `i`; the rest of the value when it
+/// is not closed.
+fn string_end(b: &[u8], i: usize) -> usize {
+    let mut j = i + 1;
+    while j < b.len() {
+        match b[j] {
+            b'\\' => j += 2,
+            b'"' => return j + 1,
+            _ => j += 1,
+        }
+    }
+    b.len()
+}
+
+fn ident_end(b: &[u8], i: usize) -> usize {
+    b[i..]
+        .iter()
+        .position(|&x| !(x.is_ascii_alphanumeric() || x == b'_'))
+        .map_or(b.len(), |n| i + n)
+}
+
+/// Bytes in the UTF-8 sequence a lead byte opens (1 for a stray continuation byte, which
+/// a `&str` never starts a character with).
+fn utf8_len(lead: u8) -> usize {
+    match lead {
+        0xf0.. => 4,
+        0xe0.. => 3,
+        0xc0.. => 2,
+        _ => 1,
+    }
+}
+
+/// `( id )` after `ExtResource`, with the id's text and where the call ends.
+fn call_argument(raw: &str, at: usize) -> Option<(&str, usize)> {
+    let rest = &raw[at..];
+    let open = rest.len() - rest.trim_start().len();
+    let inner = rest[open..].strip_prefix('(')?;
+    let close = if inner.trim_start().starts_with('"') {
+        let lead = inner.len() - inner.trim_start().len();
+        let end = string_end(inner.as_bytes(), lead);
+        end + inner[end..].find(')')?
+    } else {
+        inner.find(')')?
+    };
+    let id = inner[..close].trim();
+    let end = at + open + 1 + close + 1;
+    // A call over several lines stays as written: it would take lines away.
+    if id.is_empty() || raw[at..end].contains('\n') {
+        return None;
+    }
+    if !id.starts_with('"') && id.contains(|c: char| c.is_whitespace()) {
+        return None;
+    }
+    Some((id, end))
+}
+
+/// A number starts here: a digit, or a sign or point followed by one.
+fn starts_number(b: &[u8], i: usize) -> bool {
+    let digit = |k: usize| b.get(k).is_some_and(u8::is_ascii_digit);
+    match b[i] {
+        b'0'..=b'9' => true,
+        b'.' => digit(i + 1),
+        b'-' | b'+' => digit(i + 1) || (b.get(i + 1) == Some(&b'.') && digit(i + 2)),
+        _ => false,
+    }
+}
+
+/// End of the number starting at `i`: sign, digits, fraction, exponent.
+fn number_end(b: &[u8], i: usize) -> usize {
+    let digits = |mut j: usize| {
+        while j < b.len() && b[j].is_ascii_digit() {
+            j += 1;
+        }
+        j
+    };
+    let mut j = if matches!(b[i], b'-' | b'+') {
+        i + 1
+    } else {
+        i
+    };
+    j = digits(j);
+    if b.get(j) == Some(&b'.') {
+        j = digits(j + 1);
+    }
+    if matches!(b.get(j), Some(b'e' | b'E')) {
+        let k = if matches!(b.get(j + 1), Some(b'-' | b'+')) {
+            j + 2
+        } else {
+            j + 1
+        };
+        if b.get(k).is_some_and(u8::is_ascii_digit) {
+            j = digits(k);
+        }
+    }
+    j
+}
+
+/// A number token: integers as written, floats with 6 significant digits (and still
+/// spelled as floats: `4.0`, not `4`).
+fn number(tok: &str, out: &mut String) {
+    if !tok.contains(['.', 'e', 'E']) || already_canonical(tok) {
+        out.push_str(tok);
+        return;
+    }
+    match tok.parse::<f64>() {
+        Ok(x) if x.is_finite() => {
+            let mut s = crate::write::g6_signed(x);
+            if !s.contains(['.', 'e']) {
+                s.push_str(".0");
+            }
+            out.push_str(&s);
+        }
+        _ => out.push_str(tok),
+    }
+}
+
+/// Whether a float token already reads as `%g` with 6 significant digits prints it (the
+/// common case, which then costs no float parsing): `[-]I.F`, at most 6 significant
+/// digits, no redundant zero, within `%g`'s fixed-point range, not zero.
+fn already_canonical(tok: &str) -> bool {
+    let t = tok.strip_prefix('-').unwrap_or(tok);
+    let Some((int, frac)) = t.split_once('.') else {
+        return false;
+    };
+    let all_digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    if !all_digits(int) || !all_digits(frac) {
+        return false;
+    }
+    if int == "0" {
+        let zeros = frac.len() - frac.trim_start_matches('0').len();
+        let sig = frac.len() - zeros;
+        sig > 0 && zeros <= 3 && sig <= 6 && !frac.ends_with('0')
+    } else {
+        !int.starts_with('0')
+            && (frac == "0" || (!frac.ends_with('0') && int.len() + frac.len() <= 6))
+            && int.len() <= 6
+    }
 }
 
 #[cfg(test)]
@@ -266,19 +344,21 @@ mod tests {
     const A: &str = r#"[gd_scene load_steps=4 format=3 uid="uid://s"]
 
 [ext_resource type="Script" path="res://player.gd" id="1_abc"]
-[ext_resource type="Texture2D" path="res://icon.png" id="2_def"]
+[ext_resource type="Texture2D" uid="uid://tex" path="res://icon.png" id="2_def"]
 
 [sub_resource type="CircleShape2D" id="CircleShape2D_aaaaa"]
 radius = 0.707107
 
-[sub_resource type="RectangleShape2D" id="RectangleShape2D_bbbbb"]
+[sub_resource type="RectangleShape2D" id="RectangleShape2D_sfy7j"]
 size = Vector2(1, 2)
 
 [node name="Root" type="Node2D" unique_id=5]
 script = ExtResource("1_abc")
+text = "two
+lines; not a comment 0.70710677"
 
 [node name="Box" type="CollisionShape2D" parent="." unique_id=6]
-shape = SubResource("RectangleShape2D_bbbbb")
+shape = SubResource("RectangleShape2D_sfy7j")
 
 [node name="Ball" type="CollisionShape2D" parent="." unique_id=7]
 shape = SubResource("CircleShape2D_aaaaa")
@@ -287,52 +367,137 @@ shape = SubResource("CircleShape2D_aaaaa")
 "#;
 
     fn tc(s: &str) -> String {
-        textconv(&Scene::parse(s.as_bytes()).unwrap())
+        textconv(&Document::parse(s.as_bytes()).unwrap())
     }
 
     #[test]
-    fn resolves_ids_and_drops_noise() {
+    fn resolves_ext_ids_keeps_sub_ids_and_drops_noise() {
         let t = tc(A);
         assert!(
             t.starts_with("[gd_scene format=3 uid=\"uid://s\"]\n"),
             "{t}"
         );
         assert!(t.contains("script = ExtResource(res://player.gd)\n"), "{t}");
+        assert!(t.contains("[ext_resource type=\"Texture2D\" path=\"res://icon.png\"]\n"));
         assert!(
-            !t.contains("unique_id") && !t.contains("1_abc") && !t.contains("from_uid_path"),
+            t.contains("[sub_resource type=\"RectangleShape2D\" id=\"RectangleShape2D_sfy7j\"]")
+        );
+        assert!(
+            t.contains("shape = SubResource(\"RectangleShape2D_sfy7j\")\n"),
             "{t}"
         );
-        // Sub_resources in order of first use: the box (used first) before the ball.
-        let box_at = t.find("[sub_resource type=\"RectangleShape2D\"").unwrap();
-        let ball_at = t.find("[sub_resource type=\"CircleShape2D\"").unwrap();
-        assert!(box_at < ball_at, "{t}");
-        assert!(t.contains("shape = SubResource(RectangleShape2D_"), "{t}");
+        assert!(t.contains("[node name=\"Box\" type=\"CollisionShape2D\" parent=\".\"]\n"));
+        assert!(t.contains("[connection signal=\"a\" from=\".\" to=\".\" method=\"b\"]\n"));
+        for gone in [
+            "unique_id",
+            "1_abc",
+            "from_uid_path",
+            "load_steps",
+            "uid://tex",
+        ] {
+            assert!(!t.contains(gone), "{gone} in {t}");
+        }
     }
 
     #[test]
-    fn resave_with_renamed_ids_and_respelled_floats_projects_the_same() {
+    fn one_output_line_per_input_line() {
+        let t = tc(A);
+        assert_eq!(t.lines().count(), A.lines().count(), "{t}");
+        for (i, o) in A.lines().zip(t.lines()) {
+            let head = |l: &str| l.split([' ', '=']).next().unwrap_or("").to_string();
+            assert_eq!(head(i), head(o), "{i} -> {o}");
+        }
+    }
+
+    #[test]
+    fn strings_pass_through_untouched() {
+        assert!(tc(A).contains("text = \"two\nlines; not a comment 0.70710677\"\n"));
+    }
+
+    #[test]
+    fn resave_noise_projects_the_same() {
         let b = A
             .replace("load_steps=4 ", "")
             .replace("1_abc", "1_xyz")
-            .replace("CircleShape2D_aaaaa", "CircleShape2D_k2m3n")
-            .replace("0.707107", "0.70710677")
-            .replace(" unique_id=5", "");
+            .replace("radius = 0.707107", "radius = 0.70710677")
+            .replace(" unique_id=5", " unique_id=99")
+            .replace("Vector2(1, 2)", "Vector2( 1, 2 )");
         assert_eq!(tc(A), tc(&b));
     }
 
     #[test]
     fn real_changes_show() {
         let b = A.replace("size = Vector2(1, 2)", "size = Vector2(1, 3)");
-        assert_ne!(tc(A), tc(&b));
         assert!(tc(&b).contains("size = Vector2(1, 3)"));
+        let b = A.replace("radius = 0.707107", "radius = 0.7072");
+        assert!(tc(&b).contains("radius = 0.7072\n"));
     }
 
     #[test]
-    fn identical_content_gets_distinct_names() {
-        let b = A
-            .replace("radius = 0.707107", "size = Vector2(1, 2)")
-            .replace("type=\"CircleShape2D\"", "type=\"RectangleShape2D\"");
-        let t = tc(&b);
-        assert!(t.contains("~2\"]"), "{t}");
+    fn godot3_spelling() {
+        let g3 = "[gd_scene load_steps=2 format=2]\n\n[ext_resource path=\"res://a.gd\" type=\"Script\" id=1]\n\n[node name=\"A\" type=\"Spatial\"]\nscript = ExtResource( 1 )\ntransform = Transform( 1, 0, 0, 0, 1, 0, 0, 0, 1, 0.5, 1e-05, -1.0 )\nq = Quat( 0, 0, 0, 1 )\na = PoolIntArray( 1, 2 )\nb = [ 1, 2 ]\nc = inf_neg\n";
+        let t = tc(g3);
+        assert!(t.contains("script = ExtResource(res://a.gd)\n"), "{t}");
+        assert!(
+            t.contains("transform = Transform3D(1, 0, 0, 0, 1, 0, 0, 0, 1, 0.5, 1e-05, -1.0)\n"),
+            "{t}"
+        );
+        assert!(
+            t.contains(
+                "q = Quaternion(0, 0, 0, 1)\na = PackedInt32Array(1, 2)\nb = [1, 2]\nc = -inf\n"
+            ),
+            "{t}"
+        );
+    }
+
+    #[test]
+    fn unknown_ext_ids_and_odd_calls_are_kept() {
+        let s = "[gd_scene format=3]\n\n[ext_resource path=\"res://a.gd\" type=\"Script\" id=\"1\"]\n\n[node name=\"A\" type=\"Node\"]\na = ExtResource(\"9_zz\")\nb = ExtResource\nc = ExtResource(\ncall\n)\nd = ExtResource(\n\"1\"\n)\n";
+        let t = tc(s);
+        assert!(
+            t.contains("a = ExtResource(\"9_zz\")\nb = ExtResource\n"),
+            "{t}"
+        );
+        assert_eq!(t.lines().count(), s.lines().count());
+    }
+
+    #[test]
+    fn the_fast_float_path_agrees_with_formatting() {
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for _ in 0..200_000 {
+            let digits = (next() % 9) as usize + 1;
+            let m = next() % 10u64.pow(digits as u32);
+            let point = (next() % (digits as u64 + 2)) as usize;
+            let s = format!("{m:0digits$}");
+            let (i, f) = s.split_at(point.min(s.len()));
+            let tok = format!(
+                "{}{}.{}",
+                if next() % 2 == 0 { "-" } else { "" },
+                if i.is_empty() { "0" } else { i },
+                if f.is_empty() { "0" } else { f }
+            );
+            if already_canonical(&tok) {
+                let x: f64 = tok.parse().unwrap();
+                let mut g = crate::write::g6_signed(x);
+                if !g.contains(['.', 'e']) {
+                    g.push_str(".0");
+                }
+                assert_eq!(g, tok);
+            }
+        }
+        assert!(
+            already_canonical("0.5") && already_canonical("-12.25") && already_canonical("4.0")
+        );
+        assert!(
+            !already_canonical("0.70710677")
+                && !already_canonical("4.50")
+                && !already_canonical("0.00001")
+        );
     }
 }

@@ -11,17 +11,65 @@ use std::path::Path;
 use tscn_merge::diff::{diff_files, DiffReport};
 use tscn_merge::model::Scene;
 use tscn_merge::render::{json, markdown, text, Options};
+use tscn_merge::syntax::Document;
+
+/// Why a side has no scene to diff.
+enum LoadError {
+    /// It could not be read: always an error.
+    Unreadable(String),
+    /// It was read but is not a scene (or a broken one): a line diff can still show it.
+    NotAScene(String),
+}
+
+impl LoadError {
+    fn message(self) -> String {
+        match self {
+            LoadError::Unreadable(m) | LoadError::NotAScene(m) => m,
+        }
+    }
+}
 
 /// Read and parse one side; `/dev/null` (git's name for a missing side) is `None`.
-fn load(path: &Path) -> Result<Option<(Vec<u8>, Scene)>, String> {
+fn load(path: &Path) -> Result<Option<(Vec<u8>, Scene)>, LoadError> {
     if path == Path::new("/dev/null") {
         return Ok(None);
     }
-    let bytes = std::fs::read(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    let bytes = std::fs::read(path)
+        .map_err(|e| LoadError::Unreadable(format!("{}: cannot read: {e}", path.display())))?;
     match Scene::parse(&bytes) {
         Ok(s) => Ok(Some((bytes, s))),
-        Err(e) => Err(format!("{}: {e}", path.display())),
+        Err(e) => Err(LoadError::NotAScene(format!("{}: {e}", path.display()))),
     }
+}
+
+/// A side's bytes for the line diff (`/dev/null` is empty).
+fn raw(path: &Path) -> Result<Vec<u8>> {
+    if path == Path::new("/dev/null") {
+        return Ok(Vec::new());
+    }
+    super::io::read(path)
+}
+
+/// git's test for binary content: a NUL byte in the first 8,000 bytes.
+fn is_binary(bytes: &[u8]) -> bool {
+    memchr::memchr(0, &bytes[..bytes.len().min(8000)]).is_some()
+}
+
+/// A unified line diff of two files labelled `a` and `b` (empty when they are equal),
+/// or git's one line for binary files.
+fn line_diff(old: &Path, new: &Path, a: &str, b: &str) -> Result<String> {
+    let (ob, nb) = (raw(old)?, raw(new)?);
+    if ob == nb {
+        return Ok(String::new());
+    }
+    if is_binary(&ob) || is_binary(&nb) {
+        return Ok(format!("Binary files {a} and {b} differ\n"));
+    }
+    let (os, ns) = (String::from_utf8_lossy(&ob), String::from_utf8_lossy(&nb));
+    Ok(similar::TextDiff::from_lines(os.as_ref(), ns.as_ref())
+        .unified_diff()
+        .header(a, b)
+        .to_string())
 }
 
 fn emit(s: &str) -> Result<()> {
@@ -54,18 +102,48 @@ pub fn run(a: &DiffArgs) -> Result<i32> {
     if a.files.len() != 2 {
         bail!("diff takes two files, OLD and NEW (got {})", a.files.len());
     }
-    let old = match load(&a.files[0]) {
-        Ok(s) => s,
-        Err(e) => bail!("{e}"),
-    };
-    let new = match load(&a.files[1]) {
-        Ok(s) => s,
-        Err(e) => bail!("{e}"),
+    let (old, new) = match (load(&a.files[0]), load(&a.files[1])) {
+        (Ok(o), Ok(n)) => (o, n),
+        (Err(LoadError::Unreadable(e)), _) | (_, Err(LoadError::Unreadable(e))) => bail!("{e}"),
+        (Err(e), _) | (_, Err(e)) if !line_diff_allowed(&a.files) => bail!("{}", e.message()),
+        (o, n) => return run_line_diff(a, o.err().or(n.err()).map(LoadError::message)),
     };
     let report = diff_files(old.as_ref().map(|x| &x.1), new.as_ref().map(|x| &x.1));
     let title = a.files[1].display().to_string();
     emit(&render_one(&title, &report, a.format, &opts))?;
     Ok(if report.is_empty() { 0 } else { 1 })
+}
+
+/// Whether a side that is not a scene may be shown as a line diff instead of failing:
+/// when git runs us for every changed file (`git difftool`, which sets
+/// `GIT_DIFF_PATH_COUNTER`), or when a side is not named as a scene at all (difftool's
+/// temporary copies keep the file's name). A broken scene named on the command line
+/// is still an error.
+fn line_diff_allowed(files: &[std::path::PathBuf]) -> bool {
+    std::env::var_os("GIT_DIFF_PATH_COUNTER").is_some()
+        || files.iter().any(|f| {
+            f != Path::new("/dev/null") && !super::git::is_scene_path(&f.to_string_lossy())
+        })
+}
+
+/// `diff OLD NEW` when a side is not a scene: the line diff, after a note saying why.
+/// Exit 0 when the files are equal, else 1.
+fn run_line_diff(a: &DiffArgs, why: Option<String>) -> Result<i32> {
+    let (old, new) = (&a.files[0], &a.files[1]);
+    let body = line_diff(
+        old,
+        new,
+        &old.display().to_string(),
+        &new.display().to_string(),
+    )?;
+    if body.is_empty() {
+        return Ok(0);
+    }
+    let why = why.unwrap_or_default();
+    emit(&format!(
+        "note: semantic diff unavailable ({why}); line diff follows\n{body}"
+    ))?;
+    Ok(1)
 }
 
 /// git's external diff: PATH OLD-FILE OLD-HEX OLD-MODE NEW-FILE NEW-HEX NEW-MODE
@@ -100,24 +178,15 @@ fn run_git_external(a: &DiffArgs, opts: &Options) -> Result<i32> {
             let body = render_one(&path, &report, a.format, opts);
             emit(&format!("{header}{body}"))?;
         }
+        (Err(LoadError::Unreadable(e)), _) | (_, Err(LoadError::Unreadable(e))) => bail!("{e}"),
         (o, n) => {
-            // Fall back to a line diff, with the reason.
-            let err = o.err().or(n.err()).unwrap_or_default();
-            let read = |p: &Path| {
-                if p == Path::new("/dev/null") {
-                    Vec::new()
-                } else {
-                    std::fs::read(p).unwrap_or_default()
-                }
-            };
-            let (ob, nb) = (read(old_file), read(new_file));
-            let (os, ns) = (String::from_utf8_lossy(&ob), String::from_utf8_lossy(&nb));
-            let udiff = similar::TextDiff::from_lines(os.as_ref(), ns.as_ref())
-                .unified_diff()
-                .header(&format!("a/{path}"), &format!("b/{new_path}"))
-                .to_string();
+            let err = o.err().or(n.err()).map(LoadError::message);
+            let a_label = format!("a/{path}");
+            let b_label = format!("b/{new_path}");
+            let udiff = line_diff(old_file, new_file, &a_label, &b_label)?;
             emit(&format!(
-                "{header}note: semantic diff unavailable ({err}); line diff follows\n{udiff}"
+                "{header}note: semantic diff unavailable ({}); line diff follows\n{udiff}",
+                err.unwrap_or_default()
             ))?;
         }
     }
@@ -127,9 +196,9 @@ fn run_git_external(a: &DiffArgs, opts: &Options) -> Result<i32> {
 /// `tscn-merge textconv FILE`: the projection on stdout. A file that does not parse is
 /// printed unchanged (with a warning on stderr) so git can still show something.
 pub fn run_textconv(a: &TextconvArgs) -> Result<i32> {
-    let bytes = super::io::read(&a.file)?;
-    match Scene::parse(&bytes) {
-        Ok(sc) => emit(&tscn_merge::textconv::textconv(&sc))?,
+    let bytes = super::io::read_big(&a.file)?;
+    match Document::parse(&bytes) {
+        Ok(doc) => emit(&tscn_merge::textconv::textconv(&doc))?,
         Err(e) => {
             eprintln!(
                 "tscn-merge: warning: {}: {e}; shown as is",
