@@ -3,7 +3,7 @@
 //! It decides nothing itself: matching fills the pairing, the phases read it and add noise.
 
 use super::noise::{Noise, NoiseKind};
-use super::side::Side;
+use super::side::{parent_path, Side};
 use crate::model::{join_path, Scene};
 
 /// Shared state of one diff.
@@ -61,6 +61,24 @@ impl<'a> Differ<'a> {
                 }
             }
         }
+    }
+
+    /// Whether old node `i`'s parent is paired with new node `j`'s parent: the quick
+    /// answer to "same parent" (a `false` is rechecked by path).
+    pub(super) fn parents_paired(&self, i: usize, j: usize) -> bool {
+        match (self.old.parent_of[i], self.new.parent_of[j]) {
+            (Some(p), Some(q)) => self.node_pair[p] == Some(q),
+            _ => false,
+        }
+    }
+
+    /// Whether old node `i` and new node `j` have the same parent (old parent translated).
+    pub(super) fn same_parent(&self, i: usize, j: usize) -> bool {
+        if self.parents_paired(i, j) {
+            return true;
+        }
+        let np = self.new.sc.nodes[j].parent.as_deref().map(parent_path);
+        self.old_parent_translated(i).as_deref() == np
     }
 
     /// Old node `i`'s parent path, translated to the new tree (`None` for the root).

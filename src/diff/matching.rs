@@ -7,10 +7,14 @@
 
 use super::context::Differ;
 use super::noise::Eq3;
-use super::side::{props_of, Side};
+use super::side::{parent_path, props_of, PathHasher, Side};
 use crate::model::{join_path, NodeKey};
 use crate::value::RefKind;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::hash::BuildHasherDefault;
+
+/// The cheap hash of [`PathHasher`], for the unique_id lookup.
+type PathHash = BuildHasherDefault<PathHasher>;
 
 /// Rounds of rename/move pairing (each may reveal more pairs by path).
 const RENAME_ROUNDS: usize = 8;
@@ -18,7 +22,7 @@ const RENAME_ROUNDS: usize = 8;
 /// Pair nodes by unique_id (both sides), then by path with renamed/moved parents followed.
 pub(super) fn pair_nodes_by_key(d: &mut Differ) {
     let (o, n) = (&d.old.sc.nodes, &d.new.sc.nodes);
-    let mut by_key: BTreeMap<&NodeKey, usize> = BTreeMap::new();
+    let mut by_key: HashMap<&NodeKey, usize, PathHash> = HashMap::default();
     for (j, nd) in n.iter().enumerate() {
         if matches!(nd.key, NodeKey::UniqueId { .. }) {
             by_key.entry(&nd.key).or_insert(j);
@@ -71,15 +75,6 @@ fn pair_nodes_by_path(d: &mut Differ) {
     }
 }
 
-/// A node's parent path as a map key (`.` for the root's children).
-fn parent_key(p: &str) -> &str {
-    if p.is_empty() {
-        "."
-    } else {
-        p
-    }
-}
-
 impl<'a> Differ<'a> {
     /// How alike two nodes' properties are (0..1), references compared by label.
     fn similarity(&self, i: usize, j: usize) -> f64 {
@@ -120,7 +115,7 @@ impl<'a> Differ<'a> {
             }
             if let Some(p) = &nd.parent {
                 by_parent
-                    .entry(parent_key(p).to_string())
+                    .entry(parent_path(p).to_string())
                     .or_default()
                     .push(j);
             }

@@ -7,7 +7,7 @@
 use super::context::Differ;
 use super::noise::NoiseKind;
 use super::report::{Change, Detail, Subject};
-use super::side::{all_props, Side};
+use super::side::{all_props, parent_path, Side};
 use crate::syntax::Section;
 use crate::value::{self, Value};
 use std::collections::{BTreeMap, BTreeSet};
@@ -87,15 +87,6 @@ fn node_subject(side: &Side, i: usize) -> Subject {
     }
 }
 
-/// A node's parent path in the form `translate` returns (`.` for the root's children).
-fn parent_path(p: &str) -> &str {
-    if p.is_empty() {
-        "."
-    } else {
-        p
-    }
-}
-
 /// Everything that changed between partners `(i, j)`; `reordered` is their old and new
 /// place among siblings when that changed.
 fn paired_changes(
@@ -140,10 +131,7 @@ fn paired_changes(
 /// Fast path: the same bytes, the same targets, the same parent.
 fn unchanged(d: &Differ, (i, j): (usize, usize), (os, ns): (&Section, &Section)) -> bool {
     let (ot, nt) = (d.old.sc.slice(&os.span), d.new.sc.slice(&ns.span));
-    ot.trim_end() == nt.trim_end()
-        && d.same_refs(nt)
-        && d.old_parent_translated(i).as_deref()
-            == d.new.sc.nodes[j].parent.as_deref().map(parent_path)
+    ot.trim_end() == nt.trim_end() && d.same_refs(nt) && d.same_parent(i, j)
 }
 
 /// Renamed, moved to another parent, or placed elsewhere among its siblings.
@@ -160,8 +148,7 @@ fn place_changes(
             new: nn.name.to_string(),
         });
     }
-    let np = nn.parent.as_deref().map(|p| parent_path(p).to_string());
-    if d.old_parent_translated(i) != np {
+    if !d.same_parent(i, j) {
         out.push(Detail::Moved {
             old_parent: on.parent.as_deref().unwrap_or("(none)").to_string(),
             new_parent: nn.parent.as_deref().unwrap_or("(none)").to_string(),
@@ -255,15 +242,12 @@ fn reorders(d: &Differ) -> BTreeMap<usize, (usize, usize)> {
             let Some(op) = d.old.sc.nodes[i].parent.as_deref().map(parent_path) else {
                 continue;
             };
-            if d.translate(op) != *d.new.sc.nodes[j].parent.as_deref().unwrap_or(".") {
+            let np = d.new.sc.nodes[j].parent.as_deref().unwrap_or(".");
+            let kept = (d.parents_paired(i, j) && !np.is_empty()) || d.translate(op) == np;
+            if !kept {
                 continue; // moved
             }
-            let old_pos = d
-                .old
-                .children
-                .get(op)
-                .and_then(|v| v.iter().position(|&x| x == i))
-                .unwrap_or(0);
+            let old_pos = d.old.sibling_pos[i];
             seq.push(old_pos);
             who.push((j, old_pos, new_pos));
         }

@@ -53,16 +53,19 @@ pub(super) fn ext_changes(d: &mut Differ, pair: &[Option<usize>], changes: &mut 
     let (o, n) = (&d.old.sc.ext_resources, &d.new.sc.ext_resources);
     let rev = reverse(pair, n.len());
     for (j, e) in n.iter().enumerate() {
-        let subject = Subject::ExtResource {
-            path: e.path.clone(),
-            type_name: e.type_name.clone(),
-            users: d.new.users(RefKind::Ext, j),
-        };
         let details = match rev[j] {
             None => vec![Detail::Added {
                 properties: Vec::new(),
             }],
             Some(i) => ext_pair_changes(d, &o[i], e),
+        };
+        if details.is_empty() {
+            continue; // its users (a scan of every node) are only needed for a change
+        }
+        let subject = Subject::ExtResource {
+            path: e.path.clone(),
+            type_name: e.type_name.clone(),
+            users: d.new.users(RefKind::Ext, j),
         };
         changes.extend(details.into_iter().map(|detail| Change {
             subject: subject.clone(),

@@ -9,7 +9,36 @@ use crate::model::Scene;
 use crate::syntax::Section;
 use crate::value::{self, RefKind};
 use std::borrow::Cow;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// A map keyed by node paths or resource ids, for lookups only (never iterated into
+/// output), with a hash cheaper than SipHash: these keys are many and short.
+pub(super) type PathMap<'a, V> = HashMap<&'a str, V, BuildHasherDefault<PathHasher>>;
+
+/// FNV-style hasher eight bytes at a time (see [`super::identity::fnv`]).
+#[derive(Default)]
+pub(super) struct PathHasher(u64);
+
+impl Hasher for PathHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = self.0 ^ 0xcbf29ce484222325;
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let w = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+            h = (h ^ w).wrapping_mul(0x100000001b3).rotate_left(29);
+        }
+        for &b in chunks.remainder() {
+            h = (h ^ b as u64).wrapping_mul(0x100000001b3);
+        }
+        self.0 = h;
+    }
+
+    fn finish(&self) -> u64 {
+        // Mix the high bits down: hashbrown takes its bucket from the low bits.
+        self.0 ^ (self.0 >> 29) ^ (self.0 >> 47)
+    }
+}
 
 /// One side of the comparison with its lookups and the labels that make references
 /// comparable across sides (a paired resource gets the same label on both sides).
@@ -17,17 +46,21 @@ pub(super) struct Side<'a> {
     /// The scene itself.
     pub(super) sc: &'a Scene,
     /// ext_resource index by id.
-    pub(super) ext_by_id: BTreeMap<&'a str, usize>,
+    pub(super) ext_by_id: PathMap<'a, usize>,
     /// sub_resource index by id.
-    pub(super) sub_by_id: BTreeMap<&'a str, usize>,
+    pub(super) sub_by_id: PathMap<'a, usize>,
     /// Cross-side label of each ext_resource (set by [`super::identity::pair_ext`]).
     pub(super) ext_label: Vec<String>,
     /// Cross-side label of each sub_resource (set by [`super::identity::pair_sub`]).
     pub(super) sub_label: Vec<String>,
     /// Node index by path (the first node with that path).
-    pub(super) node_by_path: BTreeMap<&'a str, usize>,
+    pub(super) node_by_path: PathMap<'a, usize>,
+    /// Index of each node's parent node (`None` for the root or a missing parent).
+    pub(super) parent_of: Vec<Option<usize>>,
     /// Children of each node path, in file order.
-    pub(super) children: BTreeMap<&'a str, Vec<usize>>,
+    pub(super) children: PathMap<'a, Vec<usize>>,
+    /// Each node's place among its parent's children.
+    pub(super) sibling_pos: Vec<usize>,
     /// Refs of each node's props and instance field, of each sub, and of `[resource]`;
     /// computed on first use (only changed resources need their users).
     refs: std::cell::OnceCell<Refs>,
@@ -55,31 +88,36 @@ fn scan_section(sc: &Scene, s: &Section, out: &mut Vec<(RefKind, String)>) {
 
 impl<'a> Side<'a> {
     pub(super) fn new(sc: &'a Scene) -> Side<'a> {
-        let mut ext_by_id = BTreeMap::new();
-        for (i, e) in sc.ext_resources.iter().enumerate() {
-            ext_by_id.insert(e.id.as_str(), i);
-        }
-        let mut sub_by_id = BTreeMap::new();
-        for (i, s) in sc.sub_resources.iter().enumerate() {
-            sub_by_id.insert(s.id.as_str(), i);
-        }
-        let mut node_by_path = BTreeMap::new();
-        let mut children: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+        let ext_by_id = sc.ext_resources.iter().enumerate();
+        let ext_by_id = ext_by_id.map(|(i, e)| (e.id.as_str(), i)).collect();
+        let sub_by_id = sc.sub_resources.iter().enumerate();
+        let sub_by_id = sub_by_id.map(|(i, s)| (s.id.as_str(), i)).collect();
+        let mut node_by_path =
+            PathMap::with_capacity_and_hasher(sc.nodes.len(), Default::default());
+        let mut children: PathMap<Vec<usize>> = PathMap::default();
+        let mut sibling_pos = vec![0; sc.nodes.len()];
         for (i, n) in sc.nodes.iter().enumerate() {
             node_by_path.entry(n.path.as_str()).or_insert(i);
-            if let Some(p) = &n.parent {
-                let p = if p.is_empty() { "." } else { p.as_str() };
-                children.entry(p).or_default().push(i);
+            if let Some(p) = n.parent.as_deref() {
+                let kids = children.entry(parent_path(p)).or_default();
+                sibling_pos[i] = kids.len();
+                kids.push(i);
             }
         }
+        let parent_of = sc.nodes.iter().map(|n| {
+            let p = n.parent.as_deref()?;
+            node_by_path.get(parent_path(p)).copied()
+        });
         Side {
             sc,
             ext_by_id,
             sub_by_id,
             ext_label: Vec::new(),
             sub_label: Vec::new(),
+            parent_of: parent_of.collect(),
             node_by_path,
             children,
+            sibling_pos,
             refs: std::cell::OnceCell::new(),
         }
     }
@@ -212,6 +250,16 @@ pub(super) fn props_of<'s>(sc: &'s Scene, s: &'s Section) -> Vec<(&'s str, &'s s
         }
     }
     out
+}
+
+/// A node's `parent=` as a path key (`.` for the root's children, written `""` by some
+/// tools).
+pub(super) fn parent_path(p: &str) -> &str {
+    if p.is_empty() {
+        "."
+    } else {
+        p
+    }
 }
 
 /// Every property of a section as (key, short display value): the body of an added or
