@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Benchmark `tscn-merge diff` against `git diff --no-index` on two generated ~20 MB
 # scenes (mesh-heavy: big packed arrays; node-heavy: ~100,000 small nodes), each with a
-# modified copy, and `tscn-merge review` over 100 commits of a generated history.
-# Not a test: prints timings and the ratio (aim: at most 2x git).
+# modified copy, on a Godot 4.6 variant with `unique_id` on every node (~120,000 nodes,
+# scripts/gen-scenes.py --unique-ids, at 5, 10 and 20 MB to show how time grows), and
+# `tscn-merge review` over 100 commits of a generated history.
+# Not a test: prints timings and the ratio (aim: at most 1.5x git).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
@@ -89,8 +91,15 @@ best() {
   printf '%.3f' "$best"
 }
 
+for mb in 5 10 20; do
+  python3 scripts/gen-scenes.py "$WORK/uid$mb.a" --mb "$mb" --nodes-only --unique-ids >/dev/null
+  python3 scripts/gen-scenes.py "$WORK/uid$mb.b" --mb "$mb" --nodes-only --unique-ids --edit >/dev/null
+  mv "$WORK/uid$mb.a/node-heavy.tscn" "$WORK/uid${mb}_a.tscn"
+  mv "$WORK/uid$mb.b/node-heavy.tscn" "$WORK/uid${mb}_b.tscn"
+done
+
 printf '%-10s %8s %12s %12s %7s\n' case MB tscn-merge "git diff" ratio
-for k in mesh nodes; do
+for k in mesh nodes uid5 uid10 uid20; do
   a="$WORK/${k}_a.tscn"; b="$WORK/${k}_b.tscn"
   mb=$(echo "$(stat -c %s "$b") / 1048576" | bc -l)
   t=$(best "$BIN" diff --color never "$a" "$b")

@@ -1,3 +1,4 @@
+use super::nodes::lis_members;
 use super::*;
 
 fn sc(t: &str) -> Scene {

@@ -1,0 +1,272 @@
+//! One side (old or new) of the comparison: lookups by id and path, the labels that make
+//! references comparable across sides, who uses each resource, and how values read in a
+//! report. It decides nothing about change; pairing fills its labels
+//! ([`super::identity`]) and the phases read from it.
+
+use super::show::{self, Detail as ShowDetail};
+use super::VALUE_LIMIT;
+use crate::model::Scene;
+use crate::syntax::Section;
+use crate::value::{self, RefKind};
+use std::borrow::Cow;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// A map keyed by node paths or resource ids, for lookups only (never iterated into
+/// output), with a hash cheaper than SipHash: these keys are many and short.
+pub(super) type PathMap<'a, V> = HashMap<&'a str, V, BuildHasherDefault<PathHasher>>;
+
+/// FNV-style hasher eight bytes at a time (see [`super::identity::fnv`]).
+#[derive(Default)]
+pub(super) struct PathHasher(u64);
+
+impl Hasher for PathHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = self.0 ^ 0xcbf29ce484222325;
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let w = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+            h = (h ^ w).wrapping_mul(0x100000001b3).rotate_left(29);
+        }
+        for &b in chunks.remainder() {
+            h = (h ^ b as u64).wrapping_mul(0x100000001b3);
+        }
+        self.0 = h;
+    }
+
+    fn finish(&self) -> u64 {
+        // Mix the high bits down: hashbrown takes its bucket from the low bits.
+        self.0 ^ (self.0 >> 29) ^ (self.0 >> 47)
+    }
+}
+
+/// One side of the comparison with its lookups and the labels that make references
+/// comparable across sides (a paired resource gets the same label on both sides).
+pub(super) struct Side<'a> {
+    /// The scene itself.
+    pub(super) sc: &'a Scene,
+    /// ext_resource index by id.
+    pub(super) ext_by_id: PathMap<'a, usize>,
+    /// sub_resource index by id.
+    pub(super) sub_by_id: PathMap<'a, usize>,
+    /// Cross-side label of each ext_resource (set by [`super::identity::pair_ext`]).
+    pub(super) ext_label: Vec<String>,
+    /// Cross-side label of each sub_resource (set by [`super::identity::pair_sub`]).
+    pub(super) sub_label: Vec<String>,
+    /// Node index by path (the first node with that path).
+    pub(super) node_by_path: PathMap<'a, usize>,
+    /// Index of each node's parent node (`None` for the root or a missing parent).
+    pub(super) parent_of: Vec<Option<usize>>,
+    /// Children of each node path, in file order.
+    pub(super) children: PathMap<'a, Vec<usize>>,
+    /// Each node's place among its parent's children.
+    pub(super) sibling_pos: Vec<usize>,
+    /// Refs of each node's props and instance field, of each sub, and of `[resource]`;
+    /// computed on first use (only changed resources need their users).
+    refs: std::cell::OnceCell<Refs>,
+}
+
+/// Every reference of every node, sub_resource and the main resource of one side.
+struct Refs {
+    node_refs: Vec<Vec<(RefKind, String)>>,
+    sub_refs: Vec<Vec<(RefKind, String)>>,
+    main_refs: Vec<(RefKind, String)>,
+}
+
+/// Every reference in a section's `instance`/`script` fields and its properties.
+fn scan_section(sc: &Scene, s: &Section, out: &mut Vec<(RefKind, String)>) {
+    let mut f = |k: RefKind, id: &str| out.push((k, id.to_string()));
+    for fl in &s.tag.fields {
+        if fl.key == "instance" || fl.key == "script" {
+            value::scan_refs_in_text(sc.slice(&fl.value), &mut f);
+        }
+    }
+    for p in &s.props {
+        value::scan_refs_in_text(sc.slice(&p.value), &mut f);
+    }
+}
+
+impl<'a> Side<'a> {
+    pub(super) fn new(sc: &'a Scene) -> Side<'a> {
+        let ext_by_id = sc.ext_resources.iter().enumerate();
+        let ext_by_id = ext_by_id.map(|(i, e)| (e.id.as_str(), i)).collect();
+        let sub_by_id = sc.sub_resources.iter().enumerate();
+        let sub_by_id = sub_by_id.map(|(i, s)| (s.id.as_str(), i)).collect();
+        let mut node_by_path =
+            PathMap::with_capacity_and_hasher(sc.nodes.len(), Default::default());
+        let mut children: PathMap<Vec<usize>> = PathMap::default();
+        let mut sibling_pos = vec![0; sc.nodes.len()];
+        for (i, n) in sc.nodes.iter().enumerate() {
+            node_by_path.entry(n.path.as_str()).or_insert(i);
+            if let Some(p) = n.parent.as_deref() {
+                let kids = children.entry(parent_path(p)).or_default();
+                sibling_pos[i] = kids.len();
+                kids.push(i);
+            }
+        }
+        let parent_of = sc.nodes.iter().map(|n| {
+            let p = n.parent.as_deref()?;
+            node_by_path.get(parent_path(p)).copied()
+        });
+        Side {
+            sc,
+            ext_by_id,
+            sub_by_id,
+            ext_label: Vec::new(),
+            sub_label: Vec::new(),
+            parent_of: parent_of.collect(),
+            node_by_path,
+            children,
+            sibling_pos,
+            refs: std::cell::OnceCell::new(),
+        }
+    }
+
+    fn refs(&self) -> &Refs {
+        self.refs.get_or_init(|| {
+            let sc = self.sc;
+            let scan = |sec: usize| {
+                let mut v = Vec::new();
+                scan_section(sc, sc.section(sec), &mut v);
+                v
+            };
+            Refs {
+                node_refs: sc.nodes.iter().map(|n| scan(n.section)).collect(),
+                sub_refs: sc.sub_resources.iter().map(|n| scan(n.section)).collect(),
+                main_refs: sc.resource.map(scan).unwrap_or_default(),
+            }
+        })
+    }
+
+    pub(super) fn label(&self, k: RefKind, id: &str) -> String {
+        let (map, labels) = match k {
+            RefKind::Ext => (&self.ext_by_id, &self.ext_label),
+            RefKind::Sub => (&self.sub_by_id, &self.sub_label),
+        };
+        match map.get(id).and_then(|&i| labels.get(i)) {
+            Some(l) => l.clone(),
+            None => format!("?{id}"),
+        }
+    }
+
+    /// How a reference reads in a report.
+    pub(super) fn display(&self, k: RefKind, id: &str) -> String {
+        match k {
+            RefKind::Ext => match self.ext_by_id.get(id) {
+                Some(&i) => self.sc.ext_resources[i].path.clone(),
+                None => format!("missing {id}"),
+            },
+            RefKind::Sub => match self.sub_by_id.get(id) {
+                Some(&i) => sub_display(&self.sc.sub_resources[i].type_name, id),
+                None => format!("missing {id}"),
+            },
+        }
+    }
+
+    /// Refs text rewritten to labels (borrowed when there is no reference at all).
+    pub(super) fn relabel<'t>(&self, text: &'t str) -> Cow<'t, str> {
+        if !text.contains("Resource") {
+            return Cow::Borrowed(text);
+        }
+        Cow::Owned(value::rewrite_refs_in_text(text, &mut |k, id| {
+            Some(self.label(k, id))
+        }))
+    }
+
+    fn show(&self, text: &str, detail: ShowDetail) -> String {
+        match value::parse(text) {
+            Ok(v) => show::show(&v, &|k, id| self.display(k, id), detail),
+            Err(_) => match detail {
+                ShowDetail::Short { limit } => show::shorten(text.trim(), limit),
+                ShowDetail::Full => text.trim().to_string(),
+            },
+        }
+    }
+
+    pub(super) fn short(&self, text: &str) -> String {
+        self.show(text, ShowDetail::Short { limit: VALUE_LIMIT })
+    }
+
+    pub(super) fn raw_field(&self, s: &'a Section, key: &str) -> Option<&'a str> {
+        s.tag.field(key).map(|r| self.sc.doc.slice(r))
+    }
+
+    pub(super) fn instance_path(&self, node: usize) -> Option<String> {
+        let n = &self.sc.nodes[node];
+        n.instance.as_ref().map(|id| self.display(RefKind::Ext, id))
+    }
+
+    /// Nodes using a resource, directly or through sub_resources.
+    pub(super) fn users(&self, kind: RefKind, idx: usize) -> Vec<String> {
+        let id = match kind {
+            RefKind::Ext => &self.sc.ext_resources[idx].id,
+            RefKind::Sub => &self.sc.sub_resources[idx].id,
+        };
+        let mut out = BTreeSet::new();
+        let mut seen_subs = BTreeSet::new();
+        let mut stack = vec![(kind, id.clone())];
+        let all = self.refs();
+        while let Some((k, id)) = stack.pop() {
+            for (ni, refs) in all.node_refs.iter().enumerate() {
+                if refs.iter().any(|(rk, rid)| *rk == k && *rid == id) {
+                    out.insert(self.sc.nodes[ni].path.to_string());
+                }
+            }
+            if all.main_refs.iter().any(|(rk, rid)| *rk == k && *rid == id) {
+                out.insert("(resource)".to_string());
+            }
+            for (si, refs) in all.sub_refs.iter().enumerate() {
+                if refs.iter().any(|(rk, rid)| *rk == k && *rid == id) && seen_subs.insert(si) {
+                    stack.push((RefKind::Sub, self.sc.sub_resources[si].id.clone()));
+                }
+            }
+        }
+        out.into_iter().collect()
+    }
+}
+
+/// Display name of a sub_resource: its id when the id already names the type (4.x),
+/// else `Type#id` (3.x numeric ids).
+pub fn sub_display(type_name: &str, id: &str) -> String {
+    if id.starts_with(type_name) {
+        id.to_string()
+    } else {
+        format!("{type_name}#{id}")
+    }
+}
+
+/// Properties of a section, last occurrence winning, at the position of the first.
+pub(super) fn props_of<'s>(sc: &'s Scene, s: &'s Section) -> Vec<(&'s str, &'s str)> {
+    let mut out: Vec<(&str, &str)> = Vec::with_capacity(s.props.len());
+    let mut pos: BTreeMap<&str, usize> = BTreeMap::new();
+    for p in &s.props {
+        let v = sc.slice(&p.value);
+        match pos.get(p.key.as_str()) {
+            Some(&i) => out[i].1 = v,
+            None => {
+                pos.insert(p.key.as_str(), out.len());
+                out.push((p.key.as_str(), v));
+            }
+        }
+    }
+    out
+}
+
+/// A node's `parent=` as a path key (`.` for the root's children, written `""` by some
+/// tools).
+pub(super) fn parent_path(p: &str) -> &str {
+    if p.is_empty() {
+        "."
+    } else {
+        p
+    }
+}
+
+/// Every property of a section as (key, short display value): the body of an added or
+/// removed part.
+pub(super) fn all_props(side: &Side, s: &Section) -> Vec<(String, String)> {
+    props_of(side.sc, s)
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), side.short(v)))
+        .collect()
+}
