@@ -229,3 +229,47 @@ fn written_files_follow_the_umask_and_git_keeps_ours_mode() {
     run("077", "--git");
     assert_eq!(mode(&d.join("ours.tscn")), 0o755);
 }
+
+#[test]
+fn an_output_that_is_no_regular_file_is_written_into_not_replaced() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    for n in ["base.tscn", "ours.tscn", "theirs.tscn"] {
+        std::fs::write(d.join(n), example(n)).expect("write");
+    }
+    // `-o /dev/null` as root used to rename a regular file over /dev/null; a FIFO
+    // shows the same without touching the system.
+    let fifo = d.join("out.fifo");
+    let c = std::ffi::CString::new(fifo.to_str().expect("utf-8")).expect("c string");
+    // SAFETY: a valid C string path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0, "mkfifo");
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read(fifo).expect("read fifo"))
+    };
+    let out = Command::new(bin())
+        .current_dir(d)
+        .args([
+            "merge",
+            "-o",
+            "out.fifo",
+            "base.tscn",
+            "ours.tscn",
+            "theirs.tscn",
+        ])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let got = reader.join().expect("reader");
+    assert_eq!(got, structural_result(&t_scratch(d)));
+    let meta = std::fs::symlink_metadata(&fifo).expect("stat");
+    assert!(meta.file_type().is_fifo(), "still a FIFO");
+    assert_eq!(temp_files(d), Vec::<String>::new());
+}
+
+fn t_scratch(d: &Path) -> std::path::PathBuf {
+    let p = d.join("scratch");
+    std::fs::create_dir_all(&p).expect("mkdir");
+    p
+}

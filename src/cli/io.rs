@@ -53,7 +53,17 @@ pub fn read_big(path: &Path) -> Result<Bytes> {
 /// Replace `path` with `bytes` atomically. An existing file keeps its permissions; a
 /// new one gets 0666 less the umask, as other tools' files do. The temporary file,
 /// `.NAME.tscn-merge-XXXXXX.tmp` beside `path`, is removed if a signal ends the process.
+///
+/// A target that exists but is no regular file (`-o /dev/null`, a FIFO) is written
+/// into: renaming over it would replace `/dev/null` itself with a file.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+        return std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .and_then(|mut f| f.write_all(bytes))
+            .with_context(|| format!("cannot write {}", path.display()));
+    }
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
