@@ -6,12 +6,13 @@ mod common;
 use common::{assert_success, bin, stdout, TempRepo};
 use std::path::Path;
 
-const KEYS: [&str; 6] = [
+const KEYS: [&str; 7] = [
     "merge.tscn-merge.name",
     "merge.tscn-merge.driver",
     "diff.tscn-merge.command",
     "diff.tscn-merge.textconv",
     "diff.tscn-merge.cachetextconv",
+    "diff.tscn-merge.xfuncname",
     "difftool.tscn-merge.cmd",
 ];
 
@@ -75,31 +76,32 @@ fn install_is_idempotent_and_uninstall_restores_bytes() {
     let driver = t.config_get("merge.tscn-merge.driver").unwrap();
     assert!(
         driver.contains(&format!(
-            "; exe={exe}; if [ -x \"$exe\" ]; then \"$exe\" merge --git -p %P"
+            "; exe={exe}; if [ -x \"$exe\" ]; then \"$exe\" merge --git --path=%P"
         )),
         "{driver}"
     );
     assert!(
         driver.ends_with(
-            "else git merge-file -L \"$x\" -L \"$s\" -L \"$y\" --marker-size=%L %A %O %B; fi"
+            "else git merge-file -L \"$x\" -L \"$s\" -L \"$y\" --marker-size=%L -- %A %O %B; fi"
         ),
         "{driver}"
     );
     assert_eq!(
         t.config_get("diff.tscn-merge.command").unwrap(),
-        format!("{exe} diff --git-external")
+        format!("{exe} diff --git-external --")
     );
     assert_eq!(
         t.config_get("diff.tscn-merge.textconv").unwrap(),
-        format!("{exe} textconv")
+        format!("{exe} textconv --")
     );
     assert_eq!(
         t.config_get("diff.tscn-merge.cachetextconv").unwrap(),
-        "false"
+        "true",
+        "the repository has a commit identity"
     );
     assert_eq!(
         t.config_get("difftool.tscn-merge.cmd").unwrap(),
-        format!("{exe} diff \"$LOCAL\" \"$REMOTE\"")
+        format!("{exe} diff -- \"$LOCAL\" \"$REMOTE\"")
     );
     for path in ["a.tscn", "dir/b.tres", "c.escn"] {
         assert_eq!(attr(&t, "merge", path), "tscn-merge", "{path}");
@@ -332,7 +334,7 @@ fn driver_runs_the_installed_binary_from_a_path_with_spaces() {
     assert!(driver.contains(&quoted), "{driver}");
     assert_eq!(
         t.config_get("diff.tscn-merge.command").unwrap(),
-        format!("'{}' diff --git-external", copy.display())
+        format!("'{}' diff --git-external --", copy.display())
     );
 
     std::fs::write(&copy, FAKE_DRIVER).unwrap();
@@ -353,15 +355,24 @@ fn driver_runs_the_installed_binary_from_a_path_with_spaces() {
     assert_eq!(t.read(scene), b"FAKE\n");
     let args = std::fs::read_to_string(dir.join("args.txt")).unwrap();
     let args: Vec<&str> = args.lines().collect();
-    assert_eq!(args.len(), 15, "{args:?}");
-    assert_eq!(&args[..6], ["merge", "--git", "-p", scene, "-l", "7"]);
-    assert_eq!(args[6], "-s");
+    assert_eq!(args.len(), 11, "{args:?}");
+    let path_arg = format!("--path={scene}");
+    assert_eq!(&args[..4], ["merge", "--git", &path_arg, "--marker-size=7"]);
+    assert!(args[4].starts_with("--base-label="), "{args:?}");
     if git_has_labels() {
-        assert_eq!(&args[8..12], ["-x", "HEAD", "-y", "other"]);
+        assert_eq!(&args[5..7], ["--ours-label=HEAD", "--theirs-label=other"]);
     } else {
-        assert_eq!(&args[6..12], ["-s", "base", "-x", "ours", "-y", "theirs"]);
+        assert_eq!(
+            &args[4..7],
+            [
+                "--base-label=base",
+                "--ours-label=ours",
+                "--theirs-label=theirs"
+            ]
+        );
     }
-    for temp in &args[12..] {
+    assert_eq!(args[7], "--", "{args:?}");
+    for temp in &args[8..] {
         assert!(temp.starts_with(".merge_file_"), "{args:?}");
     }
 }
@@ -391,7 +402,7 @@ fn on_path_install_uses_the_bare_name_and_falls_back_off_path() {
     );
     assert_eq!(
         t.config_get("diff.tscn-merge.textconv").unwrap(),
-        "tscn-merge textconv"
+        "tscn-merge textconv --"
     );
 
     // Off PATH, merges still work.

@@ -82,13 +82,13 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<i32> {
                 eprintln!("{name}:{}: {sev}: {}", p.line, p.message);
             }
             if error.is_none() && !problems.iter().any(|p| p.severity == Severity::Error) {
-                println!("{name}: ok");
+                super::io::print_line(&format!("{name}: ok"))?;
             }
         }
     }
     if args.json {
         let doc = serde_json::json!({ "schema": "tscn-merge/check", "version": 1, "files": report, "exit": code });
-        println!("{}", serde_json::to_string_pretty(&doc)?);
+        super::io::print_line(&serde_json::to_string_pretty(&doc)?)?;
     }
     Ok(code)
 }

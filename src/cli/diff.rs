@@ -204,8 +204,7 @@ pub fn run_textconv(a: &TextconvArgs) -> Result<i32> {
                 "tscn-merge: warning: {}: {e}; shown as is",
                 a.file.display()
             );
-            let mut out = std::io::stdout().lock();
-            let _ = out.write_all(&bytes);
+            super::io::write_stdout(&bytes)?;
         }
     }
     Ok(0)

@@ -20,7 +20,8 @@ pub const BLOCK_END: &str = "# <<< tscn-merge";
 /// Patterns marked in the attributes block.
 pub const PATTERNS: [&str; 3] = ["*.tscn", "*.tres", "*.escn"];
 
-/// Config sections this tool writes (subsection is always [`DRIVER`]).
+/// Config sections this tool writes (subsection is always [`DRIVER`]); the
+/// record of what it did is the section [`DRIVER`] itself.
 const SECTIONS: [&str; 3] = ["merge", "diff", "difftool"];
 
 /// How the configured commands refer to the binary.
@@ -69,46 +70,86 @@ pub fn exe_word(exe: &Exe) -> String {
 /// is `%X` to the shell but no placeholder to git) to use plain names.
 const LABELS: &str = "s=%S; x=%X; y=%Y; if [ \"$x\" = '%''X' ]; then s=base; x=ours; y=theirs; fi";
 /// The arguments of the structural merge. git single-quotes %P; %O, %A, %B
-/// are plain temp file names; %L is a number.
-const MERGE_ARGS: &str = "merge --git -p %P -l %L -s \"$s\" -x \"$x\" -y \"$y\" %O %A %B";
+/// are temp file names; %L is a number. Every substituted value is glued to
+/// its option (`--path=%P`) or follows `--`, so a path like `-Game.tscn` can
+/// never read as an option.
+const MERGE_ARGS: &str = "merge --git --path=%P --marker-size=%L --base-label=\"$s\" \
+                          --ours-label=\"$x\" --theirs-label=\"$y\" -- %O %A %B";
 /// The text merge used when the binary is missing (labels: ours, base, theirs).
-const FALLBACK: &str = "git merge-file -L \"$x\" -L \"$s\" -L \"$y\" --marker-size=%L %A %O %B";
+const FALLBACK: &str = "git merge-file -L \"$x\" -L \"$s\" -L \"$y\" --marker-size=%L -- %A %O %B";
 
 /// `merge.tscn-merge.driver`: run tscn-merge when it exists, otherwise fall
 /// back to git's own line merge, so a missing binary never breaks merges.
 /// Exit status is the driver's (1 = conflicts), never a trigger for fallback.
 pub fn merge_driver_command(exe: &Exe) -> String {
+    merge_driver_with(exe, MERGE_ARGS, FALLBACK)
+}
+
+fn merge_driver_with(exe: &Exe, args: &str, fallback: &str) -> String {
     match exe {
         Exe::OnPath => format!(
             "{LABELS}; if command -v {DRIVER} >/dev/null 2>&1; \
-             then {DRIVER} {MERGE_ARGS}; else {FALLBACK}; fi"
+             then {DRIVER} {args}; else {fallback}; fi"
         ),
         Exe::Absolute(p) => format!(
             "{LABELS}; exe={}; if [ -x \"$exe\" ]; \
-             then \"$exe\" {MERGE_ARGS}; else {FALLBACK}; fi",
+             then \"$exe\" {args}; else {fallback}; fi",
             shell_quote(&p.to_string_lossy())
         ),
     }
 }
 
+/// The values earlier versions of `install` wrote (a `%P` or path starting with `-`
+/// broke them): still ours, so `install` replaces them and `uninstall` removes them.
+fn legacy_entries(exe: &Exe) -> Vec<(String, String)> {
+    const ARGS: &str = "merge --git -p %P -l %L -s \"$s\" -x \"$x\" -y \"$y\" %O %A %B";
+    const MERGE_FILE: &str =
+        "git merge-file -L \"$x\" -L \"$s\" -L \"$y\" --marker-size=%L %A %O %B";
+    let word = exe_word(exe);
+    vec![
+        (
+            format!("merge.{DRIVER}.driver"),
+            merge_driver_with(exe, ARGS, MERGE_FILE),
+        ),
+        (
+            format!("diff.{DRIVER}.command"),
+            format!("{word} diff --git-external"),
+        ),
+        (
+            format!("diff.{DRIVER}.textconv"),
+            format!("{word} textconv"),
+        ),
+        (
+            format!("difftool.{DRIVER}.cmd"),
+            format!("{word} diff \"$LOCAL\" \"$REMOTE\""),
+        ),
+    ]
+}
+
 /// `diff.tscn-merge.command` (git appends: path old-file old-hex old-mode
-/// new-file new-hex new-mode).
+/// new-file new-hex new-mode; the path may start with `-`, hence `--`).
 pub fn diff_command(exe: &Exe) -> String {
-    format!("{} diff --git-external", exe_word(exe))
+    format!("{} diff --git-external --", exe_word(exe))
 }
 
 /// `diff.tscn-merge.textconv`.
 pub fn textconv_command(exe: &Exe) -> String {
-    format!("{} textconv", exe_word(exe))
+    format!("{} textconv --", exe_word(exe))
 }
 
 /// `difftool.tscn-merge.cmd`.
 pub fn difftool_command(exe: &Exe) -> String {
-    format!("{} diff \"$LOCAL\" \"$REMOTE\"", exe_word(exe))
+    format!("{} diff -- \"$LOCAL\" \"$REMOTE\"", exe_word(exe))
 }
 
-/// Every config key and value that install writes, in order.
-pub fn config_entries(exe: &Exe) -> Vec<(String, String)> {
+/// `diff.tscn-merge.xfuncname`: hunk headers of `git diff` (raw or textconv'd) name
+/// the section a change is in (`[node name="Player" ...]`, `[sub_resource ...]`).
+pub const XFUNCNAME: &str = r"^(\[(node|sub_resource|ext_resource|resource)( .*)?\])";
+
+/// Every config key and value that install writes, in order. `cache` turns on
+/// `cachetextconv`, which git keeps as a notes commit: only safe where git has a
+/// commit identity, or every `git log -p` dies ("Author identity unknown").
+pub fn config_entries(exe: &Exe, cache: bool) -> Vec<(String, String)> {
     vec![
         (
             format!("merge.{DRIVER}.name"),
@@ -117,9 +158,22 @@ pub fn config_entries(exe: &Exe) -> Vec<(String, String)> {
         (format!("merge.{DRIVER}.driver"), merge_driver_command(exe)),
         (format!("diff.{DRIVER}.command"), diff_command(exe)),
         (format!("diff.{DRIVER}.textconv"), textconv_command(exe)),
-        (format!("diff.{DRIVER}.cachetextconv"), "false".to_string()),
+        (format!("diff.{DRIVER}.cachetextconv"), cache.to_string()),
+        (format!("diff.{DRIVER}.xfuncname"), XFUNCNAME.to_string()),
         (format!("difftool.{DRIVER}.cmd"), difftool_command(exe)),
     ]
+}
+
+/// Whether `value` of `key` is one `install` writes (now or in an earlier version)
+/// for one of `exes`.
+fn written_by_install(key: &str, value: &str, exes: &[Exe]) -> bool {
+    exes.iter().any(|exe| {
+        config_entries(exe, true)
+            .into_iter()
+            .chain(config_entries(exe, false))
+            .chain(legacy_entries(exe))
+            .any(|(k, v)| k == key && v == value)
+    })
 }
 
 /// The attributes block, markers included, each line ending in `\n`.
@@ -295,60 +349,265 @@ fn default_global_attributes() -> Result<PathBuf> {
         .join("attributes"))
 }
 
-/// Register the drivers and mark scene files. Idempotent. Returns one line
-/// per action for the caller to print.
+/// Config keys (in the section `tscn-merge`) where `install` notes what it did, so
+/// `uninstall` removes exactly that: each key it set, and each file or folder it created.
+const RECORD_KEYS: &str = "tscn-merge.installed";
+const RECORD_CREATED: &str = "tscn-merge.created";
+
+/// What `install` noted in the config.
+struct Record {
+    keys: Vec<String>,
+    created: Vec<String>,
+}
+
+impl Record {
+    fn read(dir: Option<&Path>, flag: &str) -> Result<Record> {
+        let all = |key: &str| -> Result<Vec<String>> {
+            let out = git(dir, ["config", flag, "--get-all", key])?;
+            Ok(String::from_utf8_lossy(&out.stdout)
+                .lines()
+                .map(str::to_string)
+                .collect())
+        };
+        Ok(Record {
+            keys: all(RECORD_KEYS)?,
+            created: all(RECORD_CREATED)?,
+        })
+    }
+
+    /// Add `value` under `key` in the config unless it is there.
+    fn note(
+        dir: Option<&Path>,
+        flag: &str,
+        list: &mut Vec<String>,
+        key: &str,
+        value: &str,
+    ) -> Result<()> {
+        if !list.iter().any(|v| v == value) {
+            git_ok(dir, ["config", flag, "--add", key, value])?;
+            list.push(value.to_string());
+        }
+        Ok(())
+    }
+}
+
+/// Refuse an attributes file that is a symbolic link (a committed `.gitattributes`
+/// link would have `install` write wherever it points) or that lies outside the
+/// repository (`--global`: outside the home and config folders).
+fn check_attributes_target(scope: &Scope, attrs: &Path) -> Result<()> {
+    let shown = attrs.display();
+    if std::fs::symlink_metadata(attrs).is_ok_and(|m| m.file_type().is_symlink()) {
+        bail!("refusing to write through {shown}: it is a symbolic link");
+    }
+    let roots: Vec<PathBuf> = match scope {
+        Scope::Repo(_) => attrs.parent().map(Path::to_path_buf).into_iter().collect(),
+        Scope::Global => ["HOME", "XDG_CONFIG_HOME"]
+            .iter()
+            .filter_map(std::env::var_os)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+            .collect(),
+    };
+    let real = resolve_existing(attrs);
+    if !roots.iter().any(|r| real.starts_with(resolve_existing(r))) {
+        bail!("refusing to write {shown}: it resolves to {}, outside the repository and your config folder", real.display());
+    }
+    Ok(())
+}
+
+/// `path` with its longest existing ancestor resolved through symbolic links.
+fn resolve_existing(path: &Path) -> PathBuf {
+    let mut rest = Vec::new();
+    let mut cur = path.to_path_buf();
+    loop {
+        if let Ok(real) = cur.canonicalize() {
+            return rest.into_iter().rev().fold(real, |p, c| p.join(c));
+        }
+        match (cur.file_name().map(|n| n.to_os_string()), cur.parent()) {
+            (Some(name), Some(parent)) => {
+                rest.push(name);
+                cur = parent.to_path_buf();
+            }
+            _ => return path.to_path_buf(),
+        }
+    }
+}
+
+/// Whether git can make commits here with an identity from its config (not from
+/// environment variables, which a later shell or CI job may not have).
+fn identity_configured(scope: &Scope) -> bool {
+    let dir = match scope {
+        Scope::Repo(d) => d.as_path(),
+        Scope::Global => Path::new("/"),
+    };
+    ["GIT_AUTHOR_IDENT", "GIT_COMMITTER_IDENT"]
+        .iter()
+        .all(|var| {
+            let mut cmd = Command::new("git");
+            for env in [
+                "GIT_AUTHOR_NAME",
+                "GIT_AUTHOR_EMAIL",
+                "GIT_COMMITTER_NAME",
+                "GIT_COMMITTER_EMAIL",
+                "EMAIL",
+            ] {
+                cmd.env_remove(env);
+            }
+            cmd.current_dir(dir)
+                .args(["var", var])
+                .output()
+                .is_ok_and(|o| o.status.success())
+        })
+}
+
+/// The file `git config --global` writes: `$GIT_CONFIG_GLOBAL`, `~/.gitconfig`, or
+/// the XDG one when only it exists.
+fn global_config_file() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("GIT_CONFIG_GLOBAL").filter(|v| !v.is_empty()) {
+        return Some(PathBuf::from(p));
+    }
+    let home = PathBuf::from(std::env::var_os("HOME").filter(|v| !v.is_empty())?);
+    let dotfile = home.join(".gitconfig");
+    let xdg = default_global_attributes().ok()?.with_file_name("config");
+    Some(if !dotfile.exists() && xdg.exists() {
+        xdg
+    } else {
+        dotfile
+    })
+}
+
+/// Set one config key unless the user set it: returns the line to report.
+fn set_key(
+    dir: Option<&Path>,
+    flag: &str,
+    key: &str,
+    value: &str,
+    ours: &[Exe],
+    rec: &mut Record,
+) -> Result<String> {
+    let current = git(dir, ["config", flag, "--get-all", key])?;
+    let now = String::from_utf8_lossy(&current.stdout)
+        .trim_end_matches('\n')
+        .to_string();
+    if current.status.success() && now == value {
+        return Ok(format!("config {key} already set"));
+    }
+    let mine = rec.keys.iter().any(|k| k == key) || written_by_install(key, &now, ours);
+    if current.status.success() && !mine {
+        return Ok(format!(
+            "config {key} kept: it is set to {now:?}, not by tscn-merge"
+        ));
+    }
+    git_ok(dir, ["config", flag, "--replace-all", key, value])?;
+    Record::note(dir, flag, &mut rec.keys, RECORD_KEYS, key)?;
+    Ok(format!("config {key} = {value}"))
+}
+
+/// Register the drivers and mark scene files. Idempotent; a value the user set
+/// is kept. Returns one line per action for the caller to print.
 pub fn install(scope: &Scope, exe: &Exe) -> Result<Vec<String>> {
     let (dir, flag) = scope_parts(scope);
-    let mut report = Vec::new();
     let attrs = attributes_path(scope)?;
-    for (key, value) in config_entries(exe) {
-        let current = git(dir, ["config", flag, "--get-all", &key])?;
-        if current.status.success() && current.stdout == format!("{value}\n").into_bytes() {
-            report.push(format!("config {key} already set"));
-            continue;
+    check_attributes_target(scope, &attrs)?;
+    let mut rec = Record::read(dir, flag)?;
+    if *scope == Scope::Global {
+        if let Some(file) = global_config_file().filter(|f| !f.exists()) {
+            Record::note(
+                dir,
+                flag,
+                &mut rec.created,
+                RECORD_CREATED,
+                &file.to_string_lossy(),
+            )?;
         }
-        git_ok(dir, ["config", flag, "--replace-all", &key, &value])?;
-        report.push(format!("config {key} = {value}"));
     }
-    let existing = match std::fs::read(&attrs) {
+    let cache = identity_configured(scope);
+    let ours = [Exe::OnPath, exe.clone()];
+    let mut report = Vec::new();
+    for (key, value) in config_entries(exe, cache) {
+        report.push(set_key(dir, flag, &key, &value, &ours, &mut rec)?);
+    }
+    if !cache {
+        report.push("textconv cache off: git has no commit identity here to store it".into());
+    }
+    report.push(add_block(&attrs, dir, flag, &mut rec)?);
+    Ok(report)
+}
+
+/// Add the attributes block to `attrs`, noting the folders created for it.
+fn add_block(attrs: &Path, dir: Option<&Path>, flag: &str, rec: &mut Record) -> Result<String> {
+    let existing = match std::fs::read(attrs) {
         Ok(bytes) => {
             String::from_utf8(bytes).with_context(|| format!("{} is not UTF-8", attrs.display()))?
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
         Err(e) => return Err(e).with_context(|| format!("reading {}", attrs.display())),
     };
-    match add_attributes_block(&existing) {
-        None => report.push(format!("attributes already in {}", attrs.display())),
-        Some(updated) => {
-            if let Some(parent) = attrs.parent() {
-                std::fs::create_dir_all(parent)
-                    .with_context(|| format!("creating {}", parent.display()))?;
-            }
-            std::fs::write(&attrs, updated)
-                .with_context(|| format!("writing {}", attrs.display()))?;
-            report.push(format!("attributes added to {}", attrs.display()));
-        }
+    let Some(updated) = add_attributes_block(&existing) else {
+        return Ok(format!("attributes already in {}", attrs.display()));
+    };
+    let missing = attrs.ancestors().skip(1);
+    for folder in missing.take_while(|a| !a.as_os_str().is_empty() && !a.exists()) {
+        Record::note(
+            dir,
+            flag,
+            &mut rec.created,
+            RECORD_CREATED,
+            &folder.to_string_lossy(),
+        )?;
     }
-    Ok(report)
+    if let Some(parent) = attrs.parent() {
+        std::fs::create_dir_all(parent)
+            .with_context(|| format!("creating {}", parent.display()))?;
+    }
+    std::fs::write(attrs, updated).with_context(|| format!("writing {}", attrs.display()))?;
+    Ok(format!("attributes added to {}", attrs.display()))
 }
 
-/// Remove exactly the config keys and the attributes block that [`install`]
-/// adds; config sections left empty are removed, everything else is kept.
+/// Remove exactly the config keys, the attributes block and the files and
+/// folders that [`install`] added; config sections left empty are removed,
+/// everything else (a value the user set) is kept.
 pub fn uninstall(scope: &Scope) -> Result<Vec<String>> {
     let (dir, flag) = scope_parts(scope);
-    let mut report = Vec::new();
     let attrs = attributes_path(scope)?;
-    for (key, _) in config_entries(&Exe::OnPath) {
+    check_attributes_target(scope, &attrs)?;
+    let rec = Record::read(dir, flag)?;
+    let ours = [Exe::OnPath, detect_exe()?];
+    let mut report = Vec::new();
+    for (key, _) in config_entries(&Exe::OnPath, false) {
         let current = git(dir, ["config", flag, "--get-all", &key])?;
+        let now = String::from_utf8_lossy(&current.stdout)
+            .trim_end_matches('\n')
+            .to_string();
         if !current.status.success() {
+            continue;
+        }
+        if !rec.keys.contains(&key) && !written_by_install(&key, &now, &ours) {
+            report.push(format!(
+                "config {key} kept: it is set to {now:?}, not by tscn-merge"
+            ));
             continue;
         }
         git_ok(dir, ["config", flag, "--unset-all", &key])?;
         report.push(format!("config {key} removed"));
     }
-    for section in SECTIONS {
-        let name = format!("{section}.{DRIVER}");
-        let pattern = format!("^{section}\\.{}\\.", DRIVER.replace('-', "\\-"));
+    for key in [RECORD_KEYS, RECORD_CREATED] {
+        let _ = git(dir, ["config", flag, "--unset-all", key])?;
+    }
+    remove_empty_sections(dir, flag, &mut report)?;
+    report.push(remove_block(&attrs)?);
+    remove_created(&rec.created, &mut report);
+    Ok(report)
+}
+
+/// Remove our config sections that no longer hold a key.
+fn remove_empty_sections(dir: Option<&Path>, flag: &str, report: &mut Vec<String>) -> Result<()> {
+    let names = SECTIONS
+        .iter()
+        .map(|s| format!("{s}.{DRIVER}"))
+        .chain([DRIVER.to_string()]);
+    for name in names {
+        let pattern = format!("^{}\\.", name.replace('.', "\\.").replace('-', "\\-"));
         let left = git(dir, ["config", flag, "--get-regexp", &pattern])?;
         if left.status.success() && !left.stdout.is_empty() {
             report.push(format!("config section {name} kept: it has other keys"));
@@ -356,40 +615,53 @@ pub fn uninstall(scope: &Scope) -> Result<Vec<String>> {
         }
         // Fails harmlessly (status 128) when no such section header exists.
         let removed = git(dir, ["config", flag, "--remove-section", &name])?;
-        if removed.status.success() {
+        if removed.status.success() && name != DRIVER {
             report.push(format!("config section {name} removed"));
         }
     }
-    match std::fs::read(&attrs) {
-        Ok(bytes) => {
-            let text = String::from_utf8(bytes)
-                .with_context(|| format!("{} is not UTF-8", attrs.display()))?;
-            match remove_attributes_block(&text) {
-                None => report.push(format!("no tscn-merge attributes in {}", attrs.display())),
-                Some(rest) if rest.is_empty() => {
-                    std::fs::remove_file(&attrs)
-                        .with_context(|| format!("removing {}", attrs.display()))?;
-                    report.push(format!(
-                        "removed {} (it held only tscn-merge attributes)",
-                        attrs.display()
-                    ));
-                }
-                Some(rest) => {
-                    std::fs::write(&attrs, rest)
-                        .with_context(|| format!("writing {}", attrs.display()))?;
-                    report.push(format!("attributes removed from {}", attrs.display()));
-                }
-            }
-        }
+    Ok(())
+}
+
+/// Take our block out of the attributes file; a file left empty is removed.
+fn remove_block(attrs: &Path) -> Result<String> {
+    let bytes = match std::fs::read(attrs) {
+        Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            report.push(format!("no attributes file at {}", attrs.display()))
+            return Ok(format!("no attributes file at {}", attrs.display()))
         }
         Err(e) => return Err(e).with_context(|| format!("reading {}", attrs.display())),
+    };
+    let text =
+        String::from_utf8(bytes).with_context(|| format!("{} is not UTF-8", attrs.display()))?;
+    match remove_attributes_block(&text) {
+        None => Ok(format!("no tscn-merge attributes in {}", attrs.display())),
+        Some(rest) if rest.is_empty() => {
+            std::fs::remove_file(attrs).with_context(|| format!("removing {}", attrs.display()))?;
+            Ok(format!(
+                "removed {} (it held only tscn-merge attributes)",
+                attrs.display()
+            ))
+        }
+        Some(rest) => {
+            std::fs::write(attrs, rest).with_context(|| format!("writing {}", attrs.display()))?;
+            Ok(format!("attributes removed from {}", attrs.display()))
+        }
     }
-    if report.is_empty() {
-        report.push("nothing to uninstall".to_string());
+}
+
+/// Remove the files and folders `install` created, when nothing is left in them.
+fn remove_created(created: &[String], report: &mut Vec<String>) {
+    for path in created.iter().map(Path::new) {
+        let empty_file = std::fs::read(path).is_ok_and(|b| b.iter().all(u8::is_ascii_whitespace));
+        let gone = if empty_file {
+            std::fs::remove_file(path).is_ok()
+        } else {
+            std::fs::remove_dir(path).is_ok()
+        };
+        if gone {
+            report.push(format!("removed {} (install created it)", path.display()));
+        }
     }
-    Ok(report)
 }
 
 /// `tscn-merge install [--global]` from the current directory, for the
@@ -431,9 +703,9 @@ mod tests {
 
     const PRELUDE: &str =
         r#"s=%S; x=%X; y=%Y; if [ "$x" = '%''X' ]; then s=base; x=ours; y=theirs; fi; "#;
-    const ARGS: &str = r#"merge --git -p %P -l %L -s "$s" -x "$x" -y "$y" %O %A %B"#;
+    const ARGS: &str = r#"merge --git --path=%P --marker-size=%L --base-label="$s" --ours-label="$x" --theirs-label="$y" -- %O %A %B"#;
     const FALLBACK_CMD: &str =
-        r#"git merge-file -L "$x" -L "$s" -L "$y" --marker-size=%L %A %O %B"#;
+        r#"git merge-file -L "$x" -L "$s" -L "$y" --marker-size=%L -- %A %O %B"#;
 
     #[test]
     fn merge_driver_on_path() {
@@ -460,13 +732,19 @@ mod tests {
     #[test]
     fn diff_commands() {
         let e = abs("/t/debug/tscn-merge");
-        assert_eq!(diff_command(&e), "/t/debug/tscn-merge diff --git-external");
-        assert_eq!(textconv_command(&Exe::OnPath), "tscn-merge textconv");
+        assert_eq!(
+            diff_command(&e),
+            "/t/debug/tscn-merge diff --git-external --"
+        );
+        assert_eq!(textconv_command(&Exe::OnPath), "tscn-merge textconv --");
         assert_eq!(
             difftool_command(&abs("/a b/t")),
-            "'/a b/t' diff \"$LOCAL\" \"$REMOTE\""
+            "'/a b/t' diff -- \"$LOCAL\" \"$REMOTE\""
         );
-        let keys: Vec<String> = config_entries(&e).into_iter().map(|(k, _)| k).collect();
+        let keys: Vec<String> = config_entries(&e, false)
+            .into_iter()
+            .map(|(k, _)| k)
+            .collect();
         assert_eq!(
             keys,
             [
@@ -475,6 +753,7 @@ mod tests {
                 "diff.tscn-merge.command",
                 "diff.tscn-merge.textconv",
                 "diff.tscn-merge.cachetextconv",
+                "diff.tscn-merge.xfuncname",
                 "difftool.tscn-merge.cmd"
             ]
         );

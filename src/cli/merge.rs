@@ -172,19 +172,51 @@ fn line_merge(b: &[u8], o: &[u8], t: &[u8], opts: &MergeOptions, reason: &str) -
     }
 }
 
-/// Run the merge command.
+/// Run the merge command. With `--git`, a failure or panic once the arguments are
+/// parsed still leaves git's line merge (markers included) in OURS: git takes OURS as
+/// the result whatever the exit status, and ours unchanged would drop theirs silently.
 pub fn run(a: &MergeArgs) -> anyhow::Result<i32> {
+    if !a.git {
+        return run_structural(a);
+    }
+    let why = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_structural(a))) {
+        Ok(Ok(code)) => return Ok(code),
+        Ok(Err(e)) => format!("{e:#}"),
+        Err(_) => "the structural merge panicked".to_string(),
+    };
+    line_merge_into_ours(a, &why)
+}
+
+/// The `--git` last resort: `git merge-file`'s result written over OURS.
+fn line_merge_into_ours(a: &MergeArgs, why: &str) -> anyhow::Result<i32> {
+    let (base, ours, theirs) = (io::read(&a.base)?, io::read(&a.ours)?, io::read(&a.theirs)?);
+    let lm = tscn_merge::linemerge::merge_lines(&base, &ours, &theirs, &marker_options(a));
+    let path = a
+        .path
+        .clone()
+        .unwrap_or_else(|| a.ours.display().to_string());
+    eprintln!("{path}: {why}; git's line merge was written instead");
+    io::write_over(&a.ours, &lm.text)?;
+    Ok(if lm.conflicts == 0 { 0 } else { 1 })
+}
+
+/// The conflict labels and marker size from the arguments.
+fn marker_options(a: &MergeArgs) -> MarkerOptions {
+    MarkerOptions {
+        marker_size: a.marker_size,
+        ours: a.ours_label.clone().unwrap_or_else(|| "ours".into()),
+        base: a.base_label.clone().unwrap_or_else(|| "base".into()),
+        theirs: a.theirs_label.clone().unwrap_or_else(|| "theirs".into()),
+        ..MarkerOptions::default()
+    }
+}
+
+fn run_structural(a: &MergeArgs) -> anyhow::Result<i32> {
     let base = io::read_big(&a.base)?;
     let ours = io::read_big(&a.ours)?;
     let theirs = io::read_big(&a.theirs)?;
     let opts = MergeOptions {
-        markers: MarkerOptions {
-            marker_size: a.marker_size,
-            ours: a.ours_label.clone().unwrap_or_else(|| "ours".into()),
-            base: a.base_label.clone().unwrap_or_else(|| "base".into()),
-            theirs: a.theirs_label.clone().unwrap_or_else(|| "theirs".into()),
-            ..MarkerOptions::default()
-        },
+        markers: marker_options(a),
         // This process ends once the result is written.
         exit_after: true,
     };
@@ -202,8 +234,7 @@ pub fn run(a: &MergeArgs) -> anyhow::Result<i32> {
     } else if let Some(out) = &a.output {
         io::write_atomic(out, &outcome.text)?;
     } else {
-        use std::io::Write;
-        std::io::stdout().write_all(&outcome.text)?;
+        io::write_stdout(&outcome.text)?;
     }
     Ok(if outcome.is_clean() { 0 } else { 1 })
 }

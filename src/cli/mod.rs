@@ -210,11 +210,18 @@ pub struct InstallArgs {
     pub global: bool,
 }
 
+/// Print what `install` or `uninstall` did, one line each.
+fn print_lines(lines: Vec<String>) -> anyhow::Result<i32> {
+    lines.iter().try_for_each(|l| io::print_line(l))?;
+    Ok(0)
+}
+
 /// Parse arguments, run, and turn the outcome into an exit code.
 pub fn main() -> i32 {
     if let Some(a) = textconv_fast_path() {
         return finish(diff::run_textconv(&a));
     }
+    io::clean_up_on_signals();
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
@@ -230,14 +237,8 @@ pub fn main() -> i32 {
         Command::Textconv(a) => diff::run_textconv(a),
         Command::Review(a) => review::run(a),
         Command::Solve(a) => solve::run(a),
-        Command::Install(a) => install::run_install(a.global).map(|lines| {
-            lines.iter().for_each(|l| println!("{l}"));
-            0
-        }),
-        Command::Uninstall(a) => install::run_uninstall(a.global).map(|lines| {
-            lines.iter().for_each(|l| println!("{l}"));
-            0
-        }),
+        Command::Install(a) => install::run_install(a.global).and_then(print_lines),
+        Command::Uninstall(a) => install::run_uninstall(a.global).and_then(print_lines),
     };
     finish(result)
 }
