@@ -456,6 +456,25 @@ fn connection_problems(scene: &Scene, lines: &LazyLines) -> Vec<Problem> {
     out
 }
 
+/// The structural errors the inputs of a merge already have, per side (`sides` pairs a
+/// name such as "ours" with the bytes), leaving out sides without errors and sides that
+/// do not parse (the merge reports those itself). A merge cannot be expected to repair
+/// such errors: when one of them survives into a result that is otherwise clean, the
+/// caller says so instead of letting "clean" suggest a valid file.
+pub fn input_errors<'a>(sides: &[(&'a str, &[u8])]) -> Vec<(&'a str, Vec<Problem>)> {
+    sides
+        .iter()
+        .filter_map(|&(name, bytes)| {
+            let scene = Scene::parse(bytes).ok()?;
+            let errors: Vec<Problem> = check(&scene)
+                .into_iter()
+                .filter(|p| p.severity == Severity::Error)
+                .collect();
+            (!errors.is_empty()).then_some((name, errors))
+        })
+        .collect()
+}
+
 /// Whether any problem is an error.
 pub fn is_broken(problems: &[Problem]) -> bool {
     problems.iter().any(|p| p.severity == Severity::Error)
@@ -572,6 +591,22 @@ mod tests {
         assert_eq!(errors(inherited), Vec::<String>::new());
         let uid = format!("{OK}\n[connection signal=\"s\" from=\"Moved\" to=\".\" method=\"m\" from_uid_path=PackedInt32Array(5, 7)]\n");
         assert_eq!(errors(&uid), Vec::<String>::new());
+    }
+
+    #[test]
+    fn input_errors_name_the_broken_sides_only() {
+        let dup = format!("{OK}\n[node name=\"T\" type=\"Node\" parent=\"S\"]\n");
+        let got = input_errors(&[
+            ("base", OK.as_bytes()),
+            ("ours", dup.as_bytes()),
+            ("theirs", b"not a scene"),
+        ]);
+        assert_eq!(got.len(), 1, "{got:?}");
+        assert_eq!(got[0].0, "ours");
+        assert!(got[0].1[0].message.contains("duplicate node path \"S/T\""), "{got:?}");
+        // Warnings alone are not errors.
+        let stale = OK.replace("load_steps=3", "load_steps=9");
+        assert!(input_errors(&[("base", stale.as_bytes())]).is_empty());
     }
 
     #[test]
