@@ -6,7 +6,9 @@
 //! exist (a parent inside an instanced or inherited scene is fine); an `ExtResource` /
 //! `SubResource` that does not resolve, or a `SubResource` used before it is defined;
 //! duplicate ids or node paths, or a `unique_id` repeated within one owner; sections out
-//! of order; leftover conflict markers. A stale `load_steps` or a BOM is a warning.
+//! of order; leftover conflict markers; a `[connection]` whose `from` or `to` names no
+//! node (ends inside an instanced or inherited scene are not checked). A stale
+//! `load_steps` or a BOM is a warning.
 
 use crate::model::{FileKind, Scene, SectionKind};
 use crate::value::{scan_refs_in_text, RefKind};
@@ -299,6 +301,8 @@ pub fn check(scene: &Scene) -> Vec<Problem> {
         out.extend(node_problems(scene));
     }
 
+    out.extend(connection_problems(scene, &lines));
+
     // load_steps (3.x-4.5): a warning only.
     if let Some(ls) = scene.header.load_steps {
         let want = scene.expected_load_steps();
@@ -399,6 +403,78 @@ fn node_problems(scene: &Scene) -> Vec<Problem> {
     out
 }
 
+/// Connections whose `from` or `to` names no node: Godot reports an error on load and
+/// drops the connection. Paths are relative to the scene root (`.` is the root). Not
+/// checked, because the nodes live in another file: an end that passes through an
+/// instanced (or placeholder) node, every end in an inherited scene, an end with a
+/// `from_uid_path`/`to_uid_path` (4.6 resolves those through instances), and ends
+/// written as absolute or upward paths.
+fn connection_problems(scene: &Scene, lines: &LazyLines) -> Vec<Problem> {
+    let mut out = Vec::new();
+    if scene.kind != FileKind::Scene || scene.connections.is_empty() {
+        return out;
+    }
+    let Some(root) = scene.nodes.first() else {
+        return out;
+    };
+    if root.parent.is_none() && root.instance.is_some() {
+        return out;
+    }
+    let paths: BTreeSet<&str> = scene.nodes.iter().map(|n| n.path.as_str()).collect();
+    let instanced: BTreeSet<&str> = scene
+        .nodes
+        .iter()
+        .filter(|n| n.instance.is_some() || n.instance_placeholder().is_some())
+        .map(|n| n.path.as_str())
+        .collect();
+    let resolves = |p: &str| {
+        p == "."
+            || p.is_empty()
+            || p.starts_with('/')
+            || p.starts_with("..")
+            || paths.contains(p)
+            || p.match_indices('/').any(|(k, _)| instanced.contains(&p[..k]))
+    };
+    for c in &scene.connections {
+        let section = &scene.doc.sections[c.section];
+        let has = |key: &str| section.tag.fields.iter().any(|f| f.key == key);
+        for (end, path, uid_path) in [
+            ("from", &c.key.from, "from_uid_path"),
+            ("to", &c.key.to, "to_uid_path"),
+        ] {
+            if !resolves(path.trim()) && !has(uid_path) {
+                out.push(Problem::error(
+                    lines.of_section(c.section),
+                    format!(
+                        "connection \"{}\" {end}=\"{path}\": no node has that path (Godot drops the connection with an error)",
+                        c.key.signal
+                    ),
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// The structural errors the inputs of a merge already have, per side (`sides` pairs a
+/// name such as "ours" with the bytes), leaving out sides without errors and sides that
+/// do not parse (the merge reports those itself). A merge cannot be expected to repair
+/// such errors: when one of them survives into a result that is otherwise clean, the
+/// caller says so instead of letting "clean" suggest a valid file.
+pub fn input_errors<'a>(sides: &[(&'a str, &[u8])]) -> Vec<(&'a str, Vec<Problem>)> {
+    sides
+        .iter()
+        .filter_map(|&(name, bytes)| {
+            let scene = Scene::parse(bytes).ok()?;
+            let errors: Vec<Problem> = check(&scene)
+                .into_iter()
+                .filter(|p| p.severity == Severity::Error)
+                .collect();
+            (!errors.is_empty()).then_some((name, errors))
+        })
+        .collect()
+}
+
 /// Whether any problem is an error.
 pub fn is_broken(problems: &[Problem]) -> bool {
     problems.iter().any(|p| p.severity == Severity::Error)
@@ -486,6 +562,51 @@ mod tests {
         assert_eq!(p.len(), 1);
         assert_eq!(p[0].severity, Severity::Warning);
         assert!(p[0].message.contains("stale load_steps=7"));
+    }
+
+    #[test]
+    fn connections_to_missing_nodes_are_errors() {
+        let with = |c: &str| format!("{OK}\n{c}\n");
+        let ok = with("[connection signal=\"ready\" from=\"S/T\" to=\".\" method=\"_on\"]");
+        assert_eq!(errors(&ok), Vec::<String>::new());
+        let e = errors(&with(
+            "[connection signal=\"area_entered\" from=\"Hurtbox\" to=\".\" method=\"_on\"]",
+        ));
+        assert_eq!(e.len(), 1, "{e:?}");
+        assert!(e[0].contains("from=\"Hurtbox\": no node has that path"), "{e:?}");
+        let e = errors(&with("[connection signal=\"s\" from=\".\" to=\"S/Gone\" method=\"m\"]"));
+        assert!(e[0].contains("to=\"S/Gone\""), "{e:?}");
+        let p = problems(&with("[connection signal=\"s\" from=\"X\" to=\".\" method=\"m\"]"));
+        assert_eq!(p[0].line, OK.lines().count() + 2);
+    }
+
+    #[test]
+    fn connections_through_instances_are_not_checked() {
+        let inst = "[gd_scene load_steps=2 format=3]\n\n[ext_resource type=\"PackedScene\" path=\"res://e.tscn\" id=\"1\"]\n\n[node name=\"R\" type=\"Node\"]\n\n[node name=\"E\" parent=\".\" instance=ExtResource(\"1\")]\n\n[connection signal=\"s\" from=\"E/Inner/Button\" to=\"E\" method=\"m\"]\n";
+        assert_eq!(errors(inst), Vec::<String>::new());
+        // Not through the instance: a sibling path is still checked.
+        let bad = inst.replace("from=\"E/Inner/Button\"", "from=\"F/Inner\"");
+        assert_eq!(errors(&bad).len(), 1);
+        let inherited = "[gd_scene load_steps=2 format=3]\n\n[ext_resource type=\"PackedScene\" path=\"res://e.tscn\" id=\"1\"]\n\n[node name=\"R\" instance=ExtResource(\"1\")]\n\n[connection signal=\"s\" from=\"Base/Child\" to=\".\" method=\"m\"]\n";
+        assert_eq!(errors(inherited), Vec::<String>::new());
+        let uid = format!("{OK}\n[connection signal=\"s\" from=\"Moved\" to=\".\" method=\"m\" from_uid_path=PackedInt32Array(5, 7)]\n");
+        assert_eq!(errors(&uid), Vec::<String>::new());
+    }
+
+    #[test]
+    fn input_errors_name_the_broken_sides_only() {
+        let dup = format!("{OK}\n[node name=\"T\" type=\"Node\" parent=\"S\"]\n");
+        let got = input_errors(&[
+            ("base", OK.as_bytes()),
+            ("ours", dup.as_bytes()),
+            ("theirs", b"not a scene"),
+        ]);
+        assert_eq!(got.len(), 1, "{got:?}");
+        assert_eq!(got[0].0, "ours");
+        assert!(got[0].1[0].message.contains("duplicate node path \"S/T\""), "{got:?}");
+        // Warnings alone are not errors.
+        let stale = OK.replace("load_steps=3", "load_steps=9");
+        assert!(input_errors(&[("base", stale.as_bytes())]).is_empty());
     }
 
     #[test]

@@ -22,8 +22,10 @@
 //!
 //! Pure: no I/O, no panics on any input, deterministic.
 
-use crate::linemerge::MarkerOptions;
+use crate::linemerge::{merge_lines, ConflictStyle, MarkerOptions};
 use crate::merge::{merge, Decision, MergeOptions, MergeOutcome, Method};
+use crate::model::{Node, Scene};
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 /// Marker size git uses unless told otherwise.
@@ -428,8 +430,8 @@ pub enum Source {
 /// The result of [`solve_markers`].
 #[derive(Debug, Clone)]
 pub struct Solved {
-    /// The merged file and what the merge decided. With two-sided markers its
-    /// `conflict_count` counts the blocks kept as they were (plus any new ones).
+    /// The merged file and what the merge decided. When blocks were kept as they were,
+    /// its `conflict_count` counts them (plus any new conflicts).
     pub outcome: MergeOutcome,
     /// Where the three versions came from.
     pub source: Source,
@@ -439,6 +441,9 @@ pub struct Solved {
     pub resolved_blocks: usize,
     /// The marker size found in the file.
     pub marker_size: usize,
+    /// Why the whole file could not be re-merged at once, when blocks were kept for it:
+    /// a reason the reconstructed versions may not be the real ones.
+    pub doubt: Option<String>,
 }
 
 /// Solve a file that holds conflict markers (see the module documentation).
@@ -452,30 +457,81 @@ pub fn solve_markers(text: &[u8], marker_size: usize) -> Result<Option<Solved>, 
         ..MergeOptions::default()
     };
     let blocks = marked.block_count();
-    if marked.has_base() {
-        let s = marked.sides();
-        let outcome = merge(&s.base, &s.ours, &s.theirs, &opts);
-        let resolved_blocks = if outcome.is_clean() { blocks } else { 0 };
-        return Ok(Some(Solved {
-            outcome,
-            source: Source::Diff3Markers,
-            blocks,
-            resolved_blocks,
-            marker_size: marked.marker_size,
-        }));
-    }
-    let (outcome, resolved_blocks) = solve_two_sided(&marked, &opts);
+    let source = if marked.has_base() {
+        Source::Diff3Markers
+    } else {
+        Source::TwoSidedMarkers
+    };
+    let (outcome, resolved_blocks, doubt) = match source {
+        Source::Diff3Markers => solve_diff3(&marked, &opts),
+        Source::TwoSidedMarkers => solve_two_sided(&marked, &opts),
+    };
     Ok(Some(Solved {
         outcome,
-        source: Source::TwoSidedMarkers,
+        source,
         blocks,
         resolved_blocks,
         marker_size: marked.marker_size,
+        doubt,
     }))
 }
 
-/// Decisions that rest on knowing the base; a "both added" merge making one of them
-/// is not trusted.
+/// Whether `text` is exactly what git's line merge leaves for these three versions,
+/// with the marker size, labels and conflict style of the markers in `text` (diff3 or
+/// zdiff3 when its blocks have a base section, else git's default style). False when
+/// `text` has no readable conflict block. A file git left that is not exactly this has
+/// been edited since (or was written by another tool): its text is someone's work.
+pub fn is_untouched_line_merge(
+    text: &[u8],
+    base: &[u8],
+    ours: &[u8],
+    theirs: &[u8],
+    marker_size: usize,
+) -> bool {
+    let Ok(Some(marked)) = find_markers(text, marker_size) else {
+        return false;
+    };
+    let Some(first) = marked.blocks().next() else {
+        return false;
+    };
+    let styles: &[ConflictStyle] = if marked.has_base() {
+        &[ConflictStyle::Diff3, ConflictStyle::ZDiff3]
+    } else {
+        &[ConflictStyle::Merge]
+    };
+    styles.iter().any(|&style| {
+        let opts = MarkerOptions {
+            marker_size: marked.marker_size,
+            ours: first.ours_label.clone(),
+            base: first.base_label.clone().unwrap_or_default(),
+            theirs: first.theirs_label.clone(),
+            style,
+        };
+        merge_lines(base, ours, theirs, &opts).text == text
+    })
+}
+
+/// diff3 markers: merge the rebuilt versions at once when nothing casts doubt on them,
+/// else block by block.
+fn solve_diff3(marked: &Marked, opts: &MergeOptions) -> (MergeOutcome, usize, Option<String>) {
+    let n = marked.block_count();
+    let sides = marked.sides();
+    let whole = merge(&sides.base, &sides.ours, &sides.theirs, opts);
+    match doubt(&whole, &sides, Source::Diff3Markers) {
+        None => {
+            let resolved = if whole.is_clean() { n } else { 0 };
+            (whole, resolved, None)
+        }
+        Some(why) => {
+            let (o, resolved) = blockwise(marked, opts, &vec![true; n], Source::Diff3Markers);
+            (o, resolved, Some(why))
+        }
+    }
+}
+
+/// Decisions that rest on the whole of each version (parts outside the blocks, where
+/// the rebuilt versions are not the real ones): a merge making one of them is not
+/// trusted.
 fn needs_base(d: &Decision) -> bool {
     matches!(
         d,
@@ -488,14 +544,98 @@ fn needs_base(d: &Decision) -> bool {
     )
 }
 
+/// Why a merge of versions rebuilt from markers may differ from the merge of the real
+/// versions, if it may. Text outside the blocks went to all three versions, so a
+/// side's clean change (a renumbering, a deletion, one half of a move) looks like the
+/// base's: decisions that compare whole versions, and nodes whose history the blocks
+/// do not show, are doubtful.
+fn doubt(o: &MergeOutcome, sides: &Sides, source: Source) -> Option<String> {
+    if let Some(d) = o.decisions.iter().find(|d| needs_base(d)) {
+        return Some(format!(
+            "the merge would rest on text outside the blocks ({d})"
+        ));
+    }
+    let (Ok(b), Ok(ours), Ok(theirs)) = (
+        Scene::parse(&sides.base),
+        Scene::parse(&sides.ours),
+        Scene::parse(&sides.theirs),
+    ) else {
+        return None;
+    };
+    both_added_differently(&b, &ours, &theirs)
+        .or_else(|| (source == Source::TwoSidedMarkers).then(|| maybe_moved(&b, &ours, &theirs)).flatten())
+}
+
+/// The trimmed text of a node's section.
+fn section_text<'a>(s: &'a Scene, n: &Node) -> &'a str {
+    s.doc
+        .sections
+        .get(n.section)
+        .map_or("", |sec| s.doc.slice(&sec.span).trim())
+}
+
+/// A node both sides have and the base lacks, written differently: a real "both
+/// added", or one side's move (or a side that already had the node twice) whose other
+/// half is outside the blocks.
+fn both_added_differently(b: &Scene, ours: &Scene, theirs: &Scene) -> Option<String> {
+    let in_base: BTreeSet<&str> = b.nodes.iter().map(|n| n.path.as_str()).collect();
+    let in_theirs: BTreeMap<&str, &Node> =
+        theirs.nodes.iter().map(|n| (n.path.as_str(), n)).collect();
+    ours.nodes
+        .iter()
+        .filter(|n| !in_base.contains(n.path.as_str()))
+        .find(|n| {
+            in_theirs
+                .get(n.path.as_str())
+                .is_some_and(|t| section_text(ours, n) != section_text(theirs, t))
+        })
+        .map(|n| {
+            format!(
+                "both sides have node \"{}\", which the base lacks, written differently (one side may have moved it, or already had it twice)",
+                n.path
+            )
+        })
+}
+
+/// A node only one side has, absent from the base, while the base has a node of that
+/// name and type elsewhere: with two-sided markers it may be one half of a move (the
+/// other half taken by git outside the blocks), and re-adding it would leave the same
+/// node at two paths.
+fn maybe_moved(b: &Scene, ours: &Scene, theirs: &Scene) -> Option<String> {
+    let paths = |s: &Scene| -> BTreeSet<String> { s.nodes.iter().map(|n| n.path.to_string()).collect() };
+    let (in_base, in_ours, in_theirs) = (paths(b), paths(ours), paths(theirs));
+    let named: BTreeSet<(&str, Option<&str>)> = b
+        .nodes
+        .iter()
+        .map(|n| (n.name.as_str(), n.type_name.as_deref()))
+        .collect();
+    let one_sided = |s: &Scene, other: &BTreeSet<String>| -> Option<String> {
+        s.nodes
+            .iter()
+            .find(|n| {
+                !in_base.contains(n.path.as_str())
+                    && !other.contains(n.path.as_str())
+                    && named.contains(&(n.name.as_str(), n.type_name.as_deref()))
+            })
+            .map(|n| n.path.to_string())
+    };
+    one_sided(ours, &in_theirs)
+        .or_else(|| one_sided(theirs, &in_ours))
+        .map(|p| {
+            format!(
+                "node \"{p}\" is in one side of a block only, and a node of that name and type is elsewhere in the file: it may have been moved, and keeping both would leave it at two paths"
+            )
+        })
+}
+
 fn is_blank(b: &[u8]) -> bool {
     b.iter().all(|c| c.is_ascii_whitespace())
 }
 
-/// Whether a block may be merged as "both added" at all: both sides say something,
-/// and the lines before the first section header (properties of a section that started
-/// before the block) are the same set on both sides, so that no property one side
-/// deleted can come back.
+/// Whether a two-sided block may be merged as "both added" at all: both sides say
+/// something, and the lines before the first section header (properties of a section
+/// that started before the block) are the same set on both sides, so that no property
+/// one side deleted can come back.
 fn block_may_merge(b: &Block) -> bool {
     if is_blank(&b.ours) || is_blank(&b.theirs) {
         return false;
@@ -514,16 +654,9 @@ fn block_may_merge(b: &Block) -> bool {
     prefix(&b.ours) == prefix(&b.theirs)
 }
 
-/// A trusted "both added" merge: clean, structural, and without decisions that rest
-/// on a base.
-fn trusted(o: &MergeOutcome) -> bool {
-    o.is_clean()
-        && !matches!(o.method, Method::LineFallback(_))
-        && !o.decisions.iter().any(needs_base)
-}
-
-/// Merge the chosen blocks as "both added", the others taking ours in all three.
-fn merge_subset(marked: &Marked, chosen: &[bool], opts: &MergeOptions) -> (MergeOutcome, Vec<u8>) {
+/// Merge the chosen blocks (base section, or nothing, as base), the others taking ours
+/// in all three. Also gives the three versions merged.
+fn merge_subset(marked: &Marked, chosen: &[bool], opts: &MergeOptions) -> (MergeOutcome, Sides) {
     let pick = |side: Side| {
         move |i: usize| {
             if chosen.get(i).copied().unwrap_or(false) {
@@ -533,12 +666,15 @@ fn merge_subset(marked: &Marked, chosen: &[bool], opts: &MergeOptions) -> (Merge
             }
         }
     };
-    let base = marked.rebuild(pick(Side::Base));
-    let ours = marked.rebuild(pick(Side::Ours));
-    let theirs = marked.rebuild(pick(Side::Theirs));
-    (merge(&base, &ours, &theirs, opts), ours)
+    let sides = Sides {
+        base: marked.rebuild(pick(Side::Base)),
+        ours: marked.rebuild(pick(Side::Ours)),
+        theirs: marked.rebuild(pick(Side::Theirs)),
+    };
+    (merge(&sides.base, &sides.ours, &sides.theirs, opts), sides)
 }
 
+/// The file as it was: every block kept.
 fn kept_all(marked: &Marked, reason: &str) -> (MergeOutcome, usize) {
     let n = marked.block_count();
     (
@@ -554,24 +690,45 @@ fn kept_all(marked: &Marked, reason: &str) -> (MergeOutcome, usize) {
 }
 
 /// Two-sided markers: re-merge what can be re-merged safely, keep the other blocks.
-fn solve_two_sided(marked: &Marked, opts: &MergeOptions) -> (MergeOutcome, usize) {
+fn solve_two_sided(marked: &Marked, opts: &MergeOptions) -> (MergeOutcome, usize, Option<String>) {
     let all: Vec<&Block> = marked.blocks().collect();
     let n = all.len();
     let eligible: Vec<bool> = all.iter().map(|b| block_may_merge(b)).collect();
-    const KEPT: &str =
-        "the markers have no base section; the blocks that could not be re-merged safely were kept";
     if eligible.iter().all(|&e| e) {
-        let (o, _) = merge_subset(marked, &eligible, opts);
-        if trusted(&o) {
-            return (o, n);
+        let (o, sides) = merge_subset(marked, &eligible, opts);
+        match doubt(&o, &sides, Source::TwoSidedMarkers) {
+            None if o.is_clean() => return (o, n, None),
+            None => {}
+            Some(why) => {
+                let (o, count) = blockwise(marked, opts, &eligible, Source::TwoSidedMarkers);
+                return (o, count, Some(why));
+            }
         }
     }
-    // One block at a time, the others as ours everywhere.
+    let (o, count) = blockwise(marked, opts, &eligible, Source::TwoSidedMarkers);
+    (o, count, None)
+}
+
+/// Re-merge the eligible blocks that are trusted one at a time (the others as ours
+/// everywhere), then all of those together; keep every other block as it was.
+fn blockwise(
+    marked: &Marked,
+    opts: &MergeOptions,
+    eligible: &[bool],
+    source: Source,
+) -> (MergeOutcome, usize) {
+    const KEPT: &str = "the blocks that could not be re-merged safely were kept";
+    let n = marked.block_count();
+    let trusted = |(o, sides): &(MergeOutcome, Sides)| {
+        o.is_clean()
+            && !matches!(o.method, Method::LineFallback(_))
+            && doubt(o, sides, source).is_none()
+    };
     let safe: Vec<bool> = (0..n)
         .map(|i| {
-            eligible[i] && {
+            eligible.get(i).copied().unwrap_or(false) && {
                 let only: Vec<bool> = (0..n).map(|j| j == i).collect();
-                trusted(&merge_subset(marked, &only, opts).0)
+                trusted(&merge_subset(marked, &only, opts))
             }
         })
         .collect();
@@ -579,25 +736,23 @@ fn solve_two_sided(marked: &Marked, opts: &MergeOptions) -> (MergeOutcome, usize
     if count == 0 {
         return kept_all(marked, KEPT);
     }
-    let (o, ours_filled) = merge_subset(marked, &safe, opts);
-    if !trusted(&o) {
+    let merged = merge_subset(marked, &safe, opts);
+    if !trusted(&merged) {
         return kept_all(marked, KEPT);
     }
+    let (o, sides) = merged;
     // Put the kept blocks back where their (unchanged) ours lines landed.
-    match reinsert(marked, &safe, &ours_filled, &o.text) {
-        Some(text) => {
-            let kept = n - count;
-            (
-                MergeOutcome {
-                    text,
-                    conflict_count: kept,
-                    conflicts: Vec::new(),
-                    method: Method::LineFallback(KEPT.to_string()),
-                    decisions: o.decisions,
-                },
-                count,
-            )
-        }
+    match reinsert(marked, &safe, &sides.ours, &o.text) {
+        Some(text) => (
+            MergeOutcome {
+                text,
+                conflict_count: n - count,
+                conflicts: Vec::new(),
+                method: Method::LineFallback(KEPT.to_string()),
+                decisions: o.decisions,
+            },
+            count,
+        ),
         None => kept_all(marked, KEPT),
     }
 }

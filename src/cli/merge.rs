@@ -229,6 +229,18 @@ fn run_structural(a: &MergeArgs) -> anyhow::Result<i32> {
     if !a.quiet {
         report_conflicts(&outcome, &path);
     }
+    // Only a result the structural merge did not validate can carry an input's errors
+    // (read before `--git` writes over ours).
+    if !a.quiet && outcome.method != Method::Structural {
+        let read = |p: &std::path::Path| io::read(p).unwrap_or_default();
+        let (b, o, t) = (read(&a.base), read(&a.ours), read(&a.theirs));
+        let sides = [("base", &b[..]), ("ours", &o[..]), ("theirs", &t[..])];
+        for (side, errors) in tscn_merge::check::input_errors(&sides) {
+            if let Some(first) = errors.first() {
+                eprintln!("{path}: note: {side} was already broken before the merge ({} error(s), the first at its line {}: {}); the merge does not repair that", errors.len(), first.line, first.message);
+            }
+        }
+    }
     if a.git {
         io::write_atomic(&a.ours, &outcome.text)?;
     } else if let Some(out) = &a.output {

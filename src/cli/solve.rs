@@ -2,20 +2,23 @@
 //! (a merge made before `install`, a rebase, a cherry-pick, a client that ignores
 //! merge drivers).
 //!
-//! The three versions come from git's index stages when the file is in a repository
-//! and has an unmerged entry, otherwise from diff3 markers in the file itself; with
-//! two-sided markers only the conflicted hunks can be re-merged (see
-//! [`tscn_merge::solve`]). The file is replaced atomically, with a `FILE.orig` backup
-//! unless `--no-backup`; `--stdout` prints instead. Exit 0 when every file is clean
-//! (or had nothing to solve), 1 when conflicts remain, 2 on error. Never runs
-//! `git add`.
+//! The three versions come from git's index stages when the file is unmerged in a
+//! repository and is still exactly what git's line merge left; a file edited since
+//! (a hunk resolved by hand, a node added) is solved from its own markers instead, so
+//! the edits stay, and one whose markers cannot be read any more is refused (exit 2,
+//! untouched). Outside a repository the markers are all there is (see
+//! [`tscn_merge::solve`] for what diff3 and two-sided markers allow). The file (a
+//! symbolic link's target) is replaced atomically, after a backup `FILE.orig` (or the
+//! first free `FILE.orig.N`: no backup is overwritten) unless `--no-backup`;
+//! `--stdout` prints instead. Exit 0 when every file is clean (or had nothing to
+//! solve), 1 when conflicts remain, 2 on error. Never runs `git add`.
 
 use super::{git, io, merge as cli_merge, SolveArgs};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use tscn_merge::linemerge::MarkerOptions;
 use tscn_merge::merge::{merge, MergeOptions, MergeOutcome};
-use tscn_merge::solve::{find_markers, solve_markers, Source};
+use tscn_merge::solve::{find_markers, is_untouched_line_merge, solve_markers, Source};
 
 /// Run the solve command over every file; the exit code is the worst of them.
 pub fn run(a: &SolveArgs) -> anyhow::Result<i32> {
@@ -48,23 +51,48 @@ pub fn run(a: &SolveArgs) -> anyhow::Result<i32> {
     Ok(code)
 }
 
-/// `FILE.orig`.
-fn backup_path(file: &Path) -> PathBuf {
-    let mut name: OsString = file.as_os_str().to_owned();
-    name.push(".orig");
-    PathBuf::from(name)
+/// The first free backup name beside `file`: `FILE.orig`, else `FILE.orig.1`, `.2`, ...
+/// An existing backup (of an earlier solve, or the user's) is never overwritten.
+fn write_backup(file: &Path, text: &[u8]) -> anyhow::Result<PathBuf> {
+    use anyhow::Context;
+    use std::io::Write;
+    let mut last_err = None;
+    for n in 0..1000u32 {
+        let mut name: OsString = file.as_os_str().to_owned();
+        name.push(if n == 0 { ".orig".to_string() } else { format!(".orig.{n}") });
+        let orig = PathBuf::from(name);
+        match std::fs::OpenOptions::new().write(true).create_new(true).open(&orig) {
+            Ok(mut f) => {
+                f.write_all(text)
+                    .and_then(|()| f.sync_all())
+                    .with_context(|| format!("cannot write the backup {}", orig.display()))?;
+                if let Ok(meta) = std::fs::metadata(file) {
+                    let _ = std::fs::set_permissions(&orig, meta.permissions());
+                }
+                return Ok(orig);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last_err = Some(e),
+            Err(e) => {
+                return Err(e).with_context(|| format!("cannot write the backup {}", orig.display()))
+            }
+        }
+    }
+    Err(anyhow::anyhow!(
+        "cannot write a backup of {}: {}.orig to .orig.999 all exist ({})",
+        file.display(),
+        file.display(),
+        last_err.map(|e| e.to_string()).unwrap_or_default()
+    ))
 }
 
-/// Keep the conflicted file as `FILE.orig`, with the file's permissions.
-fn write_backup(file: &Path, text: &[u8]) -> anyhow::Result<()> {
-    use anyhow::Context;
-    let orig = backup_path(file);
-    std::fs::write(&orig, text)
-        .with_context(|| format!("cannot write the backup {}", orig.display()))?;
-    if let Ok(meta) = std::fs::metadata(file) {
-        let _ = std::fs::set_permissions(&orig, meta.permissions());
+/// Where to write `file`: its target when it is a symbolic link (the link stays a link).
+fn write_target(file: &Path) -> PathBuf {
+    match std::fs::symlink_metadata(file) {
+        Ok(m) if m.file_type().is_symlink() => {
+            std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf())
+        }
+        _ => file.to_path_buf(),
     }
-    Ok(())
 }
 
 /// The stages of `file` when it is in a repository with an unmerged entry for it.
@@ -80,105 +108,158 @@ fn index_stages(file: &Path) -> Option<git::Stages> {
 /// What was solved and how, before writing.
 struct Plan {
     outcome: MergeOutcome,
-    from_index: bool,
-    /// Print the per-conflict report (not for blocks kept from two-sided markers,
-    /// already counted in the message).
+    /// The file is unmerged in a repository (the user is told to `git add` it).
+    unmerged: bool,
+    /// Print the per-conflict report (not when blocks were kept as they were, already
+    /// counted in the message).
     report: bool,
+}
+
+/// What the index stages allow.
+enum FromIndex {
+    /// Nothing to write; the exit code.
+    Done(i32),
+    /// Re-merged from the stages.
+    Plan(Plan),
+    /// The file was edited since git left it: solve from its own markers.
+    Edited,
+}
+
+/// Re-merge from git's index stages, but only when the file is still exactly what
+/// git's line merge left: otherwise its text holds someone's work, which a merge of
+/// the stages would throw away.
+fn from_index(
+    a: &SolveArgs,
+    shown: &str,
+    text: &[u8],
+    stages: git::Stages,
+) -> anyhow::Result<FromIndex> {
+    let markers = match find_markers(text, a.marker_size) {
+        Ok(Some(m)) => m,
+        Ok(None) => {
+            eprintln!(
+                "{shown}: nothing to solve: the file has no conflict markers, though git still lists it as unmerged (review it, then `git add {shown}`)"
+            );
+            return Ok(FromIndex::Done(0));
+        }
+        Err(e) => anyhow::bail!(
+            "cannot read the conflict markers in {shown} ({e}); the file is no longer what git left, and re-merging from the index stages would throw its edits away: finish it by hand, or start over with `git checkout --merge -- {shown}`"
+        ),
+    };
+    let (Some(ours), Some(theirs)) = (stages.ours, stages.theirs) else {
+        eprintln!(
+            "{shown}: deleted on one side (modify/delete conflict): nothing to merge; keep it with `git add {shown}` or delete it with `git rm {shown}`"
+        );
+        return Ok(FromIndex::Done(1));
+    };
+    let base = stages.base.unwrap_or_default();
+    if !is_untouched_line_merge(text, &base, &ours, &theirs, markers.marker_size) {
+        eprintln!(
+            "{shown}: the file was edited since git left it (it is not git's line merge of the index stages), so it is solved from its own conflict markers and the edits are kept"
+        );
+        return Ok(FromIndex::Edited);
+    }
+    let mut markers_opts = MarkerOptions {
+        marker_size: markers.marker_size,
+        ..MarkerOptions::default()
+    };
+    if let Some(b) = markers.blocks().next() {
+        let set = |dst: &mut String, l: &str| {
+            if !l.is_empty() {
+                *dst = l.to_string();
+            }
+        };
+        set(&mut markers_opts.ours, &b.ours_label);
+        set(&mut markers_opts.theirs, &b.theirs_label);
+        if let Some(l) = &b.base_label {
+            set(&mut markers_opts.base, l);
+        }
+    }
+    let outcome = merge(
+        &base,
+        &ours,
+        &theirs,
+        &MergeOptions {
+            markers: markers_opts,
+            ..MergeOptions::default()
+        },
+    );
+    eprintln!("{shown}: re-merged from git's index stages (base, ours, theirs)");
+    Ok(FromIndex::Plan(Plan {
+        outcome,
+        unmerged: true,
+        report: true,
+    }))
+}
+
+/// Solve from the conflict markers in the file. `None`: nothing to solve.
+fn from_markers(a: &SolveArgs, shown: &str, text: &[u8]) -> anyhow::Result<Option<Plan>> {
+    let solved = match solve_markers(text, a.marker_size) {
+        Ok(Some(s)) => s,
+        Ok(None) => return Ok(None),
+        Err(e) => anyhow::bail!("cannot read the conflict markers in {shown}: {e}"),
+    };
+    let kept = format!(
+        "{} of {} block(s) re-merged, the others kept as they were",
+        solved.resolved_blocks, solved.blocks
+    );
+    match solved.source {
+        Source::Diff3Markers => match &solved.doubt {
+            None => eprintln!(
+                "{shown}: re-merged from the diff3 markers in the file ({} block(s))",
+                solved.blocks
+            ),
+            Some(why) => eprintln!(
+                "{shown}: diff3 markers give the three versions exactly only inside the blocks (git put each side's clean changes into all three), and {why}; so block by block: {kept}"
+            ),
+        },
+        Source::TwoSidedMarkers => {
+            let why = solved
+                .doubt
+                .as_deref()
+                .map(|w| format!(" ({w})"))
+                .unwrap_or_default();
+            eprintln!(
+                "{shown}: the conflict markers have no base section (git's default \"merge\" style), so only the conflicted hunks can be re-merged, each as if both sides had added it; {kept}{why}"
+            );
+            if solved.resolved_blocks < solved.blocks {
+                eprintln!(
+                    "{shown}: hint: with `git config merge.conflictStyle diff3` (or `git checkout --conflict=diff3 {shown}` during a merge) the base is kept and everything can be re-merged"
+                );
+            }
+        }
+    }
+    let report = solved.source == Source::Diff3Markers && solved.doubt.is_none();
+    Ok(Some(Plan {
+        outcome: solved.outcome,
+        unmerged: false,
+        report,
+    }))
 }
 
 fn solve_file(a: &SolveArgs, file: &Path) -> anyhow::Result<i32> {
     let shown = file.display().to_string();
     let text = io::read(file)?;
-    let markers = find_markers(&text, a.marker_size);
-    let plan = match index_stages(file) {
-        Some(stages) => {
-            let found = match &markers {
-                Ok(Some(m)) => Some(m),
-                Ok(None) => {
-                    eprintln!(
-                        "{shown}: nothing to solve: the file has no conflict markers, though git still lists it as unmerged (review it, then `git add {shown}`)"
-                    );
-                    return Ok(0);
-                }
-                Err(_) => None,
-            };
-            let (Some(ours), Some(theirs)) = (stages.ours, stages.theirs) else {
-                eprintln!(
-                    "{shown}: deleted on one side (modify/delete conflict): nothing to merge; keep it with `git add {shown}` or delete it with `git rm {shown}`"
-                );
-                return Ok(1);
-            };
-            let mut markers_opts = MarkerOptions {
-                marker_size: a.marker_size,
-                ..MarkerOptions::default()
-            };
-            if let Some(m) = found {
-                markers_opts.marker_size = m.marker_size;
-                if let Some(b) = m.blocks().next() {
-                    let set = |dst: &mut String, l: &str| {
-                        if !l.is_empty() {
-                            *dst = l.to_string();
-                        }
-                    };
-                    set(&mut markers_opts.ours, &b.ours_label);
-                    set(&mut markers_opts.theirs, &b.theirs_label);
-                    if let Some(l) = &b.base_label {
-                        set(&mut markers_opts.base, l);
-                    }
-                }
+    let (from_index_plan, unmerged) = match index_stages(file) {
+        Some(stages) => match from_index(a, &shown, &text, stages)? {
+            FromIndex::Done(code) => return Ok(code),
+            FromIndex::Plan(p) => (Some(p), true),
+            FromIndex::Edited => (None, true),
+        },
+        None => (None, false),
+    };
+    let plan = match from_index_plan {
+        Some(p) => p,
+        None => match from_markers(a, &shown, &text)? {
+            Some(p) => Plan {
+                unmerged,
+                ..p
+            },
+            None => {
+                eprintln!("{shown}: nothing to solve (no conflict markers)");
+                return Ok(0);
             }
-            let base = stages.base.unwrap_or_default();
-            let outcome = merge(
-                &base,
-                &ours,
-                &theirs,
-                &MergeOptions {
-                    markers: markers_opts,
-                    ..MergeOptions::default()
-                },
-            );
-            eprintln!("{shown}: re-merged from git's index stages (base, ours, theirs)");
-            Plan {
-                outcome,
-                from_index: true,
-                report: true,
-            }
-        }
-        None => {
-            let solved = match solve_markers(&text, a.marker_size) {
-                Ok(Some(s)) => s,
-                Ok(None) => {
-                    eprintln!("{shown}: nothing to solve (no conflict markers)");
-                    return Ok(0);
-                }
-                Err(e) => anyhow::bail!("cannot read the conflict markers in {shown}: {e}"),
-            };
-            match solved.source {
-                Source::Diff3Markers => {
-                    eprintln!(
-                        "{shown}: re-merged from the diff3 markers in the file ({} block(s))",
-                        solved.blocks
-                    )
-                }
-                Source::TwoSidedMarkers => {
-                    eprintln!(
-                        "{shown}: the conflict markers have no base section (git's default \"merge\" style), so only the conflicted hunks can be re-merged, each as if both sides had added it; {} of {} block(s) re-merged, the others kept as they were",
-                        solved.resolved_blocks, solved.blocks
-                    );
-                    if solved.resolved_blocks < solved.blocks {
-                        eprintln!(
-                            "{shown}: hint: with `git config merge.conflictStyle diff3` (or `git checkout --conflict=diff3 {shown}` during a merge) the base is kept and everything can be re-merged"
-                        );
-                    }
-                }
-            }
-            let report = solved.source == Source::Diff3Markers;
-            Plan {
-                outcome: solved.outcome,
-                from_index: false,
-                report,
-            }
-        }
+        },
     };
     let outcome = plan.outcome;
     cli_merge::explain(&outcome, a.explain, &shown);
@@ -192,12 +273,13 @@ fn solve_file(a: &SolveArgs, file: &Path) -> anyhow::Result<i32> {
         eprintln!("{shown}: unchanged");
     } else {
         if !a.no_backup {
-            write_backup(file, &text)?;
+            let orig = write_backup(file, &text)?;
+            eprintln!("{shown}: the file as it was is kept in {}", orig.display());
         }
-        io::write_atomic(file, &outcome.text)?;
+        io::write_atomic(&write_target(file), &outcome.text)?;
     }
     if outcome.is_clean() {
-        let review = if plan.from_index && !a.stdout {
+        let review = if plan.unmerged && !a.stdout {
             format!("; review it, then `git add {shown}`")
         } else {
             String::new()
