@@ -7,7 +7,7 @@
 //! editor saves them: Godot 3 keeps them in a sorted map (coordinate order), Godot 4 in an
 //! insertion-ordered map (file order, new cells last).
 
-use super::text::{same_value, shape, string_of, write_call, write_dict, Shape};
+use super::text::{same_value, shape, string_of, write_call, write_dict, Shape, Spelling};
 use super::three::merge_keyed;
 use super::{ConflictAt, Grain, GrainConflict, GrainOutcome, Kind, PropertyContext};
 use crate::value::{parse, PackedElems, Value};
@@ -160,7 +160,7 @@ fn merge_int_array(
                 sort_cells(&mut cells, l);
             }
             let ints: Vec<String> = ints_from_cells(&cells, l).iter().map(|i| i.to_string()).collect();
-            Grain::Merged(write_call(&name, &ints, ctx.godot3()))
+            Grain::Merged(write_call(&name, &ints, &Spelling::of(ctx.godot3(), ours)))
         }
         Err(c) => Grain::Conflict(c),
     })
@@ -257,7 +257,9 @@ fn merge_bytes(
         format!("source {} atlas ({}, {}) alternative {}", g(0), g(1), g(2), g(3))
     };
     Some(match merge_cells(&bc, &oc, &tc, describe) {
-        Ok(cells) if cells.is_empty() => Grain::Merged(write_call::<&str>(&name, &[], ctx.godot3())),
+        Ok(cells) if cells.is_empty() => {
+            Grain::Merged(write_call::<&str>(&name, &[], &Spelling::of(ctx.godot3(), ours)))
+        }
         Ok(cells) => {
             let bytes = bytes_from_cells(oh.or(th).unwrap_or([0, 0]), &cells);
             Grain::Merged(write_bytes(&name, &bytes, base64 || ctx.file_format >= 4))
@@ -271,7 +273,7 @@ fn write_bytes(name: &str, bytes: &[u8], base64: bool) -> String {
         format!("{name}(\"{}\")", crate::value::packed_base64_encode(bytes))
     } else {
         let items: Vec<String> = bytes.iter().map(|b| b.to_string()).collect();
-        write_call(name, &items, false)
+        write_call(name, &items, &Spelling::of(false, ""))
     }
 }
 
@@ -316,7 +318,7 @@ fn merge_grid(
                     *v = cells.clone();
                 }
             }
-            Grain::Merged(write_dict(&entries, ctx.godot3()))
+            Grain::Merged(write_dict(&entries, &Spelling::of(ctx.godot3(), ours)))
         }
         (Grain::Conflict(mut a), Err(b)) => {
             a.extend(b);

@@ -6,7 +6,7 @@
 //! The editor writes dictionaries with their keys sorted, so a merged dictionary whose keys
 //! are all strings is sorted the same way; other key mixes keep ours' order.
 
-use super::text::{same_value, shape, string_of, write_dict, Shape};
+use super::text::{same_value, shape, string_of, write_dict, Shape, Spelling};
 use super::three::merge_keyed;
 use super::{ConflictAt, Grain, GrainConflict, GrainOutcome, PropertyContext};
 
@@ -38,7 +38,7 @@ pub(crate) fn merge_top(
         None => Vec::new(),
     };
     match merge_entries(&b, &o, &t) {
-        Ok(merged) => Grain::Merged(write_dict(&merged, ctx.godot3())),
+        Ok(merged) => Grain::Merged(write_dict(&merged, &Spelling::of(ctx.godot3(), ours))),
         Err(c) => Grain::Conflict(c),
     }
 }

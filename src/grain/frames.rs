@@ -7,7 +7,7 @@
 //! then the animations only theirs added.
 
 use super::dict::{entries, merge_entries};
-use super::text::{same_value, shape, string_of, write_array, write_dict, Shape};
+use super::text::{same_value, shape, string_of, write_array, write_dict, Shape, Spelling};
 use super::three::merge_keyed;
 use super::{ConflictAt, Grain, GrainConflict, GrainOutcome, PropertyContext};
 
@@ -60,8 +60,9 @@ pub(crate) fn merge(
     });
     match merged {
         Ok(list) => {
-            let items: Vec<String> = list.iter().map(|(_, e)| write_dict(e, ctx.godot3())).collect();
-            Grain::Merged(write_array(&items, ctx.godot3()))
+            let sp = Spelling::of(ctx.godot3(), ours);
+            let items: Vec<String> = list.iter().map(|(_, e)| write_dict(e, &sp)).collect();
+            Grain::Merged(write_array(&items, &sp))
         }
         Err(c) => Grain::Conflict(c),
     }

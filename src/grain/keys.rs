@@ -9,7 +9,7 @@
 //! keys are written sorted by time, as the engine keeps them; other dictionary entries
 //! (`update`) merge as whole values.
 
-use super::text::{same_value, shape, string_of, write_array, write_call, write_dict, Shape};
+use super::text::{same_value, shape, string_of, write_array, write_call, write_dict, Shape, Spelling};
 use super::three::merge_keyed;
 use super::{ConflictAt, Grain, GrainConflict, GrainOutcome, PropertyContext};
 use crate::value::{parse, PackedKind, Value};
@@ -226,7 +226,7 @@ fn merge_tables(
     Some(match (keys, scalars) {
         (Ok(mut keys), Ok(scalars)) => {
             keys.sort_by(|x, y| f32::from_bits(x.0).total_cmp(&f32::from_bits(y.0)));
-            Grain::Merged(render(ctx, &o, order, &keys, &scalars))
+            Grain::Merged(render(&Spelling::of(ctx.godot3(), ours), &o, order, &keys, &scalars))
         }
         (Err(mut a), Err(b)) => {
             a.extend(b);
@@ -257,7 +257,7 @@ fn merge_scalars(
 
 /// Write the merged keys back in ours' layout (entry order, container names).
 fn render(
-    ctx: &PropertyContext,
+    sp: &Spelling,
     o: &Table,
     order: &[String],
     keys: &[(u32, Key)],
@@ -266,14 +266,14 @@ fn render(
     let column = |i: usize, name: &Option<String>| {
         let items: Vec<String> = keys.iter().flat_map(|(_, k)| k.get(i).cloned().unwrap_or_default()).collect();
         match name {
-            Some(n) => write_call(n, &items, ctx.godot3()),
-            None => write_array(&items, ctx.godot3()),
+            Some(n) => write_call(n, &items, sp),
+            None => write_array(&items, sp),
         }
     };
     if let [(k, Slot::Column(name))] = o.entries.as_slice() {
         if k.is_empty() {
             let items: Vec<String> = keys.iter().flat_map(|(_, k)| k.concat()).collect();
-            return write_call(name.as_deref().unwrap_or("PackedFloat32Array"), &items, ctx.godot3());
+            return write_call(name.as_deref().unwrap_or("PackedFloat32Array"), &items, sp);
         }
     }
     let mut entries: Vec<(String, String)> = Vec::new();
@@ -296,7 +296,7 @@ fn render(
             entries.push(s.clone());
         }
     }
-    write_dict(&entries, ctx.godot3())
+    write_dict(&entries, sp)
 }
 
 /// `time 0.2: Vector2(0, -10) -> Vector2(0, -12)`, `time 0.5: added ...`, `time 1: removed ...`.

@@ -469,3 +469,78 @@ fn changes_are_described_at_the_grain() {
     assert_eq!(lines, vec!["animation \"a\": \"speed\": 5.0 -> 6.0", "animation \"b\": added"]);
     assert_eq!(describe_change(&c, "junk(", G3_BASE), None);
 }
+
+// ---- corpus round trips ----
+
+fn decoded(text: &str) -> Option<String> {
+    match parse(text).ok()? {
+        Value::String(s) | Value::StringName(s) => Some(s),
+        Value::Int(i) => Some(i.to_string()),
+        _ => None,
+    }
+}
+
+/// Every grain value of every sampled corpus file merged with itself (and itself as base)
+/// comes back byte for byte; every Animation's `tracks/*` set likewise.
+#[test]
+fn corpus_values_merged_with_themselves_are_unchanged() {
+    let mut seen = std::collections::BTreeMap::<String, (usize, usize)>::new();
+    let mut failures = Vec::new();
+    for (name, text) in corpus_texts(2) {
+        let Ok(sections) = outline(&text) else { continue };
+        let field = |s: &crate::value::OutlineSection, k: &str| {
+            s.fields.iter().find(|(n, _)| n == k).and_then(|(_, r)| decoded(&text[r.clone()]))
+        };
+        let Some(head) = sections.first() else { continue };
+        let format: u8 = field(head, "format").and_then(|f| f.parse().ok()).unwrap_or(3);
+        let file_type = field(head, "type").unwrap_or_default();
+        for s in &sections {
+            let owner = match s.name.as_str() {
+                "resource" => file_type.clone(),
+                _ => field(s, "type").unwrap_or_default(),
+            };
+            let prop = |k: &str| s.props.iter().find(|(n, _)| n == k).map(|(_, r)| &text[r.clone()]);
+            let mut tracks = Vec::new();
+            for (key, range) in &s.props {
+                let v = &text[range.clone()];
+                if key.starts_with("tracks/") {
+                    tracks.push((key.clone(), v.to_string()));
+                }
+                let type_key = key.strip_suffix("/keys").map(|t| format!("{t}/type"));
+                let track_type = type_key.as_deref().and_then(prop).and_then(decoded);
+                let c = PropertyContext {
+                    owner_type: &owner,
+                    key,
+                    file_format: format,
+                    tile_format: prop("format").and_then(|f| f.trim().parse().ok()),
+                    track_type: track_type.as_deref(),
+                };
+                let Some(kind) = kind_of(&c) else { continue };
+                if kind == Kind::Dict && !v.trim_start().starts_with('{') {
+                    continue;
+                }
+                let slot = seen.entry(format!("{kind:?}")).or_default();
+                slot.0 += 1;
+                match merge_property(&c, Some(v), v, v) {
+                    Grain::Merged(m) if m == v => {}
+                    Grain::NotMine => slot.1 += 1,
+                    other => failures.push(format!("{name} {key}: {v:?} => {other:?}")),
+                }
+            }
+            if owner == "Animation" && !tracks.is_empty() {
+                let c = ctx("Animation", "tracks", format);
+                match merge_tracks(&c, &tracks, &tracks, &tracks) {
+                    Grain::Merged(m) if m == tracks => {}
+                    other => failures.push(format!("{name} tracks: {other:?}").chars().take(300).collect()),
+                }
+            }
+        }
+    }
+    eprintln!("grain corpus round trip (kind: values, not mine): {seen:?}");
+    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+    for (kind, (n, not_mine)) in &seen {
+        if kind != "Dict" {
+            assert_eq!(*not_mine, 0, "{kind}: {not_mine} of {n} values not recognised");
+        }
+    }
+}

@@ -92,35 +92,88 @@ fn split(s: &str, sep: u8) -> Option<Vec<&str>> {
     Some(out)
 }
 
-/// `[a, b]` (Godot 4) or `[ a, b ]` (Godot 3); empty `[]` / `[  ]`.
-pub(crate) fn write_array<S: AsRef<str>>(items: &[S], godot3: bool) -> String {
-    wrap("[", items, "]", godot3)
+/// How a value is spelled, read from a side's text so a merge writes what that side's
+/// editor wrote (a `format=2` header can hold Godot 4 text, files can have CRLF ends).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Spelling {
+    /// Godot 3 spacing: `[ a ]`, `Name( a )`.
+    pub spaced: bool,
+    /// Line ends inside dictionaries.
+    pub newline: &'static str,
+    /// An empty dictionary: `{}`, `{\n\n}` (Godot 3) or as the sample wrote it.
+    pub empty_dict: String,
 }
 
-/// `Name(a, b)` (Godot 4) or `Name( a, b )` (Godot 3); empty `Name()` / `Name(  )`.
-pub(crate) fn write_call<S: AsRef<str>>(name: &str, items: &[S], godot3: bool) -> String {
-    wrap(&format!("{name}("), items, ")", godot3)
+impl Spelling {
+    /// The spelling of `sample` (usually ours), falling back on the file's dialect.
+    pub(crate) fn of(godot3: bool, sample: &str) -> Spelling {
+        let b = sample.as_bytes();
+        let opener = separators_any(sample, &[b'(', b'['])
+            .and_then(|at| b.get(at + 1).copied());
+        let newline = if sample.contains("\r\n") { "\r\n" } else { "\n" };
+        let empty_dict = match shape(sample) {
+            Some(Shape::Dict(e)) if e.is_empty() => sample.trim().to_string(),
+            _ if godot3 => format!("{{{newline}{newline}}}"),
+            _ => "{}".to_string(),
+        };
+        Spelling {
+            spaced: opener.map_or(godot3, |c| c == b' '),
+            newline,
+            empty_dict,
+        }
+    }
 }
 
-fn wrap<S: AsRef<str>>(open: &str, items: &[S], close: &str, godot3: bool) -> String {
+/// Offset of the first byte in `set` outside strings.
+fn separators_any(s: &str, set: &[u8]) -> Option<usize> {
+    let b = s.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            c if set.contains(&c) => return Some(i),
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// `[a, b]` or, spaced, `[ a, b ]`; empty `[]` / `[  ]`.
+pub(crate) fn write_array<S: AsRef<str>>(items: &[S], sp: &Spelling) -> String {
+    wrap("[", items, "]", sp.spaced)
+}
+
+/// `Name(a, b)` or, spaced, `Name( a, b )`; empty `Name()` / `Name(  )`.
+pub(crate) fn write_call<S: AsRef<str>>(name: &str, items: &[S], sp: &Spelling) -> String {
+    wrap(&format!("{name}("), items, ")", sp.spaced)
+}
+
+fn wrap<S: AsRef<str>>(open: &str, items: &[S], close: &str, spaced: bool) -> String {
     let body: Vec<&str> = items.iter().map(|s| s.as_ref()).collect();
-    let pad = if godot3 { " " } else { "" };
+    let pad = if spaced { " " } else { "" };
     if body.is_empty() {
         return format!("{open}{pad}{pad}{close}");
     }
     format!("{open}{pad}{}{pad}{close}", body.join(", "))
 }
 
-/// `{\n"k": v,\n"k2": v2\n}`; empty `{}` (Godot 4) or `{\n\n}` (Godot 3).
-pub(crate) fn write_dict<K: AsRef<str>, V: AsRef<str>>(entries: &[(K, V)], godot3: bool) -> String {
+/// `{\n"k": v,\n"k2": v2\n}` (with the sample's line ends); empty as [`Spelling`] says.
+pub(crate) fn write_dict<K: AsRef<str>, V: AsRef<str>>(entries: &[(K, V)], sp: &Spelling) -> String {
     if entries.is_empty() {
-        return if godot3 { "{\n\n}" } else { "{}" }.to_string();
+        return sp.empty_dict.clone();
     }
+    let nl = sp.newline;
     let lines: Vec<String> = entries
         .iter()
         .map(|(k, v)| format!("{}: {}", k.as_ref(), v.as_ref()))
         .collect();
-    format!("{{\n{}\n}}", lines.join(",\n"))
+    format!("{{{nl}{}{nl}}}", lines.join(&format!(",{nl}")))
 }
 
 /// Whether two item texts mean the same value (engine equality; identical text is equal).
