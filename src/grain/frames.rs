@@ -1,0 +1,95 @@
+//! Merge of a SpriteFrames resource's `animations`: an array of dictionaries (`frames`,
+//! `loop`, `name`, `speed`), matched by `name`.
+//!
+//! Animations added or removed on one side apply; an animation both sides changed merges
+//! entry by entry (`speed` on one side, `frames` on the other). Frames are one value: both
+//! sides changing the frames of one animation differently is a conflict. The order is ours',
+//! then the animations only theirs added.
+
+use super::dict::{entries, merge_entries};
+use super::text::{same_value, shape, string_of, write_array, write_dict, Shape, Spelling};
+use super::three::merge_keyed;
+use super::{ConflictAt, Grain, GrainConflict, GrainOutcome, PropertyContext};
+
+/// An animation: its name and its dictionary entries as written.
+type Anim = (String, Vec<(String, String)>);
+
+fn anims(text: &str) -> Option<Vec<Anim>> {
+    let Shape::Array(items) = shape(text)? else {
+        return None;
+    };
+    items
+        .iter()
+        .map(|item| {
+            let e = entries(item)?;
+            let name = e.iter().find(|(k, _)| string_of(k).as_deref() == Some("name"))?;
+            Some((string_of(&name.1)?, e))
+        })
+        .collect()
+}
+
+fn anim_eq(a: &[(String, String)], b: &[(String, String)]) -> bool {
+    a.len() == b.len()
+        && a.iter().all(|(k, v)| b.iter().any(|(k2, v2)| k == k2 && same_value(v, v2)))
+}
+
+pub(crate) fn merge(
+    ctx: &PropertyContext,
+    base: Option<&str>,
+    ours: &str,
+    theirs: &str,
+) -> GrainOutcome {
+    let (Some(o), Some(t)) = (anims(ours), anims(theirs)) else {
+        return Grain::NotMine;
+    };
+    let b = match base.map(anims) {
+        Some(Some(b)) => b,
+        Some(None) => return Grain::NotMine,
+        None => Vec::new(),
+    };
+    let merged = merge_keyed(&b, &o, &t, |x, y| anim_eq(x, y), |name, bv, ov, tv| match (ov, tv) {
+        (Some(ov), Some(tv)) => merge_entries(bv.map_or(&[][..], |v| v), ov, tv)
+            .map(Some)
+            .map_err(|cs| cs.into_iter().map(|c| in_anim(name, c)).collect()),
+        _ => Err(vec![GrainConflict {
+            at: ConflictAt::Animation(name.clone()),
+            base: bv.map(|_| "present".to_string()),
+            ours: ov.map(|_| "changed".to_string()),
+            theirs: tv.map(|_| "changed".to_string()),
+        }]),
+    });
+    match merged {
+        Ok(list) => {
+            let sp = Spelling::of(ctx.godot3(), ours);
+            let items: Vec<String> = list.iter().map(|(_, e)| write_dict(e, &sp)).collect();
+            Grain::Merged(write_array(&items, &sp))
+        }
+        Err(c) => Grain::Conflict(c),
+    }
+}
+
+fn in_anim(name: &str, mut c: GrainConflict) -> GrainConflict {
+    if let ConflictAt::Entry(k) = &c.at {
+        c.at = ConflictAt::Entry(format!("animation \"{name}\" {k}"));
+    }
+    c
+}
+
+/// `animation "run": added`, `animation "idle": speed: 5.0 -> 8.0`, ...
+pub(crate) fn describe(old: &str, new: &str) -> Option<Vec<String>> {
+    let (a, b) = (anims(old)?, anims(new)?);
+    let mut lines = Vec::new();
+    for (name, x, y) in super::three::diff_keyed(&a, &b, |p, q| anim_eq(p, q)) {
+        match (x, y) {
+            (Some(x), Some(y)) => lines.extend(
+                super::dict::describe_entries(x, y)
+                    .into_iter()
+                    .map(|l| format!("animation \"{name}\": {l}")),
+            ),
+            (None, Some(_)) => lines.push(format!("animation \"{name}\": added")),
+            (Some(_), None) => lines.push(format!("animation \"{name}\": removed")),
+            (None, None) => {}
+        }
+    }
+    Some(lines)
+}
