@@ -273,3 +273,47 @@ fn t_scratch(d: &Path) -> std::path::PathBuf {
     std::fs::create_dir_all(&p).expect("mkdir");
     p
 }
+
+#[test]
+fn a_failure_after_reading_leaves_the_line_merge_in_ours_with_git() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let side = |speed: u32| {
+        format!("[gd_scene format=3]\n\n[node name=\"Player\" type=\"Node2D\"]\nspeed = {speed}\n")
+    };
+    std::fs::write(d.join("base.tscn"), side(100)).expect("write");
+    std::fs::write(d.join("ours.tscn"), side(200)).expect("write");
+    std::fs::write(d.join("theirs.tscn"), side(300)).expect("write");
+    // A closed stderr makes the conflict report fail (a panic in eprintln!) after the
+    // inputs were read: git would then take OURS unchanged as the result.
+    let mut fds = [0; 2];
+    // SAFETY: `pipe` fills both descriptors; each is owned exactly once.
+    let (read, write) = unsafe {
+        assert_eq!(libc::pipe(fds.as_mut_ptr()), 0, "pipe");
+        use std::os::fd::FromRawFd;
+        (
+            std::os::fd::OwnedFd::from_raw_fd(fds[0]),
+            std::os::fd::OwnedFd::from_raw_fd(fds[1]),
+        )
+    };
+    drop(read);
+    let status = Command::new(bin())
+        .current_dir(d)
+        .args([
+            "merge",
+            "--git",
+            "--path=-p.tscn",
+            "--",
+            "base.tscn",
+            "ours.tscn",
+            "theirs.tscn",
+        ])
+        .stderr(std::process::Stdio::from(write))
+        .status()
+        .expect("run");
+    assert_eq!(status.code(), Some(1), "{status:?}");
+    let merged =
+        String::from_utf8(std::fs::read(d.join("ours.tscn")).expect("read")).expect("utf-8");
+    assert!(merged.contains("<<<<<<< ours\nspeed = 200\n"), "{merged}");
+    assert!(merged.contains("speed = 300\n>>>>>>> theirs\n"), "{merged}");
+}

@@ -4,6 +4,12 @@
 //! Config is written with the `git config` command (it knows every quoting
 //! and layout rule of config files). The pure parts (command strings,
 //! attributes text editing) are separate functions with unit tests.
+//!
+//! Decided here: what a clone or a user's config cannot make `install` do. It
+//! keeps a value the user set, records what it set and created (section
+//! `[tscn-merge]`) so `uninstall` removes exactly that, refuses an attributes
+//! file that is a symbolic link or lies outside the repository or the user's
+//! folders, and turns the textconv cache on only where git has an identity.
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};

@@ -189,13 +189,18 @@ pub fn run(a: &MergeArgs) -> anyhow::Result<i32> {
 
 /// The `--git` last resort: `git merge-file`'s result written over OURS.
 fn line_merge_into_ours(a: &MergeArgs, why: &str) -> anyhow::Result<i32> {
+    use std::io::Write;
     let (base, ours, theirs) = (io::read(&a.base)?, io::read(&a.ours)?, io::read(&a.theirs)?);
     let lm = tscn_merge::linemerge::merge_lines(&base, &ours, &theirs, &marker_options(a));
     let path = a
         .path
         .clone()
         .unwrap_or_else(|| a.ours.display().to_string());
-    eprintln!("{path}: {why}; git's line merge was written instead");
+    // Not eprintln!: a closed stderr (one way to get here) must not stop the write.
+    let _ = writeln!(
+        std::io::stderr(),
+        "{path}: {why}; git's line merge was written instead"
+    );
     io::write_over(&a.ours, &lm.text)?;
     Ok(if lm.conflicts == 0 { 0 } else { 1 })
 }
