@@ -103,16 +103,19 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// The text a piece of a side names.
     pub(super) fn text(&self, s: &Src) -> &'a str {
         let sc: &'a Scene = self.sc[s.0];
         sc.doc.slice(&s.1)
     }
 
+    /// Section `i` of a side.
     pub(super) fn sec(&self, side: usize, i: usize) -> &'a Section {
         let sc: &'a Scene = self.sc[side];
         &sc.doc.sections[i]
     }
 
+    /// Where node `n` of a side hangs, by identity where it can.
     pub(super) fn parent_ref(&self, side: usize, n: usize) -> ParentRef {
         // The parent path names a listed node (or is "."): known from matching.
         if let Some(&Some(pi)) = self.id.parent_at[side].get(n) {
@@ -140,6 +143,7 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// The identity of a side's root (`usize::MAX` when it has none).
     pub(super) fn root_ident(&self, side: usize) -> usize {
         let nodes = &self.sc[side].nodes;
         let i = match nodes.first() {
