@@ -1,5 +1,5 @@
-//! The file header (`[gd_scene ...]`, `[gd_resource ...]`): `load_steps` recomputed,
-//! `format` raised when merged content needs Godot 4.3's, other fields three-way (a
+//! The file header (`[gd_scene ...]`, `[gd_resource ...]`): `load_steps` recomputed (or
+//! removed, when base had it and a side's 4.6 re-save removed it), `format` raised when merged content needs Godot 4.3's, other fields three-way (a
 //! disagreement a conflict on the header line). Counting the resources is left to the
 //! phases before.
 
@@ -80,7 +80,10 @@ pub(super) fn merge<'s>(
 /// `load_steps`: the resources plus one (absent when that is 1).
 fn load_steps(ctx: &mut Ctx, resources: usize, key: String, hf: &mut HeaderFields) {
     let have = ctx.sc[O].header.load_steps;
-    let want = (resources + 1) as i64;
+    let steps = |s: usize| ctx.sc[s].header.load_steps;
+    // Godot 4.6 no longer writes it: theirs' re-save removed it.
+    let removed = steps(B).is_some() && steps(T).is_none();
+    let want = if removed { 0 } else { (resources + 1) as i64 };
     if have != Some(want) {
         hf.changed = true;
         ctx.decisions.push(Decision::LoadStepsRecomputed {

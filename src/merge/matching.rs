@@ -223,6 +223,8 @@ pub struct Idents<'a> {
     pub node: Table,
     /// Sub_resource matches made by use or content where ids differ.
     pub sub_matches: Vec<SubMatch>,
+    /// Base nodes paired with the node both sides now share (see [`follow_shared`]).
+    pub shared_changes: Vec<SharedChange>,
 }
 
 fn match_exts(sc: [&Scene; 3]) -> Table {
@@ -234,6 +236,7 @@ fn match_exts(sc: [&Scene; 3]) -> Table {
     let mut by_uid: HashMap<String, usize> = HashMap::new();
     let mut by_path: HashMap<String, Vec<usize>> = HashMap::new();
     let mut uid_of: Vec<Option<String>> = Vec::new();
+    let mut type_of: Vec<&str> = Vec::new();
     for (side, scene) in sc.iter().enumerate() {
         for (i, e) in scene.ext_resources.iter().enumerate() {
             let uid = e.uid.clone().filter(|u| u.len() > 6);
@@ -242,11 +245,13 @@ fn match_exts(sc: [&Scene; 3]) -> Table {
                 .and_then(|u| by_uid.get(u).copied())
                 .filter(|&id| !t.claimed(id, side));
             if cand.is_none() {
+                // Same path and type with another uid: the file was re-imported, and
+                // its uid merges like any field.
                 cand = by_path.get(&e.path).and_then(|v| {
                     v.iter().copied().find(|&id| {
                         !t.claimed(id, side)
                             && match (&uid, &uid_of[id]) {
-                                (Some(a), Some(b)) => a == b,
+                                (Some(a), Some(b)) => a == b || type_of[id] == e.type_name,
                                 _ => true,
                             }
                     })
@@ -259,6 +264,7 @@ fn match_exts(sc: [&Scene; 3]) -> Table {
                 }
                 None => {
                     uid_of.push(None);
+                    type_of.push(e.type_name.as_str());
                     t.fresh(side, i)
                 }
             };
@@ -287,7 +293,7 @@ pub type ParentAt = [Vec<Option<usize>>; 3];
 /// identity its unique_id, its place under a matched parent, or its path finds
 /// ([`NodeKeys::find`]), else a new one. Last, moves without unique ids are paired
 /// ([`follow_moves`]).
-fn match_nodes<'a>(sc: [&'a Scene; 3]) -> (Table, Paths<'a>, ParentAt) {
+fn match_nodes<'a>(sc: [&'a Scene; 3]) -> (Table, Paths<'a>, ParentAt, Vec<SharedChange>) {
     let all_paths = side_paths(sc);
     let mut keys = NodeKeys::new(sc);
     // Lockstep needs certainty: paths unique on both sides and unique_id keys unique in
@@ -300,7 +306,64 @@ fn match_nodes<'a>(sc: [&'a Scene; 3]) -> (Table, Paths<'a>, ParentAt) {
     }
     let NodeKeys { mut t, parent_at, .. } = keys;
     follow_moves(sc, &mut t);
-    (t, all_paths, parent_at)
+    let shared = follow_shared(sc, &mut t);
+    (t, all_paths, parent_at, shared)
+}
+
+/// A base node and the node both sides now hold in its place, paired by
+/// [`follow_shared`].
+#[derive(Debug, Clone)]
+pub struct SharedChange {
+    /// The identity (base's).
+    pub ident: usize,
+    /// Whether both sides gave it the same new unique_id (else: same name, type and
+    /// new parent).
+    pub by_unique_id: bool,
+}
+
+/// Both sides changed a node's identity the same way (re-saved in a newer Godot that gave
+/// it the same new unique_id, or moved it under the same new parent): the base node
+/// neither side matched pairs with the node both sides share, first by the same path and
+/// type, then by the same name and type, when the pairing is unambiguous. The merge is
+/// then three-way against base.
+fn follow_shared(sc: [&Scene; 3], t: &mut Table) -> Vec<SharedChange> {
+    let mut paired = Vec::new();
+    for by_path in [true, false] {
+        let key = |s: usize, i: usize| {
+            let (name, what) = node_kind(sc[s], i);
+            let place = if by_path { sc[s].nodes[i].path.to_string() } else { name };
+            (place, what)
+        };
+        let mut gone: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
+        let mut both: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
+        for (ident, at) in t.at.iter().enumerate() {
+            match *at {
+                [Some(b), None, None] => gone.entry(key(B, b)).or_default().push(ident),
+                [None, Some(o), Some(th)] if key(O, o) == key(T, th) => {
+                    both.entry(key(O, o)).or_default().push(ident)
+                }
+                _ => {}
+            }
+        }
+        for (k, g) in &gone {
+            let Some(n) = both.get(k).filter(|n| n.len() == 1 && g.len() == 1) else {
+                continue;
+            };
+            if k.1.is_empty() {
+                continue;
+            }
+            let (keep, drop) = (g[0], n[0]);
+            let [_, o, th] = t.at[drop];
+            let (Some(o), Some(th)) = (o, th) else { continue };
+            t.at[drop] = [None; 3];
+            t.bind(keep, O, o);
+            t.bind(keep, T, th);
+            let uid = |s: usize, i: usize| sc[s].nodes[i].unique_id;
+            let by_unique_id = uid(O, o).is_some() && uid(O, o) == uid(T, th);
+            paired.push(SharedChange { ident: keep, by_unique_id });
+        }
+    }
+    paired
 }
 
 /// Each side's node paths. Big scenes: theirs' map is built on a second thread.
@@ -532,7 +595,14 @@ impl<'a> NodeKeys<'a> {
         let t = &self.t;
         let (has_uid, uid_in_base) = (&self.has_uid, &self.uid_in_base);
         let is_uid = keys.uid.is_some();
-        let usable = |id: usize| !t.claimed(id, side) && (!is_uid || !has_uid[id] || !uid_in_base[id]);
+        // A node with a unique_id is not the node of an identity that already has
+        // another one, unless that identity is a base node without one (both sides
+        // gave it an id when re-saving in 4.6). Two nodes added under one name with
+        // different ids are two nodes.
+        let usable = |id: usize| {
+            !t.claimed(id, side)
+                && (!is_uid || !has_uid[id] || (!uid_in_base[id] && t.at[id][B].is_some()))
+        };
         let claimed = |id: usize| t.claimed(id, side);
         keys.uid
             .as_ref()
@@ -842,10 +912,115 @@ fn content_signature(
     sig
 }
 
+/// How alike two sub_resources are: `None` when their type or `resource_name` differ,
+/// else the share of property keys (of either) with the same text, in percent.
+fn likeness(a: (&Scene, usize), b: (&Scene, usize)) -> Option<usize> {
+    let (ra, rb) = (&a.0.sub_resources[a.1], &b.0.sub_resources[b.1]);
+    if ra.type_name != rb.type_name {
+        return None;
+    }
+    let (pa, pb) = (props_of(a.0, ra.section), props_of(b.0, rb.section));
+    if pa.get("resource_name") != pb.get("resource_name") {
+        return None;
+    }
+    let same = pa.iter().filter(|(k, v)| pb.get(*k) == Some(*v)).count();
+    let keys = pa.len() + pb.iter().filter(|(k, _)| !pa.contains_key(*k)).count();
+    Some(if keys == 0 { 100 } else { same * 100 / keys })
+}
+
+/// Whether two sub_resources are the same content: same type and `resource_name`, most
+/// properties alike.
+fn alike(a: (&Scene, usize), b: (&Scene, usize)) -> bool {
+    likeness(a, b).is_some_and(|l| l >= 50)
+}
+
+/// Step a of sub_resource matching on side `x`: a sub_resource joins base's of the same
+/// id and type when their content confirms it. When it does not and base's content
+/// reappears under another id on `x` (a re-import moved it there and reused the id), the
+/// content is followed instead (recorded as a [`SubMatch`] "content (re-import)").
+fn match_subs_by_id(
+    sc: [&Scene; 3],
+    x: usize,
+    idx: &[IdIndex; 3],
+    sub: &mut Table,
+    sub_matches: &mut Vec<SubMatch>,
+) {
+    let mut doubted = Vec::new();
+    for (k, r) in sc[x].sub_resources.iter().enumerate() {
+        let Some(&bi) = idx[B].sub.get(r.id.as_str()) else { continue };
+        let ident = sub.of[B][bi];
+        if sc[B].sub_resources[bi].type_name != r.type_name
+            || sub.claimed(ident, x)
+            || sub.bound(x, k)
+        {
+            continue;
+        }
+        if alike((sc[B], bi), (sc[x], k)) {
+            sub.bind(ident, x, k);
+        } else {
+            doubted.push((bi, k));
+        }
+    }
+    // Many doubted ids are edits, not a re-import: too many to search (quadratic).
+    let search = doubted.len() <= MAX_DOUBTED;
+    for &(bi, k) in &doubted {
+        let ident = sub.of[B][bi];
+        let moved = (0..sc[x].sub_resources.len()).filter(|_| search).find(|&j| {
+            j != k && !sub.bound(x, j) && !reused_alike(sc, x, idx, j) && alike((sc[B], bi), (sc[x], j))
+        });
+        match moved {
+            Some(j) => {
+                sub.bind(ident, x, j);
+                sub_matches.push(SubMatch { side: x, index: j, ident, how: REIMPORT });
+            }
+            None if !sub.bound(x, k) => sub.bind(ident, x, k),
+            None => {}
+        }
+    }
+}
+
+/// How a sub_resource whose content a re-import moved to another id was matched.
+const REIMPORT: &str = "content (re-import)";
+
+/// More sub_resources whose content disagrees with their id than this are not searched
+/// for elsewhere.
+const MAX_DOUBTED: usize = 256;
+
+/// Whether sub_resource `j` of side `x` keeps an id base has, with base's content there.
+fn reused_alike(sc: [&Scene; 3], x: usize, idx: &[IdIndex; 3], j: usize) -> bool {
+    idx[B]
+        .sub
+        .get(sc[x].sub_resources[j].id.as_str())
+        .is_some_and(|&bj| alike((sc[B], bj), (sc[x], j)))
+}
+
+/// The automatic identity choices matching made that `--explain` shows: nodes both sides
+/// re-identified alike, sub_resource contents followed past a reused id.
+pub(super) fn record_identity_decisions(ctx: &mut super::context::Ctx) {
+    let sc = ctx.sc;
+    for c in &ctx.id.shared_changes {
+        let Some(o) = ctx.id.node.at[c.ident][O] else { continue };
+        ctx.decisions.push(super::Decision::NodeIdentityShared {
+            path: sc[O].nodes[o].path.to_string(),
+            by_unique_id: c.by_unique_id,
+        });
+    }
+    for m in ctx.id.sub_matches.iter().filter(|m| m.how == REIMPORT) {
+        let Some(b) = ctx.id.sub.at[m.ident][B] else { continue };
+        let r = &sc[m.side].sub_resources[m.index];
+        ctx.decisions.push(super::Decision::ResourceContentFollowed {
+            side: if m.side == O { "ours" } else { "theirs" },
+            type_name: r.type_name.clone(),
+            base_id: sc[B].sub_resources[b].id.clone(),
+            id: r.id.clone(),
+        });
+    }
+}
+
 /// Match everything.
 pub fn match_all<'a>(sc: [&'a Scene; 3]) -> Idents<'a> {
     let ext = match_exts(sc);
-    let (node, paths, parent_at) = match_nodes(sc);
+    let (node, paths, parent_at, shared_changes) = match_nodes(sc);
     let idx = [
         IdIndex::new(sc[0]),
         IdIndex::new(sc[1]),
@@ -864,19 +1039,10 @@ pub fn match_all<'a>(sc: [&'a Scene; 3]) -> Idents<'a> {
     for x in [O, T] {
         // Reference sides: base, and for theirs also what ours added.
         let refs: &[usize] = if x == O { &[B] } else { &[B, O] };
-        // a. Same id and type (Godot 4 ids are stable across saves).
+        // a. Same id and type (Godot 4 ids are stable across saves), confirmed by
+        // content: a re-import may move base's content to another id and reuse the id.
         if !godot3 {
-            for (k, r) in sc[x].sub_resources.iter().enumerate() {
-                if let Some(&bi) = idx[B].sub.get(r.id.as_str()) {
-                    let ident = sub.of[B][bi];
-                    if sc[B].sub_resources[bi].type_name == r.type_name
-                        && !sub.claimed(ident, x)
-                        && !sub.bound(x, k)
-                    {
-                        sub.bind(ident, x, k);
-                    }
-                }
-            }
+            match_subs_by_id(sc, x, &idx, &mut sub, &mut sub_matches);
         }
         // Whether a section of this side referred to a sub_resource not bound yet when
         // first looked at: only those can bind one by use (bindings only ever add up, so
@@ -884,7 +1050,10 @@ pub fn match_all<'a>(sc: [&'a Scene; 3]) -> Idents<'a> {
         let mut x_cand: Vec<Option<bool>> = vec![None; sc[x].doc.sections.len()];
         for &rside in refs {
             // b. By use: the same property of the same node (or resource) refers to it.
-            for _round in 0..4 {
+            // Not between what ours and theirs both added: two new resources are one
+            // only when identical (step c).
+            let rounds = if rside == O { 0 } else { 4 };
+            for _round in 0..rounds {
                 // Nothing left to bind on this side: no round can change anything.
                 if (0..sc[x].sub_resources.len()).all(|k| sub.bound(x, k)) {
                     break;
@@ -1015,6 +1184,7 @@ pub fn match_all<'a>(sc: [&'a Scene; 3]) -> Idents<'a> {
         sub,
         node,
         sub_matches,
+        shared_changes,
     }
 }
 

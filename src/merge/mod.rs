@@ -137,6 +137,26 @@ pub enum Decision {
         /// The line written.
         to: String,
     },
+    /// Both sides changed a node's identity the same way (the same new unique_id, or the
+    /// same new parent): the node was merged three-way against base's.
+    NodeIdentityShared {
+        /// Path on ours.
+        path: String,
+        /// By the same new unique_id (else by name, type and parent).
+        by_unique_id: bool,
+    },
+    /// A re-import moved a sub_resource's content to another id and reused its id:
+    /// the other side's changes followed the content, not the id.
+    ResourceContentFollowed {
+        /// `ours` or `theirs`: the side that moved it.
+        side: &'static str,
+        /// Resource type.
+        type_name: String,
+        /// Id in base.
+        base_id: String,
+        /// Id on that side.
+        id: String,
+    },
     /// Both sides changed the order or the set of nodes; the orders were merged.
     SiblingOrderMerged,
     /// Both sides reordered the same nodes differently. Order has no conflict marker:
@@ -201,6 +221,15 @@ impl fmt::Display for Decision {
                 f,
                 "rewrote a NodePath of node \"{node}\" that named a renamed or moved node: `{from}` -> `{to}`"
             ),
+            Decision::NodeIdentityShared { path, by_unique_id } => write!(
+                f,
+                "both sides gave node \"{path}\" the same new identity ({}); it was merged three-way against base",
+                if *by_unique_id { "the same new unique_id" } else { "the same name, type and parent" }
+            ),
+            Decision::ResourceContentFollowed { side, type_name, base_id, id } => write!(
+                f,
+                "{side} moved the content of {type_name} sub_resource \"{base_id}\" to \"{id}\" (a re-import reused the id for other content); changes followed the content"
+            ),
             Decision::OrderConflictOursKept => write!(f, "both sides reordered the same nodes differently; ours' order was kept where they disagree (order has no conflict marker: check the node order)"),
             Decision::SiblingOrderMerged => write!(f, "merged the node order of both sides (insertions from both kept)"),
             Decision::LoadStepsRecomputed { from, to } => write!(
@@ -236,6 +265,8 @@ impl Decision {
             Decision::NodeRenameFollowed { .. } => "node_rename_followed",
             Decision::NodeMoveFollowed { .. } => "node_move_followed",
             Decision::NodePathFollowed { .. } => "node_path_followed",
+            Decision::NodeIdentityShared { .. } => "node_identity_shared",
+            Decision::ResourceContentFollowed { .. } => "resource_content_followed",
             Decision::SiblingOrderMerged => "sibling_order_merged",
             Decision::OrderConflictOursKept => "order_conflict_ours_kept",
             Decision::LoadStepsRecomputed { .. } => "load_steps_recomputed",
@@ -277,6 +308,12 @@ impl Decision {
             Decision::FellBack { reason } => json!({"reason": reason}),
             Decision::NodePathFollowed { node, from, to } => {
                 json!({"node": node, "from": from, "to": to})
+            }
+            Decision::NodeIdentityShared { path, by_unique_id } => {
+                json!({"path": path, "by_unique_id": by_unique_id})
+            }
+            Decision::ResourceContentFollowed { side, type_name, base_id, id } => {
+                json!({"side": side, "type": type_name, "base_id": base_id, "id": id})
             }
             Decision::SiblingOrderMerged | Decision::OrderConflictOursKept => json!({}),
         };
@@ -551,6 +588,7 @@ struct Structural {
 /// 10. [`print`]: the text, and the text with every conflict resolved to ours.
 fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) -> Structural {
     let mut ctx = context::Ctx::new([b, o, t]);
+    matching::record_identity_decisions(&mut ctx);
     resources::record_sub_matches(&mut ctx);
     let nodes::Nodes { mut merged, followed } = nodes::decide(&mut ctx);
     let paths = paths::MergedPaths::of(&merged);

@@ -22,7 +22,7 @@ pub(super) struct MergedFields<'a> {
 }
 
 /// Merge the fields of a node's tag, key by key in the order the sides first write
-/// them; `unique_id` is ours' when ours has one.
+/// them; `unique_id` three-way, ours' when both changed it.
 pub(super) fn merge_fields<'a>(
     ctx: &mut Ctx<'a>,
     secs: [Option<usize>; 3],
@@ -49,10 +49,10 @@ pub(super) fn merge_fields<'a>(
             m.list.push((key, field));
             continue;
         }
-        let p = if key == "unique_id" && fo.is_some() {
-            Pick::Ours
-        } else {
-            ctx.pick_same(&fb, &fo, &ft)
+        // Two different new unique_ids for one node: ours', consistently.
+        let p = match ctx.pick_same(&fb, &fo, &ft) {
+            Pick::Conflict if key == "unique_id" => Pick::Ours,
+            p => p,
         };
         match p {
             Pick::Ours => m.list.push((key, fo)),

@@ -4,7 +4,7 @@
 //! connections and editables uses the same [`super::sequence::merge_order`] where they
 //! are merged. What is in the result is left to the phases before.
 
-use super::context::Ctx;
+use super::context::{Ctx, ParentRef};
 use super::ids::natural_cmp;
 use super::matching::O;
 use super::nodes::MergedNode;
@@ -34,8 +34,9 @@ pub(super) fn nodes(ctx: &mut Ctx, merged: &[Option<MergedNode>]) -> Vec<usize> 
     parents_first(order, merged)
 }
 
-/// `order`, unless a node comes before its parent: then depth-first from the nodes
-/// whose parent is not in the order, children in `order`'s order.
+/// `order`, unless it is not depth-first (a node before its parent, or a subtree
+/// interleaved with another): then depth-first from the nodes whose parent is not in the
+/// order, children in `order`'s order, as the editor writes them.
 fn parents_first(order: Vec<usize>, merged: &[Option<MergedNode>]) -> Vec<usize> {
     // Position of each identity in the order (usize::MAX: not there).
     let mut pos_of: Vec<usize> = vec![usize::MAX; merged.len()];
@@ -46,12 +47,12 @@ fn parents_first(order: Vec<usize>, merged: &[Option<MergedNode>]) -> Vec<usize>
     }
     let pos = |x: usize| pos_of.get(x).copied().filter(|&p| p != usize::MAX);
     let parent_of = |x: usize| merged.get(x)?.as_ref()?.parent.anchor();
-    let bad = order.iter().any(|&x| {
-        parent_of(x)
-            .and_then(pos)
-            .is_some_and(|pp| Some(pp) > pos(x))
-    });
-    if !bad {
+    // Nodes inside an instance are left where the sides put them.
+    let listed_parent = |x: usize| match merged.get(x)?.as_ref()?.parent {
+        ParentRef::Node(p) => pos(p).map(|_| p),
+        _ => None,
+    };
+    if depth_first(&order, listed_parent) {
         return order;
     }
     let mut children: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
@@ -80,6 +81,26 @@ fn parents_first(order: Vec<usize>, merged: &[Option<MergedNode>]) -> Vec<usize>
         }
     }
     out
+}
+
+/// Whether every node comes right after its parent's subtree so far: its parent is on
+/// the path of nodes leading to the node before it.
+fn depth_first(order: &[usize], parent_of: impl Fn(usize) -> Option<usize>) -> bool {
+    let mut path: Vec<usize> = Vec::new();
+    for &x in order {
+        if let Some(p) = parent_of(x) {
+            while path.last().is_some_and(|&top| top != p) {
+                path.pop();
+            }
+            if path.is_empty() {
+                return false;
+            }
+        }
+        // A node whose parent is not listed (the root, a node inside an instance) may
+        // sit anywhere: it only joins the path.
+        path.push(x);
+    }
+    true
 }
 
 /// The ext_resources kept, in merged order (ids are not known yet).
@@ -145,3 +166,18 @@ fn visit(
     out.push(x);
 }
 
+
+#[cfg(test)]
+mod tests {
+    use super::depth_first;
+
+    /// A subtree interleaved with its sibling's is not depth-first; nested subtrees are.
+    #[test]
+    fn depth_first_sees_interleaved_subtrees() {
+        // 0 root; 1, 2 under 0; 3 under 1; 4 under 2.
+        let parent = |x: usize| [None, Some(0), Some(0), Some(1), Some(2)][x];
+        assert!(depth_first(&[0, 1, 3, 2, 4], parent));
+        assert!(!depth_first(&[0, 1, 2, 3, 4], parent));
+        assert!(!depth_first(&[0, 3, 1, 2, 4], parent));
+    }
+}

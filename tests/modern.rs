@@ -1,0 +1,335 @@
+//! Merges of Godot 4.5-4.7 scenes in the editor's exact 4.6 style (`unique_id=` on every
+//! `[node]`, no `load_steps`): identities that both sides changed alike, one-sided
+//! `unique_id` changes, re-imports that reuse sub_resource ids, `load_steps` removed by a
+//! 4.6 re-save, the order of a new subtree, and false identities (issue 12 §2).
+
+use tscn_merge::merge::{merge, Decision, MergeOptions, MergeOutcome};
+
+fn run(base: &str, ours: &str, theirs: &str) -> (MergeOutcome, String) {
+    let out = merge(
+        base.as_bytes(),
+        ours.as_bytes(),
+        theirs.as_bytes(),
+        &MergeOptions::default(),
+    );
+    let text = String::from_utf8_lossy(&out.text).into_owned();
+    (out, text)
+}
+
+const ENEMY_45: &str = r#"[gd_scene format=3 uid="uid://c8kxq2v7n1m4p"]
+
+[ext_resource type="Script" uid="uid://b4j8f10agdcvu" path="res://enemy.gd" id="1_4bks0"]
+
+[node name="Enemy" type="CharacterBody2D" unique_id=1095254317]
+script = ExtResource("1_4bks0")
+
+[node name="Stats" type="Node" parent="." unique_id=494313994]
+base_hp = 10
+speed = 50.0
+armor = 2
+"#;
+
+/// Both sides re-saved and the newer Godot gave Stats the same new unique_id: ours' edit
+/// of base_hp and theirs' edit of speed both land, and the removal of armor by ours
+/// stays removed.
+#[test]
+fn same_new_unique_id_on_both_sides_merges_against_base() {
+    let resaved = ENEMY_45.replace("unique_id=494313994", "unique_id=2025423375");
+    let ours = resaved
+        .replace("base_hp = 10", "base_hp = 27")
+        .replace("armor = 2\n", "");
+    let theirs = resaved.replace("speed = 50.0", "speed = 80.0");
+    let (out, t) = run(ENEMY_45, &ours, &theirs);
+    assert!(out.is_clean(), "{t}");
+    assert!(t.contains("base_hp = 27\nspeed = 80.0\n"), "{t}");
+    assert!(!t.contains("armor"), "{t}");
+    assert!(t.contains("parent=\".\" unique_id=2025423375]"), "{t}");
+    assert!(out.decisions.iter().any(|d| matches!(
+        d,
+        Decision::NodeIdentityShared { by_unique_id: true, .. }
+    )), "{:?}", out.decisions);
+}
+
+const LEVEL: &str = r#"[gd_scene format=3 uid="uid://dq7w5v1k3ttb2"]
+
+[node name="Level" type="Node2D"]
+
+[node name="Props" type="Node2D" parent="."]
+
+[node name="Crate" type="StaticBody2D" parent="."]
+mass = 1.0
+health = 3
+"#;
+
+/// Both sides moved Crate under the same new parent (no unique ids): ours' edit and
+/// theirs' edit merge three-way against base.
+#[test]
+fn same_move_on_both_sides_merges_against_base() {
+    let moved = LEVEL.replace(
+        "[node name=\"Crate\" type=\"StaticBody2D\" parent=\".\"]",
+        "[node name=\"Crate\" type=\"StaticBody2D\" parent=\"Props\"]",
+    );
+    let ours = moved.replace("mass = 1.0", "mass = 2.0");
+    let theirs = moved.replace("health = 3", "health = 5");
+    let (out, t) = run(LEVEL, &ours, &theirs);
+    assert!(out.is_clean(), "{t}");
+    assert!(
+        t.contains("[node name=\"Crate\" type=\"StaticBody2D\" parent=\"Props\"]\nmass = 2.0\nhealth = 5\n"),
+        "{t}"
+    );
+}
+
+/// Only theirs changed Stats' unique_id: the result has theirs' id.
+#[test]
+fn one_sided_unique_id_change_is_kept() {
+    let ours = ENEMY_45.replace("base_hp = 10", "base_hp = 12");
+    let theirs = ENEMY_45.replace("unique_id=494313994", "unique_id=164004784");
+    let (out, t) = run(ENEMY_45, &ours, &theirs);
+    assert!(out.is_clean(), "{t}");
+    assert!(t.contains("parent=\".\" unique_id=164004784]\nbase_hp = 12"), "{t}");
+}
+
+/// Both sides gave a node different new unique_ids: ours' is kept, no conflict.
+#[test]
+fn two_different_new_unique_ids_keep_ours() {
+    let base = ENEMY_45.replace(" unique_id=494313994", "");
+    let ours = ENEMY_45.replace("base_hp = 10", "base_hp = 12");
+    let theirs = ENEMY_45.replace("unique_id=494313994", "unique_id=164004784");
+    let (out, t) = run(&base, &ours, &theirs);
+    assert!(out.is_clean(), "{t}");
+    assert!(t.contains("unique_id=494313994]\nbase_hp = 12"), "{t}");
+}
+
+const MODEL: &str = r#"[gd_scene format=3 uid="uid://bq2w8x4h0c5rk"]
+
+[sub_resource type="StandardMaterial3D" id="StandardMaterial3D_steel"]
+resource_name = "Steel"
+albedo_color = Color(0.6, 0.6, 0.65, 1)
+metallic = 0.5
+roughness = 0.4
+
+[sub_resource type="StandardMaterial3D" id="StandardMaterial3D_wood"]
+resource_name = "Wood"
+albedo_color = Color(0.5, 0.3, 0.1, 1)
+roughness = 0.9
+
+[node name="Model" type="Node3D" unique_id=1330432125]
+
+[node name="Barrel" type="MeshInstance3D" parent="." unique_id=1716298066]
+material_override = SubResource("StandardMaterial3D_steel")
+
+[node name="Table" type="MeshInstance3D" parent="." unique_id=987523177]
+material_override = SubResource("StandardMaterial3D_wood")
+"#;
+
+/// Ours re-imported: Steel moved to a new id (written last, so a line merge conflicts)
+/// and its old id now holds Glass. Theirs' tuning of Steel follows Steel, and Glass is
+/// left alone.
+#[test]
+fn reimport_that_reuses_ids_follows_the_content() {
+    let ours = r#"[gd_scene format=3 uid="uid://bq2w8x4h0c5rk"]
+
+[sub_resource type="StandardMaterial3D" id="StandardMaterial3D_steel"]
+resource_name = "Glass"
+albedo_color = Color(0.9, 0.95, 1, 0.3)
+transparency = 1
+
+[sub_resource type="StandardMaterial3D" id="StandardMaterial3D_wood"]
+resource_name = "Wood"
+albedo_color = Color(0.5, 0.3, 0.1, 1)
+roughness = 0.9
+
+[sub_resource type="StandardMaterial3D" id="StandardMaterial3D_k2m4d"]
+resource_name = "Steel"
+albedo_color = Color(0.6, 0.6, 0.65, 1)
+metallic = 0.5
+roughness = 0.4
+
+[node name="Model" type="Node3D" unique_id=1330432125]
+
+[node name="Barrel" type="MeshInstance3D" parent="." unique_id=1716298066]
+material_override = SubResource("StandardMaterial3D_k2m4d")
+
+[node name="Table" type="MeshInstance3D" parent="." unique_id=987523177]
+material_override = SubResource("StandardMaterial3D_wood")
+
+[node name="Window" type="MeshInstance3D" parent="." unique_id=36119127]
+material_override = SubResource("StandardMaterial3D_steel")
+"#;
+    let theirs = MODEL
+        .replace("metallic = 0.5", "metallic = 0.85")
+        .replace("roughness = 0.4", "roughness = 0.25");
+    let (out, t) = run(MODEL, ours, &theirs);
+    assert!(out.is_clean(), "{t}");
+    assert!(
+        t.contains("id=\"StandardMaterial3D_k2m4d\"]\nresource_name = \"Steel\"\nalbedo_color = Color(0.6, 0.6, 0.65, 1)\nmetallic = 0.85\nroughness = 0.25\n"),
+        "{t}"
+    );
+    assert!(
+        t.contains("id=\"StandardMaterial3D_steel\"]\nresource_name = \"Glass\"\nalbedo_color = Color(0.9, 0.95, 1, 0.3)\ntransparency = 1\n"),
+        "{t}"
+    );
+    assert!(out.decisions.iter().any(|d| matches!(
+        d,
+        Decision::ResourceContentFollowed { side: "ours", .. }
+    )), "{:?}", out.decisions);
+}
+
+const HUD_45: &str = r#"[gd_scene load_steps=3 format=3 uid="uid://cx3jv0rj6m7yk"]
+
+[ext_resource type="Script" uid="uid://b7ul4yqb3y8d2" path="res://hud.gd" id="1_hud"]
+
+[sub_resource type="LabelSettings" id="LabelSettings_x1"]
+font_size = 24
+
+[node name="Hud" type="CanvasLayer"]
+script = ExtResource("1_hud")
+
+[node name="Score" type="Label" parent="."]
+text = "0"
+label_settings = SubResource("LabelSettings_x1")
+"#;
+
+/// Theirs re-saved in 4.6 (no load_steps, unique ids); ours edited: load_steps is gone.
+#[test]
+fn load_steps_removed_by_a_46_resave_stays_removed() {
+    let theirs = HUD_45
+        .replace("load_steps=3 ", "")
+        .replace("type=\"CanvasLayer\"]", "type=\"CanvasLayer\" unique_id=1410367043]")
+        .replace("parent=\".\"]", "parent=\".\" unique_id=612074932]");
+    let ours = HUD_45.replace("text = \"0\"", "text = \"000\"");
+    let (out, t) = run(HUD_45, &ours, &theirs);
+    assert!(out.is_clean(), "{t}");
+    assert!(t.starts_with("[gd_scene format=3 uid=\"uid://cx3jv0rj6m7yk\"]\n"), "{t}");
+    assert!(t.contains("unique_id=612074932]\ntext = \"000\""), "{t}");
+}
+
+/// Ours adds a node with a sub_resource; nobody removed load_steps: it is recomputed.
+#[test]
+fn load_steps_kept_is_recomputed() {
+    let ours = HUD_45.replace(
+        "[node name=\"Hud\"",
+        "[sub_resource type=\"LabelSettings\" id=\"LabelSettings_x2\"]\nfont_size = 12\n\n[node name=\"Hud\"",
+    ) + "\n[node name=\"Best\" type=\"Label\" parent=\".\"]\nlabel_settings = SubResource(\"LabelSettings_x2\")\n";
+    let theirs = HUD_45.replace("text = \"0\"", "text = \"1\"");
+    let (out, t) = run(HUD_45, &ours, &theirs);
+    assert!(out.is_clean(), "{t}");
+    assert!(t.starts_with("[gd_scene load_steps=4 format=3"), "{t}");
+}
+
+/// A subtree added by theirs beside ours' new node is written depth-first.
+#[test]
+fn new_subtree_is_written_depth_first() {
+    let base = "[gd_scene format=3 uid=\"uid://b1\"]\n\n[node name=\"Root\" type=\"Node2D\" unique_id=1]\n\n[node name=\"A\" type=\"Node2D\" parent=\".\" unique_id=2]\n";
+    let ours = format!("{base}\n[node name=\"X\" type=\"Node2D\" parent=\"A\" unique_id=5]\n");
+    let theirs = format!("{base}\n[node name=\"P\" type=\"Node2D\" parent=\".\" unique_id=3]\n\n[node name=\"Q\" type=\"Node2D\" parent=\"P\" unique_id=4]\n\n[node name=\"R\" type=\"Node2D\" parent=\"A\" unique_id=6]\n");
+    let (out, t) = run(base, &ours, &theirs);
+    assert!(out.is_clean(), "{t}");
+    let names: Vec<&str> = t
+        .lines()
+        .filter_map(|l| l.strip_prefix("[node name=\""))
+        .filter_map(|l| l.split('"').next())
+        .collect();
+    // Parents before children, each subtree whole.
+    let pos = |n: &str| names.iter().position(|x| *x == n).unwrap_or(usize::MAX);
+    assert!(pos("P") < pos("Q") && pos("Q") == pos("P") + 1, "{t}");
+    assert!(pos("A") < pos("X") && pos("A") < pos("R"), "{t}");
+    assert!(!(pos("A") < pos("P") && pos("P") < pos("X")) && !(pos("A") < pos("P") && pos("P") < pos("R")), "{t}");
+}
+
+/// Both sides add a node named Door under Root with different unique_ids: two nodes
+/// competing for one name, a conflict (never one node with a property conflict).
+#[test]
+fn same_name_different_unique_ids_is_a_conflict_of_whole_nodes() {
+    let base = "[gd_scene format=3 uid=\"uid://b1\"]\n\n[node name=\"Root\" type=\"Node2D\" unique_id=1]\n";
+    let ours = format!("{base}\n[node name=\"Door\" type=\"Area2D\" parent=\".\" unique_id=1200]\nmonitoring = false\n\n[node name=\"Hinge\" type=\"Node2D\" parent=\"Door\" unique_id=1201]\n");
+    let theirs = format!("{base}\n[node name=\"Door\" type=\"StaticBody2D\" parent=\".\" unique_id=3400]\nmonitoring = true\n");
+    let (out, t) = run(base, &ours, &theirs);
+    assert!(!out.is_clean(), "{t}");
+    assert!(!out.conflicts.iter().any(|c| c.property.as_deref() == Some("monitoring")), "{:?}", out.conflicts);
+    assert!(t.contains("unique_id=1200]") && t.contains("unique_id=3400]"), "{t}");
+    assert!(t.contains("[node name=\"Hinge\""), "{t}");
+}
+
+const SHOP: &str = r#"[gd_scene format=3 uid="uid://c4m0shop1"]
+
+[ext_resource type="Texture2D" uid="uid://dk2x4coin7" path="res://coin.png" id="1_coin"]
+
+[node name="Shop" type="Control" unique_id=501]
+
+[node name="Icon" type="TextureRect" parent="." unique_id=502]
+texture = ExtResource("1_coin")
+"#;
+
+/// Ours re-imported coin.png (a new uid); theirs adds a user of it by its id: one
+/// ext_resource with ours' uid, and both users point at it.
+#[test]
+fn refreshed_uid_is_one_ext_resource() {
+    let ours = SHOP.replace("uid://dk2x4coin7", "uid://bq9n3coin2");
+    let theirs = format!("{SHOP}\n[node name=\"Price\" type=\"TextureRect\" parent=\".\" unique_id=503]\ntexture = ExtResource(\"1_coin\")\n");
+    let (out, t) = run(SHOP, &ours, &theirs);
+    assert!(out.is_clean(), "{t}");
+    assert_eq!(t.matches("[ext_resource").count(), 1, "{t}");
+    assert!(t.contains("uid=\"uid://bq9n3coin2\" path=\"res://coin.png\" id=\"1_coin\"]"), "{t}");
+    assert_eq!(t.matches("texture = ExtResource(\"1_coin\")").count(), 2, "{t}");
+}
+
+/// Theirs refreshed the uid, ours adds a user: theirs' uid, one ext_resource.
+#[test]
+fn refreshed_uid_on_theirs_is_taken() {
+    let theirs = SHOP.replace("uid://dk2x4coin7", "uid://bq9n3coin2");
+    let ours = format!("{SHOP}\n[node name=\"Price\" type=\"TextureRect\" parent=\".\" unique_id=503]\ntexture = ExtResource(\"1_coin\")\n");
+    let (out, t) = run(SHOP, &ours, &theirs);
+    assert!(out.is_clean(), "{t}");
+    assert_eq!(t.matches("[ext_resource").count(), 1, "{t}");
+    assert!(t.contains("uid=\"uid://bq9n3coin2\""), "{t}");
+}
+
+const FRAMES: &str = r#"[gd_resource type="SpriteFrames" format=3 uid="uid://frames1"]
+
+[ext_resource type="Texture2D" uid="uid://sheet1" path="res://sheet.png" id="1_sheet"]
+
+[sub_resource type="AtlasTexture" id="AtlasTexture_idle"]
+atlas = ExtResource("1_sheet")
+region = Rect2(0, 0, 16, 16)
+
+[resource]
+animations = [{
+"frames": [{
+"duration": 1.0,
+"texture": SubResource("AtlasTexture_idle")
+}],
+"loop": true,
+"name": &"idle",
+"speed": 5.0
+}]
+"#;
+
+fn with_animation(id: &str, region: &str, name: &str) -> String {
+    FRAMES
+        .replace(
+            "\n[resource]",
+            &format!("\n[sub_resource type=\"AtlasTexture\" id=\"{id}\"]\natlas = ExtResource(\"1_sheet\")\nregion = {region}\n\n[resource]"),
+        )
+        .replace(
+            "}]\n",
+            &format!("}}, {{\n\"frames\": [{{\n\"duration\": 1.0,\n\"texture\": SubResource(\"{id}\")\n}}],\n\"loop\": true,\n\"name\": &\"{name}\",\n\"speed\": 5.0\n}}]\n"),
+        )
+}
+
+/// Both sides add an animation with its own new AtlasTexture: both are kept, theirs
+/// renamed where its id collides with ours'.
+#[test]
+fn new_resources_on_both_sides_are_one_only_when_identical() {
+    let ours = with_animation("AtlasTexture_a1", "Rect2(16, 0, 16, 16)", "run");
+    let theirs = with_animation("AtlasTexture_a1", "Rect2(0, 16, 16, 16)", "jump");
+    let (out, t) = run(FRAMES, &ours, &theirs);
+    assert!(
+        !out.conflicts.iter().any(|c| c.property.as_deref() == Some("region")),
+        "{:?}\n{t}",
+        out.conflicts
+    );
+    assert!(t.contains("region = Rect2(16, 0, 16, 16)"), "{t}");
+    assert!(t.contains("region = Rect2(0, 16, 16, 16)"), "{t}");
+    assert_eq!(t.matches("[sub_resource").count(), 3, "{t}");
+}
