@@ -30,7 +30,9 @@ mod laws;
 mod hostile;
 
 use hostile::mutate::{library_laws, mutate, small_edit, Rng, KINDS};
-use laws::gen::{identity_laws, invalid, laws as check_laws, report, safe_merge, triple, Choice};
+use laws::gen::{
+    identity_laws, invalid, laws as check_laws, modern_laws, report, safe_merge, triple, Choice,
+};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -194,8 +196,15 @@ fn main() {
                 d.write(t.base.as_bytes(), t.ours.as_bytes(), t.theirs.as_bytes());
                 continue;
             }
-            let v = check_laws(&t);
+            let mut v = check_laws(&t);
             execs += 4;
+            if disjoint {
+                // Modern variations: resave with the same new ids, renumber and reuse
+                // ids, refresh a uid, add same-named nodes on both sides.
+                let salt = rng.below(1 << 30) as i64 + 1;
+                v.extend(modern_laws(&t, salt));
+                execs += 6;
+            }
             by_kind[0] += 1;
             if !v.is_empty() {
                 let r = format!("{}\n{}", file.display(), report(&t, &v));

@@ -1322,6 +1322,130 @@ pub mod gen {
         )
     }
 
+    // ------------------------------------------------- modern (4.5-4.7) variations
+
+    /// A side re-saved in a newer Godot that gave every node a new `unique_id`: each id
+    /// `N` becomes `N ^ salt` (the same on both sides for the same salt).
+    pub fn renumber_unique_ids(text: &str, salt: i64) -> String {
+        let mut out = String::with_capacity(text.len());
+        for line in text.split_inclusive('\n') {
+            let Some(at) = line.find(" unique_id=").filter(|_| line.starts_with("[node ")) else {
+                out.push_str(line);
+                continue;
+            };
+            let start = at + " unique_id=".len();
+            let digits = line[start..].bytes().take_while(u8::is_ascii_digit).count();
+            match line[start..start + digits].parse::<i64>() {
+                Ok(n) => {
+                    out.push_str(&line[..start]);
+                    out.push_str(&(n ^ salt).max(1).to_string());
+                    out.push_str(&line[start + digits..]);
+                }
+                Err(_) => out.push_str(line),
+            }
+        }
+        out
+    }
+
+    /// A re-import that moved content: the ids of the first two sub_resources of one
+    /// type are swapped everywhere (Godot 4 string ids only).
+    pub fn swap_sub_ids(text: &str) -> Option<String> {
+        let scene = Scene::parse(text.as_bytes()).ok()?;
+        if scene.is_godot3() {
+            return None;
+        }
+        let subs = &scene.sub_resources;
+        let (a, b) = subs.iter().enumerate().find_map(|(i, a)| {
+            let b = subs[i + 1..].iter().find(|b| b.type_name == a.type_name)?;
+            Some((a.id.clone(), b.id.clone()))
+        })?;
+        let forms = |id: &str| [format!("id=\"{id}\"]"), format!("SubResource(\"{id}\")")];
+        let mut out = text.to_string();
+        for (fa, fb) in forms(&a).into_iter().zip(forms(&b)) {
+            out = out.replace(&fa, "\u{1}").replace(&fb, &fa).replace('\u{1}', &fb);
+        }
+        Some(out)
+    }
+
+    /// A re-import that refreshed the uid of the first ext_resource that has one.
+    pub fn refresh_uid(text: &str) -> Option<String> {
+        let line = text.lines().find(|l| l.starts_with("[ext_resource") && l.contains("uid=\"uid://"))?;
+        let start = line.find("uid=\"uid://")? + "uid=\"".len();
+        let len = line[start..].find('"')?;
+        let old = &line[start..start + len];
+        let fresh = line.replacen(old, "uid://b0refreshed0", 1);
+        Some(text.replacen(line, &fresh, 1))
+    }
+
+    /// A node named `Twin` added under the root with `unique_id` `uid`, before the
+    /// connections and editables (as the editor writes it).
+    pub fn add_twin(text: &str, uid: i64) -> String {
+        let node = format!("[node name=\"Twin\" type=\"Node\" parent=\".\" unique_id={uid}]\n");
+        let at = ["\n[connection ", "\n[editable "]
+            .iter()
+            .filter_map(|m| text.find(m))
+            .min();
+        match at {
+            Some(i) => format!("{}\n{node}{}", &text[..i + 1], &text[i..]),
+            None => format!("{}\n\n{node}", text.trim_end_matches('\n')),
+        }
+    }
+
+    /// Merge laws of the modern variations of a clean disjoint triple (`t`): re-saving
+    /// both sides alike, renumbering with reused ids, refreshing a uid on one side, and
+    /// both sides adding a same-named node with different unique_ids.
+    pub fn modern_laws(t: &Triple, salt: i64) -> Vec<String> {
+        let mut v = Vec::new();
+        let (b, o, th) = (t.base.as_str(), t.ours.as_str(), t.theirs.as_str());
+        let Ok(plain) = safe_merge(b.as_bytes(), o.as_bytes(), th.as_bytes()) else {
+            return v;
+        };
+        if !plain.is_clean() || !t.info.is_scene {
+            return v;
+        }
+        let same = |name: &str, got: &MergeOutcome, want: &[u8], v: &mut Vec<String>| {
+            if !got.is_clean() {
+                v.push(format!("{name}: conflicts {:?}", got.conflicts));
+                return;
+            }
+            if let (Ok(a), Ok(c)) = (canon(&got.text), canon(want)) {
+                if a != c {
+                    v.push(format!("{name}: another scene:\n{}", canon_diff(&a, &c)));
+                }
+            }
+        };
+        // A re-saved node one side deleted reads as deleted against modified (its
+        // unique_id changed): a conflict, not a law of this variation.
+        let removes = t.o_edits.iter().chain(&t.t_edits).any(|e| matches!(e, Edit::Remove { .. }));
+        if t.info.unique_ids && !removes {
+            let (ro, rt) = (renumber_unique_ids(o, salt), renumber_unique_ids(th, salt));
+            let want = renumber_unique_ids(&String::from_utf8_lossy(&plain.text), salt);
+            if let Ok(m) = safe_merge(b.as_bytes(), ro.as_bytes(), rt.as_bytes()) {
+                same("both sides resave with the same new ids", &m, want.as_bytes(), &mut v);
+            }
+            let (to, tt) = (add_twin(o, salt.max(2)), add_twin(th, salt.max(2) + 1));
+            for (x, y, name) in [(&to, &tt, "twins"), (&tt, &to, "swapped twins")] {
+                if let Ok(m) = safe_merge(b.as_bytes(), x.as_bytes(), y.as_bytes()) {
+                    if m.is_clean() {
+                        v.push(format!("{name}: same-named nodes with different unique_ids merged cleanly"));
+                    }
+                }
+            }
+        }
+        if let Some(so) = swap_sub_ids(o) {
+            if let Ok(m) = safe_merge(b.as_bytes(), so.as_bytes(), th.as_bytes()) {
+                same("one side renumbers and reuses ids", &m, &plain.text, &mut v);
+            }
+        }
+        if let Some(uo) = refresh_uid(o) {
+            let want = refresh_uid(&String::from_utf8_lossy(&plain.text)).unwrap_or_default();
+            if let Ok(m) = safe_merge(b.as_bytes(), uo.as_bytes(), th.as_bytes()) {
+                same("refresh a uid", &m, want.as_bytes(), &mut v);
+            }
+        }
+        v
+    }
+
     // ---------------------------------------------------------------- generated scenes
 
     /// A generated scene: variant (format 2, 3, 3 with unique_id), nodes (parent
@@ -1456,6 +1580,24 @@ fn run_generated(disjoint: bool, cases: u32) {
 #[test]
 fn generated_disjoint_edits_obey_the_laws() {
     run_generated(true, 400);
+}
+
+/// The modern variations ([`gen::modern_laws`]) of generated disjoint triples.
+#[test]
+fn generated_modern_variations_obey_the_laws() {
+    let res = runner(200).run(&(scene_spec(), choices(), choices(), 1i64..1 << 30), |(spec, co, ct, salt)| {
+        let base = scene_text(&spec);
+        let t = triple(&base, &co, &ct, true).expect("generated base is valid");
+        let v = modern_laws(&t, salt);
+        if v.is_empty() {
+            Ok(())
+        } else {
+            Err(TestCaseError::fail(report(&t, &v)))
+        }
+    });
+    if let Err(e) = res {
+        panic!("{e}");
+    }
 }
 
 #[test]

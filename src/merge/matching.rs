@@ -323,9 +323,10 @@ pub struct SharedChange {
 
 /// Both sides changed a node's identity the same way (re-saved in a newer Godot that gave
 /// it the same new unique_id, or moved it under the same new parent): the base node
-/// neither side matched pairs with the node both sides share, first by the same path and
-/// type, then by the same name and type, when the pairing is unambiguous. The merge is
-/// then three-way against base.
+/// neither side matched pairs with the node both sides share (found by either side's
+/// path and type, then by name and type), when the pairing is unambiguous. The merge is
+/// then three-way against base. A re-saved node (new unique_id, same path and type) only
+/// one side still has pairs the same way: the other side deleted it.
 fn follow_shared(sc: [&Scene; 3], t: &mut Table) -> Vec<SharedChange> {
     let mut paired = Vec::new();
     for by_path in [true, false] {
@@ -336,11 +337,23 @@ fn follow_shared(sc: [&Scene; 3], t: &mut Table) -> Vec<SharedChange> {
         };
         let mut gone: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
         let mut both: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
+        let re_identified = |s: usize, i: usize| by_path && sc[s].nodes[i].unique_id.is_some();
         for (ident, at) in t.at.iter().enumerate() {
             match *at {
                 [Some(b), None, None] => gone.entry(key(B, b)).or_default().push(ident),
-                [None, Some(o), Some(th)] if key(O, o) == key(T, th) => {
-                    both.entry(key(O, o)).or_default().push(ident)
+                [None, Some(o), Some(th)] => {
+                    let (ko, kt) = (key(O, o), key(T, th));
+                    if kt != ko {
+                        both.entry(kt).or_default().push(ident);
+                    }
+                    both.entry(ko).or_default().push(ident);
+                }
+                // A re-saved node the other side deleted (or changed otherwise).
+                [None, Some(i), None] if re_identified(O, i) => {
+                    both.entry(key(O, i)).or_default().push(ident)
+                }
+                [None, None, Some(i)] if re_identified(T, i) => {
+                    both.entry(key(T, i)).or_default().push(ident)
                 }
                 _ => {}
             }
@@ -354,13 +367,20 @@ fn follow_shared(sc: [&Scene; 3], t: &mut Table) -> Vec<SharedChange> {
             }
             let (keep, drop) = (g[0], n[0]);
             let [_, o, th] = t.at[drop];
-            let (Some(o), Some(th)) = (o, th) else { continue };
+            if o.is_none() && th.is_none() {
+                continue; // paired under its other key
+            }
             t.at[drop] = [None; 3];
-            t.bind(keep, O, o);
-            t.bind(keep, T, th);
-            let uid = |s: usize, i: usize| sc[s].nodes[i].unique_id;
-            let by_unique_id = uid(O, o).is_some() && uid(O, o) == uid(T, th);
-            paired.push(SharedChange { ident: keep, by_unique_id });
+            for (s, i) in [(O, o), (T, th)] {
+                if let Some(i) = i {
+                    t.bind(keep, s, i);
+                }
+            }
+            let uid = |s: usize, i: Option<usize>| i.and_then(|i| sc[s].nodes[i].unique_id);
+            if o.is_some() && th.is_some() {
+                let by_unique_id = uid(O, o).is_some() && uid(O, o) == uid(T, th);
+                paired.push(SharedChange { ident: keep, by_unique_id });
+            }
         }
     }
     paired
@@ -955,7 +975,11 @@ fn match_subs_by_id(
         {
             continue;
         }
-        if alike((sc[B], bi), (sc[x], k)) {
+        let text = |s: usize, i: usize| {
+            let sec = &sc[s].doc.sections[sc[s].sub_resources[i].section];
+            sc[s].doc.slice(&(sec.span.start..sec.body_end))
+        };
+        if text(B, bi) == text(x, k) || alike((sc[B], bi), (sc[x], k)) {
             sub.bind(ident, x, k);
         } else {
             doubted.push((bi, k));
