@@ -1355,11 +1355,17 @@ pub mod gen {
             return None;
         }
         let subs = &scene.sub_resources;
-        let (a, b) = subs.iter().enumerate().find_map(|(i, a)| {
+        let (ty, a, b) = subs.iter().enumerate().find_map(|(i, a)| {
             let b = subs[i + 1..].iter().find(|b| b.type_name == a.type_name)?;
-            Some((a.id.clone(), b.id.clone()))
+            Some((a.type_name.clone(), a.id.clone(), b.id.clone()))
         })?;
-        let forms = |id: &str| [format!("id=\"{id}\"]"), format!("SubResource(\"{id}\")")];
+        // The sub_resource tag itself (an ext_resource may carry the same id).
+        let forms = |id: &str| {
+            [
+                format!("[sub_resource type=\"{ty}\" id=\"{id}\"]"),
+                format!("SubResource(\"{id}\")"),
+            ]
+        };
         let mut out = text.to_string();
         for (fa, fb) in forms(&a).into_iter().zip(forms(&b)) {
             out = out.replace(&fa, "\u{1}").replace(&fb, &fa).replace('\u{1}', &fb);
