@@ -59,9 +59,17 @@ fn write_backup(file: &Path, text: &[u8]) -> anyhow::Result<PathBuf> {
     let mut last_err = None;
     for n in 0..1000u32 {
         let mut name: OsString = file.as_os_str().to_owned();
-        name.push(if n == 0 { ".orig".to_string() } else { format!(".orig.{n}") });
+        name.push(if n == 0 {
+            ".orig".to_string()
+        } else {
+            format!(".orig.{n}")
+        });
         let orig = PathBuf::from(name);
-        match std::fs::OpenOptions::new().write(true).create_new(true).open(&orig) {
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&orig)
+        {
             Ok(mut f) => {
                 f.write_all(text)
                     .and_then(|()| f.sync_all())
@@ -73,7 +81,8 @@ fn write_backup(file: &Path, text: &[u8]) -> anyhow::Result<PathBuf> {
             }
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last_err = Some(e),
             Err(e) => {
-                return Err(e).with_context(|| format!("cannot write the backup {}", orig.display()))
+                return Err(e)
+                    .with_context(|| format!("cannot write the backup {}", orig.display()))
             }
         }
     }
@@ -251,10 +260,7 @@ fn solve_file(a: &SolveArgs, file: &Path) -> anyhow::Result<i32> {
     let plan = match from_index_plan {
         Some(p) => p,
         None => match from_markers(a, &shown, &text)? {
-            Some(p) => Plan {
-                unmerged,
-                ..p
-            },
+            Some(p) => Plan { unmerged, ..p },
             None => {
                 eprintln!("{shown}: nothing to solve (no conflict markers)");
                 return Ok(0);
