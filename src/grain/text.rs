@@ -108,7 +108,7 @@ impl Spelling {
     /// The spelling of `sample` (usually ours), falling back on the file's dialect.
     pub(crate) fn of(godot3: bool, sample: &str) -> Spelling {
         let b = sample.as_bytes();
-        let opener = separators_any(sample, &[b'(', b'['])
+        let opener = separators_any(sample, b"([")
             .and_then(|at| b.get(at + 1).copied());
         let newline = if sample.contains("\r\n") { "\r\n" } else { "\n" };
         let empty_dict = match shape(sample) {
