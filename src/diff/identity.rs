@@ -241,12 +241,12 @@ fn pair_sub_by_content(d: &Differ, p: &mut SubPairing) {
 /// Same id and type.
 fn pair_sub_by_id(d: &Differ, p: &mut SubPairing) {
     let (o, n) = (&d.old.sc.sub_resources, &d.new.sc.sub_resources);
-    for i in 0..o.len() {
+    for (i, os) in o.iter().enumerate() {
         if p.pair[i].is_some() {
             continue;
         }
-        if let Some(&j) = d.new.sub_by_id.get(o[i].id.as_str()) {
-            if !p.taken[j] && n[j].type_name == o[i].type_name {
+        if let Some(&j) = d.new.sub_by_id.get(os.id.as_str()) {
+            if !p.taken[j] && n[j].type_name == os.type_name {
                 p.join(i, j);
             }
         }
