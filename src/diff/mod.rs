@@ -39,7 +39,6 @@ mod side;
 use crate::model::{id_text, Scene};
 use crate::syntax::Section;
 use context::Differ;
-pub(crate) use identity::{fnv, FNV0};
 pub use noise::{Noise, NoiseKind};
 pub use report::{Change, Delta, Detail, DiffReport, Subject};
 pub use side::sub_display;
