@@ -2,6 +2,7 @@
 //! 2 one cannot be read or parsed, 3 (with `--roundtrip`) printing does not reproduce
 //! a file's bytes (a bug of ours). The highest code wins.
 
+use super::io::stderr_line;
 use super::CheckArgs;
 use tscn_merge::check::{check, check_markers, is_broken, Problem, Severity};
 use tscn_merge::model::Scene;
@@ -71,7 +72,7 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<i32> {
             }));
         } else {
             if let Some(e) = &error {
-                eprintln!("{name}:{e}");
+                stderr_line!("{name}:{e}");
             }
             for p in &problems {
                 let sev = if p.severity == Severity::Error {
@@ -79,7 +80,7 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<i32> {
                 } else {
                     "warning"
                 };
-                eprintln!("{name}:{}: {sev}: {}", p.line, p.message);
+                stderr_line!("{name}:{}: {sev}: {}", p.line, p.message);
             }
             if error.is_none() && !problems.iter().any(|p| p.severity == Severity::Error) {
                 super::io::print_line(&format!("{name}: ok"))?;

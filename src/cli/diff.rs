@@ -4,9 +4,9 @@
 //! (`--git-external`) it exits 0 even with changes, as git expects, and falls back to a
 //! line diff when a side cannot be parsed so `git diff` never breaks on a broken file.
 
+use super::io::{stderr_line, write_stdout};
 use super::{use_color, DiffArgs, DiffFormat, TextconvArgs};
 use anyhow::{bail, Result};
-use std::io::Write;
 use std::path::Path;
 use tscn_merge::diff::{diff_files, DiffReport};
 use tscn_merge::model::Scene;
@@ -73,12 +73,7 @@ fn line_diff(old: &Path, new: &Path, a: &str, b: &str) -> Result<String> {
 }
 
 fn emit(s: &str) -> Result<()> {
-    let mut out = std::io::stdout().lock();
-    // A closed pipe (`| head`) is not an error worth reporting.
-    match out.write_all(s.as_bytes()).and_then(|_| out.flush()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
-        _ => Ok(()),
-    }
+    write_stdout(s.as_bytes())
 }
 
 /// Render one report in the chosen format.
@@ -200,11 +195,11 @@ pub fn run_textconv(a: &TextconvArgs) -> Result<i32> {
     match Document::parse(&bytes) {
         Ok(doc) => emit(&tscn_merge::textconv::textconv(&doc))?,
         Err(e) => {
-            eprintln!(
+            stderr_line!(
                 "tscn-merge: warning: {}: {e}; shown as is",
                 a.file.display()
             );
-            super::io::write_stdout(&bytes)?;
+            write_stdout(&bytes)?;
         }
     }
     Ok(0)
