@@ -162,3 +162,33 @@ fn a_closed_stderr_is_no_panic_and_the_work_is_done() {
     assert_eq!(out.status.code(), Some(0), "textconv 2>closed: {out:?}");
     assert_eq!(out.stdout, b"[gd_scene format=3\n");
 }
+
+#[test]
+fn check_spells_out_hidden_characters_in_names_and_messages_but_json_keeps_them() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let evil = "evil\x1b[2J\u{202e}.tscn";
+    std::fs::write(d.join(evil), "[gd_scene format=3]\n\n[node name=\"Root\" type=\"Node\"]\n").expect("write");
+    let orphan = "[gd_scene format=3]\n\n[node name=\"Root\" type=\"Node\"]\n\n[node name=\"A\x1b[31m\" type=\"Node\" parent=\"Gone\u{200b}\u{202e}\"]\n";
+    std::fs::write(d.join("orphan.tscn"), orphan).expect("write");
+    let run = |args: &[&str]| {
+        Command::new(bin())
+            .current_dir(d)
+            .args(args)
+            .output()
+            .expect("run")
+    };
+    let out = run(&["check", evil, "orphan.tscn"]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let (so, se) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(so, "evil\\x1b[2J\\u{202e}.tscn: ok\n");
+    assert!(se.contains("A\\x1b[31m") && se.contains("Gone\\u{200b}\\u{202e}"), "{se}");
+    for s in [&so, &se] {
+        assert!(!s.contains(['\x1b', '\u{202e}', '\u{200b}']), "raw hidden character: {s:?}");
+    }
+    let out = run(&["check", "--json", evil, "orphan.tscn"]);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(doc["files"][0]["file"], evil);
+    let msg = doc["files"][1]["problems"][0]["message"].as_str().expect("message");
+    assert!(msg.contains("A\x1b[31m") && msg.contains("Gone\u{200b}\u{202e}"), "{msg:?}");
+}
