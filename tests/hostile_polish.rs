@@ -192,3 +192,21 @@ fn check_spells_out_hidden_characters_in_names_and_messages_but_json_keeps_them(
     let msg = doc["files"][1]["problems"][0]["message"].as_str().expect("message");
     assert!(msg.contains("A\x1b[31m") && msg.contains("Gone\u{200b}\u{202e}"), "{msg:?}");
 }
+
+#[test]
+fn diff_markdown_names_the_mermaid_root() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    std::fs::write(d.join("a.tscn"), "[gd_scene format=3]\n\n[node name=\"Level\" type=\"Node2D\"]\n").expect("write");
+    std::fs::write(d.join("b.tscn"), "[gd_scene format=3]\n\n[node name=\"Level\" type=\"Node2D\"]\n\n[node name=\"Hat\" type=\"Sprite2D\" parent=\".\"]\n").expect("write");
+    let out = Command::new(bin())
+        .current_dir(d)
+        .args(["diff", "--format=markdown", "a.tscn", "b.tscn"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let md = text(&out.stdout);
+    assert!(md.contains("```mermaid"), "{md}");
+    assert!(md.contains("[\"Level"), "root named: {md}");
+    assert!(!md.contains("(root)"), "{md}");
+}
