@@ -54,8 +54,16 @@ fn stdout_edge(what: &str, make: &dyn Fn() -> Command) {
         .stderr(Stdio::piped())
         .output()
         .expect("run");
-    assert_eq!(closed.status.code(), normal.status.code(), "{what} | closed: {closed:?}");
-    assert_eq!(text(&closed.stderr), text(&normal.stderr), "{what} | closed");
+    assert_eq!(
+        closed.status.code(),
+        normal.status.code(),
+        "{what} | closed: {closed:?}"
+    );
+    assert_eq!(
+        text(&closed.stderr),
+        text(&normal.stderr),
+        "{what} | closed"
+    );
     let full = make()
         .stdout(dev_full())
         .stderr(Stdio::piped())
@@ -86,13 +94,20 @@ fn solve_stdout_survives_a_closed_pipe_and_reports_a_full_disk() {
         c.arg("solve").arg("--stdout").arg(&m);
         c
     });
-    assert_eq!(std::fs::read_to_string(&m).expect("read"), MARKED, "untouched");
+    assert_eq!(
+        std::fs::read_to_string(&m).expect("read"),
+        MARKED,
+        "untouched"
+    );
 }
 
 #[test]
 fn solve_with_nothing_unmerged_survives_a_closed_pipe_and_a_full_disk() {
     let t = TempRepo::new();
-    t.write("level.tscn", "[gd_scene format=3]\n\n[node name=\"Root\" type=\"Node\"]\n");
+    t.write(
+        "level.tscn",
+        "[gd_scene format=3]\n\n[node name=\"Root\" type=\"Node\"]\n",
+    );
     t.commit_all("base");
     let t = &t;
     stdout_edge("solve (nothing unmerged)", &|| {
@@ -106,7 +121,11 @@ fn solve_with_nothing_unmerged_survives_a_closed_pipe_and_a_full_disk() {
 fn diff_and_textconv_name_standard_output_on_a_full_disk() {
     let dir = tempfile::tempdir().expect("tempdir");
     let d = dir.path();
-    std::fs::write(d.join("a.tscn"), "[gd_scene format=3]\n\n[node name=\"Root\" type=\"Node\"]\n").expect("write");
+    std::fs::write(
+        d.join("a.tscn"),
+        "[gd_scene format=3]\n\n[node name=\"Root\" type=\"Node\"]\n",
+    )
+    .expect("write");
     std::fs::write(d.join("b.tscn"), "[gd_scene format=3]\n\n[node name=\"Root\" type=\"Node\"]\n\n[node name=\"Hat\" type=\"Node\" parent=\".\"]\n").expect("write");
     for args in [
         &["diff", "a.tscn", "b.tscn"][..],
@@ -141,17 +160,27 @@ fn a_closed_stderr_is_no_panic_and_the_work_is_done() {
     assert_eq!(out.status.code(), Some(0), "solve 2>closed: {out:?}");
     let solved = std::fs::read_to_string(&m).expect("read");
     assert!(
-        solved.contains("speed = 250.0") && solved.contains("jump = 12.0") && !solved.contains("<<<<<<<"),
+        solved.contains("speed = 250.0")
+            && solved.contains("jump = 12.0")
+            && !solved.contains("<<<<<<<"),
         "{solved}"
     );
-    assert_eq!(std::fs::read_to_string(dir.path().join("m.tscn.orig")).expect("backup"), MARKED);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("m.tscn.orig")).expect("backup"),
+        MARKED
+    );
     // An error: exit 2 even with nowhere to say it.
     let out = stderr_closed({
         let mut c = Command::new(bin());
-        c.current_dir(dir.path()).args(["diff", "missing.tscn", "m.tscn"]);
+        c.current_dir(dir.path())
+            .args(["diff", "missing.tscn", "m.tscn"]);
         c
     });
-    assert_eq!(out.status.code(), Some(2), "diff of a missing file 2>closed: {out:?}");
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "diff of a missing file 2>closed: {out:?}"
+    );
     // textconv of a broken file: the warning is lost, the bytes are not.
     std::fs::write(dir.path().join("broken.tscn"), "[gd_scene format=3\n").expect("write");
     let out = stderr_closed({
@@ -168,7 +197,11 @@ fn check_spells_out_hidden_characters_in_names_and_messages_but_json_keeps_them(
     let dir = tempfile::tempdir().expect("tempdir");
     let d = dir.path();
     let evil = "evil\x1b[2J\u{202e}.tscn";
-    std::fs::write(d.join(evil), "[gd_scene format=3]\n\n[node name=\"Root\" type=\"Node\"]\n").expect("write");
+    std::fs::write(
+        d.join(evil),
+        "[gd_scene format=3]\n\n[node name=\"Root\" type=\"Node\"]\n",
+    )
+    .expect("write");
     let orphan = "[gd_scene format=3]\n\n[node name=\"Root\" type=\"Node\"]\n\n[node name=\"A\x1b[31m\" type=\"Node\" parent=\"Gone\u{200b}\u{202e}\"]\n";
     std::fs::write(d.join("orphan.tscn"), orphan).expect("write");
     let run = |args: &[&str]| {
@@ -182,22 +215,37 @@ fn check_spells_out_hidden_characters_in_names_and_messages_but_json_keeps_them(
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     let (so, se) = (text(&out.stdout), text(&out.stderr));
     assert_eq!(so, "evil\\x1b[2J\\u{202e}.tscn: ok\n");
-    assert!(se.contains("A\\x1b[31m") && se.contains("Gone\\u{200b}\\u{202e}"), "{se}");
+    assert!(
+        se.contains("A\\x1b[31m") && se.contains("Gone\\u{200b}\\u{202e}"),
+        "{se}"
+    );
     for s in [&so, &se] {
-        assert!(!s.contains(['\x1b', '\u{202e}', '\u{200b}']), "raw hidden character: {s:?}");
+        assert!(
+            !s.contains(['\x1b', '\u{202e}', '\u{200b}']),
+            "raw hidden character: {s:?}"
+        );
     }
     let out = run(&["check", "--json", evil, "orphan.tscn"]);
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
     assert_eq!(doc["files"][0]["file"], evil);
-    let msg = doc["files"][1]["problems"][0]["message"].as_str().expect("message");
-    assert!(msg.contains("A\x1b[31m") && msg.contains("Gone\u{200b}\u{202e}"), "{msg:?}");
+    let msg = doc["files"][1]["problems"][0]["message"]
+        .as_str()
+        .expect("message");
+    assert!(
+        msg.contains("A\x1b[31m") && msg.contains("Gone\u{200b}\u{202e}"),
+        "{msg:?}"
+    );
 }
 
 #[test]
 fn diff_markdown_names_the_mermaid_root() {
     let dir = tempfile::tempdir().expect("tempdir");
     let d = dir.path();
-    std::fs::write(d.join("a.tscn"), "[gd_scene format=3]\n\n[node name=\"Level\" type=\"Node2D\"]\n").expect("write");
+    std::fs::write(
+        d.join("a.tscn"),
+        "[gd_scene format=3]\n\n[node name=\"Level\" type=\"Node2D\"]\n",
+    )
+    .expect("write");
     std::fs::write(d.join("b.tscn"), "[gd_scene format=3]\n\n[node name=\"Level\" type=\"Node2D\"]\n\n[node name=\"Hat\" type=\"Sprite2D\" parent=\".\"]\n").expect("write");
     let out = Command::new(bin())
         .current_dir(d)

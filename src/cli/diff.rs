@@ -81,7 +81,12 @@ type Sides = (Option<(Vec<u8>, Scene)>, Option<(Vec<u8>, Scene)>);
 
 /// Diff two loaded sides and render the report in the chosen format; Markdown's
 /// Mermaid root carries the root node's name (the new side's, else the old one's).
-fn render_one(title: &str, (old, new): &Sides, format: DiffFormat, opts: &Options) -> (String, bool) {
+fn render_one(
+    title: &str,
+    (old, new): &Sides,
+    format: DiffFormat,
+    opts: &Options,
+) -> (String, bool) {
     let (old, new) = (old.as_ref().map(|x| &x.1), new.as_ref().map(|x| &x.1));
     let report = diff_files(old, new);
     let out = match format {
