@@ -258,7 +258,7 @@ fn finish(result: anyhow::Result<i32>) -> i32 {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("tscn-merge: error: {e:#}");
+            io::write_stderr(&format!("tscn-merge: error: {e:#}\n"));
             2
         }
     }
