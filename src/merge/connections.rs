@@ -12,7 +12,7 @@ use crate::model::SectionKind;
 use std::collections::BTreeMap;
 
 /// A connection's identity key on a side: signal, from, to, method.
-fn conn_key(ctx: &Ctx, side: usize, k: usize) -> (String, String, String, String) {
+pub(super) fn conn_key(ctx: &Ctx, side: usize, k: usize) -> (String, String, String, String) {
     let c = &ctx.sc[side].connections[k].key;
     let node = |p: &str| match ctx.paths[side].get(p) {
         Some(&i) => format!("#{}", ctx.id.node.of[side][i]),

@@ -6,6 +6,7 @@
 //! fields to [`super::node_tags`], order to [`super::order`].
 
 use super::context::{eq_opt, pick3, Ctx, ParentRef, Pick};
+use super::held::Needs;
 use super::matching::{B, O, T};
 use super::sections::{Line, NodeFields, OutSec, TagOut};
 use crate::model::{Scene, SectionKind};
@@ -53,8 +54,13 @@ pub(super) fn decide<'a>(ctx: &mut Ctx<'a>) -> Nodes<'a> {
         merged: Vec::with_capacity(n_idents),
         followed: Vec::new(),
     };
+    let mut needs: Option<Needs> = None;
     for ident in 0..n_idents {
         let at = ctx.id.node.at[ident];
+        if at[B].is_some() && at[O].is_some() != at[T].is_some() && needs.is_none() {
+            needs = Some(Needs::of(ctx));
+        }
+        let needs = needs.as_ref();
         let m = match (at[B].is_some(), at[O].is_some(), at[T].is_some()) {
             (_, true, true) => Some(match unchanged_everywhere(ctx, ident) {
                 Some(m) => m,
@@ -62,8 +68,8 @@ pub(super) fn decide<'a>(ctx: &mut Ctx<'a>) -> Nodes<'a> {
             }),
             (false, true, false) => Some(added(ctx, ident, O)),
             (false, false, true) => Some(added(ctx, ident, T)),
-            (true, true, false) => deleted_by(ctx, ident, T),
-            (true, false, true) => deleted_by(ctx, ident, O),
+            (true, true, false) => deleted_by(ctx, ident, T, needs),
+            (true, false, true) => deleted_by(ctx, ident, O, needs),
             _ => None,
         };
         nodes.merged.push(m);
@@ -137,16 +143,23 @@ fn added<'a>(ctx: &Ctx<'a>, ident: usize, side: usize) -> MergedNode<'a> {
     }
 }
 
-/// A node `deleter` deleted: gone when the other side left it as base had it, else a
-/// delete-against-modify conflict on the whole section.
-fn deleted_by<'a>(ctx: &mut Ctx<'a>, ident: usize, deleter: usize) -> Option<MergedNode<'a>> {
+/// A node `deleter` deleted: gone when the other side left it as base had it and none
+/// of its other edits needs it (see [`Needs`]), else a delete-against-modify conflict on
+/// the whole section.
+fn deleted_by<'a>(
+    ctx: &mut Ctx<'a>,
+    ident: usize,
+    deleter: usize,
+    needs: Option<&Needs>,
+) -> Option<MergedNode<'a>> {
     let kept = if deleter == O { T } else { O };
-    if unchanged_since_base(ctx, ident, kept) {
-        return None;
-    }
+    let why = match unchanged_since_base(ctx, ident, kept) {
+        true => Some(needs.and_then(|n| n.why(ctx, ident, kept, deleter))?),
+        false => None,
+    };
     let state = |s: usize| Some(if s == kept { "changed" } else { "deleted" }.to_string());
     let loc = location(ctx, ident);
-    ctx.part_conflict(loc, None, [Some("(node)".into()), state(O), state(T)]);
+    ctx.part_conflict(loc, why, [Some("(node)".into()), state(O), state(T)]);
     let i = ctx.id.node.at[ident][kept].unwrap_or_default();
     let secs = sections_of(ctx, ident);
     Some(MergedNode {
