@@ -18,20 +18,31 @@ use std::collections::{BTreeMap, BTreeSet};
 pub(super) struct Needs {
     edited: [BTreeSet<usize>; 3],
     named: [BTreeMap<usize, String>; 3],
+    /// Nodes (by identity) a side's new NodePaths name: a line merge cannot see these.
+    path_named: [BTreeSet<usize>; 3],
 }
 
 impl Needs {
     /// Gather both sides' needs.
     pub(super) fn of(ctx: &Ctx) -> Needs {
         let mut named = [BTreeMap::new(), BTreeMap::new(), BTreeMap::new()];
+        let mut path_named = [BTreeSet::new(), BTreeSet::new(), BTreeSet::new()];
         for side in [O, T] {
             node_paths_written(ctx, side, &mut named[side]);
+            path_named[side] = named[side].keys().copied().collect();
             connections_added(ctx, side, &mut named[side]);
         }
         Needs {
             edited: [B, O, T].map(|s| edited_subs(ctx, s)),
             named,
+            path_named,
         }
+    }
+
+    /// Whether a NodePath side `kept` wrote names node `ident`. Nothing but the
+    /// structural merge sees that need: a clean line merge would leave a path to nothing.
+    pub(super) fn path_names(&self, ident: usize, kept: usize) -> bool {
+        self.path_named[kept].contains(&ident)
     }
 
     /// Why side `kept` needs node `ident`, which `deleter` deleted: `None` when nothing

@@ -497,7 +497,7 @@ pub fn merge(base: &[u8], ours: &[u8], theirs: &[u8], opts: &MergeOptions) -> Me
     }
     // Never worse than git: a clean line merge that validates beats a conflicted one.
     let lm = merge_lines(base, ours, theirs, &opts.markers);
-    if lm.conflicts == 0 && validates(&lm.text).is_ok() {
+    if lm.conflicts == 0 && !structural.line_merge_blind && validates(&lm.text).is_ok() {
         return MergeOutcome {
             text: lm.text,
             conflict_count: 0,
@@ -533,6 +533,9 @@ struct Structural {
     conflicts: Vec<ConflictReport>,
     /// Decisions.
     decisions: Vec<Decision>,
+    /// A conflict rests on what a line merge cannot see (a NodePath to a node the other
+    /// side deleted): a clean line merge must not win over it.
+    line_merge_blind: bool,
 }
 
 /// The structural merge of three parsed scenes. Each phase is one call; conflicts and
@@ -553,7 +556,7 @@ struct Structural {
 fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) -> Structural {
     let mut ctx = context::Ctx::new([b, o, t]);
     resources::record_sub_matches(&mut ctx);
-    let nodes::Nodes { mut merged, followed } = nodes::decide(&mut ctx);
+    let nodes::Nodes { mut merged, followed, path_needed } = nodes::decide(&mut ctx);
     let paths = paths::MergedPaths::of(&merged);
     paths::record_followed(&mut ctx, followed, &merged, &paths);
     node_tags::rebuild(&ctx, &mut merged, &paths);
@@ -596,6 +599,7 @@ fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) -> Str
         take_ours,
         conflicts: ctx.conflicts,
         decisions: ctx.decisions,
+        line_merge_blind: path_needed,
     }
 }
 

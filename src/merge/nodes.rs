@@ -45,6 +45,9 @@ pub(super) struct Nodes<'a> {
     pub(super) merged: Vec<Option<MergedNode<'a>>>,
     /// Renames and moves followed, in identity order.
     pub(super) followed: Vec<Followed>,
+    /// A deletion conflicts because the other side wrote a NodePath to the node: a line
+    /// merge, blind to that, must not win over this merge's conflict.
+    pub(super) path_needed: bool,
 }
 
 /// Decide every node.
@@ -53,6 +56,7 @@ pub(super) fn decide<'a>(ctx: &mut Ctx<'a>) -> Nodes<'a> {
     let mut nodes = Nodes {
         merged: Vec::with_capacity(n_idents),
         followed: Vec::new(),
+        path_needed: false,
     };
     let mut needs: Option<Needs> = None;
     for ident in 0..n_idents {
@@ -72,6 +76,11 @@ pub(super) fn decide<'a>(ctx: &mut Ctx<'a>) -> Nodes<'a> {
             (true, false, true) => deleted_by(ctx, ident, O, needs),
             _ => None,
         };
+        let kept = if at[O].is_some() { O } else { T };
+        nodes.path_needed |= m.is_some()
+            && at[B].is_some()
+            && at[O].is_some() != at[T].is_some()
+            && needs.is_some_and(|n| n.path_names(ident, kept));
         nodes.merged.push(m);
     }
     restore_deleted_parents(ctx, &mut nodes.merged);
@@ -153,9 +162,11 @@ fn deleted_by<'a>(
     needs: Option<&Needs>,
 ) -> Option<MergedNode<'a>> {
     let kept = if deleter == O { T } else { O };
-    let why = match unchanged_since_base(ctx, ident, kept) {
-        true => Some(needs.and_then(|n| n.why(ctx, ident, kept, deleter))?),
-        false => None,
+    let why = if unchanged_since_base(ctx, ident, kept) {
+        // Left alone: it goes, unless an edit of the kept side needs it.
+        Some(needs.and_then(|n| n.why(ctx, ident, kept, deleter))?)
+    } else {
+        None
     };
     let state = |s: usize| Some(if s == kept { "changed" } else { "deleted" }.to_string());
     let loc = location(ctx, ident);
