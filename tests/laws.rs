@@ -1322,6 +1322,85 @@ pub mod gen {
         )
     }
 
+    // ------------------------------------------------------- held resources (issue 12)
+
+    /// The text of a sub_resource reference to `id` as Godot 4 and Godot 3 write it.
+    fn sub_ref_texts(id: &str) -> [String; 2] {
+        [format!("SubResource(\"{id}\")"), format!("SubResource( {id} )")]
+    }
+
+    /// The line a held-edit triple adds to the edited sub_resource.
+    pub const HELD_EDIT: &str = "metadata/fuzz_held = 1\n";
+
+    /// A triple where one side deletes a node or a property that holds a sub_resource
+    /// only it uses (and the sub_resource, as the editor does), and the other side edits
+    /// that sub_resource. `pick` chooses the holder; `None` when the file has none (or
+    /// the node to delete has children).
+    pub fn held_edit_triple(base: &str, pick: usize, delete_node: bool) -> Option<(String, String, String)> {
+        let sc = Scene::parse(base.as_bytes()).ok()?;
+        let uses = |id: &str| sub_ref_texts(id).iter().map(|r| base.matches(r.as_str()).count()).sum::<usize>();
+        let mut holders = Vec::new();
+        for (ni, n) in sc.nodes.iter().enumerate() {
+            for p in &sc.doc.sections[n.section].props {
+                let v = sc.doc.slice(&p.value);
+                for (si, r) in sc.sub_resources.iter().enumerate() {
+                    if sub_ref_texts(&r.id).iter().any(|x| v.contains(x.as_str())) && uses(&r.id) == 1 {
+                        holders.push((ni, p.line.clone(), si));
+                    }
+                }
+            }
+        }
+        if holders.is_empty() {
+            return None;
+        }
+        let (ni, line, si) = holders[pick % holders.len()].clone();
+        let node = &sc.nodes[ni];
+        let sub = &sc.doc.sections[sc.sub_resources[si].section];
+        let cut = if delete_node {
+            let leaf = node.parent.is_some() && !sc.nodes.iter().any(|m| m.parent.as_deref() == Some(node.path.as_str()));
+            if !leaf {
+                return None;
+            }
+            sc.doc.sections[node.section].span.clone()
+        } else {
+            line
+        };
+        // Ours: the holder and the sub_resource gone (later range first).
+        let mut cuts = [cut, sub.span.clone()];
+        cuts.sort_by_key(|r| std::cmp::Reverse(r.start));
+        let mut ours = base.to_string();
+        for r in cuts {
+            ours.replace_range(r, "");
+        }
+        // Theirs: the sub_resource edited.
+        let at = base[sub.tag.span.end..].find('\n')? + sub.tag.span.end + 1;
+        let mut theirs = base.to_string();
+        theirs.insert_str(at, HELD_EDIT);
+        Some((base.to_string(), ours, theirs))
+    }
+
+    /// Nothing lost: merged either way round, a clean result keeps the edit and is valid.
+    pub fn held_edit_laws(b: &str, o: &str, t: &str) -> Vec<String> {
+        let mut v = Vec::new();
+        for (x, y, name) in [(o, t, "deleter as ours"), (t, o, "deleter as theirs")] {
+            match safe_merge(b.as_bytes(), x.as_bytes(), y.as_bytes()) {
+                Ok(m) if m.is_clean() => {
+                    if !String::from_utf8_lossy(&m.text).contains(HELD_EDIT.trim_end()) {
+                        v.push(format!("{name}: clean, and the edit of the held sub_resource is lost"));
+                    }
+                    if invalid(x.as_bytes()).is_none() && invalid(y.as_bytes()).is_none() {
+                        if let Some(why) = invalid(&m.text) {
+                            v.push(format!("{name}: clean output of valid inputs is invalid: {why}"));
+                        }
+                    }
+                }
+                Ok(_) => {}
+                Err(p) => v.push(format!("{name}: merge panicked: {p}")),
+            }
+        }
+        v
+    }
+
     // ---------------------------------------------------------------- generated scenes
 
     /// A generated scene: variant (format 2, 3, 3 with unique_id), nodes (parent
@@ -1724,4 +1803,27 @@ fn bug_moved_instance_loses_its_overrides() {
         c.nodes["A/Inst/M"].props.get("z_index").map(String::as_str),
         Some("3")
     );
+}
+
+#[test]
+fn corpus_held_edits_are_never_lost() {
+    let files = corpus_sample(23);
+    if files.is_empty() {
+        eprintln!("skipped: ../shared not found");
+        return;
+    }
+    let (mut used, mut failures) = (0, Vec::new());
+    for f in &files {
+        let Ok(text) = std::fs::read_to_string(f) else { continue };
+        for (pick, delete_node) in [(0, false), (1, true), (2, true)] {
+            let Some((b, o, t)) = gen::held_edit_triple(&text, pick, delete_node) else { continue };
+            used += 1;
+            for v in gen::held_edit_laws(&b, &o, &t) {
+                failures.push(format!("{} (pick {pick}, delete node {delete_node}): {v}", f.display()));
+            }
+        }
+    }
+    eprintln!("held edits: {used} triples from {} sampled files, {} failing", files.len(), failures.len());
+    assert!(used > 0, "no held sub_resource in the sample");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

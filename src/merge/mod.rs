@@ -22,6 +22,7 @@ mod context;
 mod editables;
 mod equality;
 mod header;
+mod held;
 mod ids;
 mod matching;
 mod node_tags;
@@ -496,7 +497,7 @@ pub fn merge(base: &[u8], ours: &[u8], theirs: &[u8], opts: &MergeOptions) -> Me
     }
     // Never worse than git: a clean line merge that validates beats a conflicted one.
     let lm = merge_lines(base, ours, theirs, &opts.markers);
-    if lm.conflicts == 0 && validates(&lm.text).is_ok() {
+    if lm.conflicts == 0 && !structural.line_merge_blind && validates(&lm.text).is_ok() {
         return MergeOutcome {
             text: lm.text,
             conflict_count: 0,
@@ -532,6 +533,9 @@ struct Structural {
     conflicts: Vec<ConflictReport>,
     /// Decisions.
     decisions: Vec<Decision>,
+    /// A conflict rests on what a line merge cannot see (a NodePath to a node the other
+    /// side deleted): a clean line merge must not win over it.
+    line_merge_blind: bool,
 }
 
 /// The structural merge of three parsed scenes. Each phase is one call; conflicts and
@@ -552,13 +556,14 @@ struct Structural {
 fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) -> Structural {
     let mut ctx = context::Ctx::new([b, o, t]);
     resources::record_sub_matches(&mut ctx);
-    let nodes::Nodes { mut merged, followed } = nodes::decide(&mut ctx);
+    let nodes::Nodes { mut merged, followed, path_needed } = nodes::decide(&mut ctx);
     let paths = paths::MergedPaths::of(&merged);
     paths::record_followed(&mut ctx, followed, &merged, &paths);
     node_tags::rebuild(&ctx, &mut merged, &paths);
     let node_order = order::nodes(&mut ctx, &merged);
-    let resource = resources::merge_resource_section(&mut ctx);
-    let subs = resources::merge_subs(&mut ctx);
+    let mut resource = resources::merge_resource_section(&mut ctx);
+    let mut subs = resources::merge_subs(&mut ctx);
+    resources::keep_held_edits(&mut ctx, &mut merged, resource.as_mut(), &mut subs);
     let used = resources::used(&mut ctx, &merged, resource.as_ref(), &subs);
     nodepaths::follow_node_paths(&mut ctx, &mut merged, &paths);
     let mut ext_order = order::exts(&ctx, &used.ext);
@@ -594,6 +599,7 @@ fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) -> Str
         take_ours,
         conflicts: ctx.conflicts,
         decisions: ctx.decisions,
+        line_merge_blind: path_needed,
     }
 }
 

@@ -6,6 +6,7 @@
 //! fields to [`super::node_tags`], order to [`super::order`].
 
 use super::context::{eq_opt, pick3, Ctx, ParentRef, Pick};
+use super::held::Needs;
 use super::matching::{B, O, T};
 use super::sections::{Line, NodeFields, OutSec, TagOut};
 use crate::model::{Scene, SectionKind};
@@ -44,6 +45,9 @@ pub(super) struct Nodes<'a> {
     pub(super) merged: Vec<Option<MergedNode<'a>>>,
     /// Renames and moves followed, in identity order.
     pub(super) followed: Vec<Followed>,
+    /// A deletion conflicts because the other side wrote a NodePath to the node: a line
+    /// merge, blind to that, must not win over this merge's conflict.
+    pub(super) path_needed: bool,
 }
 
 /// Decide every node.
@@ -52,9 +56,15 @@ pub(super) fn decide<'a>(ctx: &mut Ctx<'a>) -> Nodes<'a> {
     let mut nodes = Nodes {
         merged: Vec::with_capacity(n_idents),
         followed: Vec::new(),
+        path_needed: false,
     };
+    let mut needs: Option<Needs> = None;
     for ident in 0..n_idents {
         let at = ctx.id.node.at[ident];
+        if at[B].is_some() && at[O].is_some() != at[T].is_some() && needs.is_none() {
+            needs = Some(Needs::of(ctx));
+        }
+        let needs = needs.as_ref();
         let m = match (at[B].is_some(), at[O].is_some(), at[T].is_some()) {
             (_, true, true) => Some(match unchanged_everywhere(ctx, ident) {
                 Some(m) => m,
@@ -62,10 +72,15 @@ pub(super) fn decide<'a>(ctx: &mut Ctx<'a>) -> Nodes<'a> {
             }),
             (false, true, false) => Some(added(ctx, ident, O)),
             (false, false, true) => Some(added(ctx, ident, T)),
-            (true, true, false) => deleted_by(ctx, ident, T),
-            (true, false, true) => deleted_by(ctx, ident, O),
+            (true, true, false) => deleted_by(ctx, ident, T, needs),
+            (true, false, true) => deleted_by(ctx, ident, O, needs),
             _ => None,
         };
+        let kept = if at[O].is_some() { O } else { T };
+        nodes.path_needed |= m.is_some()
+            && at[B].is_some()
+            && at[O].is_some() != at[T].is_some()
+            && needs.is_some_and(|n| n.path_names(ident, kept));
         nodes.merged.push(m);
     }
     restore_deleted_parents(ctx, &mut nodes.merged);
@@ -137,16 +152,25 @@ fn added<'a>(ctx: &Ctx<'a>, ident: usize, side: usize) -> MergedNode<'a> {
     }
 }
 
-/// A node `deleter` deleted: gone when the other side left it as base had it, else a
-/// delete-against-modify conflict on the whole section.
-fn deleted_by<'a>(ctx: &mut Ctx<'a>, ident: usize, deleter: usize) -> Option<MergedNode<'a>> {
+/// A node `deleter` deleted: gone when the other side left it as base had it and none
+/// of its other edits needs it (see [`Needs`]), else a delete-against-modify conflict on
+/// the whole section.
+fn deleted_by<'a>(
+    ctx: &mut Ctx<'a>,
+    ident: usize,
+    deleter: usize,
+    needs: Option<&Needs>,
+) -> Option<MergedNode<'a>> {
     let kept = if deleter == O { T } else { O };
-    if unchanged_since_base(ctx, ident, kept) {
-        return None;
-    }
+    let why = if unchanged_since_base(ctx, ident, kept) {
+        // Left alone: it goes, unless an edit of the kept side needs it.
+        Some(needs.and_then(|n| n.why(ctx, ident, kept, deleter))?)
+    } else {
+        None
+    };
     let state = |s: usize| Some(if s == kept { "changed" } else { "deleted" }.to_string());
     let loc = location(ctx, ident);
-    ctx.part_conflict(loc, None, [Some("(node)".into()), state(O), state(T)]);
+    ctx.part_conflict(loc, why, [Some("(node)".into()), state(O), state(T)]);
     let i = ctx.id.node.at[ident][kept].unwrap_or_default();
     let secs = sections_of(ctx, ident);
     Some(MergedNode {
