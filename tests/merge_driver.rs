@@ -82,11 +82,12 @@ fn true_conflicts_leave_small_markers_with_labels_and_exit_status_1() {
         BASE.replace("speed = 100", "speed = 200").as_bytes(),
         BASE.replace("speed = 100", "speed = 300").as_bytes(),
     );
+    t.git_ok(["config", "merge.conflictStyle", "diff3"]);
     let out = t.merge("feature");
     assert!(!out.status.success());
     let text = String::from_utf8(t.read("scene.tscn")).expect("utf-8");
     // One property line in markers, git's labels (HEAD, the base commit, the branch),
-    // the base in between.
+    // the base in between (diff3 style, from the repository's config).
     let start = text
         .find("<<<<<<< HEAD\nspeed = 200\n||||||| ")
         .unwrap_or_else(|| panic!("{text}"));
