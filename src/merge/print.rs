@@ -411,8 +411,8 @@ fn split_value(sides: [String; 3], style: ConflictStyle, pieces: &mut Vec<Piece>
     pieces.push(Piece::Hunk(sides));
 }
 
-/// Join conflict hunks as git does: hunks with nothing between them always (git's diff
-/// finds touching changes as one), and in git's default `merge` style also hunks
+/// Join conflict hunks as git does: hunks with nothing or only blank lines between them
+/// always (git's diff finds touching changes as one), and in git's default `merge` style also hunks
 /// separated by at most three lines or by lines with no letter or digit (xdiff's
 /// `xdl_simplify_non_conflicts`); the lines between then belong to every side.
 fn join_hunks(pieces: Vec<Piece>, style: ConflictStyle) -> Vec<Piece> {
@@ -448,10 +448,54 @@ fn push_hunk(out: &mut Vec<Piece>, next: [String; 3], style: ConflictStyle) {
 }
 
 /// Whether the lines between two hunks are few or empty enough for git to join them.
+/// Blank lines always are: git's line diff takes the blank line between two sections
+/// into the change around them.
 fn close_enough(gap: &str, style: ConflictStyle) -> bool {
-    if gap.is_empty() {
+    if gap.bytes().all(|c| c.is_ascii_whitespace()) {
         return true;
     }
     style == ConflictStyle::Merge
         && (gap.lines().count() <= 3 || !gap.bytes().any(|c| c.is_ascii_alphanumeric()))
+}
+
+#[cfg(test)]
+mod hunk_tests {
+    use super::*;
+
+    fn hunk(b: &str, o: &str, t: &str) -> Piece {
+        Piece::Hunk([b.into(), o.into(), t.into()])
+    }
+
+    #[test]
+    fn neighbouring_hunks_join_as_git_joins_them() {
+        let two = || {
+            vec![
+                hunk("a = 1\n", "a = 2\n", "a = 3\n"),
+                Piece::Stable("b = 0\n".into()),
+                hunk("c = 1\n", "c = 2\n", "c = 3\n"),
+            ]
+        };
+        // git's default style joins across up to three lines, the lines going to every side.
+        let joined = join_hunks(two(), ConflictStyle::Merge);
+        assert_eq!(joined, vec![hunk("a = 1\nb = 0\nc = 1\n", "a = 2\nb = 0\nc = 2\n", "a = 3\nb = 0\nc = 3\n")]);
+        // diff3 keeps hunks apart unless only blank lines lie between.
+        assert_eq!(join_hunks(two(), ConflictStyle::Diff3).len(), 3);
+        let blank = vec![hunk("x\n", "y\n", ""), Piece::Stable("\n".into()), hunk("p\n", "q\n", "")];
+        assert_eq!(join_hunks(blank, ConflictStyle::Diff3), vec![hunk("x\n\np\n", "y\n\nq\n", "\n")]);
+    }
+
+    #[test]
+    fn a_multi_line_value_conflicts_line_by_line() {
+        let b = "code = \"a\nb\nc\nd\ne\n\"\n";
+        let o = "code = \"a\nB\nc\nd\ne\n\"\n";
+        let t = "code = \"a\nb2\nc\nd\ne\n\"\n";
+        let mut pieces = Vec::new();
+        split_value([b.into(), o.into(), t.into()], ConflictStyle::Diff3, &mut pieces);
+        assert_eq!(pieces.iter().filter(|p| matches!(p, Piece::Hunk(_))).count(), 1);
+        assert!(pieces.contains(&hunk("b\n", "B\n", "b2\n")), "{pieces:?}");
+        // One line stays one hunk.
+        let mut one = Vec::new();
+        split_value(["x = 1\n".into(), "x = 2\n".into(), "x = 3\n".into()], ConflictStyle::Merge, &mut one);
+        assert_eq!(one, vec![hunk("x = 1\n", "x = 2\n", "x = 3\n")]);
+    }
 }
