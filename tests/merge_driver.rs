@@ -329,3 +329,22 @@ fn a_clean_structural_merge_says_so_and_explains_on_request() {
     let err = stderr(&t.merge("feature"));
     assert!(err.contains("scene.tscn: renamed their"), "{err}");
 }
+
+#[test]
+fn both_branches_adding_the_scene_merge_structurally() {
+    let t = common::TempRepo::new();
+    assert_success(&t.run_bin(["install"]), "install");
+    t.commit_all("driver installed");
+    let head = "[gd_scene format=3]\n\n[node name=\"Root\" type=\"Node2D\"]\nspeed = 1\n";
+    t.checkout_new("feature");
+    t.write("scene.tscn", format!("{head}\n[node name=\"B\" type=\"Node\" parent=\".\"]\n"));
+    t.commit_all("theirs adds");
+    t.checkout("main");
+    t.write("scene.tscn", format!("{head}\n[node name=\"A\" type=\"Node\" parent=\".\"]\n"));
+    t.commit_all("ours adds");
+    let out = t.merge("feature");
+    assert_success(&out, "add/add merge with the driver");
+    let text = String::from_utf8(t.read("scene.tscn")).expect("utf-8");
+    assert!(text.contains("[node name=\"A\"") && text.contains("[node name=\"B\""), "{text}");
+    assert_eq!(text.matches("[node name=\"Root\"").count(), 1, "{text}");
+}

@@ -302,10 +302,53 @@ fn marker_options(a: &MergeArgs) -> MarkerOptions {
     }
 }
 
+/// An input as read, or a text made in its place.
+enum Input {
+    Read(io::Bytes),
+    Made(Vec<u8>),
+}
+
+impl AsRef<[u8]> for Input {
+    fn as_ref(&self) -> &[u8] {
+        match self {
+            Input::Read(b) => b,
+            Input::Made(v) => v,
+        }
+    }
+}
+
+/// Both branches added the file (git passes an empty base): the base is taken to be a
+/// file with ours' header and nothing else, without its `uid` and `load_steps`, so that
+/// the two additions merge structurally, each node and resource an addition of its own.
+fn empty_base_stand_in(base: &[u8], ours: &Input) -> Option<Vec<u8>> {
+    if !base.iter().all(u8::is_ascii_whitespace) {
+        return None;
+    }
+    let text = std::str::from_utf8(ours.as_ref()).ok()?;
+    let first = text.lines().next()?.trim_end();
+    if !(first.starts_with("[gd_scene") || first.starts_with("[gd_resource")) {
+        return None;
+    }
+    let fields: Vec<&str> = first
+        .split(' ')
+        .filter(|f| !f.starts_with("uid=") && !f.starts_with("load_steps="))
+        .collect();
+    let mut header = fields.join(" ");
+    if !header.ends_with(']') {
+        header.push(']');
+    }
+    header.push('\n');
+    Some(header.into_bytes())
+}
+
 fn run_structural(a: &MergeArgs) -> anyhow::Result<i32> {
+    let ours = Input::Read(io::read_big(&a.ours)?);
+    let theirs = Input::Read(io::read_big(&a.theirs)?);
     let base = io::read_big(&a.base)?;
-    let ours = io::read_big(&a.ours)?;
-    let theirs = io::read_big(&a.theirs)?;
+    let base = match empty_base_stand_in(&base, &ours) {
+        Some(header) => Input::Made(header),
+        None => Input::Read(base),
+    };
     let opts = MergeOptions {
         markers: marker_options(a),
         // This process ends once the result is written.
