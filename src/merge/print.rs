@@ -146,6 +146,9 @@ impl Printer<'_, '_> {
                 }
                 out.push(']');
             }
+            TagOut::Respelled(inner, parents) => {
+                self.respelled(inner, parents, take_ours, out, nconf)
+            }
             TagOut::Conflict(v) => {
                 *nconf += 1;
                 let text = |s: &Option<Src>| {
@@ -168,6 +171,30 @@ impl Printer<'_, '_> {
                 }
             }
         }
+    }
+
+    /// A tag whose `parent=` each side spells differently, between markers (ours' when
+    /// resolving to ours).
+    fn respelled(
+        &self,
+        inner: &TagOut,
+        parents: &[String; 3],
+        take_ours: bool,
+        out: &mut String,
+        nconf: &mut usize,
+    ) {
+        let mut tag = String::new();
+        self.tag(inner, take_ours, &mut tag, nconf);
+        *nconf += 1;
+        if take_ours {
+            out.push_str(&with_parent(&tag, &parents[1]));
+            return;
+        }
+        let part = |p: &String| format!("{}\n", with_parent(&tag, p));
+        let mut buf = Vec::new();
+        let [b, o, t] = parents.each_ref().map(part);
+        write_conflict(&mut buf, b.as_bytes(), o.as_bytes(), t.as_bytes(), self.markers);
+        out.push_str(String::from_utf8_lossy(&buf).trim_end_matches('\n'));
     }
 
     /// ` key=` as the side wrote it before this value (keeps quirks like `binds= [...]`).
@@ -211,23 +238,30 @@ impl Printer<'_, '_> {
         }
     }
 
+    /// One side's part of a whole-section hunk: its sections (a node and the
+    /// descendants the hunk carries), separated as the side's nodes are.
+    fn hunk_part(&self, side: usize, secs: &[usize]) -> String {
+        let sc = self.ctx.sc[side];
+        let mut t = String::new();
+        for (k, &si) in secs.iter().enumerate() {
+            if k > 0 {
+                t.push_str(self.separator(SectionKind::Node, SectionKind::Node));
+            }
+            let sec = &sc.doc.sections[si];
+            t.push_str(&self.src(&(side, sec.span.start..body_end(sc, si))));
+            if !t.ends_with('\n') {
+                t.push('\n');
+            }
+        }
+        t
+    }
+
     /// A section's text (tag and body), appended to `out`.
     fn body(&self, s: &OutSec, take_ours: bool, nconf: &mut usize, out: &mut String) {
         let ctx = self.ctx;
         if let Some(w) = &s.whole {
             *nconf += 1;
-            let text = |side: usize| -> String {
-                w[side]
-                    .map(|si| {
-                        let sec = &ctx.sc[side].doc.sections[si];
-                        let mut t = self.src(&(side, sec.span.start..body_end(ctx.sc[side], si)));
-                        if !t.ends_with('\n') {
-                            t.push('\n');
-                        }
-                        t
-                    })
-                    .unwrap_or_default()
-            };
+            let text = |side: usize| self.hunk_part(side, &w[side]);
             if take_ours {
                 out.push_str(&text(O));
                 return;
@@ -362,3 +396,27 @@ impl Printer<'_, '_> {
     }
 }
 
+
+/// A one-line tag with its `parent=` value (a quoted string) replaced by `quoted`.
+fn with_parent(tag: &str, quoted: &str) -> String {
+    let Some(at) = tag.find(" parent=\"").map(|k| k + " parent=".len()) else {
+        return tag.to_string();
+    };
+    let rest = &tag[at + 1..];
+    let mut end = None;
+    let mut escaped = false;
+    for (k, c) in rest.char_indices() {
+        match c {
+            '\\' if !escaped => escaped = true,
+            '"' if !escaped => {
+                end = Some(k);
+                break;
+            }
+            _ => escaped = false,
+        }
+    }
+    match end {
+        Some(k) => format!("{}{quoted}{}", &tag[..at], &rest[k + 1..]),
+        None => tag.to_string(),
+    }
+}
