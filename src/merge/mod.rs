@@ -578,8 +578,8 @@ struct Structural {
 /// 6. [`resources`]: `[resource]` and sub_resource contents, then which resources stay.
 /// 7. [`nodepaths`]: NodePath values follow renamed and moved nodes.
 /// 8. [`order`] and [`ids`]: resource order and ids.
-/// 9. [`connections`], [`editables`], [`spelling`] (`parent=` under a conflicted
-///    name or place), [`header`].
+/// 9. [`connections`], [`editables`], [`spelling`] (`parent=`, `from=`, `to=` that
+///    depend on the side picked in a hunk), [`header`].
 /// 10. [`print`]: the text, and the text with every conflict resolved to ours.
 fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) -> Structural {
     let mut ctx = context::Ctx::new([b, o, t]);
@@ -598,9 +598,9 @@ fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) -> Str
     order::exts_by_id(&ctx, &mut ext_order, &ext_ids);
     let sub_order = order::subs(&ctx, &used.sub, &used.sub_refs);
     let sub_ids = ids::sub_ids(&mut ctx, &sub_order);
-    let (conn_out, conn_order) = connections::merge(&mut ctx, &paths);
+    let (mut conn_out, conn_order) = connections::merge(&mut ctx, &paths);
     let (edit_out, edit_order) = editables::merge(&ctx, &paths);
-    spelling::respell_under_conflicts(&mut ctx, &mut merged, &paths);
+    spelling::respell_under_conflicts(&mut ctx, &mut merged, &paths, &mut conn_out);
     let in_result = merged.iter().flatten().map(|m| &m.out).chain(subs.values());
     let header = header::merge(&mut ctx, ext_order.len() + sub_order.len(), in_result);
     let mut owned = vec![header];

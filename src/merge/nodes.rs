@@ -362,14 +362,16 @@ fn report_tag_conflict(ctx: &mut Ctx, ident: usize) {
     }
 }
 
-/// A node kept under a parent that one side deleted: the parent comes back as a
-/// delete-against-modify conflict, never silently moved elsewhere.
+/// A node kept under a parent that one side deleted (or whose conflicting place on
+/// one side is under such a parent): the parent comes back as a delete-against-modify
+/// conflict, never silently moved elsewhere.
 fn restore_deleted_parents<'a>(ctx: &mut Ctx<'a>, merged: &mut [Option<MergedNode<'a>>]) {
     loop {
         let missing: BTreeSet<usize> = merged
             .iter()
+            .enumerate()
+            .filter_map(|(i, m)| m.as_ref().map(|m| hung_under(ctx, i, m)))
             .flatten()
-            .filter_map(|m| m.parent.anchor())
             .filter(|&p| merged.get(p).is_some_and(Option::is_none))
             .collect();
         if missing.is_empty() {
@@ -379,6 +381,19 @@ fn restore_deleted_parents<'a>(ctx: &mut Ctx<'a>, merged: &mut [Option<MergedNod
             merged[p] = restored_parent(ctx, p);
         }
     }
+}
+
+/// The parents a node hangs under: the result's, and, when its place conflicts, each
+/// side's (a person may pick either).
+fn hung_under(ctx: &Ctx, ident: usize, m: &MergedNode) -> Vec<usize> {
+    let mut out: Vec<usize> = m.parent.anchor().into_iter().collect();
+    if m.place_conflict {
+        let at = ctx.id.node.at[ident];
+        for s in [O, T] {
+            out.extend(at[s].and_then(|k| ctx.parent_ref(s, k).anchor()));
+        }
+    }
+    out
 }
 
 /// A deleted parent brought back as a whole-section conflict.

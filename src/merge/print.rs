@@ -146,9 +146,7 @@ impl Printer<'_, '_> {
                 }
                 out.push(']');
             }
-            TagOut::Respelled(inner, parents) => {
-                self.respelled(inner, parents, take_ours, out, nconf)
-            }
+            TagOut::PerSide(inner, sides) => self.per_side(inner, sides, take_ours, out, nconf),
             TagOut::Conflict(v) => {
                 *nconf += 1;
                 let text = |s: &Option<Src>| {
@@ -173,12 +171,12 @@ impl Printer<'_, '_> {
         }
     }
 
-    /// A tag whose `parent=` each side spells differently, between markers (ours' when
-    /// resolving to ours).
-    fn respelled(
+    /// A tag each side spells differently (or lacks), between markers; ours' part when
+    /// resolving to ours.
+    fn per_side(
         &self,
         inner: &TagOut,
-        parents: &[String; 3],
+        sides: &[Option<Vec<(&'static str, String)>>; 3],
         take_ours: bool,
         out: &mut String,
         nconf: &mut usize,
@@ -186,13 +184,19 @@ impl Printer<'_, '_> {
         let mut tag = String::new();
         self.tag(inner, take_ours, &mut tag, nconf);
         *nconf += 1;
+        let part = |s: &Option<Vec<(&'static str, String)>>| match s {
+            None => String::new(),
+            Some(fields) => {
+                let t = fields.iter().fold(tag.clone(), |t, (k, v)| with_field(&t, k, v));
+                format!("{t}\n")
+            }
+        };
         if take_ours {
-            out.push_str(&with_parent(&tag, &parents[1]));
+            out.push_str(part(&sides[1]).trim_end_matches('\n'));
             return;
         }
-        let part = |p: &String| format!("{}\n", with_parent(&tag, p));
         let mut buf = Vec::new();
-        let [b, o, t] = parents.each_ref().map(part);
+        let [b, o, t] = sides.each_ref().map(part);
         write_conflict(&mut buf, b.as_bytes(), o.as_bytes(), t.as_bytes(), self.markers);
         out.push_str(String::from_utf8_lossy(&buf).trim_end_matches('\n'));
     }
@@ -397,24 +401,18 @@ impl Printer<'_, '_> {
 }
 
 
-/// A one-line tag with its `parent=` value (a quoted string) replaced by `quoted`.
-fn with_parent(tag: &str, quoted: &str) -> String {
-    let Some(at) = tag.find(" parent=\"").map(|k| k + " parent=".len()) else {
+/// A one-line tag with its `key=` value (a quoted string) replaced by `quoted`.
+fn with_field(tag: &str, key: &str, quoted: &str) -> String {
+    let Some(at) = tag.find(&format!(" {key}=\"")).map(|k| k + key.len() + 2) else {
         return tag.to_string();
     };
     let rest = &tag[at + 1..];
-    let mut end = None;
     let mut escaped = false;
-    for (k, c) in rest.char_indices() {
-        match c {
-            '\\' if !escaped => escaped = true,
-            '"' if !escaped => {
-                end = Some(k);
-                break;
-            }
-            _ => escaped = false,
-        }
-    }
+    let end = rest.char_indices().find_map(|(k, c)| {
+        let close = c == '"' && !escaped;
+        escaped = c == '\\' && !escaped;
+        close.then_some(k)
+    });
     match end {
         Some(k) => format!("{}{quoted}{}", &tag[..at], &rest[k + 1..]),
         None => tag.to_string(),

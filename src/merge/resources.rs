@@ -139,7 +139,7 @@ fn refs_of(ctx: &Ctx, s: &Src, refs: &mut Refs) {
 fn sec_refs(ctx: &Ctx, out: &OutSec, refs: &mut Refs) {
     let mut each = |s: &Src| refs_of(ctx, s, refs);
     let tag = match &out.tag {
-        TagOut::Respelled(inner, _) => inner.as_ref(),
+        TagOut::PerSide(inner, _) => inner.as_ref(),
         t => t,
     };
     match tag {
@@ -152,7 +152,7 @@ fn sec_refs(ctx: &Ctx, out: &OutSec, refs: &mut Refs) {
             }
         }
         TagOut::Conflict(x) => x.iter().flatten().for_each(&mut each),
-        TagOut::Resource { .. } | TagOut::Respelled(..) => {}
+        TagOut::Resource { .. } | TagOut::PerSide(..) => {}
     }
     for l in &out.lines {
         match l {

@@ -30,9 +30,11 @@ pub(super) enum TagOut {
     Fields(String, Vec<(String, Chunk)>),
     /// Conflicting tags (base, ours, theirs).
     Conflict(Box<[Option<Src>; 3]>),
-    /// A tag whose `parent=` depends on the side picked for a conflicted ancestor: the
-    /// tag, printed between markers with `parent=` as base, ours and theirs spell it.
-    Respelled(Box<TagOut>, Box<[String; 3]>),
+    /// A tag that depends on the side picked in a hunk (a conflicted name or place
+    /// above it, a node inside a delete-against-modify hunk): printed between markers,
+    /// on each side (base, ours, theirs) with these fields' values (quoted) replaced,
+    /// or left out (`None`).
+    PerSide(Box<TagOut>, Box<[Option<Vec<(&'static str, String)>>; 3]>),
     /// An ext/sub tag whose id is assigned at print time.
     Resource {
         side: usize,
