@@ -34,6 +34,7 @@ mod print;
 mod properties;
 mod resources;
 mod sections;
+mod spelling;
 pub mod sequence;
 
 use crate::check::{check, is_broken};
@@ -171,6 +172,22 @@ pub enum Decision {
         /// Id written.
         id: String,
     },
+    /// A node in conflict as a whole (deleted on one side) carries its subtree inside
+    /// its hunk, so that picking a side keeps or drops the subtree whole.
+    ConflictCarriesSubtree {
+        /// The node's path on the side that kept it.
+        node: String,
+        /// How many descendants the hunk carries.
+        nodes: usize,
+    },
+    /// A node's name or place conflicts: the `parent=` of the nodes under it is
+    /// written between markers in each side's spelling.
+    ConflictSpellsParents {
+        /// The node's path in the result (ours' spelling).
+        node: String,
+        /// How many nodes under it.
+        nodes: usize,
+    },
     /// The structural merge was not used.
     FellBack {
         /// Why.
@@ -221,6 +238,14 @@ impl fmt::Display for Decision {
             Decision::DeletedResourceKept { section, id } => {
                 write!(f, "kept {section} \"{id}\", deleted on one side, because merged content still uses it")
             }
+            Decision::ConflictCarriesSubtree { node, nodes } => write!(
+                f,
+                "the conflict on node \"{node}\" (deleted on one side) carries its {nodes} descendant node(s) inside the markers, so picking a side keeps or drops the whole subtree"
+            ),
+            Decision::ConflictSpellsParents { node, nodes } => write!(
+                f,
+                "the name or place of node \"{node}\" conflicts: the parent= of {nodes} node(s) under it is written between markers in each side's spelling"
+            ),
             Decision::FellBack { reason } => write!(f, "used a line merge instead of the structural merge: {reason}"),
         }
     }
@@ -243,6 +268,8 @@ impl Decision {
             Decision::FormatRaised { .. } => "format_raised",
             Decision::UnusedResourceDropped { .. } => "unused_resource_dropped",
             Decision::DeletedResourceKept { .. } => "deleted_resource_kept",
+            Decision::ConflictCarriesSubtree { .. } => "conflict_carries_subtree",
+            Decision::ConflictSpellsParents { .. } => "conflict_spells_parents",
             Decision::FellBack { .. } => "fell_back",
         };
         let mut v = json!({ "kind": kind, "message": self.to_string() });
@@ -276,6 +303,10 @@ impl Decision {
                 json!({"section": section, "id": id})
             }
             Decision::FellBack { reason } => json!({"reason": reason}),
+            Decision::ConflictCarriesSubtree { node, nodes }
+            | Decision::ConflictSpellsParents { node, nodes } => {
+                json!({"node": node, "nodes": nodes})
+            }
             Decision::NodePathFollowed { node, from, to } => {
                 json!({"node": node, "from": from, "to": to})
             }
@@ -551,7 +582,8 @@ struct Structural {
 /// 6. [`resources`]: `[resource]` and sub_resource contents, then which resources stay.
 /// 7. [`nodepaths`]: NodePath values follow renamed and moved nodes.
 /// 8. [`order`] and [`ids`]: resource order and ids.
-/// 9. [`connections`], [`editables`], [`header`].
+/// 9. [`connections`], [`editables`], [`spelling`] (`parent=`, `from=`, `to=` that
+///    depend on the side picked in a hunk), [`header`].
 /// 10. [`print`]: the text, and the text with every conflict resolved to ours.
 fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) -> Structural {
     let mut ctx = context::Ctx::new([b, o, t]);
@@ -571,8 +603,9 @@ fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) -> Str
     order::exts_by_id(&ctx, &mut ext_order, &ext_ids);
     let sub_order = order::subs(&ctx, &used.sub, &used.sub_refs);
     let sub_ids = ids::sub_ids(&mut ctx, &sub_order);
-    let (conn_out, conn_order) = connections::merge(&mut ctx, &paths);
+    let (mut conn_out, conn_order) = connections::merge(&mut ctx, &paths);
     let (edit_out, edit_order) = editables::merge(&ctx, &paths);
+    spelling::respell_under_conflicts(&mut ctx, &mut merged, &paths, &mut conn_out);
     let in_result = merged.iter().flatten().map(|m| &m.out).chain(subs.values());
     let header = header::merge(&mut ctx, ext_order.len() + sub_order.len(), in_result);
     let mut owned = vec![header];

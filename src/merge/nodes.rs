@@ -2,9 +2,12 @@
 //! (gone when the other side left it alone, else a delete-against-modify conflict on the
 //! whole section), kept by both (unchanged everywhere, or merged: renamed, moved, fields
 //! and properties), deleted by both. A parent deleted under a node that stays comes back
-//! as a conflict. Paths in the result are left to [`super::paths`], the `[node]` line's
+//! as a conflict. A node in conflict as a whole carries its subtree on the side that
+//! kept it (the descendants the other side deleted, changed, added or left alone), so
+//! that picking either side of the hunk keeps or drops the subtree whole. Paths in the result are left to [`super::paths`], the `[node]` line's
 //! fields to [`super::node_tags`], order to [`super::order`].
 
+use super::Decision;
 use super::context::{eq_opt, pick3, Ctx, ParentRef, Pick};
 use super::held::Needs;
 use super::matching::{B, O, T};
@@ -26,6 +29,9 @@ pub(super) struct MergedNode<'a> {
     pub(super) fields: Option<NodeFields<'a>>,
     /// The `[node]` line itself conflicts (printed between markers, never rebuilt).
     pub(super) tag_conflict: bool,
+    /// Its name or parent conflicts: the `parent=` of the nodes under it depends on
+    /// the side a person picks (see [`super::spelling`]).
+    pub(super) place_conflict: bool,
     /// Groups the merge writes (both sides changed them).
     pub(super) groups: Option<String>,
 }
@@ -84,6 +90,7 @@ pub(super) fn decide<'a>(ctx: &mut Ctx<'a>) -> Nodes<'a> {
         nodes.merged.push(m);
     }
     restore_deleted_parents(ctx, &mut nodes.merged);
+    carry_subtrees(ctx, &mut nodes.merged);
     nodes
 }
 
@@ -148,6 +155,7 @@ fn added<'a>(ctx: &Ctx<'a>, ident: usize, side: usize) -> MergedNode<'a> {
         name: ctx.sc[side].nodes[i].name.as_str(),
         fields: Some((side, None)),
         tag_conflict: false,
+        place_conflict: false,
         groups: None,
     }
 }
@@ -179,6 +187,7 @@ fn deleted_by<'a>(
         name: ctx.sc[kept].nodes[i].name.as_str(),
         fields: None,
         tag_conflict: false,
+        place_conflict: false,
         groups: None,
     })
 }
@@ -253,6 +262,7 @@ fn unchanged_everywhere<'a>(ctx: &Ctx<'a>, ident: usize) -> Option<MergedNode<'a
         name: sc[O].nodes[oi].name.as_str(),
         fields: Some((O, None)),
         tag_conflict: false,
+        place_conflict: false,
         groups: None,
     })
 }
@@ -311,6 +321,7 @@ fn kept_by_both<'a>(
         name,
         fields: Some((O, Some(fields.list))),
         tag_conflict,
+        place_conflict,
         groups: fields.groups,
     }
 }
@@ -375,14 +386,16 @@ fn report_tag_conflict(ctx: &mut Ctx, ident: usize) {
     }
 }
 
-/// A node kept under a parent that one side deleted: the parent comes back as a
-/// delete-against-modify conflict, never silently moved elsewhere.
+/// A node kept under a parent that one side deleted (or whose conflicting place on
+/// one side is under such a parent): the parent comes back as a delete-against-modify
+/// conflict, never silently moved elsewhere.
 fn restore_deleted_parents<'a>(ctx: &mut Ctx<'a>, merged: &mut [Option<MergedNode<'a>>]) {
     loop {
         let missing: BTreeSet<usize> = merged
             .iter()
+            .enumerate()
+            .filter_map(|(i, m)| m.as_ref().map(|m| hung_under(ctx, i, m)))
             .flatten()
-            .filter_map(|m| m.parent.anchor())
             .filter(|&p| merged.get(p).is_some_and(Option::is_none))
             .collect();
         if missing.is_empty() {
@@ -392,6 +405,19 @@ fn restore_deleted_parents<'a>(ctx: &mut Ctx<'a>, merged: &mut [Option<MergedNod
             merged[p] = restored_parent(ctx, p);
         }
     }
+}
+
+/// The parents a node hangs under: the result's, and, when its place conflicts, each
+/// side's (a person may pick either).
+fn hung_under(ctx: &Ctx, ident: usize, m: &MergedNode) -> Vec<usize> {
+    let mut out: Vec<usize> = m.parent.anchor().into_iter().collect();
+    if m.place_conflict {
+        let at = ctx.id.node.at[ident];
+        for s in [O, T] {
+            out.extend(at[s].and_then(|k| ctx.parent_ref(s, k).anchor()));
+        }
+    }
+    out
 }
 
 /// A deleted parent brought back as a whole-section conflict.
@@ -420,6 +446,65 @@ fn restored_parent<'a>(ctx: &mut Ctx<'a>, p: usize) -> Option<MergedNode<'a>> {
         name: ctx.sc[kept].nodes[i].name.as_str(),
         fields: None,
         tag_conflict: false,
+        place_conflict: false,
         groups: None,
     })
+}
+
+/// Every node in conflict as a whole takes into its hunk the descendants the other
+/// side lacks: on the side that kept it they follow it inside the markers, and they
+/// are no longer printed on their own (or lost, when the keeper left them alone).
+fn carry_subtrees(ctx: &mut Ctx, merged: &mut [Option<MergedNode>]) {
+    for x in 0..merged.len() {
+        let Some(kept) = merged[x].as_ref().and_then(|m| m.out.whole.as_ref()).map(|w| {
+            if w[O].is_empty() {
+                T
+            } else {
+                O
+            }
+        }) else {
+            continue;
+        };
+        let carried = subtree_lacked(ctx, x, kept);
+        if carried.is_empty() {
+            continue;
+        }
+        let mut add: [Vec<usize>; 3] = Default::default();
+        for &d in &carried {
+            merged[d] = None;
+            for s in [B, kept] {
+                if let Some(i) = ctx.id.node.at[d][s] {
+                    add[s].push(ctx.sc[s].nodes[i].section);
+                }
+            }
+        }
+        if let Some(w) = merged[x].as_mut().and_then(|m| m.out.whole.as_mut()) {
+            for s in [B, kept] {
+                w[s].append(&mut add[s]);
+            }
+        }
+        ctx.decisions.push(Decision::ConflictCarriesSubtree {
+            node: path_on(ctx, x, kept),
+            nodes: carried.len(),
+        });
+    }
+}
+
+/// The descendants of `x` on side `kept` that the other side lacks, in `kept`'s order.
+fn subtree_lacked(ctx: &Ctx, x: usize, kept: usize) -> Vec<usize> {
+    let other = if kept == O { T } else { O };
+    let Some(kx) = ctx.id.node.at[x][kept] else { return Vec::new() };
+    let sc = ctx.sc[kept];
+    let top = &sc.nodes[kx].path;
+    if top == "." {
+        return Vec::new();
+    }
+    let under = |p: &str| p.strip_prefix(top.as_str()).is_some_and(|r| r.starts_with('/'));
+    sc.nodes
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| under(&n.path))
+        .map(|(i, _)| ctx.id.node.of[kept][i])
+        .filter(|&d| d != x && ctx.id.node.at[d][other].is_none())
+        .collect()
 }

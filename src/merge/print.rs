@@ -147,12 +147,35 @@ impl Printer<'_, '_> {
                 }
                 out.push(']');
             }
+            TagOut::PerSide(inner, sides) => self.per_side(inner, sides, out, marks),
             TagOut::Conflict(v) => {
                 let text =
                     |s: &Option<Src>| s.as_ref().map(|s| self.line_text(s)).unwrap_or_default();
                 marks.put(out, [text(&v[0]), text(&v[1]), text(&v[2])]);
             }
         }
+    }
+
+    /// A tag each side spells differently (or lacks), between markers; ours' part when
+    /// resolving to ours.
+    fn per_side(
+        &self,
+        inner: &TagOut,
+        sides: &[Option<Vec<(&'static str, String)>>; 3],
+        out: &mut String,
+        marks: &mut Marks,
+    ) {
+        let mut tag = String::new();
+        // The fields both sides agree on; the inner tag holds no conflict of its own.
+        self.tag(inner, &mut tag, &mut Marks::new(true));
+        let part = |s: &Option<Vec<(&'static str, String)>>| match s {
+            None => String::new(),
+            Some(fields) => {
+                let t = fields.iter().fold(tag.clone(), |t, (k, v)| with_field(&t, k, v));
+                format!("{t}\n")
+            }
+        };
+        marks.put(out, sides.each_ref().map(part));
     }
 
     /// ` key=` as the side wrote it before this value (keeps quirks like `binds= [...]`).
@@ -196,18 +219,29 @@ impl Printer<'_, '_> {
         }
     }
 
+    /// One side's part of a whole-section hunk: its sections (a node and the
+    /// descendants the hunk carries), separated as the side's nodes are.
+    fn hunk_part(&self, side: usize, secs: &[usize]) -> String {
+        let sc = self.ctx.sc[side];
+        let mut t = String::new();
+        for (k, &si) in secs.iter().enumerate() {
+            if k > 0 {
+                t.push_str(self.separator(SectionKind::Node, SectionKind::Node));
+            }
+            let sec = &sc.doc.sections[si];
+            t.push_str(&self.src(&(side, sec.span.start..body_end(sc, si))));
+            if !t.ends_with('\n') {
+                t.push('\n');
+            }
+        }
+        t
+    }
+
     /// A section's text (tag and body), appended to `out`.
     fn body(&self, s: &OutSec, marks: &mut Marks, out: &mut String) {
         let ctx = self.ctx;
         if let Some(w) = &s.whole {
-            let text = |side: usize| -> String {
-                w[side]
-                    .map(|si| {
-                        let sec = &ctx.sc[side].doc.sections[si];
-                        self.line_text(&(side, sec.span.start..body_end(ctx.sc[side], si)))
-                    })
-                    .unwrap_or_default()
-            };
+            let text = |side: usize| self.hunk_part(side, &w[side]);
             marks.put(out, [text(B), text(O), text(T)]);
             return;
         }
@@ -497,5 +531,23 @@ mod hunk_tests {
         let mut one = Vec::new();
         split_value(["x = 1\n".into(), "x = 2\n".into(), "x = 3\n".into()], ConflictStyle::Merge, &mut one);
         assert_eq!(one, vec![hunk("x = 1\n", "x = 2\n", "x = 3\n")]);
+    }
+}
+
+/// A one-line tag with its `key=` value (a quoted string) replaced by `quoted`.
+fn with_field(tag: &str, key: &str, quoted: &str) -> String {
+    let Some(at) = tag.find(&format!(" {key}=\"")).map(|k| k + key.len() + 2) else {
+        return tag.to_string();
+    };
+    let rest = &tag[at + 1..];
+    let mut escaped = false;
+    let end = rest.char_indices().find_map(|(k, c)| {
+        let close = c == '"' && !escaped;
+        escaped = c == '\\' && !escaped;
+        close.then_some(k)
+    });
+    match end {
+        Some(k) => format!("{}{quoted}{}", &tag[..at], &rest[k + 1..]),
+        None => tag.to_string(),
     }
 }

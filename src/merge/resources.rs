@@ -138,7 +138,11 @@ fn refs_of(ctx: &Ctx, s: &Src, refs: &mut Refs) {
 /// The references of a section's texts (tag, lines, or whole-section conflict).
 fn sec_refs(ctx: &Ctx, out: &OutSec, refs: &mut Refs) {
     let mut each = |s: &Src| refs_of(ctx, s, refs);
-    match &out.tag {
+    let tag = match &out.tag {
+        TagOut::PerSide(inner, _) => inner.as_ref(),
+        t => t,
+    };
+    match tag {
         TagOut::Src(s) => each(s),
         TagOut::Fields(_, f) => {
             for (_, c) in f {
@@ -148,7 +152,7 @@ fn sec_refs(ctx: &Ctx, out: &OutSec, refs: &mut Refs) {
             }
         }
         TagOut::Conflict(x) => x.iter().flatten().for_each(&mut each),
-        TagOut::Resource { .. } => {}
+        TagOut::Resource { .. } | TagOut::PerSide(..) => {}
     }
     for l in &out.lines {
         match l {
@@ -158,9 +162,9 @@ fn sec_refs(ctx: &Ctx, out: &OutSec, refs: &mut Refs) {
         }
     }
     if let Some(w) = &out.whole {
-        for (s, si) in w.iter().enumerate() {
-            if let Some(si) = si {
-                each(&(s, ctx.sc[s].doc.sections[*si].span.clone()));
+        for (s, list) in w.iter().enumerate() {
+            for &si in list {
+                each(&(s, ctx.sc[s].doc.sections[si].span.clone()));
             }
         }
     }
