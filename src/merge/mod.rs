@@ -34,6 +34,7 @@ mod properties;
 mod resources;
 mod sections;
 pub mod sequence;
+mod value_grain;
 
 use crate::check::{check, is_broken};
 use crate::linemerge::{merge_lines, MarkerOptions};
