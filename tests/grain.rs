@@ -106,3 +106,93 @@ fn real_level1_tile_maps_merge_to_the_committed_cells() {
     assert!(r.conflicts[0].location.contains("Heatmap"), "{:?}", r.conflicts[0]);
     assert_eq!(r.conflicts[0].property.as_deref(), Some("script"));
 }
+
+/// Real merges git conflicts on only because both sides' editors re-laid out Controls
+/// under containers (or one side re-laid out nodes the other deleted).
+const LAYOUT_CHURN: &[&str] = &[
+    "RodZill4__material-maker__2b46a6936d__material_maker__main_window.tscn",
+    "RodZill4__material-maker__8bbd4fcf7e__material_maker__main_window.tscn",
+    "RodZill4__material-maker__be87850e00__material_maker__windows__preferences__preferences.tscn",
+    "mbrlabs__Lorien__a22b3ca691__lorien__Main.tscn",
+];
+
+/// Whether a line is one the merge may legitimately not copy as is: container layout,
+/// resource ids (renumbered), the header's resource count.
+fn may_differ(line: &str) -> bool {
+    let key = line.split(" = ").next().unwrap_or("");
+    ["margin_", "rect_position", "rect_size"].iter().any(|k| key.starts_with(k))
+        || line.contains("Resource")
+        || line.contains(" id=")
+        || line.starts_with("[gd_scene")
+}
+
+/// Lines one side has that neither base nor the other side has.
+fn one_sided(side: &str, base: &str, other: &str) -> Vec<String> {
+    let (b, o): (std::collections::HashSet<&str>, std::collections::HashSet<&str>) =
+        (base.lines().collect(), other.lines().collect());
+    side.lines()
+        .filter(|l| !b.contains(l) && !o.contains(l) && !may_differ(l))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn real_layout_churn_merges_are_clean_valid_and_keep_one_sided_changes() {
+    let Some(root) = common::shared_dir() else {
+        eprintln!("skipped: shared folder not found");
+        return;
+    };
+    for id in LAYOUT_CHURN {
+        let dir = root.join("merges").join(id);
+        let read = |n: &str| std::fs::read_to_string(dir.join(n)).expect("merge file");
+        let (b, o, t) = (read("base.tscn"), read("ours.tscn"), read("theirs.tscn"));
+        let r = run(&b, &o, &t);
+        assert!(r.is_clean(), "{id}: {:?}", r.conflicts);
+        let text = String::from_utf8_lossy(&r.text).to_string();
+        let scene = tscn_merge::model::Scene::parse(text.as_bytes()).expect("parses");
+        let problems = tscn_merge::check::check(&scene);
+        assert!(!tscn_merge::check::is_broken(&problems), "{id}: {problems:?}");
+        let result: std::collections::HashSet<&str> = text.lines().collect();
+        for line in one_sided(&o, &b, &t).iter().chain(&one_sided(&t, &b, &o)) {
+            assert!(result.contains(line.as_str()), "{id}: lost `{line}`");
+        }
+        let churn = r.decisions.iter().any(|d| {
+            matches!(
+                d,
+                tscn_merge::merge::Decision::ChurnOursKept { .. }
+                    | tscn_merge::merge::Decision::ChurnedNodeDeleted { .. }
+            )
+        });
+        assert!(churn, "{id}: no churn decision for --explain");
+        let strict = MergeOptions { no_layout_policy: true, ..MergeOptions::default() };
+        let off = merge(b.as_bytes(), o.as_bytes(), t.as_bytes(), &strict);
+        assert!(!off.is_clean(), "{id}: the policy turned off still settles it");
+    }
+}
+
+/// A Godot 3 VBoxContainer with one Button, the Button's margins and folding as given.
+fn vbox(margin_bottom: &str, folded: bool) -> String {
+    let fold = if folded { "editor/display_folded = true\n" } else { "" };
+    format!(
+        "[gd_scene format=2]\n\n[node name=\"Box\" type=\"VBoxContainer\"]\n\
+         margin_right = 40.0\nmargin_bottom = 40.0\n\n\
+         [node name=\"Button\" type=\"Button\" parent=\".\"]\n{fold}\
+         margin_right = 12.0\nmargin_bottom = {margin_bottom}\n"
+    )
+}
+
+#[test]
+fn layout_under_a_container_changed_on_both_sides_keeps_ours() {
+    let r = run(&vbox("20.0", false), &vbox("22.0", false), &vbox("24.0", true));
+    assert!(r.is_clean(), "{}", String::from_utf8_lossy(&r.text));
+    assert_eq!(String::from_utf8_lossy(&r.text), vbox("22.0", true));
+    let explained: Vec<String> = r.decisions.iter().map(|d| d.to_string()).collect();
+    assert!(explained.iter().any(|d| d.contains("margin_bottom")), "{explained:?}");
+}
+
+#[test]
+fn layout_outside_a_container_still_conflicts() {
+    let plain = |v: &str| vbox(v, false).replace("VBoxContainer", "Control");
+    let r = run(&plain("20.0"), &plain("22.0"), &plain("24.0"));
+    assert_eq!(r.conflict_count, 1);
+}

@@ -141,7 +141,12 @@ fn added<'a>(ctx: &Ctx<'a>, ident: usize, side: usize) -> MergedNode<'a> {
 /// delete-against-modify conflict on the whole section.
 fn deleted_by<'a>(ctx: &mut Ctx<'a>, ident: usize, deleter: usize) -> Option<MergedNode<'a>> {
     let kept = if deleter == O { T } else { O };
-    if unchanged_since_base(ctx, ident, kept) {
+    if unchanged_since_base(ctx, ident, kept, false) {
+        return None;
+    }
+    if ctx.layout_policy && unchanged_since_base(ctx, ident, kept, true) {
+        let node = location(ctx, ident);
+        ctx.decisions.push(super::Decision::ChurnedNodeDeleted { node });
         return None;
     }
     let state = |s: usize| Some(if s == kept { "changed" } else { "deleted" }.to_string());
@@ -161,8 +166,8 @@ fn deleted_by<'a>(ctx: &mut Ctx<'a>, ident: usize, deleter: usize) -> Option<Mer
 
 /// Whether side `kept` has the node as base has it: the same properties and fields
 /// (engine equality), and the same parent by identity (a renamed ancestor changes its
-/// text only).
-fn unchanged_since_base(ctx: &Ctx, ident: usize, kept: usize) -> bool {
+/// text only). `ignore_churn`: editor churn ([`super::layout`]) is no change.
+fn unchanged_since_base(ctx: &Ctx, ident: usize, kept: usize, ignore_churn: bool) -> bool {
     let at = ctx.id.node.at[ident];
     let secs = sections_of(ctx, ident);
     let (bs, ks) = (secs[B].unwrap_or_default(), secs[kept].unwrap_or_default());
@@ -170,12 +175,11 @@ fn unchanged_since_base(ctx: &Ctx, ident: usize, kept: usize) -> bool {
     let same = |x: &std::ops::Range<usize>, y: &std::ops::Range<usize>| {
         ctx.same(&Some((B, x.clone())), &Some((kept, y.clone())))
     };
-    let same_props = sb.props.len() == sk.props.len()
-        && sb
-            .props
-            .iter()
-            .zip(&sk.props)
-            .all(|(x, y)| x.key == y.key && same(&x.value, &y.value));
+    let churn = |k: &str| ignore_churn && ctx.churn(kept, ks, k).is_some();
+    let pb: Vec<_> = sb.props.iter().filter(|p| !churn(&p.key)).collect();
+    let pk: Vec<_> = sk.props.iter().filter(|p| !churn(&p.key)).collect();
+    let same_props = pb.len() == pk.len()
+        && pb.iter().zip(&pk).all(|(x, y)| x.key == y.key && same(&x.value, &y.value));
     let same_parent = ctx.parent_ref(B, at[B].unwrap_or_default())
         == ctx.parent_ref(kept, at[kept].unwrap_or_default());
     let fields = |s: &Section| {

@@ -124,6 +124,10 @@ impl<'a> Ctx<'a> {
             Pick::Ours => all_lines(O),
             Pick::Theirs => all_lines(T),
             Pick::Conflict => {
+                if let Some(why) = secs[O].and_then(|si| self.churn(O, si, key)) {
+                    self.churn_kept(location(), key, why);
+                    return all_lines(O);
+                }
                 if let Some(line) = self.merge_text_value(&b, &o, &t, &line_of(O)) {
                     return Some(vec![Line::Lit(line)]);
                 }
