@@ -353,6 +353,7 @@ fn run_structural(a: &MergeArgs) -> anyhow::Result<i32> {
         markers: marker_options(a),
         // This process ends once the result is written.
         exit_after: true,
+        no_layout_policy: a.no_layout_policy,
     };
     let outcome = merge_within(base, ours, theirs, opts, a.timeout);
     let path = display_path(a);

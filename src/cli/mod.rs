@@ -139,6 +139,10 @@ pub struct MergeArgs {
     /// (0: the line merge only).
     #[arg(long, default_value_t = 60.0)]
     pub timeout: f64,
+    /// Treat container layout and editor-only state like any property: a conflict when
+    /// both sides change it, instead of keeping ours'.
+    #[arg(long)]
+    pub no_layout_policy: bool,
     /// Common ancestor.
     pub base: PathBuf,
     /// Our version (overwritten with --git).

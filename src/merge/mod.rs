@@ -24,6 +24,7 @@ mod equality;
 mod header;
 mod held;
 mod ids;
+mod layout;
 mod matching;
 mod node_tags;
 mod nodepaths;
@@ -36,6 +37,7 @@ mod resources;
 mod sections;
 mod spelling;
 pub mod sequence;
+mod value_grain;
 
 use crate::check::{check, is_broken};
 use crate::linemerge::{merge_lines, MarkerOptions};
@@ -53,6 +55,9 @@ pub struct MergeOptions {
     /// Freeing three 20 MB scenes takes a core while the result is being validated.
     /// Leave it `false` in a process that goes on (it would keep that memory).
     pub exit_after: bool,
+    /// Merge container layout and editor-only state like any property (`merge
+    /// --no-layout-policy`) instead of keeping ours' where both sides changed it.
+    pub no_layout_policy: bool,
 }
 
 /// How the result was produced.
@@ -188,6 +193,21 @@ pub enum Decision {
         /// How many nodes under it.
         nodes: usize,
     },
+    /// Both sides changed a value the editor recomputes (a Control's layout under a
+    /// Container, editor-only state) differently: ours was kept.
+    ChurnOursKept {
+        /// The node, as the conflict report names it.
+        node: String,
+        /// The property.
+        key: String,
+        /// Why it is churn.
+        reason: &'static str,
+    },
+    /// A node deleted on one side whose only change on the other was editor churn: gone.
+    ChurnedNodeDeleted {
+        /// The node, as the conflict report names it.
+        node: String,
+    },
     /// The structural merge was not used.
     FellBack {
         /// Why.
@@ -246,6 +266,14 @@ impl fmt::Display for Decision {
                 f,
                 "the name or place of node \"{node}\" conflicts: the parent= of {nodes} node(s) under it is written between markers in each side's spelling"
             ),
+            Decision::ChurnOursKept { node, key, reason } => write!(
+                f,
+                "both sides changed {key} of {node} differently; kept ours because {reason} (--no-layout-policy to get a conflict)"
+            ),
+            Decision::ChurnedNodeDeleted { node } => write!(
+                f,
+                "deleted {node}: the other side changed only its container layout or editor-only state"
+            ),
             Decision::FellBack { reason } => write!(f, "used a line merge instead of the structural merge: {reason}"),
         }
     }
@@ -270,6 +298,8 @@ impl Decision {
             Decision::DeletedResourceKept { .. } => "deleted_resource_kept",
             Decision::ConflictCarriesSubtree { .. } => "conflict_carries_subtree",
             Decision::ConflictSpellsParents { .. } => "conflict_spells_parents",
+            Decision::ChurnOursKept { .. } => "churn_ours_kept",
+            Decision::ChurnedNodeDeleted { .. } => "churned_node_deleted",
             Decision::FellBack { .. } => "fell_back",
         };
         let mut v = json!({ "kind": kind, "message": self.to_string() });
@@ -307,6 +337,10 @@ impl Decision {
             | Decision::ConflictSpellsParents { node, nodes } => {
                 json!({"node": node, "nodes": nodes})
             }
+            Decision::ChurnOursKept { node, key, reason } => {
+                json!({"node": node, "key": key, "reason": reason})
+            }
+            Decision::ChurnedNodeDeleted { node } => json!({"node": node}),
             Decision::NodePathFollowed { node, from, to } => {
                 json!({"node": node, "from": from, "to": to})
             }
@@ -485,7 +519,7 @@ pub fn merge(base: &[u8], ours: &[u8], theirs: &[u8], opts: &MergeOptions) -> Me
             "the three versions are not all scenes or all resources".into(),
         );
     }
-    let mut structural = merge_scenes(&b, &o, &t, &opts.markers);
+    let mut structural = merge_scenes(&b, &o, &t, opts);
     if base.len() + ours.len() + theirs.len() > 1 << 20 {
         dispose((b, o, t), opts.exit_after);
     }
@@ -585,8 +619,10 @@ struct Structural {
 /// 9. [`connections`], [`editables`], [`spelling`] (`parent=`, `from=`, `to=` that
 ///    depend on the side picked in a hunk), [`header`].
 /// 10. [`print`]: the text, and the text with every conflict resolved to ours.
-fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) -> Structural {
+fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, opts: &MergeOptions) -> Structural {
+    let markers = &opts.markers;
     let mut ctx = context::Ctx::new([b, o, t]);
+    ctx.layout_policy = !opts.no_layout_policy;
     resources::record_sub_matches(&mut ctx);
     let nodes::Nodes { mut merged, followed, path_needed } = nodes::decide(&mut ctx);
     let paths = paths::MergedPaths::of(&merged);

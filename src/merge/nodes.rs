@@ -170,9 +170,17 @@ fn deleted_by<'a>(
     needs: Option<&Needs>,
 ) -> Option<MergedNode<'a>> {
     let kept = if deleter == O { T } else { O };
-    let why = if unchanged_since_base(ctx, ident, kept) {
-        // Left alone: it goes, unless an edit of the kept side needs it.
-        Some(needs.and_then(|n| n.why(ctx, ident, kept, deleter))?)
+    let unchanged = unchanged_since_base(ctx, ident, kept, false);
+    let churn_only =
+        !unchanged && ctx.layout_policy && unchanged_since_base(ctx, ident, kept, true);
+    let why = if unchanged || churn_only {
+        // Left alone (or only re-laid-out): it goes, unless an edit of the kept side needs it.
+        let why = needs.and_then(|n| n.why(ctx, ident, kept, deleter));
+        if why.is_none() && churn_only {
+            let node = location(ctx, ident);
+            ctx.decisions.push(super::Decision::ChurnedNodeDeleted { node });
+        }
+        Some(why?)
     } else {
         None
     };
@@ -194,8 +202,8 @@ fn deleted_by<'a>(
 
 /// Whether side `kept` has the node as base has it: the same properties and fields
 /// (engine equality), and the same parent by identity (a renamed ancestor changes its
-/// text only).
-fn unchanged_since_base(ctx: &Ctx, ident: usize, kept: usize) -> bool {
+/// text only). `ignore_churn`: editor churn ([`super::layout`]) is no change.
+fn unchanged_since_base(ctx: &Ctx, ident: usize, kept: usize, ignore_churn: bool) -> bool {
     let at = ctx.id.node.at[ident];
     let secs = sections_of(ctx, ident);
     let (bs, ks) = (secs[B].unwrap_or_default(), secs[kept].unwrap_or_default());
@@ -203,12 +211,11 @@ fn unchanged_since_base(ctx: &Ctx, ident: usize, kept: usize) -> bool {
     let same = |x: &std::ops::Range<usize>, y: &std::ops::Range<usize>| {
         ctx.same(&Some((B, x.clone())), &Some((kept, y.clone())))
     };
-    let same_props = sb.props.len() == sk.props.len()
-        && sb
-            .props
-            .iter()
-            .zip(&sk.props)
-            .all(|(x, y)| x.key == y.key && same(&x.value, &y.value));
+    let churn = |k: &str| ignore_churn && ctx.churn(kept, ks, k).is_some();
+    let pb: Vec<_> = sb.props.iter().filter(|p| !churn(&p.key)).collect();
+    let pk: Vec<_> = sk.props.iter().filter(|p| !churn(&p.key)).collect();
+    let same_props = pb.len() == pk.len()
+        && pb.iter().zip(&pk).all(|(x, y)| x.key == y.key && same(&x.value, &y.value));
     let same_parent = ctx.parent_ref(B, at[B].unwrap_or_default())
         == ctx.parent_ref(kept, at[kept].unwrap_or_default());
     let fields = |s: &Section| {
