@@ -503,6 +503,11 @@ pub(super) fn keep_held_edits(
 ) {
     for side in [O, T] {
         let other = if side == O { T } else { O };
+        // Only a sub_resource base had, this side kept and the other dropped can be lost.
+        let dropped = |at: &[Option<usize>; 3]| at[B].is_some() && at[side].is_some() && at[other].is_none();
+        if !ctx.id.sub.at.iter().any(dropped) {
+            continue;
+        }
         let edited = edited_subs(ctx, side);
         if edited.is_empty() {
             continue;
