@@ -298,7 +298,6 @@ fn marker_options(a: &MergeArgs) -> MarkerOptions {
         ours: a.ours_label.clone().unwrap_or_else(|| "ours".into()),
         base: a.base_label.clone().unwrap_or_else(|| "base".into()),
         theirs: a.theirs_label.clone().unwrap_or_else(|| "theirs".into()),
-        ..MarkerOptions::default()
     }
 }
 
