@@ -31,7 +31,8 @@ mod hostile;
 
 use hostile::mutate::{library_laws, mutate, small_edit, Rng, KINDS};
 use laws::gen::{
-    identity_laws, invalid, laws as check_laws, modern_laws, report, safe_merge, triple, Choice,
+    held_edit_laws, held_edit_triple, identity_laws, invalid, laws as check_laws, modern_laws,
+    report, safe_merge, triple, Choice,
 };
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -114,6 +115,24 @@ fn choices(rng: &mut Rng) -> Vec<Choice> {
         .collect()
 }
 
+/// One side deletes a node or property holding a sub_resource, the other edits that
+/// sub_resource (`laws::gen::held_edit_triple`): the edit is never lost.
+fn held_edit(base: &[u8], file: &Path, rng: &mut Rng, fails: &mut Failures, dump: Option<&mut Dump>) {
+    let Ok(text) = std::str::from_utf8(base) else { return };
+    let (pick, delete_node) = (rng.below(64), rng.below(2) == 0);
+    let Some((b, o, t)) = held_edit_triple(text, pick, delete_node) else { return };
+    if let Some(d) = dump {
+        d.write(b.as_bytes(), o.as_bytes(), t.as_bytes());
+        return;
+    }
+    let v = held_edit_laws(&b, &o, &t);
+    if !v.is_empty() {
+        let r = format!("held edit of {}\n{}", file.display(), v.join("\n"));
+        let inputs = [("base.tscn", b.as_bytes()), ("ours.tscn", o.as_bytes()), ("theirs.tscn", t.as_bytes())];
+        fails.record("held", &r, &inputs);
+    }
+}
+
 fn read(p: &Path) -> Vec<u8> {
     std::fs::read(p).unwrap_or_default()
 }
@@ -170,10 +189,14 @@ fn main() {
         None => Instant::now() < deadline,
     };
     while more(&dump) {
-        let kind = rng.below(10);
+        let kind = rng.below(11);
         let file = &c.files[rng.below(c.files.len())];
         let base = read(file);
-        if kind < 5 {
+        if kind == 10 {
+            held_edit(&base, file, &mut rng, &mut fails, dump.as_mut());
+            by_kind[0] += 1;
+            execs += 2;
+        } else if kind < 5 {
             // Laws on generated edits.
             let disjoint = rng.below(2) == 0;
             let Ok(text) = String::from_utf8(base.clone()) else {

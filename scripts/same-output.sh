@@ -51,8 +51,10 @@ TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
 
 echo "building $BASE_REV and this checkout..." >&2
 git -C "$ROOT" worktree add --quiet --detach "$WORK/base-tree" "$BASE_REV"
-(cd "$WORK/base-tree" && CARGO_TARGET_DIR="$TARGET" cargo build --release --quiet --bin tscn-merge)
-cp "$TARGET/release/tscn-merge" "$WORK/old"
+# Its own target dir: built into ours, the base binary would take the place of this
+# checkout's, and cargo (whose sources here did not change) would call that one fresh.
+(cd "$WORK/base-tree" && CARGO_TARGET_DIR="$TARGET/same-output-base" cargo build --release --quiet --bin tscn-merge)
+cp "$TARGET/same-output-base/release/tscn-merge" "$WORK/old"
 cargo build --release --quiet --bin tscn-merge --example fuzz_merge
 cp "$TARGET/release/tscn-merge" "$WORK/new"
 

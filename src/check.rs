@@ -433,7 +433,8 @@ fn connection_problems(scene: &Scene, lines: &LazyLines) -> Vec<Problem> {
             || p.starts_with('/')
             || p.starts_with("..")
             || paths.contains(p)
-            || p.match_indices('/').any(|(k, _)| instanced.contains(&p[..k]))
+            || p.match_indices('/')
+                .any(|(k, _)| instanced.contains(&p[..k]))
     };
     for c in &scene.connections {
         let section = &scene.doc.sections[c.section];
@@ -573,10 +574,17 @@ mod tests {
             "[connection signal=\"area_entered\" from=\"Hurtbox\" to=\".\" method=\"_on\"]",
         ));
         assert_eq!(e.len(), 1, "{e:?}");
-        assert!(e[0].contains("from=\"Hurtbox\": no node has that path"), "{e:?}");
-        let e = errors(&with("[connection signal=\"s\" from=\".\" to=\"S/Gone\" method=\"m\"]"));
+        assert!(
+            e[0].contains("from=\"Hurtbox\": no node has that path"),
+            "{e:?}"
+        );
+        let e = errors(&with(
+            "[connection signal=\"s\" from=\".\" to=\"S/Gone\" method=\"m\"]",
+        ));
         assert!(e[0].contains("to=\"S/Gone\""), "{e:?}");
-        let p = problems(&with("[connection signal=\"s\" from=\"X\" to=\".\" method=\"m\"]"));
+        let p = problems(&with(
+            "[connection signal=\"s\" from=\"X\" to=\".\" method=\"m\"]",
+        ));
         assert_eq!(p[0].line, OK.lines().count() + 2);
     }
 
@@ -603,7 +611,10 @@ mod tests {
         ]);
         assert_eq!(got.len(), 1, "{got:?}");
         assert_eq!(got[0].0, "ours");
-        assert!(got[0].1[0].message.contains("duplicate node path \"S/T\""), "{got:?}");
+        assert!(
+            got[0].1[0].message.contains("duplicate node path \"S/T\""),
+            "{got:?}"
+        );
         // Warnings alone are not errors.
         let stale = OK.replace("load_steps=3", "load_steps=9");
         assert!(input_errors(&[("base", stale.as_bytes())]).is_empty());

@@ -562,8 +562,11 @@ fn doubt(o: &MergeOutcome, sides: &Sides, source: Source) -> Option<String> {
     ) else {
         return None;
     };
-    both_added_differently(&b, &ours, &theirs)
-        .or_else(|| (source == Source::TwoSidedMarkers).then(|| maybe_moved(&b, &ours, &theirs)).flatten())
+    both_added_differently(&b, &ours, &theirs).or_else(|| {
+        (source == Source::TwoSidedMarkers)
+            .then(|| maybe_moved(&b, &ours, &theirs))
+            .flatten()
+    })
 }
 
 /// The trimmed text of a node's section.
@@ -602,7 +605,8 @@ fn both_added_differently(b: &Scene, ours: &Scene, theirs: &Scene) -> Option<Str
 /// other half taken by git outside the blocks), and re-adding it would leave the same
 /// node at two paths.
 fn maybe_moved(b: &Scene, ours: &Scene, theirs: &Scene) -> Option<String> {
-    let paths = |s: &Scene| -> BTreeSet<String> { s.nodes.iter().map(|n| n.path.to_string()).collect() };
+    let paths =
+        |s: &Scene| -> BTreeSet<String> { s.nodes.iter().map(|n| n.path.to_string()).collect() };
     let (in_base, in_ours, in_theirs) = (paths(b), paths(ours), paths(theirs));
     let named: BTreeSet<(&str, Option<&str>)> = b
         .nodes
@@ -1060,5 +1064,107 @@ speed = 100
             "{out}"
         );
         assert_eq!(out.matches("<<<<<<<").count(), 1, "{out}");
+    }
+
+    const MOVE_BASE: &str = "[gd_scene format=3]\n\n[node name=\"Root\" type=\"Node2D\"]\n\n[node name=\"A\" type=\"Node2D\" parent=\".\"]\n\n[node name=\"X\" type=\"Sprite2D\" parent=\"A\"]\nframe = 1\n\n[node name=\"B\" type=\"Node2D\" parent=\".\"]\n";
+
+    /// Ours moves X from A to B and puts Z where it was; theirs changes X under A.
+    fn move_sides() -> (String, String) {
+        let ours = MOVE_BASE.replace(
+            "[node name=\"X\" type=\"Sprite2D\" parent=\"A\"]\nframe = 1\n",
+            "[node name=\"Z\" type=\"Node\" parent=\"A\"]\n",
+        ) + "\n[node name=\"X\" type=\"Sprite2D\" parent=\"B\"]\nframe = 1\n";
+        let theirs = MOVE_BASE.replace("frame = 1", "frame = 2");
+        (ours, theirs)
+    }
+
+    #[test]
+    fn two_sided_markers_never_leave_a_moved_node_at_two_paths() {
+        let (ours, theirs) = move_sides();
+        let opts = MarkerOptions {
+            style: crate::linemerge::ConflictStyle::Merge,
+            ..MarkerOptions::default()
+        };
+        let lm = crate::linemerge::merge_lines(
+            MOVE_BASE.as_bytes(),
+            ours.as_bytes(),
+            theirs.as_bytes(),
+            &opts,
+        );
+        assert!(lm.conflicts > 0);
+        let s = solve_markers(&lm.text, 7).unwrap().unwrap();
+        assert_eq!(s.source, Source::TwoSidedMarkers);
+        let out = String::from_utf8_lossy(&s.outcome.text).to_string();
+        assert!(!s.outcome.is_clean(), "reported solved:\n{out}");
+        assert!(out.contains("<<<<<<<"), "{out}");
+        assert!(
+            s.doubt.as_deref().is_some_and(|d| d.contains("\"A/X\"")),
+            "{:?}",
+            s.doubt
+        );
+        // The line merge (and so the input) has X under B already: nothing re-adds it
+        // outside the markers.
+        let scene_without_markers = out.lines().filter(|l| l.contains("name=\"X\"")).count();
+        assert_eq!(
+            scene_without_markers,
+            lm.text
+                .split(|&c| c == b'\n')
+                .filter(|l| String::from_utf8_lossy(l).contains("name=\"X\""))
+                .count()
+        );
+    }
+
+    #[test]
+    fn diff3_markers_keep_a_node_both_sides_have_differently() {
+        // The base section is empty and both sides have node "Button", compatibly: a
+        // real "both added", or one side's move whose deletion git took outside the
+        // block (or a side that had the node twice, as in a real merge where theirs
+        // added a second "Button"). Merged, it would be called clean.
+        let text = "[gd_scene format=3]\n\n[node name=\"Root\" type=\"Node2D\"]\n\n[node name=\"Lamp\" type=\"Node2D\" parent=\".\"]\n<<<<<<< ours\n\n[node name=\"Button\" type=\"Button\" parent=\".\"]\ntext = \"Shop\"\nz_index = 3\n||||||| base\n=======\n\n[node name=\"Button\" type=\"Button\" parent=\".\"]\nflat = true\n>>>>>>> theirs\n";
+        let s = solve_markers(text.as_bytes(), 7).unwrap().unwrap();
+        assert_eq!(s.source, Source::Diff3Markers);
+        assert_eq!(s.outcome.text, text.as_bytes());
+        assert_eq!((s.resolved_blocks, s.outcome.conflict_count), (0, 1));
+        assert!(
+            s.doubt
+                .as_deref()
+                .is_some_and(|d| d.contains("both sides have node \"Button\"")),
+            "{:?}",
+            s.doubt
+        );
+        // Written the same on both sides: merged.
+        let same = text.replace("flat = true", "text = \"Shop\"\nz_index = 3");
+        let s = solve_markers(same.as_bytes(), 7).unwrap().unwrap();
+        assert!(s.outcome.is_clean(), "{:?}", s.doubt);
+    }
+
+    #[test]
+    fn untouched_line_merge_is_recognised_and_edits_are_not() {
+        let (ours, theirs) = move_sides();
+        for style in [
+            crate::linemerge::ConflictStyle::Merge,
+            crate::linemerge::ConflictStyle::Diff3,
+            crate::linemerge::ConflictStyle::ZDiff3,
+        ] {
+            let opts = MarkerOptions {
+                ours: "HEAD".into(),
+                base: "merged common ancestors".into(),
+                theirs: "feature".into(),
+                style,
+                ..MarkerOptions::default()
+            };
+            let lm = crate::linemerge::merge_lines(
+                MOVE_BASE.as_bytes(),
+                ours.as_bytes(),
+                theirs.as_bytes(),
+                &opts,
+            );
+            let (b, o, t) = (MOVE_BASE.as_bytes(), ours.as_bytes(), theirs.as_bytes());
+            assert!(is_untouched_line_merge(&lm.text, b, o, t, 7), "{style:?}");
+            let mut edited = lm.text.clone();
+            edited.extend_from_slice(b"\n[node name=\"Mine\" type=\"Node\" parent=\".\"]\n");
+            assert!(!is_untouched_line_merge(&edited, b, o, t, 7), "{style:?}");
+            assert!(!is_untouched_line_merge(o, b, o, t, 7));
+        }
     }
 }

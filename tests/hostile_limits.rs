@@ -88,11 +88,17 @@ fn reversed_long_source_keeps_the_other_change_and_one_conflict() {
         let end = text.find(ROOT).expect("root node");
         text[start..end].to_string()
     };
+    // The source conflicts line by line inside the string, as git's line merge of it.
+    let inside = tscn_merge::linemerge::merge_lines(
+        prop_of(&base).as_bytes(),
+        prop_of(&ours).as_bytes(),
+        prop_of(&theirs).as_bytes(),
+        &tscn_merge::linemerge::MarkerOptions::default(),
+    );
+    assert_eq!(inside.conflicts, 1, "one conflict inside the source");
     let expected = format!(
-        "{HEAD}<<<<<<< ours\n{}||||||| base\n{}=======\n{}>>>>>>> theirs\n{ROOT}{THEIR_PROP}",
-        prop_of(&ours),
-        prop_of(&base),
-        prop_of(&theirs)
+        "{HEAD}{}{ROOT}{THEIR_PROP}",
+        String::from_utf8_lossy(&inside.text)
     );
     assert!(
         out.stdout == expected.as_bytes(),

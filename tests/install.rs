@@ -326,7 +326,7 @@ fn driver_runs_the_installed_binary_from_a_path_with_spaces() {
     let dir = t.scratch().join("my tools");
     std::fs::create_dir_all(&dir).unwrap();
     let copy = dir.join("tscn-merge");
-    std::fs::copy(bin(), &copy).unwrap();
+    install_executable(&bin(), &copy);
     let out = t.command(&copy).arg("install").output().unwrap();
     assert_success(&out, "install from a copy in a directory with a space");
     let driver = t.config_get("merge.tscn-merge.driver").unwrap();
@@ -337,8 +337,10 @@ fn driver_runs_the_installed_binary_from_a_path_with_spaces() {
         format!("'{}' diff --git-external --", copy.display())
     );
 
-    std::fs::write(&copy, FAKE_DRIVER).unwrap();
-    std::fs::set_permissions(&copy, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let fake = t.scratch().join("fake-driver");
+    std::fs::write(&fake, FAKE_DRIVER).unwrap();
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    install_executable(&fake, &copy);
     let scene = "scenes/my level.tscn";
     t.write(scene, lines(&[]));
     t.commit_all("base");
@@ -439,4 +441,18 @@ fn path_without(name: &str) -> std::ffi::OsString {
     let path = std::env::var_os("PATH").unwrap_or_default();
     let dirs = std::env::split_paths(&path).filter(|d| !Path::new(d).join(name).exists());
     std::env::join_paths(dirs).unwrap()
+}
+
+/// Copy an executable through `cp`, so that no write descriptor to `to` ever lives in
+/// this (multi-threaded) test process: a sibling test's fork would inherit it until its
+/// exec, and running `to` meanwhile fails with "Text file busy" (ETXTBSY).
+fn install_executable(from: &std::path::Path, to: &std::path::Path) {
+    let _ = std::fs::remove_file(to);
+    let st = std::process::Command::new("cp")
+        .arg("--")
+        .arg(from)
+        .arg(to)
+        .status()
+        .unwrap();
+    assert!(st.success(), "cp {} {}", from.display(), to.display());
 }

@@ -82,11 +82,12 @@ fn true_conflicts_leave_small_markers_with_labels_and_exit_status_1() {
         BASE.replace("speed = 100", "speed = 200").as_bytes(),
         BASE.replace("speed = 100", "speed = 300").as_bytes(),
     );
+    t.git_ok(["config", "merge.conflictStyle", "diff3"]);
     let out = t.merge("feature");
     assert!(!out.status.success());
     let text = String::from_utf8(t.read("scene.tscn")).expect("utf-8");
     // One property line in markers, git's labels (HEAD, the base commit, the branch),
-    // the base in between.
+    // the base in between (diff3 style, from the repository's config).
     let start = text
         .find("<<<<<<< HEAD\nspeed = 200\n||||||| ")
         .unwrap_or_else(|| panic!("{text}"));
@@ -247,4 +248,103 @@ fn big_scenes_merge_in_git_with_mapped_inputs() {
         "the merge of a big scene differs from both sides' changes"
     );
     assert_eq!(status(&t), "");
+}
+
+/// `git merge feature` with extra environment and `-c` settings.
+fn merge_with(t: &common::TempRepo, env: &[(&str, &str)], config: &[&str]) -> std::process::Output {
+    let mut cmd = t.command("git");
+    for c in config {
+        cmd.args(["-c", c]);
+    }
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.args(["merge", "--no-edit", "--no-ff", "feature"])
+        .output()
+        .expect("running git")
+}
+
+fn speed_conflict() -> common::TempRepo {
+    setup(
+        BASE.as_bytes(),
+        BASE.replace("speed = 100", "speed = 200").as_bytes(),
+        BASE.replace("speed = 100", "speed = 300").as_bytes(),
+    )
+}
+
+#[test]
+fn conflict_style_follows_git_config_and_dash_c() {
+    let two_sided = "<<<<<<< HEAD\nspeed = 200\n=======\nspeed = 300\n>>>>>>> feature\n";
+    // (repository config, -c override, base section expected)
+    let cases: [(Option<&str>, Option<&str>, bool); 6] = [
+        (None, None, false),
+        (Some("diff3"), None, true),
+        (Some("zdiff3"), None, true),
+        (Some("merge"), None, false),
+        (None, Some("merge.conflictStyle=diff3"), true),
+        (Some("diff3"), Some("merge.conflictStyle=merge"), false),
+    ];
+    for (config, dash_c, base) in cases {
+        let t = speed_conflict();
+        if let Some(style) = config {
+            t.git_ok(["config", "merge.conflictStyle", style]);
+        }
+        let out = merge_with(&t, &[], dash_c.as_slice());
+        assert!(!out.status.success(), "{config:?} {dash_c:?}");
+        let text = String::from_utf8(t.read("scene.tscn")).expect("utf-8");
+        assert_eq!(text.contains("\n||||||| "), base, "{config:?} {dash_c:?}\n{text}");
+        assert_eq!(text.contains(two_sided), !base, "{config:?} {dash_c:?}\n{text}");
+        assert_eq!(text.matches("<<<<<<<").count(), 1, "{text}");
+    }
+}
+
+#[test]
+fn favor_and_off_switches_reach_the_driver_through_the_environment() {
+    let t = speed_conflict();
+    let out = merge_with(&t, &[("TSCN_MERGE_FAVOR", "theirs")], &[]);
+    assert_success(&out, "git merge with TSCN_MERGE_FAVOR=theirs");
+    let text = String::from_utf8(t.read("scene.tscn")).expect("utf-8");
+    assert!(text.contains("speed = 300\n") && !text.contains("<<<<<<<"), "{text}");
+
+    // Off: git's own line merge, which conflicts on the id collision the driver resolves.
+    let (b, o, th) = (example("base.tscn"), example("ours.tscn"), example("theirs.tscn"));
+    let t = setup(&b, &o, &th);
+    let out = merge_with(&t, &[("TSCN_MERGE", "off")], &[]);
+    assert!(!out.status.success(), "TSCN_MERGE=off should leave git's conflict");
+    assert!(String::from_utf8_lossy(&t.read("scene.tscn")).contains("<<<<<<< HEAD"));
+}
+
+#[test]
+fn a_clean_structural_merge_says_so_and_explains_on_request() {
+    let (b, o, th) = (example("base.tscn"), example("ours.tscn"), example("theirs.tscn"));
+    let t = setup(&b, &o, &th);
+    let out = t.merge("feature");
+    assert_success(&out, "git merge with the driver");
+    let err = stderr(&out);
+    assert!(err.contains("tscn-merge: scene.tscn: ") && err.contains("resolved structurally"), "{err}");
+    assert!(!err.contains("renamed their"), "explained without being asked: {err}");
+
+    let t = setup(&b, &o, &th);
+    t.git_ok(["config", "tscn-merge.explain", "true"]);
+    let err = stderr(&t.merge("feature"));
+    assert!(err.contains("scene.tscn: renamed their"), "{err}");
+}
+
+#[test]
+fn both_branches_adding_the_scene_merge_structurally() {
+    let t = common::TempRepo::new();
+    assert_success(&t.run_bin(["install"]), "install");
+    t.commit_all("driver installed");
+    let head = "[gd_scene format=3]\n\n[node name=\"Root\" type=\"Node2D\"]\nspeed = 1\n";
+    t.checkout_new("feature");
+    t.write("scene.tscn", format!("{head}\n[node name=\"B\" type=\"Node\" parent=\".\"]\n"));
+    t.commit_all("theirs adds");
+    t.checkout("main");
+    t.write("scene.tscn", format!("{head}\n[node name=\"A\" type=\"Node\" parent=\".\"]\n"));
+    t.commit_all("ours adds");
+    let out = t.merge("feature");
+    assert_success(&out, "add/add merge with the driver");
+    let text = String::from_utf8(t.read("scene.tscn")).expect("utf-8");
+    assert!(text.contains("[node name=\"A\"") && text.contains("[node name=\"B\""), "{text}");
+    assert_eq!(text.matches("[node name=\"Root\"").count(), 1, "{text}");
 }

@@ -556,3 +556,239 @@ fn no_file_argument_solves_every_unmerged_scene_of_the_repository() {
         stdout(&again)
     );
 }
+
+/// A conflicted merge where the user then resolved part of the file by hand: `solve`
+/// keeps every edit (it works from the file's markers, not from the index stages).
+#[test]
+fn hand_edits_in_a_conflicted_file_are_kept() {
+    for style in ["diff3", "merge"] {
+        let t = conflicted_merge(Some(style));
+        let mut edited = t.read(SCENE);
+        edited.extend_from_slice(
+            b"\n[node name=\"Handmade\" type=\"Node2D\" parent=\".\"]\nposition = Vector2(7, 7)\n",
+        );
+        t.write(SCENE, &edited);
+        let out = t.run_bin(["solve", "--no-backup", SCENE]);
+        let err = stderr(&out);
+        assert!(code(&out) <= 1, "{style}: {err}");
+        assert!(err.contains("edited since git left it"), "{style}: {err}");
+        let r = String::from_utf8_lossy(&t.read(SCENE)).to_string();
+        assert!(
+            r.contains(
+                "[node name=\"Handmade\" type=\"Node2D\" parent=\".\"]\nposition = Vector2(7, 7)"
+            ),
+            "{style}: the hand-added node is lost:\n{r}"
+        );
+        if style == "diff3" {
+            assert_eq!(code(&out), 0, "{err}");
+            assert_both_sides(&t.read(SCENE));
+        }
+    }
+}
+
+/// Markers that can no longer be read in an unmerged file: refused, file untouched.
+#[test]
+fn a_broken_marker_in_an_unmerged_file_is_refused() {
+    let t = conflicted_merge(Some("diff3"));
+    let text = String::from_utf8(t.read(SCENE)).unwrap();
+    let broken: String = text
+        .split_inclusive('\n')
+        .filter(|l| !l.starts_with("======="))
+        .collect();
+    t.write(SCENE, &broken);
+    let out = t.run_bin(["solve", "--no-backup", SCENE]);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("git checkout --merge"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(t.read(SCENE), broken.as_bytes());
+}
+
+#[test]
+fn backups_are_never_overwritten() {
+    let t = TempRepo::new();
+    let marked = merge_file(&t, &["--diff3"]);
+    let file = outside(&t, "player.tscn", &marked);
+    let orig = file.with_extension("tscn.orig");
+    std::fs::write(&orig, b"my own backup").unwrap();
+    for n in 1..=2 {
+        std::fs::write(&file, &marked).unwrap();
+        let out = solve_at(&t, &[], &file);
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        let numbered = file.with_extension(format!("tscn.orig.{n}"));
+        assert_eq!(std::fs::read(&numbered).unwrap(), marked, "backup {n}");
+        assert!(
+            stderr(&out).contains(&format!("player.tscn.orig.{n}")),
+            "{}",
+            stderr(&out)
+        );
+    }
+    assert_eq!(std::fs::read(&orig).unwrap(), b"my own backup");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_symbolic_link_is_written_through() {
+    let t = TempRepo::new();
+    let marked = merge_file(&t, &["--diff3"]);
+    let target = outside(&t, "real.tscn", &marked);
+    let link = target.with_file_name("link.tscn");
+    std::os::unix::fs::symlink("real.tscn", &link).unwrap();
+    let out = solve_at(&t, &[], &link);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    let expected = merge_bytes(&t, BASE.as_bytes(), OURS.as_bytes(), THEIRS.as_bytes());
+    assert_eq!(std::fs::read(&target).unwrap(), expected);
+    assert_eq!(
+        std::fs::read(target.with_file_name("link.tscn.orig")).unwrap(),
+        marked
+    );
+}
+
+const THEME_BASE: &str = r#"[gd_resource type="Theme" load_steps=3 format=3 uid="uid://c8theme"]
+
+[sub_resource type="StyleBoxFlat" id="StyleBoxFlat_panel"]
+bg_color = Color(0.8, 0.8, 0.8, 1)
+border_width_left = 2
+corner_radius_top_left = 4
+
+[sub_resource type="StyleBoxFlat" id="StyleBoxFlat_scroll"]
+bg_color = Color(0.5, 0.5, 0.5, 1)
+border_width_left = 5
+
+[resource]
+Panel/styles/panel = SubResource("StyleBoxFlat_panel")
+VScrollBar/styles/scroll = SubResource("StyleBoxFlat_scroll")
+"#;
+
+/// A theme both sides restyled (git conflicts on neighbouring lines and on the lines
+/// both appended): solving its diff3 markers gives exactly the direct merge, theirs'
+/// new scroll style included.
+#[test]
+fn theme_with_diff3_markers_solves_like_the_direct_merge() {
+    let ours = THEME_BASE
+        .replace(
+            "bg_color = Color(0.8, 0.8, 0.8, 1)",
+            "bg_color = Color(0.9, 0.9, 0.9, 1)",
+        )
+        .replace("load_steps=3", "load_steps=4")
+        .replace(
+            "[resource]\n",
+            "[sub_resource type=\"StyleBoxEmpty\" id=\"StyleBoxEmpty_focus\"]\n\n[resource]\n",
+        )
+        + "LineEdit/styles/focus = SubResource(\"StyleBoxEmpty_focus\")\n";
+    let theirs = THEME_BASE
+        .replace("border_width_left = 2", "border_width_left = 3")
+        .replace(
+            "bg_color = Color(0.5, 0.5, 0.5, 1)\nborder_width_left = 5",
+            "bg_color = Color(0.13, 0.13, 0.13, 1)\nborder_width_top = 20\nexpand_margin_top = 20.0",
+        )
+        + "HSeparator/constants/separation = 4\n";
+    let lm = tscn_merge::linemerge::merge_lines(
+        THEME_BASE.as_bytes(),
+        ours.as_bytes(),
+        theirs.as_bytes(),
+        &tscn_merge::linemerge::MarkerOptions::default(),
+    );
+    assert!(lm.conflicts >= 2, "{}", String::from_utf8_lossy(&lm.text));
+    let direct = tscn_merge::merge::merge(
+        THEME_BASE.as_bytes(),
+        ours.as_bytes(),
+        theirs.as_bytes(),
+        &tscn_merge::merge::MergeOptions::default(),
+    );
+    assert!(direct.is_clean());
+    let s = tscn_merge::solve::solve_markers(&lm.text, 7)
+        .unwrap()
+        .unwrap();
+    assert_eq!(s.doubt, None);
+    assert_eq!(
+        String::from_utf8_lossy(&s.outcome.text),
+        String::from_utf8_lossy(&direct.text)
+    );
+    let r = String::from_utf8_lossy(&direct.text);
+    assert!(
+        r.contains("border_width_top = 20") && r.contains("Color(0.9, 0.9, 0.9, 1)"),
+        "{r}"
+    );
+}
+
+/// Every real merge whose `git merge-file --diff3` output has markers: solving those
+/// markers gives exactly what `merge` gives on base/ours/theirs, or leaves markers, or
+/// (where `merge` chose an id or a place from parts of the sides the markers do not
+/// show) the same scene per the semantic diff. Never a different clean result.
+#[test]
+fn solving_real_diff3_markers_equals_the_direct_merge_or_leaves_markers() {
+    let Some(dir) = common::shared_dir().map(|d| d.join("merges")) else {
+        eprintln!("skipped: no shared merges");
+        return;
+    };
+    let mut folders: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_dir())
+        .collect();
+    folders.sort();
+    let side = |d: &Path, stem: &str| -> Vec<u8> {
+        let e = std::fs::read_dir(d)
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .find(|e| {
+                e.file_name()
+                    .to_string_lossy()
+                    .starts_with(&format!("{stem}."))
+            })
+            .unwrap_or_else(|| panic!("{stem} in {}", d.display()));
+        std::fs::read(e.path()).unwrap()
+    };
+    let (mut equal, mut kept, mut same_scene, mut different) = (0, 0, 0, Vec::new());
+    for d in &folders {
+        let marked = side(d, "git_diff3");
+        let Some(s) = tscn_merge::solve::solve_markers(&marked, 7).unwrap() else {
+            continue;
+        };
+        let direct = tscn_merge::merge::merge(
+            &side(d, "base"),
+            &side(d, "ours"),
+            &side(d, "theirs"),
+            &tscn_merge::merge::MergeOptions::default(),
+        );
+        let name = d.file_name().unwrap().to_string_lossy().to_string();
+        if s.outcome.text == direct.text {
+            equal += 1;
+        } else if !s.outcome.is_clean() {
+            kept += 1;
+        } else {
+            let semantic = match (
+                tscn_merge::model::Scene::parse(&s.outcome.text),
+                tscn_merge::model::Scene::parse(&direct.text),
+            ) {
+                (Ok(a), Ok(b)) => direct.is_clean() && tscn_merge::diff::diff(&b, &a).is_empty(),
+                _ => false,
+            };
+            if semantic {
+                same_scene += 1;
+            } else {
+                different.push(name);
+            }
+        }
+    }
+    eprintln!(
+        "diff3 markers: {equal} equal to the direct merge, {kept} leave markers, {same_scene} the same scene, {} different",
+        different.len()
+    );
+    assert!(
+        different.is_empty(),
+        "solve differs from merge: {different:#?}"
+    );
+    assert!(
+        equal + kept + same_scene >= 59,
+        "{equal} {kept} {same_scene}"
+    );
+    assert!(equal >= 30, "{equal}");
+}

@@ -1,10 +1,16 @@
 //! `tscn-merge check`: validate files. Exit 0 all valid, 1 one is structurally broken,
 //! 2 one cannot be read or parsed, 3 (with `--roundtrip`) printing does not reproduce
 //! a file's bytes (a bug of ours). The highest code wins.
+//!
+//! The text report spells out control, bidi and zero-width characters in file names
+//! and messages (a node named `\x1b[2J` must not clear the terminal); `--json` keeps
+//! them exact.
 
+use super::io::stderr_line;
 use super::CheckArgs;
 use tscn_merge::check::{check, check_markers, is_broken, Problem, Severity};
 use tscn_merge::model::Scene;
+use tscn_merge::render::escape::visible;
 
 /// What happened to one file.
 enum Outcome {
@@ -34,6 +40,27 @@ fn check_file(bytes: &[u8], roundtrip: bool) -> Outcome {
     } else {
         Outcome::Valid(problems)
     }
+}
+
+/// One file's text report: problems on stderr, `NAME: ok` on stdout when no error,
+/// every name and message with its hidden characters spelled out.
+fn print_human(name: &str, error: Option<&str>, problems: &[Problem]) -> anyhow::Result<()> {
+    let name = visible(name);
+    if let Some(e) = error {
+        stderr_line!("{name}:{}", visible(e));
+    }
+    for p in problems {
+        let sev = if p.severity == Severity::Error {
+            "error"
+        } else {
+            "warning"
+        };
+        stderr_line!("{name}:{}: {sev}: {}", p.line, visible(&p.message));
+    }
+    if error.is_none() && !problems.iter().any(|p| p.severity == Severity::Error) {
+        super::io::print_line(&format!("{name}: ok"))?;
+    }
+    Ok(())
 }
 
 /// Run `check` over every file.
@@ -70,20 +97,7 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<i32> {
                 })).collect::<Vec<_>>(),
             }));
         } else {
-            if let Some(e) = &error {
-                eprintln!("{name}:{e}");
-            }
-            for p in &problems {
-                let sev = if p.severity == Severity::Error {
-                    "error"
-                } else {
-                    "warning"
-                };
-                eprintln!("{name}:{}: {sev}: {}", p.line, p.message);
-            }
-            if error.is_none() && !problems.iter().any(|p| p.severity == Severity::Error) {
-                super::io::print_line(&format!("{name}: ok"))?;
-            }
+            print_human(&name, error.as_deref(), &problems)?;
         }
     }
     if args.json {

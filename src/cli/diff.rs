@@ -4,11 +4,11 @@
 //! (`--git-external`) it exits 0 even with changes, as git expects, and falls back to a
 //! line diff when a side cannot be parsed so `git diff` never breaks on a broken file.
 
+use super::io::{stderr_line, write_stdout};
 use super::{use_color, DiffArgs, DiffFormat, TextconvArgs};
 use anyhow::{bail, Result};
-use std::io::Write;
 use std::path::Path;
-use tscn_merge::diff::{diff_files, DiffReport};
+use tscn_merge::diff::diff_files;
 use tscn_merge::model::Scene;
 use tscn_merge::render::{json, markdown, text, Options};
 use tscn_merge::syntax::Document;
@@ -73,21 +73,34 @@ fn line_diff(old: &Path, new: &Path, a: &str, b: &str) -> Result<String> {
 }
 
 fn emit(s: &str) -> Result<()> {
-    let mut out = std::io::stdout().lock();
-    // A closed pipe (`| head`) is not an error worth reporting.
-    match out.write_all(s.as_bytes()).and_then(|_| out.flush()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
-        _ => Ok(()),
-    }
+    write_stdout(s.as_bytes())
 }
 
-/// Render one report in the chosen format.
-fn render_one(title: &str, report: &DiffReport, format: DiffFormat, opts: &Options) -> String {
-    match format {
-        DiffFormat::Text => text::render(report, opts),
-        DiffFormat::Markdown => markdown::render(title, report, opts),
-        DiffFormat::Json => json::to_string(&json::render(report)),
-    }
+/// The two sides' scenes, `None` for a missing side (`/dev/null`).
+type Sides = (Option<(Vec<u8>, Scene)>, Option<(Vec<u8>, Scene)>);
+
+/// Diff two loaded sides and render the report in the chosen format; Markdown's
+/// Mermaid root carries the root node's name (the new side's, else the old one's).
+fn render_one(
+    title: &str,
+    (old, new): &Sides,
+    format: DiffFormat,
+    opts: &Options,
+) -> (String, bool) {
+    let (old, new) = (old.as_ref().map(|x| &x.1), new.as_ref().map(|x| &x.1));
+    let report = diff_files(old, new);
+    let out = match format {
+        DiffFormat::Text => text::render(&report, opts),
+        DiffFormat::Markdown => {
+            let root = [new, old]
+                .into_iter()
+                .flatten()
+                .find_map(|s| s.node_by_path(".").map(|n| n.name.to_string()));
+            markdown::render_rooted(title, &report, root.as_deref(), opts)
+        }
+        DiffFormat::Json => json::to_string(&json::render(&report)),
+    };
+    (out, report.is_empty())
 }
 
 /// `tscn-merge diff`.
@@ -108,10 +121,10 @@ pub fn run(a: &DiffArgs) -> Result<i32> {
         (Err(e), _) | (_, Err(e)) if !line_diff_allowed(&a.files) => bail!("{}", e.message()),
         (o, n) => return run_line_diff(a, o.err().or(n.err()).map(LoadError::message)),
     };
-    let report = diff_files(old.as_ref().map(|x| &x.1), new.as_ref().map(|x| &x.1));
     let title = a.files[1].display().to_string();
-    emit(&render_one(&title, &report, a.format, &opts))?;
-    Ok(if report.is_empty() { 0 } else { 1 })
+    let (out, unchanged) = render_one(&title, &(old, new), a.format, &opts);
+    emit(&out)?;
+    Ok(if unchanged { 0 } else { 1 })
 }
 
 /// Whether a side that is not a scene may be shown as a line diff instead of failing:
@@ -174,8 +187,7 @@ fn run_git_external(a: &DiffArgs, opts: &Options) -> Result<i32> {
     let (old_file, new_file) = (&a.files[1], &a.files[4]);
     match (load(old_file), load(new_file)) {
         (Ok(old), Ok(new)) => {
-            let report = diff_files(old.as_ref().map(|x| &x.1), new.as_ref().map(|x| &x.1));
-            let body = render_one(&path, &report, a.format, opts);
+            let (body, _) = render_one(&path, &(old, new), a.format, opts);
             emit(&format!("{header}{body}"))?;
         }
         (Err(LoadError::Unreadable(e)), _) | (_, Err(LoadError::Unreadable(e))) => bail!("{e}"),
@@ -200,11 +212,11 @@ pub fn run_textconv(a: &TextconvArgs) -> Result<i32> {
     match Document::parse(&bytes) {
         Ok(doc) => emit(&tscn_merge::textconv::textconv(&doc))?,
         Err(e) => {
-            eprintln!(
+            stderr_line!(
                 "tscn-merge: warning: {}: {e}; shown as is",
                 a.file.display()
             );
-            super::io::write_stdout(&bytes)?;
+            write_stdout(&bytes)?;
         }
     }
     Ok(0)

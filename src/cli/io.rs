@@ -195,6 +195,20 @@ pub fn print_line(line: &str) -> Result<()> {
     write_stdout(format!("{line}\n").as_bytes())
 }
 
+/// Write `text` to standard error, ignoring any failure: a closed stderr (`2>&-`, a
+/// reader gone) must neither panic, as `eprintln!` does, nor stop the command's work.
+pub fn write_stderr(text: &str) {
+    let _ = std::io::stderr().lock().write_all(text.as_bytes());
+}
+
+/// `eprintln!` through [`write_stderr`]: one line on standard error, never a panic.
+macro_rules! stderr_line {
+    ($($arg:tt)*) => {
+        $crate::cli::io::write_stderr(&format!("{}\n", format_args!($($arg)*)))
+    };
+}
+pub(crate) use stderr_line;
+
 #[cfg(test)]
 mod tests {
     use super::*;

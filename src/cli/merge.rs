@@ -2,7 +2,8 @@
 //! the result to OURS (`--git`), to `-o OUT`, or to standard output. Exit 0 clean,
 //! 1 conflicts remain, 2 error (nothing written).
 
-use super::{io, ExplainFormat, MergeArgs};
+use super::gitconfig::{self, resolve_markers};
+use super::{io, ExplainFormat, FavorArg, MergeArgs};
 use tscn_merge::linemerge::MarkerOptions;
 use tscn_merge::merge::{merge, Decision, MergeOptions, MergeOutcome, Method};
 
@@ -103,7 +104,13 @@ pub fn merge_within<B: AsRef<[u8]> + Send + Sync + 'static>(
     let reason = format!("the structural merge took longer than {secs} s (--timeout)");
     // No time at all: the line merge only (deterministic, unlike a zero wait on a race).
     if secs <= 0.0 || secs.is_nan() {
-        return line_merge(base.as_ref(), ours.as_ref(), theirs.as_ref(), &opts, &reason);
+        return line_merge(
+            base.as_ref(),
+            ours.as_ref(),
+            theirs.as_ref(),
+            &opts,
+            &reason,
+        );
     }
     let limit = Duration::from_secs_f64(secs.min(86_400.0));
     let (start, deadline) = (Instant::now(), Instant::now() + limit);
@@ -176,6 +183,9 @@ fn line_merge(b: &[u8], o: &[u8], t: &[u8], opts: &MergeOptions, reason: &str) -
 /// parsed still leaves git's line merge (markers included) in OURS: git takes OURS as
 /// the result whatever the exit status, and ours unchanged would drop theirs silently.
 pub fn run(a: &MergeArgs) -> anyhow::Result<i32> {
+    if gitconfig::driver_off() {
+        return plain_line_merge(a);
+    }
     if !a.git {
         return run_structural(a);
     }
@@ -205,53 +215,179 @@ fn line_merge_into_ours(a: &MergeArgs, why: &str) -> anyhow::Result<i32> {
     Ok(if lm.conflicts == 0 { 0 } else { 1 })
 }
 
-/// The conflict labels and marker size from the arguments.
+/// `TSCN_MERGE=off`: what `git merge-file` would do, written where the result goes.
+fn plain_line_merge(a: &MergeArgs) -> anyhow::Result<i32> {
+    let (base, ours, theirs) = (io::read(&a.base)?, io::read(&a.ours)?, io::read(&a.theirs)?);
+    let lm = tscn_merge::linemerge::merge_lines(&base, &ours, &theirs, &marker_options(a));
+    let (text, conflicts) = favored(a, lm.text, lm.conflicts, &display_path(a));
+    write_result(a, &text)?;
+    Ok(if conflicts == 0 { 0 } else { 1 })
+}
+
+/// The path for messages: git's `%P`, else OURS.
+fn display_path(a: &MergeArgs) -> String {
+    a.path
+        .clone()
+        .unwrap_or_else(|| a.ours.display().to_string())
+}
+
+/// `--favor` (or `TSCN_MERGE_FAVOR`): every conflict resolved to that side, as
+/// `git merge -X ours|theirs` resolves git's own. The text and the conflicts left.
+fn favored(a: &MergeArgs, text: Vec<u8>, conflicts: usize, path: &str) -> (Vec<u8>, usize) {
+    let Some(side) = a.favor.or_else(gitconfig::favor_from_env) else {
+        return (text, conflicts);
+    };
+    if conflicts == 0 {
+        return (text, 0);
+    }
+    let name = if side == FavorArg::Ours {
+        "ours"
+    } else {
+        "theirs"
+    };
+    if !a.quiet {
+        eprintln!("{path}: {conflicts} conflict(s) resolved in favour of {name} (--favor)");
+    }
+    (resolve_markers(&text, a.marker_size, side), 0)
+}
+
+/// The result written over OURS (`--git`), to `-o`, or to standard output.
+fn write_result(a: &MergeArgs, text: &[u8]) -> anyhow::Result<()> {
+    if a.git {
+        io::write_atomic(&a.ours, text)
+    } else if let Some(out) = &a.output {
+        io::write_atomic(out, text)
+    } else {
+        io::write_stdout(text)
+    }
+}
+
+/// Under git, a clean structural merge says what it did in one line: git shows nothing
+/// else, and the person should know that the file did not merge as text.
+fn report_clean_merge(a: &MergeArgs, outcome: &MergeOutcome, path: &str) {
+    let read = |p: &std::path::Path| io::read(p).unwrap_or_default();
+    let (b, o, t) = (read(&a.base), read(&a.ours), read(&a.theirs));
+    let git = tscn_merge::linemerge::merge_lines(&b, &o, &t, &marker_options(a)).conflicts;
+    let renamed = outcome
+        .decisions
+        .iter()
+        .filter(|d| matches!(d, Decision::IdRenamed { .. }))
+        .count();
+    let mut what = match git {
+        0 => "merged structurally (git's line merge is clean too)".to_string(),
+        n => format!("{n} conflict(s) resolved structurally"),
+    };
+    if renamed > 0 {
+        what.push_str(&format!(" ({renamed} id(s) renamed)"));
+    }
+    let more = outcome.decisions.len();
+    eprintln!("tscn-merge: {path}: {what}; {more} automatic decision(s); details: tscn-merge merge --explain (or TSCN_MERGE_EXPLAIN=1)");
+}
+
+/// The conflict labels, marker size and style from the arguments: `--style`, else
+/// git's `merge.conflictStyle` when git runs the driver, else diff3.
 fn marker_options(a: &MergeArgs) -> MarkerOptions {
+    let style = match a.style {
+        Some(s) => gitconfig::style_of(s),
+        None if a.git => gitconfig::git_conflict_style(),
+        None => tscn_merge::linemerge::ConflictStyle::Diff3,
+    };
     MarkerOptions {
+        style,
         marker_size: a.marker_size,
         ours: a.ours_label.clone().unwrap_or_else(|| "ours".into()),
         base: a.base_label.clone().unwrap_or_else(|| "base".into()),
         theirs: a.theirs_label.clone().unwrap_or_else(|| "theirs".into()),
-        ..MarkerOptions::default()
     }
 }
 
+/// An input as read, or a text made in its place.
+enum Input {
+    Read(io::Bytes),
+    Made(Vec<u8>),
+}
+
+impl AsRef<[u8]> for Input {
+    fn as_ref(&self) -> &[u8] {
+        match self {
+            Input::Read(b) => b,
+            Input::Made(v) => v,
+        }
+    }
+}
+
+/// Both branches added the file (git passes an empty base): the base is taken to be a
+/// file with ours' header and nothing else, without its `uid` and `load_steps`, so that
+/// the two additions merge structurally, each node and resource an addition of its own.
+fn empty_base_stand_in(base: &[u8], ours: &Input) -> Option<Vec<u8>> {
+    if !base.iter().all(u8::is_ascii_whitespace) {
+        return None;
+    }
+    let text = std::str::from_utf8(ours.as_ref()).ok()?;
+    let first = text.lines().next()?.trim_end();
+    if !(first.starts_with("[gd_scene") || first.starts_with("[gd_resource")) {
+        return None;
+    }
+    let fields: Vec<&str> = first
+        .split(' ')
+        .filter(|f| !f.starts_with("uid=") && !f.starts_with("load_steps="))
+        .collect();
+    let mut header = fields.join(" ");
+    if !header.ends_with(']') {
+        header.push(']');
+    }
+    header.push('\n');
+    Some(header.into_bytes())
+}
+
 fn run_structural(a: &MergeArgs) -> anyhow::Result<i32> {
+    let ours = Input::Read(io::read_big(&a.ours)?);
+    let theirs = Input::Read(io::read_big(&a.theirs)?);
     let base = io::read_big(&a.base)?;
-    let ours = io::read_big(&a.ours)?;
-    let theirs = io::read_big(&a.theirs)?;
+    let base = match empty_base_stand_in(&base, &ours) {
+        Some(header) => Input::Made(header),
+        None => Input::Read(base),
+    };
     let opts = MergeOptions {
         markers: marker_options(a),
         // This process ends once the result is written.
         exit_after: true,
+        no_layout_policy: a.no_layout_policy,
     };
     let outcome = merge_within(base, ours, theirs, opts, a.timeout);
-    let path = a
-        .path
-        .clone()
-        .unwrap_or_else(|| a.ours.display().to_string());
-    explain(&outcome, a.explain, &path);
+    let path = display_path(a);
+    let explain_as = a.explain.or_else(|| {
+        if a.git {
+            gitconfig::explain_from_git()
+        } else {
+            None
+        }
+    });
+    explain(&outcome, explain_as, &path);
     if !a.quiet {
         report_conflicts(&outcome, &path);
-    }
-    // Only a result the structural merge did not validate can carry an input's errors
-    // (read before `--git` writes over ours).
-    if !a.quiet && outcome.method != Method::Structural {
-        let read = |p: &std::path::Path| io::read(p).unwrap_or_default();
-        let (b, o, t) = (read(&a.base), read(&a.ours), read(&a.theirs));
-        let sides = [("base", &b[..]), ("ours", &o[..]), ("theirs", &t[..])];
-        for (side, errors) in tscn_merge::check::input_errors(&sides) {
-            if let Some(first) = errors.first() {
-                eprintln!("{path}: note: {side} was already broken before the merge ({} error(s), the first at its line {}: {}); the merge does not repair that", errors.len(), first.line, first.message);
-            }
+        note_broken_inputs(a, &outcome, &path);
+        if a.git && outcome.is_clean() && outcome.method == Method::Structural {
+            report_clean_merge(a, &outcome, &path);
         }
     }
-    if a.git {
-        io::write_atomic(&a.ours, &outcome.text)?;
-    } else if let Some(out) = &a.output {
-        io::write_atomic(out, &outcome.text)?;
-    } else {
-        io::write_stdout(&outcome.text)?;
+    let (text, left) = favored(a, outcome.text, outcome.conflict_count, &path);
+    write_result(a, &text)?;
+    Ok(if left == 0 { 0 } else { 1 })
+}
+
+/// Only a result the structural merge did not validate can carry an input's errors
+/// (read before `--git` writes over ours).
+fn note_broken_inputs(a: &MergeArgs, outcome: &MergeOutcome, path: &str) {
+    if outcome.method == Method::Structural {
+        return;
     }
-    Ok(if outcome.is_clean() { 0 } else { 1 })
+    let read = |p: &std::path::Path| io::read(p).unwrap_or_default();
+    let (b, o, t) = (read(&a.base), read(&a.ours), read(&a.theirs));
+    let sides = [("base", &b[..]), ("ours", &o[..]), ("theirs", &t[..])];
+    for (side, errors) in tscn_merge::check::input_errors(&sides) {
+        if let Some(first) = errors.first() {
+            eprintln!("{path}: note: {side} was already broken before the merge ({} error(s), the first at its line {}: {}); the merge does not repair that", errors.len(), first.line, first.message);
+        }
+    }
 }

@@ -8,6 +8,7 @@ use std::path::PathBuf;
 pub mod check;
 pub mod diff;
 pub mod git;
+pub mod gitconfig;
 pub mod install;
 pub mod io;
 pub mod merge;
@@ -77,6 +78,26 @@ pub enum ExplainFormat {
     Json,
 }
 
+/// Conflict style of `merge --style`, as git's `merge.conflictStyle`.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StyleArg {
+    /// Ours and theirs only (git's default).
+    Merge,
+    /// Also the base.
+    Diff3,
+    /// diff3 with the lines both sides share moved out.
+    Zdiff3,
+}
+
+/// The side `merge --favor` resolves conflicts to.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FavorArg {
+    /// Our side.
+    Ours,
+    /// Their side.
+    Theirs,
+}
+
 /// `merge` arguments.
 #[derive(Args, Debug)]
 pub struct MergeArgs {
@@ -107,10 +128,21 @@ pub struct MergeArgs {
     /// Do not report each conflict on stderr.
     #[arg(short = 'q', long)]
     pub quiet: bool,
+    /// Conflict style (default: git's `merge.conflictStyle` with `--git`, else diff3).
+    #[arg(long, value_enum)]
+    pub style: Option<StyleArg>,
+    /// Resolve every conflict to this side, as `git merge -X ours|theirs` would
+    /// (also `TSCN_MERGE_FAVOR=ours|theirs`).
+    #[arg(long, value_enum)]
+    pub favor: Option<FavorArg>,
     /// Seconds the structural merge may take before the line merge is used instead
     /// (0: the line merge only).
     #[arg(long, default_value_t = 60.0)]
     pub timeout: f64,
+    /// Treat container layout and editor-only state like any property: a conflict when
+    /// both sides change it, instead of keeping ours'.
+    #[arg(long)]
+    pub no_layout_policy: bool,
     /// Common ancestor.
     pub base: PathBuf,
     /// Our version (overwritten with --git).
@@ -258,7 +290,7 @@ fn finish(result: anyhow::Result<i32>) -> i32 {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("tscn-merge: error: {e:#}");
+            io::write_stderr(&format!("tscn-merge: error: {e:#}\n"));
             2
         }
     }

@@ -13,6 +13,7 @@
 //! `--stdout` prints instead. Exit 0 when every file is clean (or had nothing to
 //! solve), 1 when conflicts remain, 2 on error. Never runs `git add`.
 
+use super::io::stderr_line;
 use super::{git, io, merge as cli_merge, SolveArgs};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -32,7 +33,7 @@ pub fn run(a: &SolveArgs) -> anyhow::Result<i32> {
             .to_path_buf();
         let paths = super::git::unmerged_scene_paths(&repo)?;
         if paths.is_empty() {
-            println!("no unmerged scene files: nothing to solve");
+            io::print_line("no unmerged scene files: nothing to solve")?;
         }
         paths.into_iter().map(|p| root.join(p)).collect()
     } else {
@@ -42,7 +43,7 @@ pub fn run(a: &SolveArgs) -> anyhow::Result<i32> {
         let c = match solve_file(a, file) {
             Ok(c) => c,
             Err(e) => {
-                eprintln!("tscn-merge: error: {e:#}");
+                stderr_line!("tscn-merge: error: {e:#}");
                 2
             }
         };
@@ -59,9 +60,17 @@ fn write_backup(file: &Path, text: &[u8]) -> anyhow::Result<PathBuf> {
     let mut last_err = None;
     for n in 0..1000u32 {
         let mut name: OsString = file.as_os_str().to_owned();
-        name.push(if n == 0 { ".orig".to_string() } else { format!(".orig.{n}") });
+        name.push(if n == 0 {
+            ".orig".to_string()
+        } else {
+            format!(".orig.{n}")
+        });
         let orig = PathBuf::from(name);
-        match std::fs::OpenOptions::new().write(true).create_new(true).open(&orig) {
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&orig)
+        {
             Ok(mut f) => {
                 f.write_all(text)
                     .and_then(|()| f.sync_all())
@@ -73,7 +82,8 @@ fn write_backup(file: &Path, text: &[u8]) -> anyhow::Result<PathBuf> {
             }
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last_err = Some(e),
             Err(e) => {
-                return Err(e).with_context(|| format!("cannot write the backup {}", orig.display()))
+                return Err(e)
+                    .with_context(|| format!("cannot write the backup {}", orig.display()))
             }
         }
     }
@@ -137,7 +147,7 @@ fn from_index(
     let markers = match find_markers(text, a.marker_size) {
         Ok(Some(m)) => m,
         Ok(None) => {
-            eprintln!(
+            stderr_line!(
                 "{shown}: nothing to solve: the file has no conflict markers, though git still lists it as unmerged (review it, then `git add {shown}`)"
             );
             return Ok(FromIndex::Done(0));
@@ -147,14 +157,14 @@ fn from_index(
         ),
     };
     let (Some(ours), Some(theirs)) = (stages.ours, stages.theirs) else {
-        eprintln!(
+        stderr_line!(
             "{shown}: deleted on one side (modify/delete conflict): nothing to merge; keep it with `git add {shown}` or delete it with `git rm {shown}`"
         );
         return Ok(FromIndex::Done(1));
     };
     let base = stages.base.unwrap_or_default();
     if !is_untouched_line_merge(text, &base, &ours, &theirs, markers.marker_size) {
-        eprintln!(
+        stderr_line!(
             "{shown}: the file was edited since git left it (it is not git's line merge of the index stages), so it is solved from its own conflict markers and the edits are kept"
         );
         return Ok(FromIndex::Edited);
@@ -184,7 +194,7 @@ fn from_index(
             ..MergeOptions::default()
         },
     );
-    eprintln!("{shown}: re-merged from git's index stages (base, ours, theirs)");
+    stderr_line!("{shown}: re-merged from git's index stages (base, ours, theirs)");
     Ok(FromIndex::Plan(Plan {
         outcome,
         unmerged: true,
@@ -205,11 +215,11 @@ fn from_markers(a: &SolveArgs, shown: &str, text: &[u8]) -> anyhow::Result<Optio
     );
     match solved.source {
         Source::Diff3Markers => match &solved.doubt {
-            None => eprintln!(
+            None => stderr_line!(
                 "{shown}: re-merged from the diff3 markers in the file ({} block(s))",
                 solved.blocks
             ),
-            Some(why) => eprintln!(
+            Some(why) => stderr_line!(
                 "{shown}: diff3 markers give the three versions exactly only inside the blocks (git put each side's clean changes into all three), and {why}; so block by block: {kept}"
             ),
         },
@@ -219,11 +229,11 @@ fn from_markers(a: &SolveArgs, shown: &str, text: &[u8]) -> anyhow::Result<Optio
                 .as_deref()
                 .map(|w| format!(" ({w})"))
                 .unwrap_or_default();
-            eprintln!(
+            stderr_line!(
                 "{shown}: the conflict markers have no base section (git's default \"merge\" style), so only the conflicted hunks can be re-merged, each as if both sides had added it; {kept}{why}"
             );
             if solved.resolved_blocks < solved.blocks {
-                eprintln!(
+                stderr_line!(
                     "{shown}: hint: with `git config merge.conflictStyle diff3` (or `git checkout --conflict=diff3 {shown}` during a merge) the base is kept and everything can be re-merged"
                 );
             }
@@ -251,12 +261,9 @@ fn solve_file(a: &SolveArgs, file: &Path) -> anyhow::Result<i32> {
     let plan = match from_index_plan {
         Some(p) => p,
         None => match from_markers(a, &shown, &text)? {
-            Some(p) => Plan {
-                unmerged,
-                ..p
-            },
+            Some(p) => Plan { unmerged, ..p },
             None => {
-                eprintln!("{shown}: nothing to solve (no conflict markers)");
+                stderr_line!("{shown}: nothing to solve (no conflict markers)");
                 return Ok(0);
             }
         },
@@ -267,14 +274,13 @@ fn solve_file(a: &SolveArgs, file: &Path) -> anyhow::Result<i32> {
         cli_merge::report_conflicts(&outcome, &shown);
     }
     if a.stdout {
-        use std::io::Write;
-        std::io::stdout().write_all(&outcome.text)?;
+        io::write_stdout(&outcome.text)?;
     } else if outcome.text == text {
-        eprintln!("{shown}: unchanged");
+        stderr_line!("{shown}: unchanged");
     } else {
         if !a.no_backup {
             let orig = write_backup(file, &text)?;
-            eprintln!("{shown}: the file as it was is kept in {}", orig.display());
+            stderr_line!("{shown}: the file as it was is kept in {}", orig.display());
         }
         io::write_atomic(&write_target(file), &outcome.text)?;
     }
@@ -284,10 +290,10 @@ fn solve_file(a: &SolveArgs, file: &Path) -> anyhow::Result<i32> {
         } else {
             String::new()
         };
-        eprintln!("{shown}: solved, no conflicts left{review}");
+        stderr_line!("{shown}: solved, no conflicts left{review}");
         Ok(0)
     } else {
-        eprintln!("{shown}: {} conflict(s) remain", outcome.conflict_count);
+        stderr_line!("{shown}: {} conflict(s) remain", outcome.conflict_count);
         Ok(1)
     }
 }

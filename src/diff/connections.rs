@@ -42,12 +42,8 @@ pub(super) fn connection_changes(d: &mut Differ, changes: &mut Vec<Change>) {
     let mut partners = Vec::new();
     for (i, c) in d.old.sc.connections.iter().enumerate() {
         let k = &c.key;
-        let key = (
-            k.signal.clone(),
-            d.translate(&k.from),
-            d.translate(&k.to),
-            k.method.clone(),
-        );
+        let (from, to) = (d.translate(&k.from), d.translate(&k.to));
+        let key = (k.signal.clone(), from, to, k.method.clone());
         match new_by_key.get(&key) {
             Some(&j) if !paired_new[j] => {
                 paired_new[j] = true;

@@ -135,14 +135,14 @@ fn fingerprint(side: &Side, i: usize, fp: &mut Vec<Option<u64>>, depth: usize) -
     h
 }
 
-/// First place a sub_resource is used: (referring node's paired identity, property key).
-fn sub_use_sites(
-    side: &Side,
-    node_label: &dyn Fn(usize) -> String,
-) -> Vec<Option<(String, String)>> {
+/// Where each sub_resource is first used: (user, property key).
+type UseSites = Vec<Option<(String, String)>>;
+
+/// First use of each sub_resource by the given users (label, section), in their order.
+fn use_sites<'s>(side: &Side<'s>, users: impl Iterator<Item = (String, &'s Section)>) -> UseSites {
     let sc = side.sc;
-    let mut out: Vec<Option<(String, String)>> = vec![None; sc.sub_resources.len()];
-    let mut visit = |owner: String, s: &Section| {
+    let mut out: UseSites = vec![None; sc.sub_resources.len()];
+    for (owner, s) in users {
         for p in &s.props {
             value::scan_refs_in_text(sc.slice(&p.value), &mut |k, id| {
                 if k != RefKind::Sub {
@@ -155,14 +155,35 @@ fn sub_use_sites(
                 }
             });
         }
-    };
-    for (i, n) in sc.nodes.iter().enumerate() {
-        visit(node_label(i), sc.section(n.section));
-    }
-    if let Some(r) = sc.resource {
-        visit("(resource)".into(), sc.section(r));
     }
     out
+}
+
+/// First use by a node (named by `node_label`, its paired identity) or the `[resource]`.
+fn node_use_sites(side: &Side, node_label: &dyn Fn(usize) -> String) -> UseSites {
+    let sc = side.sc;
+    let nodes = sc.nodes.iter().enumerate();
+    let nodes = nodes.map(|(i, n)| (node_label(i), sc.section(n.section)));
+    let main = sc
+        .resource
+        .map(|r| ("(resource)".to_string(), sc.section(r)));
+    use_sites(side, nodes.chain(main))
+}
+
+/// First use by a sub_resource that `sub_label` names (a paired one): how a Gradient used
+/// only by a GradientTexture2D is found. Only for subs no node or `[resource]` uses.
+fn sub_use_sites(
+    side: &Side,
+    sub_label: &dyn Fn(usize) -> Option<String>,
+    by_nodes: &UseSites,
+) -> UseSites {
+    let sc = side.sc;
+    let subs = sc.sub_resources.iter().enumerate();
+    let subs =
+        subs.filter_map(|(k, s)| Some((format!("sub {}", sub_label(k)?), sc.section(s.section))));
+    let by_subs = use_sites(side, subs);
+    let both = by_nodes.iter().zip(by_subs);
+    both.map(|(n, s)| n.clone().or(s)).collect()
 }
 
 /// sub_resource pairing in progress: old index -> new index, and new indices taken.
@@ -220,32 +241,46 @@ fn pair_sub_by_content(d: &Differ, p: &mut SubPairing) {
 /// Same id and type.
 fn pair_sub_by_id(d: &Differ, p: &mut SubPairing) {
     let (o, n) = (&d.old.sc.sub_resources, &d.new.sc.sub_resources);
-    for i in 0..o.len() {
+    for (i, os) in o.iter().enumerate() {
         if p.pair[i].is_some() {
             continue;
         }
-        if let Some(&j) = d.new.sub_by_id.get(o[i].id.as_str()) {
-            if !p.taken[j] && n[j].type_name == o[i].type_name {
+        if let Some(&j) = d.new.sub_by_id.get(os.id.as_str()) {
+            if !p.taken[j] && n[j].type_name == os.type_name {
                 p.join(i, j);
             }
         }
     }
 }
 
-/// Same use: first referenced by the same (paired) node's same property, same type.
+/// Same use: first used by the same (paired) node's, `[resource]`'s or, round after
+/// round, paired sub_resource's same property, with the same type.
 fn pair_sub_by_use(d: &Differ, p: &mut SubPairing) {
-    let (o, n) = (&d.old.sc.sub_resources, &d.new.sc.sub_resources);
     let np = &d.node_pair;
-    let so = sub_use_sites(&d.old, &|i| {
+    let old_nodes = node_use_sites(&d.old, &|i| {
         np[i].map_or(format!("old{i}"), |j| format!("n{j}"))
     });
-    let sn = sub_use_sites(&d.new, &|j| format!("n{j}"));
+    let new_nodes = node_use_sites(&d.new, &|j| format!("n{j}"));
+    for _ in 0..=d.old.sc.sub_resources.len() {
+        let old_label = |i: usize| p.pair[i].map(|j| format!("s{j}"));
+        let so = sub_use_sites(&d.old, &old_label, &old_nodes);
+        let sn = sub_use_sites(&d.new, &|j| Some(format!("s{j}")), &new_nodes);
+        if !pair_by_sites(d, p, &so, &sn) || p.complete() {
+            break;
+        }
+    }
+}
+
+/// Pair unpaired old subs with free new subs first used at the same site; whether any.
+fn pair_by_sites(d: &Differ, p: &mut SubPairing, so: &UseSites, sn: &UseSites) -> bool {
+    let (o, n) = (&d.old.sc.sub_resources, &d.new.sc.sub_resources);
     let mut by_use: BTreeMap<(&String, &String, &str), usize> = BTreeMap::new();
     for (j, u) in sn.iter().enumerate() {
         if let (Some((a, b)), false) = (u, p.taken[j]) {
             by_use.entry((a, b, n[j].type_name.as_str())).or_insert(j);
         }
     }
+    let mut progress = false;
     for i in 0..o.len() {
         let Some((a, b)) = so[i].as_ref().filter(|_| p.pair[i].is_none()) else {
             continue;
@@ -253,7 +288,9 @@ fn pair_sub_by_use(d: &Differ, p: &mut SubPairing) {
         if let Some(&j) = by_use.get(&(a, b, o[i].type_name.as_str())) {
             if !p.taken[j] {
                 p.join(i, j);
+                progress = true;
             }
         }
     }
+    progress
 }

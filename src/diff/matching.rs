@@ -2,10 +2,13 @@
 //! carry it, then by path (with parents already paired followed, so children of a renamed
 //! or moved node keep their partner), then renames (same parent, same kind, alike
 //! properties) and moves (same name, same kind, alike), repeated while that finds more.
-//! Two nodes with different `unique_id`s are never the same node. What changed between
+//! Two nodes with different `unique_id`s are never the same node. A node whose type
+//! changed is the same node when its path is the same, and a renamed or moved one may be
+//! when the type is only Godot 4's name for its Godot 3 class (`Spatial` -> `Node3D`). What changed between
 //! partners is [`super::nodes`]'s decision.
 
 use super::context::Differ;
+use super::godot3;
 use super::noise::Eq3;
 use super::side::{parent_path, props_of, PathHasher, Side};
 use crate::model::{join_path, NodeKey};
@@ -96,11 +99,15 @@ impl<'a> Differ<'a> {
         same as f64 / total as f64
     }
 
-    /// Same type and the same instanced scene.
+    /// Same type (or its Godot 3 / Godot 4 name) and the same instanced scene.
     fn same_kind(&self, i: usize, j: usize) -> bool {
         let (a, b) = (&self.old.sc.nodes[i], &self.new.sc.nodes[j]);
         let inst = |s: &Side, id: &Option<String>| id.as_ref().map(|id| s.label(RefKind::Ext, id));
-        a.type_name == b.type_name && inst(&self.old, &a.instance) == inst(&self.new, &b.instance)
+        let same_type = match (&a.type_name, &b.type_name) {
+            (Some(x), Some(y)) => x == y || godot3::renamed_class(x, y),
+            (x, y) => x == y,
+        };
+        same_type && inst(&self.old, &a.instance) == inst(&self.new, &b.instance)
     }
 
     /// Renames (same parent, same kind, alike) and moves (same name, same kind, alike) of

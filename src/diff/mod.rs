@@ -15,7 +15,8 @@
 //! - `side.rs`: one version with its lookups, labels and resource users;
 //! - `context.rs`: the state the phases share ([`Differ`](context::Differ));
 //! - `identity.rs`: which ext_resource / sub_resource is which (pairing and labels);
-//! - `matching.rs`: which node is which (unique_id, path, renames, moves);
+//! - `matching.rs`: which node is which (unique_id, path, renames, moves), with
+//!   `godot3.rs`, the node classes Godot 4 renamed;
 //! - `noise.rs`: whether a difference counts, and the re-save noise found;
 //! - `properties.rs`: property lists and header fields of two paired sections;
 //! - `nodes.rs`, `resources.rs`, `connections.rs`, `header.rs`: the changes of each part;
@@ -23,6 +24,7 @@
 
 mod connections;
 mod context;
+mod godot3;
 mod header;
 mod identity;
 mod matching;
@@ -37,7 +39,6 @@ mod side;
 use crate::model::{id_text, Scene};
 use crate::syntax::Section;
 use context::Differ;
-pub(crate) use identity::{fnv, FNV0};
 pub use noise::{Noise, NoiseKind};
 pub use report::{Change, Delta, Detail, DiffReport, Subject};
 pub use side::sub_display;

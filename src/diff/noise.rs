@@ -1,6 +1,6 @@
 //! Re-save noise: what differs in the text but not for the engine. Decides whether two
 //! values are the same, the same with ids renamed or floats re-spelled, or really
-//! different ([`Eq3`]); and notes the other kinds of noise (dropped `load_steps`, added
+//! different ([`Eq3`]; an int that became a float, `1` -> `1.0`, is different); and notes the other kinds of noise (dropped `load_steps`, added
 //! `uid`s and `unique_id`s, changed 4.6 id paths, resources or properties listed in
 //! another order). Which parts to compare is the phases' decision; this file only says
 //! whether a difference it is shown counts.
@@ -97,7 +97,9 @@ impl<'a> Differ<'a> {
             return Eq3::Differs(None);
         };
         let (lx, ly) = (labelled(&self.old, a, &x), labelled(&self.new, b, &y));
-        if value::sem_eq_top(lx.as_ref().unwrap_or(&x), ly.as_ref().unwrap_or(&y)) {
+        // Engine equality, except that an int and a float are never the same value:
+        // `1` -> `1.0` is a property that changed type (scripts see it), not a re-spelling.
+        if lx.as_ref().unwrap_or(&x).sem_eq(ly.as_ref().unwrap_or(&y)) {
             return Eq3::Noise(NoiseKind::Respelled);
         }
         Eq3::Differs(Some(Box::new((x, y))))

@@ -427,3 +427,207 @@ fn lis_keeps_longest_run() {
     assert_eq!(lis_members(&[0, 2, 1, 3]), [true, false, true, true]);
     assert_eq!(lis_members(&[]), Vec::<bool>::new());
 }
+
+#[test]
+fn int_becoming_float_is_a_change_not_a_respelling() {
+    let a = "[gd_scene format=3]\n\n[node name=\"R\" type=\"Node\"]\ntarget = 1\nspeed = 2.0\nscale = 1.0\narr = [1, 2.5]\n";
+    let b = a
+        .replace("target = 1\n", "target = 1.0\n")
+        .replace("speed = 2.0\n", "speed = 2\n")
+        .replace("scale = 1.0\n", "scale = 1.00\n");
+    let r = d(a, &b);
+    assert_eq!(
+        kinds(&r),
+        ["node:property_changed", "node:property_changed"],
+        "{:?}",
+        r.changes
+    );
+    let keys: Vec<&str> = r
+        .changes
+        .iter()
+        .filter_map(|c| match &c.detail {
+            Detail::PropertyChanged { key, .. } => Some(key.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(keys, ["target", "speed"]);
+    // `1.0` -> `1.00` is still only a re-spelling.
+    assert_eq!(noise(&r), [NoiseKind::Respelled]);
+}
+
+/// A Godot 3 scene and its Godot 4 conversion: classes renamed, nodes named after their
+/// class renamed with them.
+const G3_SCENE: &str = r#"[gd_scene load_steps=2 format=2]
+
+[ext_resource path="res://player.gd" type="Script" id=1]
+
+[node name="World" type="Spatial"]
+
+[node name="Sun" type="DirectionalLight" parent="."]
+transform = Transform( 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 5, 0 )
+shadow_enabled = true
+
+[node name="KinematicBody2D" type="KinematicBody2D" parent="."]
+script = ExtResource( 1 )
+speed = 200.0
+
+[node name="Sprite" type="Sprite" parent="KinematicBody2D"]
+"#;
+
+const G4_SCENE: &str = r#"[gd_scene load_steps=2 format=3 uid="uid://b8v2wqj0w5c1x"]
+
+[ext_resource type="Script" path="res://player.gd" id="1"]
+
+[node name="World" type="Node3D"]
+
+[node name="Sun" type="DirectionalLight3D" parent="."]
+transform = Transform3D(1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 5, 0)
+shadow_enabled = true
+
+[node name="CharacterBody2D" type="CharacterBody2D" parent="."]
+script = ExtResource("1")
+speed = 200.0
+
+[node name="Sprite" type="Sprite2D" parent="CharacterBody2D"]
+"#;
+
+fn type_change(r: &DiffReport, path: &str) -> Option<(String, String)> {
+    r.changes
+        .iter()
+        .find_map(|c| match (&c.subject, &c.detail) {
+            (Subject::Node { path: p, .. }, Detail::Field { field, old, new })
+                if p == path && field == "type" =>
+            {
+                Some((old.clone()?, new.clone()?))
+            }
+            _ => None,
+        })
+}
+
+#[test]
+fn godot3_to_4_type_renames_are_type_changes_on_the_same_node() {
+    let r = d(G3_SCENE, G4_SCENE);
+    let nodes: Vec<String> = kinds(&r)
+        .into_iter()
+        .filter(|k| k.starts_with("node:"))
+        .collect();
+    assert!(
+        !nodes
+            .iter()
+            .any(|k| k == "node:added" || k == "node:removed"),
+        "{nodes:?}"
+    );
+    let t = |p: &str| type_change(&r, p);
+    assert_eq!(t("."), Some(("Spatial".into(), "Node3D".into())));
+    assert_eq!(
+        t("Sun"),
+        Some(("DirectionalLight".into(), "DirectionalLight3D".into()))
+    );
+    // Renamed with its class; its child follows.
+    let body = "CharacterBody2D";
+    assert_eq!(t(body), Some(("KinematicBody2D".into(), body.into())));
+    assert_eq!(
+        t("CharacterBody2D/Sprite"),
+        Some(("Sprite".into(), "Sprite2D".into()))
+    );
+    assert!(r.changes.iter().any(|c| matches!(&c.detail,
+        Detail::Renamed { old, new } if old == "KinematicBody2D" && new == body)));
+}
+
+#[test]
+fn unrelated_type_at_another_name_is_still_removed_and_added() {
+    let b = G3_SCENE.replace(
+        "name=\"Sun\" type=\"DirectionalLight\"",
+        "name=\"Moon\" type=\"OmniLight\"",
+    );
+    let r = d(G3_SCENE, &b);
+    let mut k = kinds(&r);
+    k.sort();
+    assert_eq!(k, ["node:added", "node:removed"], "{:?}", r.changes);
+}
+
+/// Issue 12 §4, in the editor's style: one re-save renames every sub_resource id,
+/// re-spells floats (`0.333333` -> `0.33333334`) and reorders the sub_resources. The
+/// Gradient is used only by the GradientTexture2D.
+const TORCH: &str = r#"[gd_scene load_steps=5 format=3 uid="uid://bq5lcy1c4l0xv"]
+
+[ext_resource type="Script" path="res://torch.gd" id="1_k3x8w"]
+
+[sub_resource type="CircleShape2D" id="CircleShape2D_8f2kq"]
+radius = 12.0
+
+[sub_resource type="Gradient" id="Gradient_p1t3r"]
+offsets = PackedFloat32Array(0, 0.333333, 1)
+colors = PackedColorArray(1, 0.6, 0.2, 1, 0.9, 0.3, 0.1, 0.666667, 0, 0, 0, 0)
+
+[sub_resource type="GradientTexture2D" id="GradientTexture2D_w7m4n"]
+gradient = SubResource("Gradient_p1t3r")
+fill = 1
+fill_from = Vector2(0.5, 0.5)
+fill_to = Vector2(0.9, 0.1)
+
+[node name="Torch" type="Node2D"]
+script = ExtResource("1_k3x8w")
+
+[node name="Light" type="PointLight2D" parent="."]
+energy = 1.5
+texture = SubResource("GradientTexture2D_w7m4n")
+
+[node name="Area2D" type="Area2D" parent="."]
+
+[node name="CollisionShape2D" type="CollisionShape2D" parent="Area2D"]
+shape = SubResource("CircleShape2D_8f2kq")
+"#;
+
+const TORCH_RESAVED: &str = r#"[gd_scene load_steps=5 format=3 uid="uid://bq5lcy1c4l0xv"]
+
+[ext_resource type="Script" path="res://torch.gd" id="1_k3x8w"]
+
+[sub_resource type="Gradient" id="Gradient_x2v9c"]
+offsets = PackedFloat32Array(0, 0.33333334, 1)
+colors = PackedColorArray(1, 0.6, 0.2, 1, 0.9, 0.3, 0.1, 0.6666667, 0, 0, 0, 0)
+
+[sub_resource type="GradientTexture2D" id="GradientTexture2D_d5h1j"]
+gradient = SubResource("Gradient_x2v9c")
+fill = 1
+fill_from = Vector2(0.5, 0.5)
+fill_to = Vector2(0.9, 0.1)
+
+[sub_resource type="CircleShape2D" id="CircleShape2D_q4y6s"]
+radius = 12.0
+
+[node name="Torch" type="Node2D"]
+script = ExtResource("1_k3x8w")
+
+[node name="Light" type="PointLight2D" parent="."]
+energy = 1.5
+texture = SubResource("GradientTexture2D_d5h1j")
+
+[node name="Area2D" type="Area2D" parent="."]
+
+[node name="CollisionShape2D" type="CollisionShape2D" parent="Area2D"]
+shape = SubResource("CircleShape2D_q4y6s")
+"#;
+
+#[test]
+fn resave_renaming_respelling_and_reordering_at_once_is_no_change() {
+    let r = d(TORCH, TORCH_RESAVED);
+    assert!(r.is_empty(), "{:?}", r.changes);
+    let n = noise(&r);
+    for k in [
+        NoiseKind::IdRenamed,
+        NoiseKind::Respelled,
+        NoiseKind::Reordered,
+    ] {
+        assert!(n.contains(&k), "{k:?} missing from {n:?}");
+    }
+    // A real edit of the Gradient behind the texture is still seen, on the Gradient.
+    let edited = TORCH_RESAVED.replace("0.9, 0.3, 0.1", "0.2, 0.3, 0.9");
+    let r = d(TORCH, &edited);
+    assert_eq!(
+        kinds(&r),
+        ["sub_resource:property_changed"],
+        "{:?}",
+        r.changes
+    );
+}

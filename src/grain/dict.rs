@@ -20,7 +20,7 @@ pub(crate) fn entries(text: &str) -> Option<Vec<(String, String)>> {
 
 /// The identity of a key: its decoded text for strings, else the text as written.
 fn identity(key: &str) -> String {
-    string_of(key).map_or_else(|| format!("\u{0}{key}"), |s| s)
+    string_of(key).unwrap_or_else(|| format!("\u{0}{key}"))
 }
 
 pub(crate) fn merge_top(

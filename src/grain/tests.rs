@@ -544,3 +544,78 @@ fn corpus_values_merged_with_themselves_are_unchanged() {
         }
     }
 }
+
+/// Section identity across the three sides of a real merge: tag plus name/parent/id/type.
+fn section_props(text: &str) -> Vec<(String, String, Vec<(String, String)>)> {
+    let Ok(sections) = outline(text) else { return Vec::new() };
+    let file_type = sections
+        .first()
+        .and_then(|h| h.fields.iter().find(|(n, _)| n == "type"))
+        .and_then(|(_, r)| decoded(&text[r.clone()]))
+        .unwrap_or_default();
+    sections
+        .iter()
+        .map(|s| {
+            let f = |k: &str| s.fields.iter().find(|(n, _)| n == k).map_or("", |(_, r)| &text[r.clone()]);
+            let id = format!("{} {} {} {}", s.name, f("name"), f("parent"), f("id"));
+            let ty = if s.name == "resource" { file_type.clone() } else { decoded(f("type")).unwrap_or_default() };
+            let props = s.props.iter().map(|(k, r)| (k.clone(), text[r.clone()].to_string())).collect();
+            (id, ty, props)
+        })
+        .collect()
+}
+
+/// Every grain value both sides of a real merge changed merges or conflicts without
+/// panicking, and a merged value that the human result also holds is compared with it.
+#[test]
+fn real_merges_grain_values_merge_or_conflict() {
+    let Some(root) = shared_dir() else { return };
+    let Ok(dirs) = std::fs::read_dir(root.join("merges")) else { return };
+    let (mut tried, mut merged_n, mut same_as_result, mut conflicted) = (0, 0, 0, 0);
+    for dir in dirs.flatten() {
+        let find = |stem: &str| {
+            std::fs::read_dir(dir.path()).ok()?.flatten().find(|e| e.file_name().to_string_lossy().starts_with(stem)).and_then(|e| std::fs::read_to_string(e.path()).ok())
+        };
+        let (Some(b), Some(o), Some(t), Some(r)) = (find("base"), find("ours"), find("theirs"), find("result")) else { continue };
+        let format = if o.lines().next().is_some_and(|l| l.contains("format=2")) { 2 } else { 3 };
+        let [bs, os, ts, rs] = [&b, &o, &t, &r].map(|x| section_props(x));
+        for (id, ty, oprops) in &os {
+            let side = |s: &Vec<(String, String, Vec<(String, String)>)>| s.iter().find(|x| &x.0 == id).map(|x| x.2.clone());
+            let (Some(bp), Some(tp)) = (side(&bs), side(&ts)) else { continue };
+            let rp = side(&rs).unwrap_or_default();
+            for (key, ov) in oprops {
+                let get = |p: &[(String, String)], k: &str| p.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone());
+                let (Some(bv), Some(tv)) = (get(&bp, key), get(&tp, key)) else { continue };
+                if *ov == tv || *ov == bv || tv == bv {
+                    continue;
+                }
+                let type_key = key.strip_suffix("/keys").map(|t| format!("{t}/type"));
+                let track_type = type_key.and_then(|k| get(oprops, &k)).and_then(|v| decoded(&v));
+                let c = PropertyContext {
+                    owner_type: ty,
+                    key,
+                    file_format: format,
+                    tile_format: get(oprops, "format").and_then(|f| f.trim().parse().ok()),
+                    track_type: track_type.as_deref(),
+                };
+                tried += 1;
+                match merge_property(&c, Some(&bv), ov, &tv) {
+                    Grain::Merged(m) => {
+                        merged_n += 1;
+                        assert!(parse(&m).is_ok());
+                        if get(&rp, key).is_some_and(|rv| rv == m) {
+                            same_as_result += 1;
+                        }
+                    }
+                    Grain::Conflict(cs) => {
+                        conflicted += 1;
+                        assert!(!cs.is_empty() && cs.iter().all(|c| !c.to_string().is_empty()));
+                    }
+                    Grain::NotMine => {}
+                }
+            }
+        }
+    }
+    eprintln!("real merges: {tried} values changed on both sides, {merged_n} merged ({same_as_result} equal to the human result), {conflicted} conflicts");
+    assert!(merged_n >= 1 && same_as_result >= 1, "the Level1 TileMap at least merges to the result");
+}

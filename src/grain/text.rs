@@ -51,10 +51,7 @@ fn separators(s: &str, sep: u8) -> Option<Vec<usize>> {
     while i < b.len() {
         match b[i] {
             b'"' => {
-                i += 1;
-                while i < b.len() && b[i] != b'"' {
-                    i += if b[i] == b'\\' { 2 } else { 1 };
-                }
+                i = string_end(b, i);
                 if i >= b.len() {
                     return None;
                 }
@@ -68,6 +65,16 @@ fn separators(s: &str, sep: u8) -> Option<Vec<usize>> {
         i += 1;
     }
     (depth == 0).then_some(out)
+}
+
+/// Offset of the `"` that closes the string opening at `open` (escapes skipped), or
+/// at least `b.len()` when the string never closes.
+fn string_end(b: &[u8], open: usize) -> usize {
+    let mut i = open + 1;
+    while i < b.len() && b[i] != b'"' {
+        i += if b[i] == b'\\' { 2 } else { 1 };
+    }
+    i
 }
 
 fn top_level_colon(s: &str) -> Option<usize> {
@@ -108,7 +115,7 @@ impl Spelling {
     /// The spelling of `sample` (usually ours), falling back on the file's dialect.
     pub(crate) fn of(godot3: bool, sample: &str) -> Spelling {
         let b = sample.as_bytes();
-        let opener = separators_any(sample, &[b'(', b'['])
+        let opener = separators_any(sample, b"([")
             .and_then(|at| b.get(at + 1).copied());
         let newline = if sample.contains("\r\n") { "\r\n" } else { "\n" };
         let empty_dict = match shape(sample) {
@@ -130,12 +137,7 @@ fn separators_any(s: &str, set: &[u8]) -> Option<usize> {
     let mut i = 0;
     while i < b.len() {
         match b[i] {
-            b'"' => {
-                i += 1;
-                while i < b.len() && b[i] != b'"' {
-                    i += if b[i] == b'\\' { 2 } else { 1 };
-                }
-            }
+            b'"' => i = string_end(b, i),
             c if set.contains(&c) => return Some(i),
             _ => {}
         }
@@ -190,5 +192,21 @@ pub(crate) fn string_of(item: &str) -> Option<String> {
     match parse(item).ok()? {
         Value::String(s) | Value::StringName(s) => Some(s),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strings_hide_separators_and_escaped_quotes_from_both_scanners() {
+        let s = r#"["a,\"b(", c]"#;
+        assert_eq!(string_end(s.as_bytes(), 1), 8);
+        assert_eq!(separators(&s[1..s.len() - 1], b','), Some(vec![8]));
+        assert_eq!(separators("\"open, x", b','), None);
+        assert_eq!(separators_any(r#""(\"[" ( x"#, b"(["), Some(7));
+        assert_eq!(separators_any(r#""never closed ["#, b"(["), None);
+        assert_eq!(string_end(br#""ends with \"#, 0), 13);
     }
 }

@@ -4,23 +4,22 @@
 //! both sides changed line-merges that string, and when the string conflicts, line-merges
 //! the whole file too: the same lines diffed twice, each time at the cost of a whole
 //! `git merge-file`. Decides when a search is worth remembering (at least [`MEMO_MIN`]
-//! lines) and recognises it again by the text of its lines (two 64-bit hashes of the line
-//! sequences and their lengths), not by ids, which each merge numbers afresh. The search
+//! lines) and recognises it again by the exact text of its lines (each sequence kept as its
+//! lines' bytes, every line prefixed by its length), not by ids, which each merge numbers
+//! afresh, and not by a hash, whose rare collision would silently give another file's diff. The search
 //! itself is [`super::myers`]'s; what is remembered is exactly its answer, so outputs do
 //! not change.
 
-use std::hash::Hasher;
 use std::sync::Mutex;
 
-use super::lines::LineHasher;
 use super::myers::myers_reduced;
 
 /// Searches smaller than this (lines on both sides) are cheap enough to redo.
 pub(super) const MEMO_MIN: usize = 20_000;
 
-/// What identifies a search: the hash and length of each sequence.
-#[derive(Clone, Copy, PartialEq, Eq)]
-struct Key([u64; 2], [usize; 2]);
+/// What identifies a search: the text of each sequence, lines prefixed by their length.
+#[derive(PartialEq, Eq)]
+struct Key([Vec<u8>; 2]);
 
 /// The answer of a search: changed flags on each side.
 type Answer = (Vec<bool>, Vec<bool>);
@@ -33,10 +32,7 @@ pub(super) fn myers_remembered(h1: &[u32], h2: &[u32], texts: &[&[u8]]) -> Answe
     if h1.len() + h2.len() < MEMO_MIN {
         return myers_reduced(h1, h2);
     }
-    let key = Key(
-        [hash_lines(h1, texts), hash_lines(h2, texts)],
-        [h1.len(), h2.len()],
-    );
+    let key = Key([spell_lines(h1, texts), spell_lines(h2, texts)]);
     if let Ok(last) = LAST.lock() {
         if let Some((k, answer)) = last.as_ref() {
             if *k == key {
@@ -51,14 +47,18 @@ pub(super) fn myers_remembered(h1: &[u32], h2: &[u32], texts: &[&[u8]]) -> Answe
     answer
 }
 
-/// A hash of the lines' text, in order (each line ends with its length, so the split
-/// between lines counts).
-fn hash_lines(ids: &[u32], texts: &[&[u8]]) -> u64 {
-    let mut h = LineHasher::default();
+/// The lines' text in order, each line after its length (so the split between lines
+/// counts).
+fn spell_lines(ids: &[u32], texts: &[&[u8]]) -> Vec<u8> {
+    let size: usize = ids
+        .iter()
+        .map(|&id| 8 + texts.get(id as usize).map_or(0, |t| t.len()))
+        .sum();
+    let mut out = Vec::with_capacity(size);
     for &id in ids {
         let text = texts.get(id as usize).copied().unwrap_or_default();
-        h.write(text);
-        h.write_usize(text.len());
+        out.extend_from_slice(&(text.len() as u64).to_le_bytes());
+        out.extend_from_slice(text);
     }
-    h.finish()
+    out
 }

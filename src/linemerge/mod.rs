@@ -47,9 +47,6 @@
 //!   -> output.rs   print regions with conflict markers, or hand out Hunks
 //! ```
 
-
-/// How conflicts are printed, as git's `merge.conflictStyle`.
-
 mod compact;
 mod diff;
 mod lines;
@@ -67,6 +64,7 @@ use merge::do_merge;
 use output::{hunks, render};
 pub use output::write_conflict;
 
+/// How conflicts are printed, as git's `merge.conflictStyle`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum ConflictStyle {
     /// `<<<<<<<` ours `=======` theirs `>>>>>>>`, with zealous refinement.
@@ -163,7 +161,6 @@ pub enum DiffAlgorithm {
 }
 
 /// [`merge_lines`] with a chosen two-way diff algorithm.
-
 pub fn merge_lines_with(
     base: &[u8],
     ours: &[u8],

@@ -12,7 +12,7 @@ use crate::model::SectionKind;
 use std::collections::BTreeMap;
 
 /// A connection's identity key on a side: signal, from, to, method.
-fn conn_key(ctx: &Ctx, side: usize, k: usize) -> (String, String, String, String) {
+pub(super) fn conn_key(ctx: &Ctx, side: usize, k: usize) -> (String, String, String, String) {
     let c = &ctx.sc[side].connections[k].key;
     let node = |p: &str| match ctx.paths[side].get(p) {
         Some(&i) => format!("#{}", ctx.id.node.of[side][i]),
@@ -25,6 +25,27 @@ fn conn_key(ctx: &Ctx, side: usize, k: usize) -> (String, String, String, String
         node(&c.to),
         c.method.clone(),
     )
+}
+
+fn other(side: usize) -> usize {
+    if side == O {
+        T
+    } else {
+        O
+    }
+}
+
+/// Whether connection `k` of `side` comes from or goes to a node base had and the other
+/// side deleted: the node comes back as a delete/modify conflict ([`super::held`]), and
+/// so must the connection, so that either choice is a valid scene.
+fn names_node_deleted_by_other(ctx: &Ctx, side: usize, k: usize) -> bool {
+    let c = &ctx.sc[side].connections[k].key;
+    [&c.from, &c.to].into_iter().any(|end| {
+        ctx.paths[side].get(end.as_str()).is_some_and(|&i| {
+            let at = ctx.id.node.at[ctx.id.node.of[side][i]];
+            at[B].is_some() && at[other(side)].is_none()
+        })
+    })
 }
 
 /// Merge the connections as a set keyed by signal, from, to and method (nodes by
@@ -99,6 +120,16 @@ pub(super) fn merge(
             }
         };
         let Some((side, k)) = chosen else { continue };
+        if a[other(side)].is_none() && names_node_deleted_by_other(ctx, side, k) {
+            let tags = [B, O, T].map(|s| a[s].map(|k| tag_src(s, k)));
+            let c = &sc[side].connections[k].key;
+            let loc = format!("connection {} from \"{}\" to \"{}\" ({})", c.signal, c.from, c.to, c.method);
+            let why = Some("(names a node the other side deleted)".to_string());
+            ctx.value_conflict(loc, why, [&tags[0], &tags[1], &tags[2]]);
+            let tag = TagOut::Conflict(Box::new(tags));
+            out.insert(id, OutSec::tag_only(SectionKind::Connection, None, tag));
+            continue;
+        }
         // from/to follow renamed and moved nodes.
         let c = &sc[side].connections[k].key;
         let sec = &sc[side].doc.sections[sc[side].connections[k].section];

@@ -31,6 +31,9 @@ pub(super) struct Ctx<'a> {
     pub(super) norm_cache: std::cell::RefCell<HashMap<(usize, usize), std::rc::Rc<str>>>,
     /// `disagreeing_ids` of each pair of sides, when asked.
     pub(super) disagree: [[std::cell::OnceCell<Vec<&'a str>>; 3]; 3],
+    /// Whether editor churn (container layout, editor-only state) keeps ours
+    /// ([`super::layout`]).
+    pub(super) layout_policy: bool,
 }
 
 /// Where a node hangs, by identity where it can.
@@ -100,6 +103,7 @@ impl<'a> Ctx<'a> {
             decisions: Vec::new(),
             norm_cache: Default::default(),
             disagree: Default::default(),
+            layout_policy: true,
         }
     }
 

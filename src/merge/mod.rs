@@ -22,7 +22,9 @@ mod context;
 mod editables;
 mod equality;
 mod header;
+mod held;
 mod ids;
+mod layout;
 mod matching;
 mod node_tags;
 mod nodepaths;
@@ -33,7 +35,9 @@ mod print;
 mod properties;
 mod resources;
 mod sections;
+mod spelling;
 pub mod sequence;
+mod value_grain;
 
 use crate::check::{check, is_broken};
 use crate::linemerge::{merge_lines, MarkerOptions};
@@ -51,6 +55,9 @@ pub struct MergeOptions {
     /// Freeing three 20 MB scenes takes a core while the result is being validated.
     /// Leave it `false` in a process that goes on (it would keep that memory).
     pub exit_after: bool,
+    /// Merge container layout and editor-only state like any property (`merge
+    /// --no-layout-policy`) instead of keeping ours' where both sides changed it.
+    pub no_layout_policy: bool,
 }
 
 /// How the result was produced.
@@ -190,6 +197,37 @@ pub enum Decision {
         /// Id written.
         id: String,
     },
+    /// A node in conflict as a whole (deleted on one side) carries its subtree inside
+    /// its hunk, so that picking a side keeps or drops the subtree whole.
+    ConflictCarriesSubtree {
+        /// The node's path on the side that kept it.
+        node: String,
+        /// How many descendants the hunk carries.
+        nodes: usize,
+    },
+    /// A node's name or place conflicts: the `parent=` of the nodes under it is
+    /// written between markers in each side's spelling.
+    ConflictSpellsParents {
+        /// The node's path in the result (ours' spelling).
+        node: String,
+        /// How many nodes under it.
+        nodes: usize,
+    },
+    /// Both sides changed a value the editor recomputes (a Control's layout under a
+    /// Container, editor-only state) differently: ours was kept.
+    ChurnOursKept {
+        /// The node, as the conflict report names it.
+        node: String,
+        /// The property.
+        key: String,
+        /// Why it is churn.
+        reason: &'static str,
+    },
+    /// A node deleted on one side whose only change on the other was editor churn: gone.
+    ChurnedNodeDeleted {
+        /// The node, as the conflict report names it.
+        node: String,
+    },
     /// The structural merge was not used.
     FellBack {
         /// Why.
@@ -249,6 +287,22 @@ impl fmt::Display for Decision {
             Decision::DeletedResourceKept { section, id } => {
                 write!(f, "kept {section} \"{id}\", deleted on one side, because merged content still uses it")
             }
+            Decision::ConflictCarriesSubtree { node, nodes } => write!(
+                f,
+                "the conflict on node \"{node}\" (deleted on one side) carries its {nodes} descendant node(s) inside the markers, so picking a side keeps or drops the whole subtree"
+            ),
+            Decision::ConflictSpellsParents { node, nodes } => write!(
+                f,
+                "the name or place of node \"{node}\" conflicts: the parent= of {nodes} node(s) under it is written between markers in each side's spelling"
+            ),
+            Decision::ChurnOursKept { node, key, reason } => write!(
+                f,
+                "both sides changed {key} of {node} differently; kept ours because {reason} (--no-layout-policy to get a conflict)"
+            ),
+            Decision::ChurnedNodeDeleted { node } => write!(
+                f,
+                "deleted {node}: the other side changed only its container layout or editor-only state"
+            ),
             Decision::FellBack { reason } => write!(f, "used a line merge instead of the structural merge: {reason}"),
         }
     }
@@ -273,6 +327,10 @@ impl Decision {
             Decision::FormatRaised { .. } => "format_raised",
             Decision::UnusedResourceDropped { .. } => "unused_resource_dropped",
             Decision::DeletedResourceKept { .. } => "deleted_resource_kept",
+            Decision::ConflictCarriesSubtree { .. } => "conflict_carries_subtree",
+            Decision::ConflictSpellsParents { .. } => "conflict_spells_parents",
+            Decision::ChurnOursKept { .. } => "churn_ours_kept",
+            Decision::ChurnedNodeDeleted { .. } => "churned_node_deleted",
             Decision::FellBack { .. } => "fell_back",
         };
         let mut v = json!({ "kind": kind, "message": self.to_string() });
@@ -306,6 +364,14 @@ impl Decision {
                 json!({"section": section, "id": id})
             }
             Decision::FellBack { reason } => json!({"reason": reason}),
+            Decision::ConflictCarriesSubtree { node, nodes }
+            | Decision::ConflictSpellsParents { node, nodes } => {
+                json!({"node": node, "nodes": nodes})
+            }
+            Decision::ChurnOursKept { node, key, reason } => {
+                json!({"node": node, "key": key, "reason": reason})
+            }
+            Decision::ChurnedNodeDeleted { node } => json!({"node": node}),
             Decision::NodePathFollowed { node, from, to } => {
                 json!({"node": node, "from": from, "to": to})
             }
@@ -490,7 +556,7 @@ pub fn merge(base: &[u8], ours: &[u8], theirs: &[u8], opts: &MergeOptions) -> Me
             "the three versions are not all scenes or all resources".into(),
         );
     }
-    let mut structural = merge_scenes(&b, &o, &t, &opts.markers);
+    let mut structural = merge_scenes(&b, &o, &t, opts);
     if base.len() + ours.len() + theirs.len() > 1 << 20 {
         dispose((b, o, t), opts.exit_after);
     }
@@ -533,7 +599,7 @@ pub fn merge(base: &[u8], ours: &[u8], theirs: &[u8], opts: &MergeOptions) -> Me
     }
     // Never worse than git: a clean line merge that validates beats a conflicted one.
     let lm = merge_lines(base, ours, theirs, &opts.markers);
-    if lm.conflicts == 0 && validates(&lm.text).is_ok() {
+    if lm.conflicts == 0 && !structural.line_merge_blind && validates(&lm.text).is_ok() {
         return MergeOutcome {
             text: lm.text,
             conflict_count: 0,
@@ -569,6 +635,9 @@ struct Structural {
     conflicts: Vec<ConflictReport>,
     /// Decisions.
     decisions: Vec<Decision>,
+    /// A conflict rests on what a line merge cannot see (a NodePath to a node the other
+    /// side deleted): a clean line merge must not win over it.
+    line_merge_blind: bool,
 }
 
 /// The structural merge of three parsed scenes. Each phase is one call; conflicts and
@@ -584,19 +653,23 @@ struct Structural {
 /// 6. [`resources`]: `[resource]` and sub_resource contents, then which resources stay.
 /// 7. [`nodepaths`]: NodePath values follow renamed and moved nodes.
 /// 8. [`order`] and [`ids`]: resource order and ids.
-/// 9. [`connections`], [`editables`], [`header`].
+/// 9. [`connections`], [`editables`], [`spelling`] (`parent=`, `from=`, `to=` that
+///    depend on the side picked in a hunk), [`header`].
 /// 10. [`print`]: the text, and the text with every conflict resolved to ours.
-fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) -> Structural {
+fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, opts: &MergeOptions) -> Structural {
+    let markers = &opts.markers;
     let mut ctx = context::Ctx::new([b, o, t]);
     matching::record_identity_decisions(&mut ctx);
+    ctx.layout_policy = !opts.no_layout_policy;
     resources::record_sub_matches(&mut ctx);
-    let nodes::Nodes { mut merged, followed } = nodes::decide(&mut ctx);
+    let nodes::Nodes { mut merged, followed, path_needed } = nodes::decide(&mut ctx);
     let paths = paths::MergedPaths::of(&merged);
     paths::record_followed(&mut ctx, followed, &merged, &paths);
     node_tags::rebuild(&ctx, &mut merged, &paths);
     let node_order = order::nodes(&mut ctx, &merged);
-    let resource = resources::merge_resource_section(&mut ctx);
-    let subs = resources::merge_subs(&mut ctx);
+    let mut resource = resources::merge_resource_section(&mut ctx);
+    let mut subs = resources::merge_subs(&mut ctx);
+    resources::keep_held_edits(&mut ctx, &mut merged, resource.as_mut(), &mut subs);
     let used = resources::used(&mut ctx, &merged, resource.as_ref(), &subs);
     nodepaths::follow_node_paths(&mut ctx, &mut merged, &paths);
     let mut ext_order = order::exts(&ctx, &used.ext);
@@ -604,8 +677,9 @@ fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) -> Str
     order::exts_by_id(&ctx, &mut ext_order, &ext_ids);
     let sub_order = order::subs(&ctx, &used.sub, &used.sub_refs);
     let sub_ids = ids::sub_ids(&mut ctx, &sub_order);
-    let (conn_out, conn_order) = connections::merge(&mut ctx, &paths);
+    let (mut conn_out, conn_order) = connections::merge(&mut ctx, &paths);
     let (edit_out, edit_order) = editables::merge(&ctx, &paths);
+    spelling::respell_under_conflicts(&mut ctx, &mut merged, &paths, &mut conn_out);
     let in_result = merged.iter().flatten().map(|m| &m.out).chain(subs.values());
     let header = header::merge(&mut ctx, ext_order.len() + sub_order.len(), in_result);
     let mut owned = vec![header];
@@ -632,6 +706,7 @@ fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, markers: &MarkerOptions) -> Str
         take_ours,
         conflicts: ctx.conflicts,
         decisions: ctx.decisions,
+        line_merge_blind: path_needed,
     }
 }
 

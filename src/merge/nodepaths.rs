@@ -179,6 +179,16 @@ pub fn rewrite(
     Some(out)
 }
 
+/// The scene paths of the nodes the `NodePath("…")` values in `text` name, relative to
+/// `holder`: what a NodePath needs to stay in the scene (absolute, `%Unique` and paths
+/// that leave the scene name none).
+pub(super) fn named_nodes(text: &str, holder: &str) -> Vec<String> {
+    node_paths(text)
+        .into_iter()
+        .filter_map(|(start, end)| resolve(holder, path_part(text.get(start..end)?).0))
+        .collect()
+}
+
 fn is_ident_byte(c: u8) -> bool {
     c.is_ascii_alphanumeric() || c == b'_'
 }

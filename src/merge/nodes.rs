@@ -2,10 +2,14 @@
 //! (gone when the other side left it alone, else a delete-against-modify conflict on the
 //! whole section), kept by both (unchanged everywhere, or merged: renamed, moved, fields
 //! and properties), deleted by both. A parent deleted under a node that stays comes back
-//! as a conflict. Paths in the result are left to [`super::paths`], the `[node]` line's
+//! as a conflict. A node in conflict as a whole carries its subtree on the side that
+//! kept it (the descendants the other side deleted, changed, added or left alone), so
+//! that picking either side of the hunk keeps or drops the subtree whole. Paths in the result are left to [`super::paths`], the `[node]` line's
 //! fields to [`super::node_tags`], order to [`super::order`].
 
+use super::Decision;
 use super::context::{eq_opt, pick3, Ctx, ParentRef, Pick};
+use super::held::Needs;
 use super::matching::{B, O, T};
 use super::sections::{Line, NodeFields, OutSec, TagOut};
 use crate::model::{Scene, SectionKind};
@@ -25,6 +29,9 @@ pub(super) struct MergedNode<'a> {
     pub(super) fields: Option<NodeFields<'a>>,
     /// The `[node]` line itself conflicts (printed between markers, never rebuilt).
     pub(super) tag_conflict: bool,
+    /// Its name or parent conflicts: the `parent=` of the nodes under it depends on
+    /// the side a person picks (see [`super::spelling`]).
+    pub(super) place_conflict: bool,
     /// Groups the merge writes (both sides changed them).
     pub(super) groups: Option<String>,
 }
@@ -44,6 +51,9 @@ pub(super) struct Nodes<'a> {
     pub(super) merged: Vec<Option<MergedNode<'a>>>,
     /// Renames and moves followed, in identity order.
     pub(super) followed: Vec<Followed>,
+    /// A deletion conflicts because the other side wrote a NodePath to the node: a line
+    /// merge, blind to that, must not win over this merge's conflict.
+    pub(super) path_needed: bool,
 }
 
 /// Decide every node.
@@ -52,9 +62,15 @@ pub(super) fn decide<'a>(ctx: &mut Ctx<'a>) -> Nodes<'a> {
     let mut nodes = Nodes {
         merged: Vec::with_capacity(n_idents),
         followed: Vec::new(),
+        path_needed: false,
     };
+    let mut needs: Option<Needs> = None;
     for ident in 0..n_idents {
         let at = ctx.id.node.at[ident];
+        if at[B].is_some() && at[O].is_some() != at[T].is_some() && needs.is_none() {
+            needs = Some(Needs::of(ctx));
+        }
+        let needs = needs.as_ref();
         let m = match (at[B].is_some(), at[O].is_some(), at[T].is_some()) {
             (_, true, true) => Some(match unchanged_everywhere(ctx, ident) {
                 Some(m) => m,
@@ -62,13 +78,19 @@ pub(super) fn decide<'a>(ctx: &mut Ctx<'a>) -> Nodes<'a> {
             }),
             (false, true, false) => Some(added(ctx, ident, O)),
             (false, false, true) => Some(added(ctx, ident, T)),
-            (true, true, false) => deleted_by(ctx, ident, T),
-            (true, false, true) => deleted_by(ctx, ident, O),
+            (true, true, false) => deleted_by(ctx, ident, T, needs),
+            (true, false, true) => deleted_by(ctx, ident, O, needs),
             _ => None,
         };
+        let kept = if at[O].is_some() { O } else { T };
+        nodes.path_needed |= m.is_some()
+            && at[B].is_some()
+            && at[O].is_some() != at[T].is_some()
+            && needs.is_some_and(|n| n.path_names(ident, kept));
         nodes.merged.push(m);
     }
     restore_deleted_parents(ctx, &mut nodes.merged);
+    carry_subtrees(ctx, &mut nodes.merged);
     nodes
 }
 
@@ -133,20 +155,38 @@ fn added<'a>(ctx: &Ctx<'a>, ident: usize, side: usize) -> MergedNode<'a> {
         name: ctx.sc[side].nodes[i].name.as_str(),
         fields: Some((side, None)),
         tag_conflict: false,
+        place_conflict: false,
         groups: None,
     }
 }
 
-/// A node `deleter` deleted: gone when the other side left it as base had it, else a
-/// delete-against-modify conflict on the whole section.
-fn deleted_by<'a>(ctx: &mut Ctx<'a>, ident: usize, deleter: usize) -> Option<MergedNode<'a>> {
+/// A node `deleter` deleted: gone when the other side left it as base had it and none
+/// of its other edits needs it (see [`Needs`]), else a delete-against-modify conflict on
+/// the whole section.
+fn deleted_by<'a>(
+    ctx: &mut Ctx<'a>,
+    ident: usize,
+    deleter: usize,
+    needs: Option<&Needs>,
+) -> Option<MergedNode<'a>> {
     let kept = if deleter == O { T } else { O };
-    if unchanged_since_base(ctx, ident, kept) {
-        return None;
-    }
+    let unchanged = unchanged_since_base(ctx, ident, kept, false);
+    let churn_only =
+        !unchanged && ctx.layout_policy && unchanged_since_base(ctx, ident, kept, true);
+    let why = if unchanged || churn_only {
+        // Left alone (or only re-laid-out): it goes, unless an edit of the kept side needs it.
+        let why = needs.and_then(|n| n.why(ctx, ident, kept, deleter));
+        if why.is_none() && churn_only {
+            let node = location(ctx, ident);
+            ctx.decisions.push(super::Decision::ChurnedNodeDeleted { node });
+        }
+        Some(why?)
+    } else {
+        None
+    };
     let state = |s: usize| Some(if s == kept { "changed" } else { "deleted" }.to_string());
     let loc = location(ctx, ident);
-    ctx.part_conflict(loc, None, [Some("(node)".into()), state(O), state(T)]);
+    ctx.part_conflict(loc, why, [Some("(node)".into()), state(O), state(T)]);
     let i = ctx.id.node.at[ident][kept].unwrap_or_default();
     let secs = sections_of(ctx, ident);
     Some(MergedNode {
@@ -155,14 +195,15 @@ fn deleted_by<'a>(ctx: &mut Ctx<'a>, ident: usize, deleter: usize) -> Option<Mer
         name: ctx.sc[kept].nodes[i].name.as_str(),
         fields: None,
         tag_conflict: false,
+        place_conflict: false,
         groups: None,
     })
 }
 
 /// Whether side `kept` has the node as base has it: the same properties and fields
 /// (engine equality), and the same parent by identity (a renamed ancestor changes its
-/// text only).
-fn unchanged_since_base(ctx: &Ctx, ident: usize, kept: usize) -> bool {
+/// text only). `ignore_churn`: editor churn ([`super::layout`]) is no change.
+fn unchanged_since_base(ctx: &Ctx, ident: usize, kept: usize, ignore_churn: bool) -> bool {
     let at = ctx.id.node.at[ident];
     let secs = sections_of(ctx, ident);
     let (bs, ks) = (secs[B].unwrap_or_default(), secs[kept].unwrap_or_default());
@@ -170,12 +211,11 @@ fn unchanged_since_base(ctx: &Ctx, ident: usize, kept: usize) -> bool {
     let same = |x: &std::ops::Range<usize>, y: &std::ops::Range<usize>| {
         ctx.same(&Some((B, x.clone())), &Some((kept, y.clone())))
     };
-    let same_props = sb.props.len() == sk.props.len()
-        && sb
-            .props
-            .iter()
-            .zip(&sk.props)
-            .all(|(x, y)| x.key == y.key && same(&x.value, &y.value));
+    let churn = |k: &str| ignore_churn && ctx.churn(kept, ks, k).is_some();
+    let pb: Vec<_> = sb.props.iter().filter(|p| !churn(&p.key)).collect();
+    let pk: Vec<_> = sk.props.iter().filter(|p| !churn(&p.key)).collect();
+    let same_props = pb.len() == pk.len()
+        && pb.iter().zip(&pk).all(|(x, y)| x.key == y.key && same(&x.value, &y.value));
     let same_parent = ctx.parent_ref(B, at[B].unwrap_or_default())
         == ctx.parent_ref(kept, at[kept].unwrap_or_default());
     let fields = |s: &Section| {
@@ -229,6 +269,7 @@ fn unchanged_everywhere<'a>(ctx: &Ctx<'a>, ident: usize) -> Option<MergedNode<'a
         name: sc[O].nodes[oi].name.as_str(),
         fields: Some((O, None)),
         tag_conflict: false,
+        place_conflict: false,
         groups: None,
     })
 }
@@ -287,6 +328,7 @@ fn kept_by_both<'a>(
         name,
         fields: Some((O, Some(fields.list))),
         tag_conflict,
+        place_conflict,
         groups: fields.groups,
     }
 }
@@ -351,14 +393,16 @@ fn report_tag_conflict(ctx: &mut Ctx, ident: usize) {
     }
 }
 
-/// A node kept under a parent that one side deleted: the parent comes back as a
-/// delete-against-modify conflict, never silently moved elsewhere.
+/// A node kept under a parent that one side deleted (or whose conflicting place on
+/// one side is under such a parent): the parent comes back as a delete-against-modify
+/// conflict, never silently moved elsewhere.
 fn restore_deleted_parents<'a>(ctx: &mut Ctx<'a>, merged: &mut [Option<MergedNode<'a>>]) {
     loop {
         let missing: BTreeSet<usize> = merged
             .iter()
+            .enumerate()
+            .filter_map(|(i, m)| m.as_ref().map(|m| hung_under(ctx, i, m)))
             .flatten()
-            .filter_map(|m| m.parent.anchor())
             .filter(|&p| merged.get(p).is_some_and(Option::is_none))
             .collect();
         if missing.is_empty() {
@@ -368,6 +412,19 @@ fn restore_deleted_parents<'a>(ctx: &mut Ctx<'a>, merged: &mut [Option<MergedNod
             merged[p] = restored_parent(ctx, p);
         }
     }
+}
+
+/// The parents a node hangs under: the result's, and, when its place conflicts, each
+/// side's (a person may pick either).
+fn hung_under(ctx: &Ctx, ident: usize, m: &MergedNode) -> Vec<usize> {
+    let mut out: Vec<usize> = m.parent.anchor().into_iter().collect();
+    if m.place_conflict {
+        let at = ctx.id.node.at[ident];
+        for s in [O, T] {
+            out.extend(at[s].and_then(|k| ctx.parent_ref(s, k).anchor()));
+        }
+    }
+    out
 }
 
 /// A deleted parent brought back as a whole-section conflict.
@@ -396,6 +453,65 @@ fn restored_parent<'a>(ctx: &mut Ctx<'a>, p: usize) -> Option<MergedNode<'a>> {
         name: ctx.sc[kept].nodes[i].name.as_str(),
         fields: None,
         tag_conflict: false,
+        place_conflict: false,
         groups: None,
     })
+}
+
+/// Every node in conflict as a whole takes into its hunk the descendants the other
+/// side lacks: on the side that kept it they follow it inside the markers, and they
+/// are no longer printed on their own (or lost, when the keeper left them alone).
+fn carry_subtrees(ctx: &mut Ctx, merged: &mut [Option<MergedNode>]) {
+    for x in 0..merged.len() {
+        let Some(kept) = merged[x].as_ref().and_then(|m| m.out.whole.as_ref()).map(|w| {
+            if w[O].is_empty() {
+                T
+            } else {
+                O
+            }
+        }) else {
+            continue;
+        };
+        let carried = subtree_lacked(ctx, x, kept);
+        if carried.is_empty() {
+            continue;
+        }
+        let mut add: [Vec<usize>; 3] = Default::default();
+        for &d in &carried {
+            merged[d] = None;
+            for s in [B, kept] {
+                if let Some(i) = ctx.id.node.at[d][s] {
+                    add[s].push(ctx.sc[s].nodes[i].section);
+                }
+            }
+        }
+        if let Some(w) = merged[x].as_mut().and_then(|m| m.out.whole.as_mut()) {
+            for s in [B, kept] {
+                w[s].append(&mut add[s]);
+            }
+        }
+        ctx.decisions.push(Decision::ConflictCarriesSubtree {
+            node: path_on(ctx, x, kept),
+            nodes: carried.len(),
+        });
+    }
+}
+
+/// The descendants of `x` on side `kept` that the other side lacks, in `kept`'s order.
+fn subtree_lacked(ctx: &Ctx, x: usize, kept: usize) -> Vec<usize> {
+    let other = if kept == O { T } else { O };
+    let Some(kx) = ctx.id.node.at[x][kept] else { return Vec::new() };
+    let sc = ctx.sc[kept];
+    let top = &sc.nodes[kx].path;
+    if top == "." {
+        return Vec::new();
+    }
+    let under = |p: &str| p.strip_prefix(top.as_str()).is_some_and(|r| r.starts_with('/'));
+    sc.nodes
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| under(&n.path))
+        .map(|(i, _)| ctx.id.node.of[kept][i])
+        .filter(|&d| d != x && ctx.id.node.at[d][other].is_none())
+        .collect()
 }

@@ -9,7 +9,7 @@ use super::ids::is_int_id;
 use super::matching::{B, O, T};
 use super::nodes::MergedNode;
 use super::sections::{Chunk, Line, OutSec, Src, TagOut};
-use crate::linemerge::{write_conflict, MarkerOptions};
+use crate::linemerge::{merge_hunks_styled, write_conflict, ConflictStyle, Hunk, MarkerOptions};
 use crate::model::SectionKind;
 use crate::value::{rewrite_refs_in_text, RefKind};
 use std::collections::HashMap;
@@ -97,7 +97,8 @@ impl Printer<'_, '_> {
         }
     }
 
-    fn tag(&self, t: &TagOut, take_ours: bool, out: &mut String, nconf: &mut usize) {
+    /// The `[tag]` line, without its newline unless it is a conflict.
+    fn tag(&self, t: &TagOut, out: &mut String, marks: &mut Marks) {
         match t {
             TagOut::Src(s) => out.push_str(&self.src(s)),
             TagOut::Fields(name, fields) => {
@@ -146,28 +147,35 @@ impl Printer<'_, '_> {
                 }
                 out.push(']');
             }
+            TagOut::PerSide(inner, sides) => self.per_side(inner, sides, out, marks),
             TagOut::Conflict(v) => {
-                *nconf += 1;
-                let text = |s: &Option<Src>| {
-                    s.as_ref()
-                        .map(|s| format!("{}\n", self.src(s)))
-                        .unwrap_or_default()
-                };
-                if take_ours {
-                    out.push_str(text(&v[1]).trim_end_matches('\n'));
-                } else {
-                    let mut buf = Vec::new();
-                    write_conflict(
-                        &mut buf,
-                        text(&v[0]).as_bytes(),
-                        text(&v[1]).as_bytes(),
-                        text(&v[2]).as_bytes(),
-                        self.markers,
-                    );
-                    out.push_str(String::from_utf8_lossy(&buf).trim_end_matches('\n'));
-                }
+                let text =
+                    |s: &Option<Src>| s.as_ref().map(|s| self.line_text(s)).unwrap_or_default();
+                marks.put(out, [text(&v[0]), text(&v[1]), text(&v[2])]);
             }
         }
+    }
+
+    /// A tag each side spells differently (or lacks), between markers; ours' part when
+    /// resolving to ours.
+    fn per_side(
+        &self,
+        inner: &TagOut,
+        sides: &[Option<Vec<(&'static str, String)>>; 3],
+        out: &mut String,
+        marks: &mut Marks,
+    ) {
+        let mut tag = String::new();
+        // The fields both sides agree on; the inner tag holds no conflict of its own.
+        self.tag(inner, &mut tag, &mut Marks::new(true));
+        let part = |s: &Option<Vec<(&'static str, String)>>| match s {
+            None => String::new(),
+            Some(fields) => {
+                let t = fields.iter().fold(tag.clone(), |t, (k, v)| with_field(&t, k, v));
+                format!("{t}\n")
+            }
+        };
+        marks.put(out, sides.each_ref().map(part));
     }
 
     /// ` key=` as the side wrote it before this value (keeps quirks like `binds= [...]`).
@@ -211,36 +219,30 @@ impl Printer<'_, '_> {
         }
     }
 
+    /// One side's part of a whole-section hunk: its sections (a node and the
+    /// descendants the hunk carries), separated as the side's nodes are.
+    fn hunk_part(&self, side: usize, secs: &[usize]) -> String {
+        let sc = self.ctx.sc[side];
+        let mut t = String::new();
+        for (k, &si) in secs.iter().enumerate() {
+            if k > 0 {
+                t.push_str(self.separator(SectionKind::Node, SectionKind::Node));
+            }
+            let sec = &sc.doc.sections[si];
+            t.push_str(&self.src(&(side, sec.span.start..body_end(sc, si))));
+            if !t.ends_with('\n') {
+                t.push('\n');
+            }
+        }
+        t
+    }
+
     /// A section's text (tag and body), appended to `out`.
-    fn body(&self, s: &OutSec, take_ours: bool, nconf: &mut usize, out: &mut String) {
+    fn body(&self, s: &OutSec, marks: &mut Marks, out: &mut String) {
         let ctx = self.ctx;
         if let Some(w) = &s.whole {
-            *nconf += 1;
-            let text = |side: usize| -> String {
-                w[side]
-                    .map(|si| {
-                        let sec = &ctx.sc[side].doc.sections[si];
-                        let mut t = self.src(&(side, sec.span.start..body_end(ctx.sc[side], si)));
-                        if !t.ends_with('\n') {
-                            t.push('\n');
-                        }
-                        t
-                    })
-                    .unwrap_or_default()
-            };
-            if take_ours {
-                out.push_str(&text(O));
-                return;
-            }
-            let mut buf = Vec::new();
-            write_conflict(
-                &mut buf,
-                text(B).as_bytes(),
-                text(O).as_bytes(),
-                text(T).as_bytes(),
-                self.markers,
-            );
-            out.push_str(&String::from_utf8_lossy(&buf));
+            let text = |side: usize| self.hunk_part(side, &w[side]);
+            marks.put(out, [text(B), text(O), text(T)]);
             return;
         }
         if let Some(si) = s.verbatim {
@@ -254,7 +256,7 @@ impl Printer<'_, '_> {
             return;
         }
         let start = out.len();
-        self.tag(&s.tag, take_ours, out, nconf);
+        self.tag(&s.tag, out, marks);
         // Every line from one side, in its order: keep that side's layout (blank line
         // after the header in old files, comments).
         for side in [O, T, B] {
@@ -274,28 +276,17 @@ impl Printer<'_, '_> {
                 return;
             }
         }
-        out.push('\n');
+        if !matches!(s.tag, TagOut::Conflict(_)) {
+            out.push('\n');
+        }
         for l in &s.lines {
             match l {
                 Line::Src(src) => self.line_into(src, out),
                 Line::Lit(text) => out.push_str(text),
                 Line::Conflict(v) => {
-                    *nconf += 1;
                     let text =
                         |x: &Option<Src>| x.as_ref().map(|s| self.line_text(s)).unwrap_or_default();
-                    if take_ours {
-                        out.push_str(&text(&v[1]));
-                    } else {
-                        let mut buf = Vec::new();
-                        write_conflict(
-                            &mut buf,
-                            text(&v[0]).as_bytes(),
-                            text(&v[1]).as_bytes(),
-                            text(&v[2]).as_bytes(),
-                            self.markers,
-                        );
-                        out.push_str(&String::from_utf8_lossy(&buf));
-                    }
+                    marks.put(out, [text(&v[0]), text(&v[1]), text(&v[2])]);
                 }
             }
         }
@@ -326,9 +317,9 @@ impl Printer<'_, '_> {
         let o = self.ctx.sc[O];
         let mut out = String::with_capacity(o.doc.text.len() + 1024);
         out.push_str(o.doc.slice(&o.doc.prefix));
-        let mut nconf = 0;
+        let mut marks = Marks::new(take_ours);
         for (i, s) in secs.iter().enumerate() {
-            self.body(s, take_ours, &mut nconf, &mut out);
+            self.body(s, &mut marks, &mut out);
             let next = secs.get(i + 1);
             // Keep ours' own trailing bytes where ours had the same neighbour.
             let trailing = s.verbatim.and_then(|si| {
@@ -358,7 +349,205 @@ impl Printer<'_, '_> {
                 (None, None) => {}
             }
         }
-        (out, nconf)
+        marks.render(&out, self.markers)
     }
 }
 
+/// Conflicts met while printing, kept out of the text until the end so that they can be
+/// shaped as git shapes its hunks: a multi-line value conflicts line by line inside
+/// itself, and neighbouring conflicts are joined (see [`join_hunks`]).
+pub(super) struct Marks {
+    /// Resolve every conflict to ours instead (the validating print).
+    take_ours: bool,
+    /// Byte offset in the printed text, and the base, ours and theirs lines.
+    at: Vec<(usize, [String; 3])>,
+}
+
+impl Marks {
+    fn new(take_ours: bool) -> Marks {
+        Marks {
+            take_ours,
+            at: Vec::new(),
+        }
+    }
+
+    /// One conflict at the end of `out`: ours' lines when resolving to ours, else a
+    /// place for markers. Each side's text is whole lines (or empty).
+    fn put(&mut self, out: &mut String, [b, o, t]: [String; 3]) {
+        if self.take_ours {
+            out.push_str(&o);
+        } else {
+            self.at.push((out.len(), [b, o, t]));
+        }
+    }
+
+    /// The text with every conflict between markers, and how many hunks it has.
+    fn render(self, text: &str, markers: &MarkerOptions) -> (String, usize) {
+        if self.take_ours {
+            return (text.to_string(), self.at.len());
+        }
+        let mut pieces = Vec::with_capacity(self.at.len() * 2 + 1);
+        let mut from = 0;
+        for (at, sides) in self.at {
+            pieces.push(Piece::Stable(
+                text.get(from..at).unwrap_or_default().to_string(),
+            ));
+            split_value(sides, markers.style, &mut pieces);
+            from = at;
+        }
+        pieces.push(Piece::Stable(
+            text.get(from..).unwrap_or_default().to_string(),
+        ));
+        let pieces = join_hunks(pieces, markers.style);
+        let mut out = Vec::with_capacity(text.len() + 1024);
+        let mut n = 0;
+        for p in &pieces {
+            match p {
+                Piece::Stable(s) => out.extend_from_slice(s.as_bytes()),
+                Piece::Hunk([b, o, t]) => {
+                    n += 1;
+                    write_conflict(&mut out, b.as_bytes(), o.as_bytes(), t.as_bytes(), markers);
+                }
+            }
+        }
+        (String::from_utf8_lossy(&out).into_owned(), n)
+    }
+}
+
+/// A stretch of the result: text both sides agree on, or a conflict hunk.
+#[derive(Debug, PartialEq, Eq)]
+enum Piece {
+    Stable(String),
+    Hunk([String; 3]),
+}
+
+/// A conflict whose sides span several lines (a shader's `code`, a script's
+/// `script/source`, a whole section) conflicts line by line, as git's line merge of
+/// those lines would; a one-line conflict stays whole.
+fn split_value(sides: [String; 3], style: ConflictStyle, pieces: &mut Vec<Piece>) {
+    let multi = sides.iter().all(|s| s.lines().nth(1).is_some());
+    if multi {
+        let [b, o, t] = &sides;
+        let hunks = merge_hunks_styled(b.as_bytes(), o.as_bytes(), t.as_bytes(), style);
+        if hunks.iter().any(|h| matches!(h, Hunk::Conflict { .. })) {
+            let s = |x: &[u8]| String::from_utf8_lossy(x).into_owned();
+            for h in hunks {
+                pieces.push(match h {
+                    Hunk::Stable(x) | Hunk::Clean(x) => Piece::Stable(s(x)),
+                    Hunk::Conflict { base, ours, theirs } => {
+                        Piece::Hunk([s(base), s(ours), s(theirs)])
+                    }
+                });
+            }
+            return;
+        }
+    }
+    pieces.push(Piece::Hunk(sides));
+}
+
+/// Join conflict hunks as git does: hunks with nothing or only blank lines between them
+/// always (git's diff finds touching changes as one), and in git's default `merge` style also hunks
+/// separated by at most three lines or by lines with no letter or digit (xdiff's
+/// `xdl_simplify_non_conflicts`); the lines between then belong to every side.
+fn join_hunks(pieces: Vec<Piece>, style: ConflictStyle) -> Vec<Piece> {
+    let mut out: Vec<Piece> = Vec::with_capacity(pieces.len());
+    for p in pieces {
+        match p {
+            Piece::Stable(x) => match out.last_mut() {
+                Some(Piece::Stable(s)) => s.push_str(&x),
+                _ if x.is_empty() => {}
+                _ => out.push(Piece::Stable(x)),
+            },
+            Piece::Hunk(next) => push_hunk(&mut out, next, style),
+        }
+    }
+    out
+}
+
+/// Append a hunk, joined to the previous one when git would join them.
+fn push_hunk(out: &mut Vec<Piece>, next: [String; 3], style: ConflictStyle) {
+    let gap = match out.as_slice() {
+        [.., Piece::Hunk(_), Piece::Stable(gap)] if close_enough(gap, style) => out.pop(),
+        [.., Piece::Hunk(_)] => Some(Piece::Stable(String::new())),
+        _ => None,
+    };
+    let (Some(Piece::Stable(gap)), Some(Piece::Hunk(h))) = (gap, out.last_mut()) else {
+        out.push(Piece::Hunk(next));
+        return;
+    };
+    for (side, add) in h.iter_mut().zip(next) {
+        side.push_str(&gap);
+        side.push_str(&add);
+    }
+}
+
+/// Whether the lines between two hunks are few or empty enough for git to join them.
+/// Blank lines always are: git's line diff takes the blank line between two sections
+/// into the change around them.
+fn close_enough(gap: &str, style: ConflictStyle) -> bool {
+    if gap.bytes().all(|c| c.is_ascii_whitespace()) {
+        return true;
+    }
+    style == ConflictStyle::Merge
+        && (gap.lines().count() <= 3 || !gap.bytes().any(|c| c.is_ascii_alphanumeric()))
+}
+
+#[cfg(test)]
+mod hunk_tests {
+    use super::*;
+
+    fn hunk(b: &str, o: &str, t: &str) -> Piece {
+        Piece::Hunk([b.into(), o.into(), t.into()])
+    }
+
+    #[test]
+    fn neighbouring_hunks_join_as_git_joins_them() {
+        let two = || {
+            vec![
+                hunk("a = 1\n", "a = 2\n", "a = 3\n"),
+                Piece::Stable("b = 0\n".into()),
+                hunk("c = 1\n", "c = 2\n", "c = 3\n"),
+            ]
+        };
+        // git's default style joins across up to three lines, the lines going to every side.
+        let joined = join_hunks(two(), ConflictStyle::Merge);
+        assert_eq!(joined, vec![hunk("a = 1\nb = 0\nc = 1\n", "a = 2\nb = 0\nc = 2\n", "a = 3\nb = 0\nc = 3\n")]);
+        // diff3 keeps hunks apart unless only blank lines lie between.
+        assert_eq!(join_hunks(two(), ConflictStyle::Diff3).len(), 3);
+        let blank = vec![hunk("x\n", "y\n", ""), Piece::Stable("\n".into()), hunk("p\n", "q\n", "")];
+        assert_eq!(join_hunks(blank, ConflictStyle::Diff3), vec![hunk("x\n\np\n", "y\n\nq\n", "\n")]);
+    }
+
+    #[test]
+    fn a_multi_line_value_conflicts_line_by_line() {
+        let b = "code = \"a\nb\nc\nd\ne\n\"\n";
+        let o = "code = \"a\nB\nc\nd\ne\n\"\n";
+        let t = "code = \"a\nb2\nc\nd\ne\n\"\n";
+        let mut pieces = Vec::new();
+        split_value([b.into(), o.into(), t.into()], ConflictStyle::Diff3, &mut pieces);
+        assert_eq!(pieces.iter().filter(|p| matches!(p, Piece::Hunk(_))).count(), 1);
+        assert!(pieces.contains(&hunk("b\n", "B\n", "b2\n")), "{pieces:?}");
+        // One line stays one hunk.
+        let mut one = Vec::new();
+        split_value(["x = 1\n".into(), "x = 2\n".into(), "x = 3\n".into()], ConflictStyle::Merge, &mut one);
+        assert_eq!(one, vec![hunk("x = 1\n", "x = 2\n", "x = 3\n")]);
+    }
+}
+
+/// A one-line tag with its `key=` value (a quoted string) replaced by `quoted`.
+fn with_field(tag: &str, key: &str, quoted: &str) -> String {
+    let Some(at) = tag.find(&format!(" {key}=\"")).map(|k| k + key.len() + 2) else {
+        return tag.to_string();
+    };
+    let rest = &tag[at + 1..];
+    let mut escaped = false;
+    let end = rest.char_indices().find_map(|(k, c)| {
+        let close = c == '"' && !escaped;
+        escaped = c == '\\' && !escaped;
+        close.then_some(k)
+    });
+    match end {
+        Some(k) => format!("{}{quoted}{}", &tag[..at], &rest[k + 1..]),
+        None => tag.to_string(),
+    }
+}

@@ -6,6 +6,7 @@ use super::context::{Ctx, Pick};
 use super::matching::{B, O, T};
 use super::sections::{Line, Src};
 use super::sequence::merge_order;
+use super::value_grain::GrainAnswer;
 use crate::linemerge::MarkerOptions;
 use crate::value::parse;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -64,10 +65,19 @@ impl<'a> Ctx<'a> {
         let props = [B, O, T].map(|side| self.side_props(secs, side));
         let keys: BTreeSet<&'a str> = props.iter().flat_map(|p| p.map.keys().copied()).collect();
         let mut chosen: BTreeMap<&str, Vec<Line>> = BTreeMap::new();
+        let value = |side: usize, key: &str| props[side].map.get(key).map(|(_, v)| v.clone());
+        let order = [&props[B].order[..], &props[O].order[..], &props[T].order[..]];
+        let tracks = self.merge_animation_tracks(secs, order, &value);
         for key in keys {
+            if tracks.is_some() && key.starts_with("tracks/") {
+                continue;
+            }
             if let Some(lines) = self.merge_prop(secs, &props, key, location) {
                 chosen.insert(key, lines);
             }
+        }
+        if let Some((anchor, lines)) = tracks {
+            chosen.insert(anchor, lines);
         }
         order_props(&props, chosen)
     }
@@ -114,10 +124,18 @@ impl<'a> Ctx<'a> {
             Pick::Ours => all_lines(O),
             Pick::Theirs => all_lines(T),
             Pick::Conflict => {
+                if let Some(why) = secs[O].and_then(|si| self.churn(O, si, key)) {
+                    self.churn_kept(location(), key, why);
+                    return all_lines(O);
+                }
                 if let Some(line) = self.merge_text_value(&b, &o, &t, &line_of(O)) {
                     return Some(vec![Line::Lit(line)]);
                 }
-                self.value_conflict(location(), Some(key.to_string()), [&b, &o, &t]);
+                match self.merge_grain(secs, key, [&b, &o, &t], &line_of(O)) {
+                    Some(GrainAnswer::Merged(line)) => return Some(vec![line]),
+                    Some(GrainAnswer::Conflict(c)) => self.grain_conflict(location(), key, &c),
+                    None => self.value_conflict(location(), Some(key.to_string()), [&b, &o, &t]),
+                }
                 Some(vec![Line::Conflict(Box::new([line_of(B), line_of(O), line_of(T)]))])
             }
         }

@@ -30,6 +30,11 @@ pub(super) enum TagOut {
     Fields(String, Vec<(String, Chunk)>),
     /// Conflicting tags (base, ours, theirs).
     Conflict(Box<[Option<Src>; 3]>),
+    /// A tag that depends on the side picked in a hunk (a conflicted name or place
+    /// above it, a node inside a delete-against-modify hunk): printed between markers,
+    /// on each side (base, ours, theirs) with these fields' values (quoted) replaced,
+    /// or left out (`None`).
+    PerSide(Box<TagOut>, Box<[Option<Vec<(&'static str, String)>>; 3]>),
     /// An ext/sub tag whose id is assigned at print time.
     Resource {
         side: usize,
@@ -58,8 +63,9 @@ pub(super) struct OutSec {
     pub(super) tag: TagOut,
     /// Its property lines.
     pub(super) lines: Vec<Line>,
-    /// The whole section conflicts (delete against modify): [base, ours, theirs] bodies.
-    pub(super) whole: Option<Box<[Option<usize>; 3]>>,
+    /// The whole section conflicts (delete against modify): [base, ours, theirs]
+    /// sections, the node's own first, then the descendants its hunk carries.
+    pub(super) whole: Option<Box<[Vec<usize>; 3]>>,
     /// The section this one merges, on each side (to keep a side's layout when every
     /// line comes from it).
     pub(super) origin: [Option<usize>; 3],
@@ -86,7 +92,7 @@ impl OutSec {
             verbatim: None,
             tag: TagOut::Src((kept, 0..0)),
             lines: Vec::new(),
-            whole: Some(Box::new(secs)),
+            whole: Some(Box::new(secs.map(|s| s.into_iter().collect()))),
             origin: [None; 3],
         }
     }

@@ -71,18 +71,18 @@ pub fn cell(s: &str) -> String {
     code(s).replace('|', "\\|")
 }
 
-/// Text for a quoted Mermaid label (`n1["..."]`): letters, digits, spaces and `_-./` as
-/// they are, every other character as a `#NNN;` entity (so `"`, `<`, `#`, backticks and
-/// brackets cannot end the label, start HTML or a Markdown string), hidden characters
-/// spelled out first.
+/// Text for a quoted Mermaid label (`n1["..."]`): hidden characters spelled out first,
+/// then every character that could end the label, start an entity, HTML or a Markdown
+/// string, or end the statement (`"`, `#`, `&`, `<`, `>`, backtick, `\\`, `;`) written as
+/// a `#NNN;` entity. Brackets and `|` are plain text inside the quotes.
 pub fn mermaid(s: &str) -> String {
     let s = visible(s);
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
-        if c.is_alphanumeric() || matches!(c, ' ' | '_' | '-' | '.' | '/') {
-            out.push(c);
-        } else {
+        if matches!(c, '"' | '#' | '&' | '<' | '>' | '`' | '\\' | ';') {
             let _ = write!(out, "#{};", c as u32);
+        } else {
+            out.push(c);
         }
     }
     out
@@ -119,8 +119,8 @@ mod tests {
 
     #[test]
     fn mermaid_labels_are_entities() {
-        assert_eq!(mermaid("Player 1"), "Player 1");
-        assert_eq!(mermaid("a\"]b"), "a#34;#93;b");
+        assert_eq!(mermaid("Player (1) [x]|"), "Player (1) [x]|");
+        assert_eq!(mermaid("a\"]b;"), "a#34;]b#59;");
         assert_eq!(mermaid("<b>#"), "#60;b#62;#35;");
         assert_eq!(mermaid("é\x1b"), "é#92;x1b");
     }

@@ -241,8 +241,18 @@ fn body(report: &DiffReport, root: Option<&str>, opts: &Options, out: &mut Strin
 
 /// Render one file's report under a `###` heading.
 pub fn render(title: &str, report: &DiffReport, opts: &Options) -> String {
+    render_rooted(title, report, None, opts)
+}
+
+/// [`render`] with the Mermaid root labelled by the root node's name, as `diff` knows it.
+pub fn render_rooted(
+    title: &str,
+    report: &DiffReport,
+    root: Option<&str>,
+    opts: &Options,
+) -> String {
     let mut out = format!("### {}\n\n", code(title));
-    body(report, None, opts, &mut out);
+    body(report, root, opts, &mut out);
     out
 }
 

@@ -1,0 +1,157 @@
+//! What the merge driver learns from git's configuration and the environment, since git
+//! tells a driver only the files, labels and marker size: the conflict style
+//! (`merge.conflictStyle`, `-c` overrides included), whether to explain
+//! (`tscn-merge.explain`, `TSCN_MERGE_EXPLAIN`), whether the driver is switched off
+//! (`TSCN_MERGE=off`) and which side to favour (`TSCN_MERGE_FAVOR`). Merging is left to
+//! [`super::merge`].
+
+use super::{ExplainFormat, FavorArg, StyleArg};
+use std::process::Command;
+use tscn_merge::linemerge::ConflictStyle;
+
+/// A value of git's configuration as `git config --get` prints it (repository, global
+/// and system files, and the `-c` overrides git passes in `GIT_CONFIG_PARAMETERS`).
+fn git_config(key: &str) -> Option<String> {
+    let out = Command::new("git")
+        .args(["config", "--get", key])
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    let v = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    (!v.is_empty()).then_some(v)
+}
+
+/// The style `--style` names.
+pub fn style_of(s: StyleArg) -> ConflictStyle {
+    match s {
+        StyleArg::Merge => ConflictStyle::Merge,
+        StyleArg::Diff3 => ConflictStyle::Diff3,
+        StyleArg::Zdiff3 => ConflictStyle::ZDiff3,
+    }
+}
+
+/// git's `merge.conflictStyle` as git reads it: `diff3`, `zdiff3`, else `merge`, git's
+/// default (git also falls back to it for a value it does not know).
+pub fn git_conflict_style() -> ConflictStyle {
+    style_named(git_config("merge.conflictStyle").as_deref())
+}
+
+fn style_named(v: Option<&str>) -> ConflictStyle {
+    match v.map(str::to_ascii_lowercase).as_deref() {
+        Some("diff3") => ConflictStyle::Diff3,
+        Some("zdiff3") => ConflictStyle::ZDiff3,
+        _ => ConflictStyle::Merge,
+    }
+}
+
+/// `--explain` asked for from git: `TSCN_MERGE_EXPLAIN` or `tscn-merge.explain`
+/// (`true`/`text` or `json`).
+pub fn explain_from_git() -> Option<ExplainFormat> {
+    let v = std::env::var("TSCN_MERGE_EXPLAIN")
+        .ok()
+        .filter(|v| !v.is_empty())
+        .or_else(|| git_config("tscn-merge.explain"))?;
+    explain_named(&v)
+}
+
+fn explain_named(v: &str) -> Option<ExplainFormat> {
+    match v.to_ascii_lowercase().as_str() {
+        "json" => Some(ExplainFormat::Json),
+        "1" | "true" | "yes" | "on" | "text" => Some(ExplainFormat::Text),
+        _ => None,
+    }
+}
+
+/// `TSCN_MERGE=off` (or `0`, `false`, `no`): the driver is a plain `git merge-file` for
+/// this command.
+pub fn driver_off() -> bool {
+    std::env::var("TSCN_MERGE")
+        .map(|v| {
+            matches!(
+                v.to_ascii_lowercase().as_str(),
+                "off" | "0" | "false" | "no"
+            )
+        })
+        .unwrap_or(false)
+}
+
+/// `TSCN_MERGE_FAVOR=ours|theirs`: the `git merge -X ours|theirs` that git never passes to
+/// a driver.
+pub fn favor_from_env() -> Option<FavorArg> {
+    match std::env::var("TSCN_MERGE_FAVOR")
+        .ok()?
+        .to_ascii_lowercase()
+        .as_str()
+    {
+        "ours" => Some(FavorArg::Ours),
+        "theirs" => Some(FavorArg::Theirs),
+        _ => None,
+    }
+}
+
+/// Every conflict block of `text` (markers of `size`) replaced by the favoured side's
+/// lines. A block left open is kept as it is.
+pub fn resolve_markers(text: &[u8], size: usize, favor: FavorArg) -> Vec<u8> {
+    let size = if size == 0 { 7 } else { size };
+    let is = |line: &[u8], c: u8| {
+        line.len() >= size
+            && line[..size].iter().all(|&x| x == c)
+            && matches!(line.get(size), None | Some(b' ' | b'\n' | b'\r'))
+    };
+    let mut out = Vec::with_capacity(text.len());
+    // The favoured lines of the open block, and the block as written.
+    let (mut chosen, mut raw) = (Vec::new(), Vec::new());
+    // 0 outside, 1 ours, 2 base, 3 theirs.
+    let mut part = 0;
+    for line in text.split_inclusive(|&c| c == b'\n') {
+        if part == 0 && !is(line, b'<') {
+            out.extend_from_slice(line);
+            continue;
+        }
+        raw.extend_from_slice(line);
+        match part {
+            0 => part = 1,
+            1 | 2 if is(line, b'|') => part = 2,
+            1 | 2 if is(line, b'=') => part = 3,
+            3 if is(line, b'>') => {
+                out.append(&mut chosen);
+                raw.clear();
+                part = 0;
+            }
+            1 if favor == FavorArg::Ours => chosen.extend_from_slice(line),
+            3 if favor == FavorArg::Theirs => chosen.extend_from_slice(line),
+            _ => {}
+        }
+    }
+    out.append(&mut raw);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn styles_are_read_as_git_reads_them() {
+        assert_eq!(style_named(Some("zdiff3")), ConflictStyle::ZDiff3);
+        assert_eq!(style_named(Some("diff3")), ConflictStyle::Diff3);
+        assert_eq!(style_named(Some("bogus")), ConflictStyle::Merge);
+        assert_eq!(style_named(None), ConflictStyle::Merge);
+        assert_eq!(explain_named("json"), Some(ExplainFormat::Json));
+        assert_eq!(explain_named("false"), None);
+    }
+
+    #[test]
+    fn favor_keeps_one_side_of_each_block() {
+        let text =
+            b"a\n<<<<<<< ours\nx = 1\n||||||| base\nx = 0\n=======\nx = 2\n>>>>>>> theirs\nb\n";
+        assert_eq!(resolve_markers(text, 7, FavorArg::Ours), b"a\nx = 1\nb\n");
+        assert_eq!(resolve_markers(text, 7, FavorArg::Theirs), b"a\nx = 2\nb\n");
+        let open = b"a\n<<<<<<< ours\nx = 1\n";
+        assert_eq!(resolve_markers(open, 7, FavorArg::Theirs), open.to_vec());
+    }
+}

@@ -1,0 +1,198 @@
+//! Value-level merges through the whole merge: tile map cells, Animation tracks and keys,
+//! and the real merge `Level1.tscn` whose tile maps git cannot merge.
+
+mod common;
+
+use tscn_merge::merge::{merge, MergeOptions};
+
+/// A Godot 3 scene with one TileMap (`format = 1`: three ints per cell).
+fn tilemap3(cells: &str) -> String {
+    format!(
+        "[gd_scene format=2]\n\n[node name=\"Level\" type=\"Node2D\"]\n\n\
+         [node name=\"TileMap\" type=\"TileMap\" parent=\".\"]\n\
+         cell_size = Vector2( 16, 16 )\nformat = 1\ntile_data = PoolIntArray( {cells} )\n"
+    )
+}
+
+fn run(b: &str, o: &str, t: &str) -> tscn_merge::merge::MergeOutcome {
+    merge(b.as_bytes(), o.as_bytes(), t.as_bytes(), &MergeOptions::default())
+}
+
+#[test]
+fn tile_cells_changed_on_both_sides_merge_cell_by_cell() {
+    let base = tilemap3("0, 1, 0, 1, 2, 0");
+    let ours = tilemap3("0, 3, 0, 1, 2, 0, 2, 1, 0");
+    let theirs = tilemap3("0, 1, 0, 1, 5, 0");
+    let r = run(&base, &ours, &theirs);
+    assert!(r.is_clean(), "{}", String::from_utf8_lossy(&r.text));
+    assert_eq!(
+        String::from_utf8_lossy(&r.text),
+        tilemap3("0, 3, 0, 1, 5, 0, 2, 1, 0")
+    );
+}
+
+#[test]
+fn same_cell_changed_differently_is_a_conflict_naming_the_cell() {
+    let base = tilemap3("0, 1, 0, 1, 2, 0");
+    let ours = tilemap3("0, 3, 0, 1, 2, 0");
+    let theirs = tilemap3("0, 4, 0, 1, 2, 0");
+    let r = run(&base, &ours, &theirs);
+    assert_eq!(r.conflict_count, 1);
+    let prop = r.conflicts[0].property.clone().unwrap_or_default();
+    assert!(prop.contains("tile_data") && prop.contains("cell (0, 0)"), "{prop}");
+    let text = String::from_utf8_lossy(&r.text);
+    assert!(text.contains("<<<<<<< ours\ntile_data = PoolIntArray( 0, 3, 0, 1, 2, 0 )\n"), "{text}");
+}
+
+/// A Godot 4 Animation resource with one value track, keys as given.
+fn animation(times: &str, values: &str, n: usize) -> String {
+    format!(
+        "[gd_scene format=3]\n\n[sub_resource type=\"Animation\" id=\"Animation_au0a2\"]\n\
+         length = 1.0\ntracks/0/type = \"value\"\ntracks/0/imported = false\n\
+         tracks/0/enabled = true\ntracks/0/path = NodePath(\"Sprite:position\")\n\
+         tracks/0/interp = 1\ntracks/0/loop_wrap = true\ntracks/0/keys = {{\n\
+         \"times\": PackedFloat32Array({times}),\n\"transitions\": PackedFloat32Array({}),\n\
+         \"update\": 0,\n\"values\": [{values}]\n}}\n\n\
+         [node name=\"Root\" type=\"Node2D\"]\n",
+        vec!["1"; n].join(", ")
+    )
+}
+
+#[test]
+fn animation_keys_added_on_both_sides_merge_by_time() {
+    let base = animation("0", "Vector2(0, 0)", 1);
+    let ours = animation("0, 0.5", "Vector2(0, 0), Vector2(5, 0)", 2);
+    let theirs = animation("0, 1", "Vector2(0, 0), Vector2(9, 9)", 2);
+    let r = run(&base, &ours, &theirs);
+    assert!(r.is_clean(), "{}", String::from_utf8_lossy(&r.text));
+    let want = animation("0, 0.5, 1", "Vector2(0, 0), Vector2(5, 0), Vector2(9, 9)", 3);
+    assert_eq!(String::from_utf8_lossy(&r.text), want);
+}
+
+#[test]
+fn animation_key_changed_differently_is_a_conflict_naming_the_key() {
+    let base = animation("0", "Vector2(0, 0)", 1);
+    let ours = animation("0", "Vector2(1, 0)", 1);
+    let theirs = animation("0", "Vector2(2, 0)", 1);
+    let r = run(&base, &ours, &theirs);
+    assert!(!r.is_clean());
+    let prop = r.conflicts[0].property.clone().unwrap_or_default();
+    assert!(prop.contains("tracks/0/keys"), "{prop}");
+}
+
+/// The real merge: both sides painted the level's tile maps; git conflicts. Merged cell
+/// by cell the tile maps are exactly the committed result's, and the only conflict left
+/// is the real one: both sides added a `Heatmap` node with different scripts.
+#[test]
+fn real_level1_tile_maps_merge_to_the_committed_cells() {
+    let Some(root) = common::shared_dir() else {
+        eprintln!("skipped: shared folder not found");
+        return;
+    };
+    let dir = root.join("merges/GDQuest__godot-platformer-2d__f92db19323__game__src__Levels__Level1.tscn");
+    let read = |n: &str| std::fs::read(dir.join(n)).expect("merge file");
+    let r = merge(&read("base.tscn"), &read("ours.tscn"), &read("theirs.tscn"), &MergeOptions::default());
+    let tiles = |b: &[u8]| -> Vec<String> {
+        String::from_utf8_lossy(b)
+            .lines()
+            .filter(|l| l.starts_with("tile_data = "))
+            .map(str::to_string)
+            .collect()
+    };
+    let human = tiles(&read("result.tscn"));
+    assert!(!human.is_empty());
+    assert_eq!(tiles(&r.text), human);
+    assert_eq!(r.conflicts.len(), 1, "{:?}", r.conflicts);
+    assert!(r.conflicts[0].location.contains("Heatmap"), "{:?}", r.conflicts[0]);
+    assert_eq!(r.conflicts[0].property.as_deref(), Some("script"));
+}
+
+/// Real merges git conflicts on only because both sides' editors re-laid out Controls
+/// under containers (or one side re-laid out nodes the other deleted).
+const LAYOUT_CHURN: &[&str] = &[
+    "RodZill4__material-maker__2b46a6936d__material_maker__main_window.tscn",
+    "RodZill4__material-maker__8bbd4fcf7e__material_maker__main_window.tscn",
+    "RodZill4__material-maker__be87850e00__material_maker__windows__preferences__preferences.tscn",
+    "mbrlabs__Lorien__a22b3ca691__lorien__Main.tscn",
+];
+
+/// Whether a line is one the merge may legitimately not copy as is: container layout,
+/// resource ids (renumbered), the header's resource count.
+fn may_differ(line: &str) -> bool {
+    let key = line.split(" = ").next().unwrap_or("");
+    ["margin_", "rect_position", "rect_size"].iter().any(|k| key.starts_with(k))
+        || line.contains("Resource")
+        || line.contains(" id=")
+        || line.starts_with("[gd_scene")
+}
+
+/// Lines one side has that neither base nor the other side has.
+fn one_sided(side: &str, base: &str, other: &str) -> Vec<String> {
+    let (b, o): (std::collections::HashSet<&str>, std::collections::HashSet<&str>) =
+        (base.lines().collect(), other.lines().collect());
+    side.lines()
+        .filter(|l| !b.contains(l) && !o.contains(l) && !may_differ(l))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn real_layout_churn_merges_are_clean_valid_and_keep_one_sided_changes() {
+    let Some(root) = common::shared_dir() else {
+        eprintln!("skipped: shared folder not found");
+        return;
+    };
+    for id in LAYOUT_CHURN {
+        let dir = root.join("merges").join(id);
+        let read = |n: &str| std::fs::read_to_string(dir.join(n)).expect("merge file");
+        let (b, o, t) = (read("base.tscn"), read("ours.tscn"), read("theirs.tscn"));
+        let r = run(&b, &o, &t);
+        assert!(r.is_clean(), "{id}: {:?}", r.conflicts);
+        let text = String::from_utf8_lossy(&r.text).to_string();
+        let scene = tscn_merge::model::Scene::parse(text.as_bytes()).expect("parses");
+        let problems = tscn_merge::check::check(&scene);
+        assert!(!tscn_merge::check::is_broken(&problems), "{id}: {problems:?}");
+        let result: std::collections::HashSet<&str> = text.lines().collect();
+        for line in one_sided(&o, &b, &t).iter().chain(&one_sided(&t, &b, &o)) {
+            assert!(result.contains(line.as_str()), "{id}: lost `{line}`");
+        }
+        let churn = r.decisions.iter().any(|d| {
+            matches!(
+                d,
+                tscn_merge::merge::Decision::ChurnOursKept { .. }
+                    | tscn_merge::merge::Decision::ChurnedNodeDeleted { .. }
+            )
+        });
+        assert!(churn, "{id}: no churn decision for --explain");
+        let strict = MergeOptions { no_layout_policy: true, ..MergeOptions::default() };
+        let off = merge(b.as_bytes(), o.as_bytes(), t.as_bytes(), &strict);
+        assert!(!off.is_clean(), "{id}: the policy turned off still settles it");
+    }
+}
+
+/// A Godot 3 VBoxContainer with one Button, the Button's margins and folding as given.
+fn vbox(margin_bottom: &str, folded: bool) -> String {
+    let fold = if folded { "editor/display_folded = true\n" } else { "" };
+    format!(
+        "[gd_scene format=2]\n\n[node name=\"Box\" type=\"VBoxContainer\"]\n\
+         margin_right = 40.0\nmargin_bottom = 40.0\n\n\
+         [node name=\"Button\" type=\"Button\" parent=\".\"]\n{fold}\
+         margin_right = 12.0\nmargin_bottom = {margin_bottom}\n"
+    )
+}
+
+#[test]
+fn layout_under_a_container_changed_on_both_sides_keeps_ours() {
+    let r = run(&vbox("20.0", false), &vbox("22.0", false), &vbox("24.0", true));
+    assert!(r.is_clean(), "{}", String::from_utf8_lossy(&r.text));
+    assert_eq!(String::from_utf8_lossy(&r.text), vbox("22.0", true));
+    let explained: Vec<String> = r.decisions.iter().map(|d| d.to_string()).collect();
+    assert!(explained.iter().any(|d| d.contains("margin_bottom")), "{explained:?}");
+}
+
+#[test]
+fn layout_outside_a_container_still_conflicts() {
+    let plain = |v: &str| vbox(v, false).replace("VBoxContainer", "Control");
+    let r = run(&plain("20.0"), &plain("22.0"), &plain("24.0"));
+    assert_eq!(r.conflict_count, 1);
+}

@@ -1,0 +1,145 @@
+//! Conflict hunks carry everything their choice decides: resolving every hunk of a
+//! conflicted merge to ours (or to theirs), as `git checkout --ours/--theirs` or a
+//! GUI's "use mine/theirs" does, gives a valid scene with the side's nodes. Crafted
+//! scenes in the editor's style (Godot 3 and Godot 4.6), merged by the binary.
+
+mod common;
+#[path = "common/resolve.rs"]
+mod resolve;
+
+use resolve::{resolve_all, Side};
+use std::process::Command;
+use tscn_merge::check::{check, check_markers, is_broken};
+use tscn_merge::model::Scene;
+
+/// Merge with the binary (`-o`), returning the exit code and the output text.
+fn merge(base: &str, ours: &str, theirs: &str) -> (i32, String) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = |n: &str, t: &str| {
+        let f = dir.path().join(n);
+        std::fs::write(&f, t).expect("write");
+        f
+    };
+    let (b, o, t) = (p("base.tscn", base), p("ours.tscn", ours), p("theirs.tscn", theirs));
+    let out = dir.path().join("out.tscn");
+    let st = Command::new(common::bin())
+        .arg("merge")
+        .arg("-o")
+        .arg(&out)
+        .args([&b, &o, &t])
+        .status()
+        .expect("run");
+    (st.code().unwrap_or(-1), std::fs::read_to_string(&out).expect("output"))
+}
+
+/// The node paths of a valid scene (panics with the problems when it is not valid).
+fn valid_nodes(text: &str) -> Vec<String> {
+    assert!(check_markers(text.as_bytes()).is_empty(), "markers left:\n{text}");
+    let s = Scene::parse(text.as_bytes()).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let p = check(&s);
+    assert!(!is_broken(&p), "{p:?}\n{text}");
+    s.nodes.iter().map(|n| n.path.to_string()).collect()
+}
+
+const G3_BASE: &str = r#"[gd_scene load_steps=2 format=2]
+
+[sub_resource type="RectangleShape2D" id=1]
+extents = Vector2( 8, 8 )
+
+[node name="Level" type="Node2D"]
+
+[node name="A" type="Node2D" parent="."]
+position = Vector2( 10, 10 )
+
+[node name="A2" type="Area2D" parent="A"]
+
+[node name="Shape" type="CollisionShape2D" parent="A/A2"]
+shape = SubResource( 1 )
+
+[node name="B" type="Node2D" parent="."]
+"#;
+
+const G3_THEIRS: &str = r#"[gd_scene format=2]
+
+[node name="Level" type="Node2D"]
+
+[node name="B" type="Node2D" parent="."]
+visible = false
+"#;
+
+/// Ours changes `A`, theirs deletes it (and so its child `A2`) and hides `B`.
+#[test]
+fn godot3_keeping_ours_after_delete_against_modify_keeps_the_subtree() {
+    let ours = G3_BASE.replace("position = Vector2( 10, 10 )", "position = Vector2( 20, 10 )");
+    let (code, text) = merge(G3_BASE, &ours, G3_THEIRS);
+    assert_eq!(code, 1, "{text}");
+    let o = resolve_all(&text, Side::Ours);
+    assert_eq!(valid_nodes(&o), [".", "A", "A/A2", "A/A2/Shape", "B"], "{o}");
+    assert!(o.contains("position = Vector2( 20, 10 )") && o.contains("visible = false"), "{o}");
+    let t = resolve_all(&text, Side::Theirs);
+    assert_eq!(valid_nodes(&t), [".", "B"], "{t}");
+    assert!(t.contains("visible = false"), "{t}");
+}
+
+const G46_BASE: &str = r#"[gd_scene format=3 uid="uid://c8x1v2k3m4n5p"]
+
+[node name="World" type="Node2D" unique_id=1294051873]
+
+[node name="Hero" type="CharacterBody2D" parent="." unique_id=771203492]
+speed = 100.0
+
+[node name="Sprite2D" type="Sprite2D" parent="Hero" unique_id=1620488355]
+
+[node name="Hat" type="Sprite2D" parent="Hero/Sprite2D" unique_id=402918337]
+
+[connection signal="ready" from="Hero/Sprite2D" to="." method="_on_sprite_ready"]
+"#;
+
+/// `Hero` renamed `Knight` on ours and `Paladin` on theirs (which also changes
+/// `speed`): each side's resolution names the children's parent as that side does.
+#[test]
+fn godot46_rename_conflict_spells_children_per_side() {
+    let side = |name: &str| G46_BASE.replace("\"Hero", &format!("\"{name}"));
+    let theirs = side("Paladin").replace("speed = 100.0", "speed = 120.0");
+    let (code, text) = merge(G46_BASE, &side("Knight"), &theirs);
+    assert_eq!(code, 1, "{text}");
+    let o = resolve_all(&text, Side::Ours);
+    assert_eq!(valid_nodes(&o), [".", "Knight", "Knight/Sprite2D", "Knight/Sprite2D/Hat"], "{o}");
+    assert!(o.contains("from=\"Knight/Sprite2D\"") && o.contains("speed = 120.0"), "{o}");
+    let t = resolve_all(&text, Side::Theirs);
+    let want = [".", "Paladin", "Paladin/Sprite2D", "Paladin/Sprite2D/Hat"];
+    assert_eq!(valid_nodes(&t), want, "{t}");
+    assert!(t.contains("from=\"Paladin/Sprite2D\""), "{t}");
+}
+
+/// The same delete-against-modify in Godot 4.6 spelling, with diff3 markers of size 9
+/// resolved by the helper.
+#[test]
+fn godot46_delete_against_modify_with_wide_markers() {
+    let base = G46_BASE;
+    let ours = base.replace("speed = 100.0", "speed = 90.0");
+    let cut = base.find("[node name=\"Hero\"").unwrap_or(0);
+    let theirs = format!(
+        "{}[node name=\"Sign\" type=\"Label\" parent=\".\" unique_id=55501]\n",
+        &base[..cut]
+    );
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = |n: &str, t: &str| {
+        let f = dir.path().join(n);
+        std::fs::write(&f, t).expect("write");
+        f
+    };
+    let (b, o, t) = (p("b.tscn", base), p("o.tscn", &ours), p("t.tscn", &theirs));
+    let out = Command::new(common::bin())
+        .args(["merge", "-l", "9"])
+        .args([&b, &o, &t])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(text.contains("<<<<<<<<< "), "{text}");
+    let o = resolve_all(&text, Side::Ours);
+    assert_eq!(valid_nodes(&o), [".", "Hero", "Hero/Sprite2D", "Hero/Sprite2D/Hat", "Sign"], "{o}");
+    let t = resolve_all(&text, Side::Theirs);
+    assert_eq!(valid_nodes(&t), [".", "Sign"], "{t}");
+}
