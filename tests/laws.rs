@@ -1314,7 +1314,14 @@ pub mod gen {
                 m2.is_clean()
             ));
         }
-        if m.is_clean() && m2.is_clean() {
+        // Editor churn (a Container child's layout changed on both sides) keeps ours by
+        // design: the swapped merge keeps the other side's, so the two may differ there.
+        let churn = |o: &MergeOutcome| {
+            o.decisions
+                .iter()
+                .any(|d| matches!(d, tscn_merge::merge::Decision::ChurnOursKept { .. }))
+        };
+        if m.is_clean() && m2.is_clean() && !churn(&m) && !churn(&m2) {
             if let (Ok(a), Ok(c)) = (canon(&m.text), canon(&m2.text)) {
                 if a != c {
                     v.push(format!("swap gives another scene:\n{}", canon_diff(&a, &c)));
