@@ -5,31 +5,9 @@
 
 mod common;
 
-use common::{bin, TempRepo};
-use std::os::fd::{FromRawFd, OwnedFd};
+use common::{bin, closed_pipe, dev_full, TempRepo};
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
-
-/// The write end of a pipe whose read end is already closed.
-fn closed_pipe() -> Stdio {
-    let mut fds = [0; 2];
-    // SAFETY: `pipe` fills both descriptors; each is owned exactly once below.
-    let (read, write) = unsafe {
-        assert_eq!(libc::pipe(fds.as_mut_ptr()), 0, "pipe");
-        (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1]))
-    };
-    drop(read);
-    Stdio::from(write)
-}
-
-fn dev_full() -> Stdio {
-    Stdio::from(
-        std::fs::OpenOptions::new()
-            .write(true)
-            .open("/dev/full")
-            .expect("/dev/full"),
-    )
-}
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()

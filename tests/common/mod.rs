@@ -306,3 +306,26 @@ pub fn git_merge_file(base: &[u8], ours: &[u8], theirs: &[u8]) -> Option<(Vec<u8
         .ok()?;
     Some((out.stdout, out.status.code()?))
 }
+
+/// The write end of a pipe whose read end is already closed (`| head -1` gone).
+pub fn closed_pipe() -> std::process::Stdio {
+    use std::os::fd::{FromRawFd, OwnedFd};
+    let mut fds = [0; 2];
+    // SAFETY: `pipe` fills both descriptors; each is owned exactly once below.
+    let (read, write) = unsafe {
+        assert_eq!(libc::pipe(fds.as_mut_ptr()), 0, "pipe");
+        (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1]))
+    };
+    drop(read);
+    std::process::Stdio::from(write)
+}
+
+/// A standard stream on `/dev/full`: every write fails with "No space left on device".
+pub fn dev_full() -> std::process::Stdio {
+    std::process::Stdio::from(
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .expect("/dev/full"),
+    )
+}
