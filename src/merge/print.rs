@@ -492,6 +492,24 @@ fn close_enough(gap: &str, style: ConflictStyle) -> bool {
         && (gap.lines().count() <= 3 || !gap.bytes().any(|c| c.is_ascii_alphanumeric()))
 }
 
+/// A one-line tag with its `key=` value (a quoted string) replaced by `quoted`.
+fn with_field(tag: &str, key: &str, quoted: &str) -> String {
+    let Some(at) = tag.find(&format!(" {key}=\"")).map(|k| k + key.len() + 2) else {
+        return tag.to_string();
+    };
+    let rest = &tag[at + 1..];
+    let mut escaped = false;
+    let end = rest.char_indices().find_map(|(k, c)| {
+        let close = c == '"' && !escaped;
+        escaped = c == '\\' && !escaped;
+        close.then_some(k)
+    });
+    match end {
+        Some(k) => format!("{}{quoted}{}", &tag[..at], &rest[k + 1..]),
+        None => tag.to_string(),
+    }
+}
+
 #[cfg(test)]
 mod hunk_tests {
     use super::*;
@@ -531,23 +549,5 @@ mod hunk_tests {
         let mut one = Vec::new();
         split_value(["x = 1\n".into(), "x = 2\n".into(), "x = 3\n".into()], ConflictStyle::Merge, &mut one);
         assert_eq!(one, vec![hunk("x = 1\n", "x = 2\n", "x = 3\n")]);
-    }
-}
-
-/// A one-line tag with its `key=` value (a quoted string) replaced by `quoted`.
-fn with_field(tag: &str, key: &str, quoted: &str) -> String {
-    let Some(at) = tag.find(&format!(" {key}=\"")).map(|k| k + key.len() + 2) else {
-        return tag.to_string();
-    };
-    let rest = &tag[at + 1..];
-    let mut escaped = false;
-    let end = rest.char_indices().find_map(|(k, c)| {
-        let close = c == '"' && !escaped;
-        escaped = c == '\\' && !escaped;
-        close.then_some(k)
-    });
-    match end {
-        Some(k) => format!("{}{quoted}{}", &tag[..at], &rest[k + 1..]),
-        None => tag.to_string(),
     }
 }
