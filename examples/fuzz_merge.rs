@@ -12,7 +12,7 @@
 //!
 //! Prints executions, executions per second and failures; failing inputs are written to
 //! `$FUZZ_OUT` (default `target/fuzz-failures`). Exit 1 on any failure.
-//! `FUZZ_SEED` fixes the seed (printed at start). `FUZZ_STRICT=1` adds the laws that
+//! `FUZZ_SEED` fixes the seed (printed at start); `FUZZ_MAX_MERGES` caps the merges run. `FUZZ_STRICT=1` adds the laws that
 //! still have known failures (see the flag in `main`); CI runs without it.
 //!
 //! `FUZZ_DUMP=DIR` turns the run into a generator for `scripts/same-output.sh`: the first
@@ -163,6 +163,12 @@ fn main() {
     // FUZZ_STRICT=1 also checks the laws with known open gaps (issues 13 and 17): the
     // resolution law on overlapping edits and the modern (4.5-4.7) identity variations.
     let strict = std::env::var_os("FUZZ_STRICT").is_some_and(|v| v != "0");
+    // FUZZ_MAX_MERGES stops after that many merges: with FUZZ_SEED, the same run on any
+    // machine, whatever its speed (CI replays a checked prefix).
+    let max_merges: u64 = std::env::var("FUZZ_MAX_MERGES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(u64::MAX);
     let secs: u64 = std::env::args()
         .nth(1)
         .and_then(|s| s.parse().ok())
@@ -192,7 +198,7 @@ fn main() {
         Some(d) => d.written < secs,
         None => Instant::now() < deadline,
     };
-    while more(&dump) {
+    while more(&dump) && execs < max_merges {
         let kind = rng.below(11);
         let file = &c.files[rng.below(c.files.len())];
         let base = read(file);
