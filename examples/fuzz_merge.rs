@@ -118,10 +118,20 @@ fn choices(rng: &mut Rng) -> Vec<Choice> {
 
 /// One side deletes a node or property holding a sub_resource, the other edits that
 /// sub_resource (`laws::gen::held_edit_triple`): the edit is never lost.
-fn held_edit(base: &[u8], file: &Path, rng: &mut Rng, fails: &mut Failures, dump: Option<&mut Dump>) {
-    let Ok(text) = std::str::from_utf8(base) else { return };
+fn held_edit(
+    base: &[u8],
+    file: &Path,
+    rng: &mut Rng,
+    fails: &mut Failures,
+    dump: Option<&mut Dump>,
+) {
+    let Ok(text) = std::str::from_utf8(base) else {
+        return;
+    };
     let (pick, delete_node) = (rng.below(64), rng.below(2) == 0);
-    let Some((b, o, t)) = held_edit_triple(text, pick, delete_node) else { return };
+    let Some((b, o, t)) = held_edit_triple(text, pick, delete_node) else {
+        return;
+    };
     if let Some(d) = dump {
         d.write(b.as_bytes(), o.as_bytes(), t.as_bytes());
         return;
@@ -129,7 +139,11 @@ fn held_edit(base: &[u8], file: &Path, rng: &mut Rng, fails: &mut Failures, dump
     let v = held_edit_laws(&b, &o, &t);
     if !v.is_empty() {
         let r = format!("held edit of {}\n{}", file.display(), v.join("\n"));
-        let inputs = [("base.tscn", b.as_bytes()), ("ours.tscn", o.as_bytes()), ("theirs.tscn", t.as_bytes())];
+        let inputs = [
+            ("base.tscn", b.as_bytes()),
+            ("ours.tscn", o.as_bytes()),
+            ("theirs.tscn", t.as_bytes()),
+        ];
         fails.record("held", &r, &inputs);
     }
 }

@@ -40,11 +40,25 @@ fn git_merge_file(dir: &Path, ext: &str, style: &str) -> Option<Vec<u8>> {
     cmd.env("GIT_CONFIG_NOSYSTEM", "1")
         .env("GIT_CONFIG_GLOBAL", "/dev/null")
         .env_remove("GIT_CONFIG_PARAMETERS")
-        .args(["merge-file", "-p", "-L", "ours", "-L", "base", "-L", "theirs"]);
+        .args([
+            "merge-file",
+            "-p",
+            "-L",
+            "ours",
+            "-L",
+            "base",
+            "-L",
+            "theirs",
+        ]);
     if style != "merge" {
         cmd.arg(format!("--{style}"));
     }
-    let out = cmd.arg(p("ours")).arg(p("base")).arg(p("theirs")).output().ok()?;
+    let out = cmd
+        .arg(p("ours"))
+        .arg(p("base"))
+        .arg(p("theirs"))
+        .output()
+        .ok()?;
     Some(out.stdout)
 }
 
@@ -60,8 +74,14 @@ fn hunks_are_never_bigger_than_gits_in_any_style() {
         eprintln!("skipped: ../shared not found");
         return;
     };
-    let Ok(entries) = std::fs::read_dir(&root) else { return };
-    let mut dirs: Vec<_> = entries.flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect();
+    let Ok(entries) = std::fs::read_dir(&root) else {
+        return;
+    };
+    let mut dirs: Vec<_> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
     dirs.sort();
     let styles = [
         ("merge", ConflictStyle::Merge),
@@ -71,9 +91,12 @@ fn hunks_are_never_bigger_than_gits_in_any_style() {
     let mut worse = Vec::new();
     let (mut compared, mut ours_total, mut git_total, mut carried) = (0, 0, 0, 0);
     for dir in &dirs {
-        let (Some(ext), Some(b), Some(o), Some(t)) =
-            (ext_of(dir), side(dir, "base"), side(dir, "ours"), side(dir, "theirs"))
-        else {
+        let (Some(ext), Some(b), Some(o), Some(t)) = (
+            ext_of(dir),
+            side(dir, "base"),
+            side(dir, "ours"),
+            side(dir, "theirs"),
+        ) else {
             continue;
         };
         for (name, style) in styles {
@@ -86,7 +109,10 @@ fn hunks_are_never_bigger_than_gits_in_any_style() {
                 continue;
             }
             let opts = MergeOptions {
-                markers: MarkerOptions { style, ..MarkerOptions::default() },
+                markers: MarkerOptions {
+                    style,
+                    ..MarkerOptions::default()
+                },
                 ..MergeOptions::default()
             };
             let outcome = merge(&b, &o, &t, &opts);
@@ -105,7 +131,10 @@ fn hunks_are_never_bigger_than_gits_in_any_style() {
                 carried += 1;
             } else if lines > git_lines {
                 let id = dir.file_name().map(|n| n.to_string_lossy().into_owned());
-                worse.push(format!("{} {name}: {lines} > git {git_lines}", id.unwrap_or_default()));
+                worse.push(format!(
+                    "{} {name}: {lines} > git {git_lines}",
+                    id.unwrap_or_default()
+                ));
             }
         }
     }
@@ -114,5 +143,10 @@ fn hunks_are_never_bigger_than_gits_in_any_style() {
          {git_total}; {carried} bigger because a hunk carries a deleted node's subtree"
     );
     assert!(compared > 0, "no conflicted shared merge was compared");
-    assert!(worse.is_empty(), "{} bigger than git's:\n{}", worse.len(), worse.join("\n"));
+    assert!(
+        worse.is_empty(),
+        "{} bigger than git's:\n{}",
+        worse.len(),
+        worse.join("\n")
+    );
 }

@@ -15,7 +15,12 @@ fn tilemap3(cells: &str) -> String {
 }
 
 fn run(b: &str, o: &str, t: &str) -> tscn_merge::merge::MergeOutcome {
-    merge(b.as_bytes(), o.as_bytes(), t.as_bytes(), &MergeOptions::default())
+    merge(
+        b.as_bytes(),
+        o.as_bytes(),
+        t.as_bytes(),
+        &MergeOptions::default(),
+    )
 }
 
 #[test]
@@ -39,9 +44,15 @@ fn same_cell_changed_differently_is_a_conflict_naming_the_cell() {
     let r = run(&base, &ours, &theirs);
     assert_eq!(r.conflict_count, 1);
     let prop = r.conflicts[0].property.clone().unwrap_or_default();
-    assert!(prop.contains("tile_data") && prop.contains("cell (0, 0)"), "{prop}");
+    assert!(
+        prop.contains("tile_data") && prop.contains("cell (0, 0)"),
+        "{prop}"
+    );
     let text = String::from_utf8_lossy(&r.text);
-    assert!(text.contains("<<<<<<< ours\ntile_data = PoolIntArray( 0, 3, 0, 1, 2, 0 )\n"), "{text}");
+    assert!(
+        text.contains("<<<<<<< ours\ntile_data = PoolIntArray( 0, 3, 0, 1, 2, 0 )\n"),
+        "{text}"
+    );
 }
 
 /// A Godot 4 Animation resource with one value track, keys as given.
@@ -65,7 +76,11 @@ fn animation_keys_added_on_both_sides_merge_by_time() {
     let theirs = animation("0, 1", "Vector2(0, 0), Vector2(9, 9)", 2);
     let r = run(&base, &ours, &theirs);
     assert!(r.is_clean(), "{}", String::from_utf8_lossy(&r.text));
-    let want = animation("0, 0.5, 1", "Vector2(0, 0), Vector2(5, 0), Vector2(9, 9)", 3);
+    let want = animation(
+        "0, 0.5, 1",
+        "Vector2(0, 0), Vector2(5, 0), Vector2(9, 9)",
+        3,
+    );
     assert_eq!(String::from_utf8_lossy(&r.text), want);
 }
 
@@ -89,9 +104,15 @@ fn real_level1_tile_maps_merge_to_the_committed_cells() {
         eprintln!("skipped: shared folder not found");
         return;
     };
-    let dir = root.join("merges/GDQuest__godot-platformer-2d__f92db19323__game__src__Levels__Level1.tscn");
+    let dir = root
+        .join("merges/GDQuest__godot-platformer-2d__f92db19323__game__src__Levels__Level1.tscn");
     let read = |n: &str| std::fs::read(dir.join(n)).expect("merge file");
-    let r = merge(&read("base.tscn"), &read("ours.tscn"), &read("theirs.tscn"), &MergeOptions::default());
+    let r = merge(
+        &read("base.tscn"),
+        &read("ours.tscn"),
+        &read("theirs.tscn"),
+        &MergeOptions::default(),
+    );
     let tiles = |b: &[u8]| -> Vec<String> {
         String::from_utf8_lossy(b)
             .lines()
@@ -103,7 +124,11 @@ fn real_level1_tile_maps_merge_to_the_committed_cells() {
     assert!(!human.is_empty());
     assert_eq!(tiles(&r.text), human);
     assert_eq!(r.conflicts.len(), 1, "{:?}", r.conflicts);
-    assert!(r.conflicts[0].location.contains("Heatmap"), "{:?}", r.conflicts[0]);
+    assert!(
+        r.conflicts[0].location.contains("Heatmap"),
+        "{:?}",
+        r.conflicts[0]
+    );
     assert_eq!(r.conflicts[0].property.as_deref(), Some("script"));
 }
 
@@ -120,7 +145,9 @@ const LAYOUT_CHURN: &[&str] = &[
 /// resource ids (renumbered), the header's resource count.
 fn may_differ(line: &str) -> bool {
     let key = line.split(" = ").next().unwrap_or("");
-    ["margin_", "rect_position", "rect_size"].iter().any(|k| key.starts_with(k))
+    ["margin_", "rect_position", "rect_size"]
+        .iter()
+        .any(|k| key.starts_with(k))
         || line.contains("Resource")
         || line.contains(" id=")
         || line.starts_with("[gd_scene")
@@ -128,8 +155,10 @@ fn may_differ(line: &str) -> bool {
 
 /// Lines one side has that neither base nor the other side has.
 fn one_sided(side: &str, base: &str, other: &str) -> Vec<String> {
-    let (b, o): (std::collections::HashSet<&str>, std::collections::HashSet<&str>) =
-        (base.lines().collect(), other.lines().collect());
+    let (b, o): (
+        std::collections::HashSet<&str>,
+        std::collections::HashSet<&str>,
+    ) = (base.lines().collect(), other.lines().collect());
     side.lines()
         .filter(|l| !b.contains(l) && !o.contains(l) && !may_differ(l))
         .map(str::to_string)
@@ -151,7 +180,10 @@ fn real_layout_churn_merges_are_clean_valid_and_keep_one_sided_changes() {
         let text = String::from_utf8_lossy(&r.text).to_string();
         let scene = tscn_merge::model::Scene::parse(text.as_bytes()).expect("parses");
         let problems = tscn_merge::check::check(&scene);
-        assert!(!tscn_merge::check::is_broken(&problems), "{id}: {problems:?}");
+        assert!(
+            !tscn_merge::check::is_broken(&problems),
+            "{id}: {problems:?}"
+        );
         let result: std::collections::HashSet<&str> = text.lines().collect();
         for line in one_sided(&o, &b, &t).iter().chain(&one_sided(&t, &b, &o)) {
             assert!(result.contains(line.as_str()), "{id}: lost `{line}`");
@@ -164,15 +196,25 @@ fn real_layout_churn_merges_are_clean_valid_and_keep_one_sided_changes() {
             )
         });
         assert!(churn, "{id}: no churn decision for --explain");
-        let strict = MergeOptions { no_layout_policy: true, ..MergeOptions::default() };
+        let strict = MergeOptions {
+            no_layout_policy: true,
+            ..MergeOptions::default()
+        };
         let off = merge(b.as_bytes(), o.as_bytes(), t.as_bytes(), &strict);
-        assert!(!off.is_clean(), "{id}: the policy turned off still settles it");
+        assert!(
+            !off.is_clean(),
+            "{id}: the policy turned off still settles it"
+        );
     }
 }
 
 /// A Godot 3 VBoxContainer with one Button, the Button's margins and folding as given.
 fn vbox(margin_bottom: &str, folded: bool) -> String {
-    let fold = if folded { "editor/display_folded = true\n" } else { "" };
+    let fold = if folded {
+        "editor/display_folded = true\n"
+    } else {
+        ""
+    };
     format!(
         "[gd_scene format=2]\n\n[node name=\"Box\" type=\"VBoxContainer\"]\n\
          margin_right = 40.0\nmargin_bottom = 40.0\n\n\
@@ -183,11 +225,18 @@ fn vbox(margin_bottom: &str, folded: bool) -> String {
 
 #[test]
 fn layout_under_a_container_changed_on_both_sides_keeps_ours() {
-    let r = run(&vbox("20.0", false), &vbox("22.0", false), &vbox("24.0", true));
+    let r = run(
+        &vbox("20.0", false),
+        &vbox("22.0", false),
+        &vbox("24.0", true),
+    );
     assert!(r.is_clean(), "{}", String::from_utf8_lossy(&r.text));
     assert_eq!(String::from_utf8_lossy(&r.text), vbox("22.0", true));
     let explained: Vec<String> = r.decisions.iter().map(|d| d.to_string()).collect();
-    assert!(explained.iter().any(|d| d.contains("margin_bottom")), "{explained:?}");
+    assert!(
+        explained.iter().any(|d| d.contains("margin_bottom")),
+        "{explained:?}"
+    );
 }
 
 #[test]

@@ -29,7 +29,8 @@ fn prop(lines: &[String]) -> String {
     format!("script/source = \"extends Node\n{}\n\"\n", lines.join("\n"))
 }
 
-const HEAD: &str = "[gd_scene load_steps=2 format=3]\n\n[sub_resource type=\"GDScript\" id=\"GDScript_1\"]\n";
+const HEAD: &str =
+    "[gd_scene load_steps=2 format=3]\n\n[sub_resource type=\"GDScript\" id=\"GDScript_1\"]\n";
 const ROOT: &str = "\n[node name=\"Root\" type=\"Node\"]\nscript = SubResource(\"GDScript_1\")\n";
 const THEIR_PROP: &str = "editor_description = \"theirs\"\n";
 
@@ -68,7 +69,17 @@ fn merge(dir: &Path, extra: &[&str]) -> (Output, Duration) {
 
 fn git_merge_file(dir: &Path) -> Option<Vec<u8>> {
     let out = Command::new("git")
-        .args(["merge-file", "-p", "--diff3", "-L", "ours", "-L", "base", "-L", "theirs"])
+        .args([
+            "merge-file",
+            "-p",
+            "--diff3",
+            "-L",
+            "ours",
+            "-L",
+            "base",
+            "-L",
+            "theirs",
+        ])
         .args(["ours.tscn", "base.tscn", "theirs.tscn"])
         .current_dir(dir)
         .output()
@@ -118,7 +129,10 @@ fn reversed_long_source_line_merge_is_gits() {
     };
     let (out, _) = merge(dir.path(), &["-q", "--timeout", "0"]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(out.stdout == git, "the line merge differs from git merge-file's");
+    assert!(
+        out.stdout == git,
+        "the line merge differs from git merge-file's"
+    );
 }
 
 #[test]
@@ -139,7 +153,10 @@ fn timeout_falls_back_within_bound() {
         explain.contains("\"method\": \"line\""),
         "no fallback: {explain}"
     );
-    assert!(out.stdout == git, "the fallback differs from git merge-file's");
+    assert!(
+        out.stdout == git,
+        "the fallback differs from git merge-file's"
+    );
     assert!(
         bounded < unbounded * 3 / 2 + Duration::from_secs(2),
         "--timeout 0.01 took {bounded:?}, the unbounded merge {unbounded:?}"

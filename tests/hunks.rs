@@ -20,7 +20,11 @@ fn merge(base: &str, ours: &str, theirs: &str) -> (i32, String) {
         std::fs::write(&f, t).expect("write");
         f
     };
-    let (b, o, t) = (p("base.tscn", base), p("ours.tscn", ours), p("theirs.tscn", theirs));
+    let (b, o, t) = (
+        p("base.tscn", base),
+        p("ours.tscn", ours),
+        p("theirs.tscn", theirs),
+    );
     let out = dir.path().join("out.tscn");
     let st = Command::new(common::bin())
         .arg("merge")
@@ -29,12 +33,18 @@ fn merge(base: &str, ours: &str, theirs: &str) -> (i32, String) {
         .args([&b, &o, &t])
         .status()
         .expect("run");
-    (st.code().unwrap_or(-1), std::fs::read_to_string(&out).expect("output"))
+    (
+        st.code().unwrap_or(-1),
+        std::fs::read_to_string(&out).expect("output"),
+    )
 }
 
 /// The node paths of a valid scene (panics with the problems when it is not valid).
 fn valid_nodes(text: &str) -> Vec<String> {
-    assert!(check_markers(text.as_bytes()).is_empty(), "markers left:\n{text}");
+    assert!(
+        check_markers(text.as_bytes()).is_empty(),
+        "markers left:\n{text}"
+    );
     let s = Scene::parse(text.as_bytes()).unwrap_or_else(|e| panic!("{e}\n{text}"));
     let p = check(&s);
     assert!(!is_broken(&p), "{p:?}\n{text}");
@@ -70,12 +80,22 @@ visible = false
 /// Ours changes `A`, theirs deletes it (and so its child `A2`) and hides `B`.
 #[test]
 fn godot3_keeping_ours_after_delete_against_modify_keeps_the_subtree() {
-    let ours = G3_BASE.replace("position = Vector2( 10, 10 )", "position = Vector2( 20, 10 )");
+    let ours = G3_BASE.replace(
+        "position = Vector2( 10, 10 )",
+        "position = Vector2( 20, 10 )",
+    );
     let (code, text) = merge(G3_BASE, &ours, G3_THEIRS);
     assert_eq!(code, 1, "{text}");
     let o = resolve_all(&text, Side::Ours);
-    assert_eq!(valid_nodes(&o), [".", "A", "A/A2", "A/A2/Shape", "B"], "{o}");
-    assert!(o.contains("position = Vector2( 20, 10 )") && o.contains("visible = false"), "{o}");
+    assert_eq!(
+        valid_nodes(&o),
+        [".", "A", "A/A2", "A/A2/Shape", "B"],
+        "{o}"
+    );
+    assert!(
+        o.contains("position = Vector2( 20, 10 )") && o.contains("visible = false"),
+        "{o}"
+    );
     let t = resolve_all(&text, Side::Theirs);
     assert_eq!(valid_nodes(&t), [".", "B"], "{t}");
     assert!(t.contains("visible = false"), "{t}");
@@ -104,8 +124,15 @@ fn godot46_rename_conflict_spells_children_per_side() {
     let (code, text) = merge(G46_BASE, &side("Knight"), &theirs);
     assert_eq!(code, 1, "{text}");
     let o = resolve_all(&text, Side::Ours);
-    assert_eq!(valid_nodes(&o), [".", "Knight", "Knight/Sprite2D", "Knight/Sprite2D/Hat"], "{o}");
-    assert!(o.contains("from=\"Knight/Sprite2D\"") && o.contains("speed = 120.0"), "{o}");
+    assert_eq!(
+        valid_nodes(&o),
+        [".", "Knight", "Knight/Sprite2D", "Knight/Sprite2D/Hat"],
+        "{o}"
+    );
+    assert!(
+        o.contains("from=\"Knight/Sprite2D\"") && o.contains("speed = 120.0"),
+        "{o}"
+    );
     let t = resolve_all(&text, Side::Theirs);
     let want = [".", "Paladin", "Paladin/Sprite2D", "Paladin/Sprite2D/Hat"];
     assert_eq!(valid_nodes(&t), want, "{t}");
@@ -139,7 +166,11 @@ fn godot46_delete_against_modify_with_wide_markers() {
     let text = String::from_utf8_lossy(&out.stdout).to_string();
     assert!(text.contains("<<<<<<<<< "), "{text}");
     let o = resolve_all(&text, Side::Ours);
-    assert_eq!(valid_nodes(&o), [".", "Hero", "Hero/Sprite2D", "Hero/Sprite2D/Hat", "Sign"], "{o}");
+    assert_eq!(
+        valid_nodes(&o),
+        [".", "Hero", "Hero/Sprite2D", "Hero/Sprite2D/Hat", "Sign"],
+        "{o}"
+    );
     let t = resolve_all(&text, Side::Theirs);
     assert_eq!(valid_nodes(&t), [".", "Sign"], "{t}");
 }

@@ -999,7 +999,9 @@ pub mod gen {
             .into_iter()
             .filter_map(|side| {
                 let why = invalid(resolve_all(&text, side).as_bytes())?;
-                Some(format!("conflicted output resolved to {side:?} is invalid: {why}"))
+                Some(format!(
+                    "conflicted output resolved to {side:?} is invalid: {why}"
+                ))
             })
             .collect()
     }
@@ -1305,7 +1307,11 @@ pub mod gen {
                     v.push(format!("{name}: clean output is invalid: {why}"));
                 }
             }
-            v.extend(resolution_law(mm).into_iter().map(|w| format!("{name}: {w}")));
+            v.extend(
+                resolution_law(mm)
+                    .into_iter()
+                    .map(|w| format!("{name}: {w}")),
+            );
         }
         if m.is_clean() != m2.is_clean() {
             v.push(format!(
@@ -1355,7 +1361,10 @@ pub mod gen {
 
     /// The text of a sub_resource reference to `id` as Godot 4 and Godot 3 write it.
     fn sub_ref_texts(id: &str) -> [String; 2] {
-        [format!("SubResource(\"{id}\")"), format!("SubResource( {id} )")]
+        [
+            format!("SubResource(\"{id}\")"),
+            format!("SubResource( {id} )"),
+        ]
     }
 
     /// The line a held-edit triple adds to the edited sub_resource.
@@ -1365,15 +1374,26 @@ pub mod gen {
     /// only it uses (and the sub_resource, as the editor does), and the other side edits
     /// that sub_resource. `pick` chooses the holder; `None` when the file has none (or
     /// the node to delete has children).
-    pub fn held_edit_triple(base: &str, pick: usize, delete_node: bool) -> Option<(String, String, String)> {
+    pub fn held_edit_triple(
+        base: &str,
+        pick: usize,
+        delete_node: bool,
+    ) -> Option<(String, String, String)> {
         let sc = Scene::parse(base.as_bytes()).ok()?;
-        let uses = |id: &str| sub_ref_texts(id).iter().map(|r| base.matches(r.as_str()).count()).sum::<usize>();
+        let uses = |id: &str| {
+            sub_ref_texts(id)
+                .iter()
+                .map(|r| base.matches(r.as_str()).count())
+                .sum::<usize>()
+        };
         let mut holders = Vec::new();
         for (ni, n) in sc.nodes.iter().enumerate() {
             for p in &sc.doc.sections[n.section].props {
                 let v = sc.doc.slice(&p.value);
                 for (si, r) in sc.sub_resources.iter().enumerate() {
-                    if sub_ref_texts(&r.id).iter().any(|x| v.contains(x.as_str())) && uses(&r.id) == 1 {
+                    if sub_ref_texts(&r.id).iter().any(|x| v.contains(x.as_str()))
+                        && uses(&r.id) == 1
+                    {
                         holders.push((ni, p.line.clone(), si));
                     }
                 }
@@ -1386,7 +1406,11 @@ pub mod gen {
         let node = &sc.nodes[ni];
         let sub = &sc.doc.sections[sc.sub_resources[si].section];
         let cut = if delete_node {
-            let leaf = node.parent.is_some() && !sc.nodes.iter().any(|m| m.parent.as_deref() == Some(node.path.as_str()));
+            let leaf = node.parent.is_some()
+                && !sc
+                    .nodes
+                    .iter()
+                    .any(|m| m.parent.as_deref() == Some(node.path.as_str()));
             if !leaf {
                 return None;
             }
@@ -1415,11 +1439,15 @@ pub mod gen {
             match safe_merge(b.as_bytes(), x.as_bytes(), y.as_bytes()) {
                 Ok(m) if m.is_clean() => {
                     if !String::from_utf8_lossy(&m.text).contains(HELD_EDIT.trim_end()) {
-                        v.push(format!("{name}: clean, and the edit of the held sub_resource is lost"));
+                        v.push(format!(
+                            "{name}: clean, and the edit of the held sub_resource is lost"
+                        ));
                     }
                     if invalid(x.as_bytes()).is_none() && invalid(y.as_bytes()).is_none() {
                         if let Some(why) = invalid(&m.text) {
-                            v.push(format!("{name}: clean output of valid inputs is invalid: {why}"));
+                            v.push(format!(
+                                "{name}: clean output of valid inputs is invalid: {why}"
+                            ));
                         }
                     }
                 }
@@ -1437,7 +1465,10 @@ pub mod gen {
     pub fn renumber_unique_ids(text: &str, salt: i64) -> String {
         let mut out = String::with_capacity(text.len());
         for line in text.split_inclusive('\n') {
-            let Some(at) = line.find(" unique_id=").filter(|_| line.starts_with("[node ")) else {
+            let Some(at) = line
+                .find(" unique_id=")
+                .filter(|_| line.starts_with("[node "))
+            else {
                 out.push_str(line);
                 continue;
             };
@@ -1476,14 +1507,19 @@ pub mod gen {
         };
         let mut out = text.to_string();
         for (fa, fb) in forms(&a).into_iter().zip(forms(&b)) {
-            out = out.replace(&fa, "\u{1}").replace(&fb, &fa).replace('\u{1}', &fb);
+            out = out
+                .replace(&fa, "\u{1}")
+                .replace(&fb, &fa)
+                .replace('\u{1}', &fb);
         }
         Some(out)
     }
 
     /// A re-import that refreshed the uid of the first ext_resource that has one.
     pub fn refresh_uid(text: &str) -> Option<String> {
-        let line = text.lines().find(|l| l.starts_with("[ext_resource") && l.contains("uid=\"uid://"))?;
+        let line = text
+            .lines()
+            .find(|l| l.starts_with("[ext_resource") && l.contains("uid=\"uid://"))?;
         let start = line.find("uid=\"uid://")? + "uid=\"".len();
         let len = line[start..].find('"')?;
         let old = &line[start..start + len];
@@ -1530,18 +1566,29 @@ pub mod gen {
         };
         // A re-saved node one side deleted reads as deleted against modified (its
         // unique_id changed): a conflict, not a law of this variation.
-        let removes = t.o_edits.iter().chain(&t.t_edits).any(|e| matches!(e, Edit::Remove { .. }));
+        let removes = t
+            .o_edits
+            .iter()
+            .chain(&t.t_edits)
+            .any(|e| matches!(e, Edit::Remove { .. }));
         if t.info.unique_ids && !removes {
             let (ro, rt) = (renumber_unique_ids(o, salt), renumber_unique_ids(th, salt));
             let want = renumber_unique_ids(&String::from_utf8_lossy(&plain.text), salt);
             if let Ok(m) = safe_merge(b.as_bytes(), ro.as_bytes(), rt.as_bytes()) {
-                same("both sides resave with the same new ids", &m, want.as_bytes(), &mut v);
+                same(
+                    "both sides resave with the same new ids",
+                    &m,
+                    want.as_bytes(),
+                    &mut v,
+                );
             }
             let (to, tt) = (add_twin(o, salt.max(2)), add_twin(th, salt.max(2) + 1));
             for (x, y, name) in [(&to, &tt, "twins"), (&tt, &to, "swapped twins")] {
                 if let Ok(m) = safe_merge(b.as_bytes(), x.as_bytes(), y.as_bytes()) {
                     if m.is_clean() {
-                        v.push(format!("{name}: same-named nodes with different unique_ids merged cleanly"));
+                        v.push(format!(
+                            "{name}: same-named nodes with different unique_ids merged cleanly"
+                        ));
                     }
                 }
             }
@@ -1716,16 +1763,19 @@ fn generated_disjoint_edits_obey_the_laws() {
 /// The modern variations ([`gen::modern_laws`]) of generated disjoint triples.
 #[test]
 fn generated_modern_variations_obey_the_laws() {
-    let res = runner(200).run(&(scene_spec(), choices(), choices(), 1i64..1 << 30), |(spec, co, ct, salt)| {
-        let base = scene_text(&spec);
-        let t = triple(&base, &co, &ct, true).expect("generated base is valid");
-        let v = modern_laws(&t, salt);
-        if v.is_empty() {
-            Ok(())
-        } else {
-            Err(TestCaseError::fail(report(&t, &v)))
-        }
-    });
+    let res = runner(200).run(
+        &(scene_spec(), choices(), choices(), 1i64..1 << 30),
+        |(spec, co, ct, salt)| {
+            let base = scene_text(&spec);
+            let t = triple(&base, &co, &ct, true).expect("generated base is valid");
+            let v = modern_laws(&t, salt);
+            if v.is_empty() {
+                Ok(())
+            } else {
+                Err(TestCaseError::fail(report(&t, &v)))
+            }
+        },
+    );
     if let Err(e) = res {
         panic!("{e}");
     }
@@ -1848,7 +1898,9 @@ fn shared_merges_resolve_to_valid_scenes() {
         .collect();
     dirs.sort();
     for dir in &dirs {
-        let Some([b, o, t]) = merge_inputs(dir) else { continue };
+        let Some([b, o, t]) = merge_inputs(dir) else {
+            continue;
+        };
         let m = safe_merge(&b, &o, &t).unwrap_or_else(|p| panic!("{}: {p}", dir.display()));
         if m.is_clean() || invalid(&o).is_some() || invalid(&t).is_some() {
             continue;
@@ -2053,16 +2105,27 @@ fn corpus_held_edits_are_never_lost() {
     }
     let (mut used, mut failures) = (0, Vec::new());
     for f in &files {
-        let Ok(text) = std::fs::read_to_string(f) else { continue };
+        let Ok(text) = std::fs::read_to_string(f) else {
+            continue;
+        };
         for (pick, delete_node) in [(0, false), (1, true), (2, true)] {
-            let Some((b, o, t)) = gen::held_edit_triple(&text, pick, delete_node) else { continue };
+            let Some((b, o, t)) = gen::held_edit_triple(&text, pick, delete_node) else {
+                continue;
+            };
             used += 1;
             for v in gen::held_edit_laws(&b, &o, &t) {
-                failures.push(format!("{} (pick {pick}, delete node {delete_node}): {v}", f.display()));
+                failures.push(format!(
+                    "{} (pick {pick}, delete node {delete_node}): {v}",
+                    f.display()
+                ));
             }
         }
     }
-    eprintln!("held edits: {used} triples from {} sampled files, {} failing", files.len(), failures.len());
+    eprintln!(
+        "held edits: {used} triples from {} sampled files, {} failing",
+        files.len(),
+        failures.len()
+    );
     assert!(used > 0, "no held sub_resource in the sample");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

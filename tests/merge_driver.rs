@@ -292,8 +292,16 @@ fn conflict_style_follows_git_config_and_dash_c() {
         let out = merge_with(&t, &[], dash_c.as_slice());
         assert!(!out.status.success(), "{config:?} {dash_c:?}");
         let text = String::from_utf8(t.read("scene.tscn")).expect("utf-8");
-        assert_eq!(text.contains("\n||||||| "), base, "{config:?} {dash_c:?}\n{text}");
-        assert_eq!(text.contains(two_sided), !base, "{config:?} {dash_c:?}\n{text}");
+        assert_eq!(
+            text.contains("\n||||||| "),
+            base,
+            "{config:?} {dash_c:?}\n{text}"
+        );
+        assert_eq!(
+            text.contains(two_sided),
+            !base,
+            "{config:?} {dash_c:?}\n{text}"
+        );
         assert_eq!(text.matches("<<<<<<<").count(), 1, "{text}");
     }
 }
@@ -304,25 +312,45 @@ fn favor_and_off_switches_reach_the_driver_through_the_environment() {
     let out = merge_with(&t, &[("TSCN_MERGE_FAVOR", "theirs")], &[]);
     assert_success(&out, "git merge with TSCN_MERGE_FAVOR=theirs");
     let text = String::from_utf8(t.read("scene.tscn")).expect("utf-8");
-    assert!(text.contains("speed = 300\n") && !text.contains("<<<<<<<"), "{text}");
+    assert!(
+        text.contains("speed = 300\n") && !text.contains("<<<<<<<"),
+        "{text}"
+    );
 
     // Off: git's own line merge, which conflicts on the id collision the driver resolves.
-    let (b, o, th) = (example("base.tscn"), example("ours.tscn"), example("theirs.tscn"));
+    let (b, o, th) = (
+        example("base.tscn"),
+        example("ours.tscn"),
+        example("theirs.tscn"),
+    );
     let t = setup(&b, &o, &th);
     let out = merge_with(&t, &[("TSCN_MERGE", "off")], &[]);
-    assert!(!out.status.success(), "TSCN_MERGE=off should leave git's conflict");
+    assert!(
+        !out.status.success(),
+        "TSCN_MERGE=off should leave git's conflict"
+    );
     assert!(String::from_utf8_lossy(&t.read("scene.tscn")).contains("<<<<<<< HEAD"));
 }
 
 #[test]
 fn a_clean_structural_merge_says_so_and_explains_on_request() {
-    let (b, o, th) = (example("base.tscn"), example("ours.tscn"), example("theirs.tscn"));
+    let (b, o, th) = (
+        example("base.tscn"),
+        example("ours.tscn"),
+        example("theirs.tscn"),
+    );
     let t = setup(&b, &o, &th);
     let out = t.merge("feature");
     assert_success(&out, "git merge with the driver");
     let err = stderr(&out);
-    assert!(err.contains("tscn-merge: scene.tscn: ") && err.contains("resolved structurally"), "{err}");
-    assert!(!err.contains("renamed their"), "explained without being asked: {err}");
+    assert!(
+        err.contains("tscn-merge: scene.tscn: ") && err.contains("resolved structurally"),
+        "{err}"
+    );
+    assert!(
+        !err.contains("renamed their"),
+        "explained without being asked: {err}"
+    );
 
     let t = setup(&b, &o, &th);
     t.git_ok(["config", "tscn-merge.explain", "true"]);
@@ -337,14 +365,23 @@ fn both_branches_adding_the_scene_merge_structurally() {
     t.commit_all("driver installed");
     let head = "[gd_scene format=3]\n\n[node name=\"Root\" type=\"Node2D\"]\nspeed = 1\n";
     t.checkout_new("feature");
-    t.write("scene.tscn", format!("{head}\n[node name=\"B\" type=\"Node\" parent=\".\"]\n"));
+    t.write(
+        "scene.tscn",
+        format!("{head}\n[node name=\"B\" type=\"Node\" parent=\".\"]\n"),
+    );
     t.commit_all("theirs adds");
     t.checkout("main");
-    t.write("scene.tscn", format!("{head}\n[node name=\"A\" type=\"Node\" parent=\".\"]\n"));
+    t.write(
+        "scene.tscn",
+        format!("{head}\n[node name=\"A\" type=\"Node\" parent=\".\"]\n"),
+    );
     t.commit_all("ours adds");
     let out = t.merge("feature");
     assert_success(&out, "add/add merge with the driver");
     let text = String::from_utf8(t.read("scene.tscn")).expect("utf-8");
-    assert!(text.contains("[node name=\"A\"") && text.contains("[node name=\"B\""), "{text}");
+    assert!(
+        text.contains("[node name=\"A\"") && text.contains("[node name=\"B\""),
+        "{text}"
+    );
     assert_eq!(text.matches("[node name=\"Root\"").count(), 1, "{text}");
 }

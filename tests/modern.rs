@@ -44,10 +44,17 @@ fn same_new_unique_id_on_both_sides_merges_against_base() {
     assert!(t.contains("base_hp = 27\nspeed = 80.0\n"), "{t}");
     assert!(!t.contains("armor"), "{t}");
     assert!(t.contains("parent=\".\" unique_id=2025423375]"), "{t}");
-    assert!(out.decisions.iter().any(|d| matches!(
-        d,
-        Decision::NodeIdentityShared { by_unique_id: true, .. }
-    )), "{:?}", out.decisions);
+    assert!(
+        out.decisions.iter().any(|d| matches!(
+            d,
+            Decision::NodeIdentityShared {
+                by_unique_id: true,
+                ..
+            }
+        )),
+        "{:?}",
+        out.decisions
+    );
 }
 
 const LEVEL: &str = r#"[gd_scene format=3 uid="uid://dq7w5v1k3ttb2"]
@@ -86,7 +93,10 @@ fn one_sided_unique_id_change_is_kept() {
     let theirs = ENEMY_45.replace("unique_id=494313994", "unique_id=164004784");
     let (out, t) = run(ENEMY_45, &ours, &theirs);
     assert!(out.is_clean(), "{t}");
-    assert!(t.contains("parent=\".\" unique_id=164004784]\nbase_hp = 12"), "{t}");
+    assert!(
+        t.contains("parent=\".\" unique_id=164004784]\nbase_hp = 12"),
+        "{t}"
+    );
 }
 
 /// Both sides gave a node different new unique_ids: ours' is kept, no conflict.
@@ -169,10 +179,13 @@ material_override = SubResource("StandardMaterial3D_steel")
         t.contains("id=\"StandardMaterial3D_steel\"]\nresource_name = \"Glass\"\nalbedo_color = Color(0.9, 0.95, 1, 0.3)\ntransparency = 1\n"),
         "{t}"
     );
-    assert!(out.decisions.iter().any(|d| matches!(
-        d,
-        Decision::ResourceContentFollowed { side: "ours", .. }
-    )), "{:?}", out.decisions);
+    assert!(
+        out.decisions
+            .iter()
+            .any(|d| matches!(d, Decision::ResourceContentFollowed { side: "ours", .. })),
+        "{:?}",
+        out.decisions
+    );
 }
 
 const HUD_45: &str = r#"[gd_scene load_steps=3 format=3 uid="uid://cx3jv0rj6m7yk"]
@@ -195,12 +208,18 @@ label_settings = SubResource("LabelSettings_x1")
 fn load_steps_removed_by_a_46_resave_stays_removed() {
     let theirs = HUD_45
         .replace("load_steps=3 ", "")
-        .replace("type=\"CanvasLayer\"]", "type=\"CanvasLayer\" unique_id=1410367043]")
+        .replace(
+            "type=\"CanvasLayer\"]",
+            "type=\"CanvasLayer\" unique_id=1410367043]",
+        )
         .replace("parent=\".\"]", "parent=\".\" unique_id=612074932]");
     let ours = HUD_45.replace("text = \"0\"", "text = \"000\"");
     let (out, t) = run(HUD_45, &ours, &theirs);
     assert!(out.is_clean(), "{t}");
-    assert!(t.starts_with("[gd_scene format=3 uid=\"uid://cx3jv0rj6m7yk\"]\n"), "{t}");
+    assert!(
+        t.starts_with("[gd_scene format=3 uid=\"uid://cx3jv0rj6m7yk\"]\n"),
+        "{t}"
+    );
     assert!(t.contains("unique_id=612074932]\ntext = \"000\""), "{t}");
 }
 
@@ -234,7 +253,11 @@ fn new_subtree_is_written_depth_first() {
     let pos = |n: &str| names.iter().position(|x| *x == n).unwrap_or(usize::MAX);
     assert!(pos("P") < pos("Q") && pos("Q") == pos("P") + 1, "{t}");
     assert!(pos("A") < pos("X") && pos("A") < pos("R"), "{t}");
-    assert!(!(pos("A") < pos("P") && pos("P") < pos("X")) && !(pos("A") < pos("P") && pos("P") < pos("R")), "{t}");
+    assert!(
+        !(pos("A") < pos("P") && pos("P") < pos("X"))
+            && !(pos("A") < pos("P") && pos("P") < pos("R")),
+        "{t}"
+    );
 }
 
 /// Both sides add a node named Door under Root with different unique_ids: two nodes
@@ -246,8 +269,17 @@ fn same_name_different_unique_ids_is_a_conflict_of_whole_nodes() {
     let theirs = format!("{base}\n[node name=\"Door\" type=\"StaticBody2D\" parent=\".\" unique_id=3400]\nmonitoring = true\n");
     let (out, t) = run(base, &ours, &theirs);
     assert!(!out.is_clean(), "{t}");
-    assert!(!out.conflicts.iter().any(|c| c.property.as_deref() == Some("monitoring")), "{:?}", out.conflicts);
-    assert!(t.contains("unique_id=1200]") && t.contains("unique_id=3400]"), "{t}");
+    assert!(
+        !out.conflicts
+            .iter()
+            .any(|c| c.property.as_deref() == Some("monitoring")),
+        "{:?}",
+        out.conflicts
+    );
+    assert!(
+        t.contains("unique_id=1200]") && t.contains("unique_id=3400]"),
+        "{t}"
+    );
     assert!(t.contains("[node name=\"Hinge\""), "{t}");
 }
 
@@ -270,8 +302,15 @@ fn refreshed_uid_is_one_ext_resource() {
     let (out, t) = run(SHOP, &ours, &theirs);
     assert!(out.is_clean(), "{t}");
     assert_eq!(t.matches("[ext_resource").count(), 1, "{t}");
-    assert!(t.contains("uid=\"uid://bq9n3coin2\" path=\"res://coin.png\" id=\"1_coin\"]"), "{t}");
-    assert_eq!(t.matches("texture = ExtResource(\"1_coin\")").count(), 2, "{t}");
+    assert!(
+        t.contains("uid=\"uid://bq9n3coin2\" path=\"res://coin.png\" id=\"1_coin\"]"),
+        "{t}"
+    );
+    assert_eq!(
+        t.matches("texture = ExtResource(\"1_coin\")").count(),
+        2,
+        "{t}"
+    );
 }
 
 /// Theirs refreshed the uid, ours adds a user: theirs' uid, one ext_resource.
@@ -325,7 +364,9 @@ fn new_resources_on_both_sides_are_one_only_when_identical() {
     let theirs = with_animation("AtlasTexture_a1", "Rect2(0, 16, 16, 16)", "jump");
     let (out, t) = run(FRAMES, &ours, &theirs);
     assert!(
-        !out.conflicts.iter().any(|c| c.property.as_deref() == Some("region")),
+        !out.conflicts
+            .iter()
+            .any(|c| c.property.as_deref() == Some("region")),
         "{:?}\n{t}",
         out.conflicts
     );

@@ -8,7 +8,12 @@
 use tscn_merge::merge::{merge, Decision, MergeOptions, MergeOutcome};
 
 fn merged(b: &str, o: &str, t: &str) -> MergeOutcome {
-    merge(b.as_bytes(), o.as_bytes(), t.as_bytes(), &MergeOptions::default())
+    merge(
+        b.as_bytes(),
+        o.as_bytes(),
+        t.as_bytes(),
+        &MergeOptions::default(),
+    )
 }
 
 fn text(m: &MergeOutcome) -> String {
@@ -22,7 +27,12 @@ fn assert_conflict(m: &MergeOutcome, words: &[&str]) {
         let all = format!("{} {}", c.location, c.property.as_deref().unwrap_or(""));
         words.iter().all(|w| all.contains(w))
     });
-    assert!(found, "no conflict naming {words:?}: {:#?}\n{}", m.conflicts, text(m));
+    assert!(
+        found,
+        "no conflict naming {words:?}: {:#?}\n{}",
+        m.conflicts,
+        text(m)
+    );
 }
 
 const HITBOX_BASE: &str = r#"[gd_scene load_steps=2 format=3 uid="uid://b1x2y3z4a5b6c"]
@@ -52,10 +62,16 @@ fn deleted_node_against_its_edited_shape_conflicts() {
     let theirs = HITBOX_BASE.replace("radius = 12.0", "radius = 20.0");
     let m = merged(HITBOX_BASE, HITBOX_DELETED, &theirs);
     assert!(!m.is_clean(), "the radius edit was dropped:\n{}", text(&m));
-    assert_conflict(&m, &["CollisionShape2D", "CircleShape2D_k3m2p", "CircleShape2D"]);
+    assert_conflict(
+        &m,
+        &["CollisionShape2D", "CircleShape2D_k3m2p", "CircleShape2D"],
+    );
     let out = text(&m);
     assert!(out.contains("radius = 20.0"), "{out}");
-    assert!(out.contains("[sub_resource type=\"CircleShape2D\" id=\"CircleShape2D_k3m2p\"]"), "{out}");
+    assert!(
+        out.contains("[sub_resource type=\"CircleShape2D\" id=\"CircleShape2D_k3m2p\"]"),
+        "{out}"
+    );
     // Both ways round.
     let m = merged(HITBOX_BASE, &theirs, HITBOX_DELETED);
     assert_conflict(&m, &["CollisionShape2D", "CircleShape2D_k3m2p"]);
@@ -121,8 +137,12 @@ fn animation_removed_from_a_library_against_its_edited_keys_conflicts() {
     let ours = LIBRARY_BASE
         .replace("load_steps=4", "load_steps=3")
         .replace(",\n&\"jump\": SubResource(\"Animation_j7u3p\")", "");
-    let start = ours.find("[sub_resource type=\"Animation\" id=\"Animation_j7u3p\"]").unwrap();
-    let end = ours.find("[sub_resource type=\"AnimationLibrary\"").unwrap();
+    let start = ours
+        .find("[sub_resource type=\"Animation\" id=\"Animation_j7u3p\"]")
+        .unwrap();
+    let end = ours
+        .find("[sub_resource type=\"AnimationLibrary\"")
+        .unwrap();
     let ours = format!("{}{}", &ours[..start], &ours[end..]);
     let theirs = LIBRARY_BASE.replace("Vector2(0, -16)]", "Vector2(0, -24)]");
     let m = merged(LIBRARY_BASE, &ours, &theirs);
@@ -180,7 +200,9 @@ tracks/1/keys = {
 
 #[test]
 fn godot3_animation_removed_from_a_player_against_a_new_track_conflicts() {
-    let start = GODOT3_BASE.find("[sub_resource type=\"Animation\" id=2]").unwrap();
+    let start = GODOT3_BASE
+        .find("[sub_resource type=\"Animation\" id=2]")
+        .unwrap();
     let end = GODOT3_BASE.find("[node name=\"Player\"").unwrap();
     let ours = format!("{}{}", &GODOT3_BASE[..start], &GODOT3_BASE[end..])
         .replace("load_steps=3", "load_steps=2")
@@ -192,7 +214,11 @@ fn godot3_animation_removed_from_a_player_against_a_new_track_conflicts() {
     let m = merged(GODOT3_BASE, &ours, &theirs);
     assert!(!m.is_clean(), "the new track was dropped:\n{}", text(&m));
     assert_conflict(&m, &["AnimationPlayer", "anims/jump", "sub_resource \"2\""]);
-    assert!(text(&m).contains("tracks/1/path = NodePath(\"Sprite:modulate\")"), "{}", text(&m));
+    assert!(
+        text(&m).contains("tracks/1/path = NodePath(\"Sprite:modulate\")"),
+        "{}",
+        text(&m)
+    );
 }
 
 const HURTBOX_BASE: &str = r#"[gd_scene load_steps=2 format=3 uid="uid://d1e2f3a4b5c6x"]
@@ -209,12 +235,19 @@ script = ExtResource("1_p4k2m")
 
 #[test]
 fn connection_from_a_deleted_node_conflicts() {
-    let ours = HURTBOX_BASE.replace("[node name=\"Hurtbox\" type=\"Area2D\" parent=\".\"]\n\n", "");
+    let ours = HURTBOX_BASE.replace(
+        "[node name=\"Hurtbox\" type=\"Area2D\" parent=\".\"]\n\n",
+        "",
+    );
     let theirs = format!(
         "{HURTBOX_BASE}\n[connection signal=\"area_entered\" from=\"Hurtbox\" to=\".\" method=\"_on_hurtbox_area_entered\"]\n"
     );
     let m = merged(HURTBOX_BASE, &ours, &theirs);
-    assert!(!m.is_clean(), "the connection was merged against a deleted node:\n{}", text(&m));
+    assert!(
+        !m.is_clean(),
+        "the connection was merged against a deleted node:\n{}",
+        text(&m)
+    );
     assert_conflict(&m, &["Hurtbox", "area_entered"]);
 }
 
@@ -229,7 +262,10 @@ const HERO_BASE: &str = r#"[gd_scene format=3 uid="uid://e5f6a7b8c9d0x"]
 
 #[test]
 fn node_path_to_a_deleted_node_conflicts() {
-    let ours = HERO_BASE.replace("[node name=\"Hero\" type=\"CharacterBody2D\" parent=\".\"]\n\n", "");
+    let ours = HERO_BASE.replace(
+        "[node name=\"Hero\" type=\"CharacterBody2D\" parent=\".\"]\n\n",
+        "",
+    );
     let set = HERO_BASE.replace(
         "[node name=\"Rig\" type=\"RemoteTransform2D\" parent=\".\"]\n",
         "[node name=\"Rig\" type=\"RemoteTransform2D\" parent=\".\"]\nremote_path = NodePath(\"../Hero\")\n",
@@ -239,7 +275,11 @@ fn node_path_to_a_deleted_node_conflicts() {
     );
     for theirs in [set, added] {
         let m = merged(HERO_BASE, &ours, &theirs);
-        assert!(!m.is_clean(), "a NodePath to nothing merged clean:\n{}", text(&m));
+        assert!(
+            !m.is_clean(),
+            "a NodePath to nothing merged clean:\n{}",
+            text(&m)
+        );
         assert_conflict(&m, &["Hero", "remote_path"]);
     }
 }
@@ -259,7 +299,10 @@ fn sub_resource_a_side_added_unused_stays() {
     let m = merged(HITBOX_BASE, &ours, &theirs);
     assert!(m.is_clean(), "{:#?}", m.conflicts);
     let out = text(&m);
-    assert!(out.contains("id=\"RectangleShape2D_q8w2e\"]\nsize = Vector2(8, 8)"), "{out}");
+    assert!(
+        out.contains("id=\"RectangleShape2D_q8w2e\"]\nsize = Vector2(8, 8)"),
+        "{out}"
+    );
     assert!(out.contains("visible = false"), "{out}");
 }
 
@@ -268,8 +311,16 @@ fn sub_resource_a_side_added_unused_stays() {
 fn real_deletes_against_edited_built_in_resources_conflict() {
     let shared = std::env::var("TSCN_SHARED").unwrap_or_else(|_| "../shared".into());
     let cases = [
-        ("GDQuest__godot-platformer-2d__54d20956d7__hook!-full-game__src__Game.tscn", "InfoLabel2", "GDScript"),
-        ("schnuet__ld-game-2020-4__d1208378a4__objects__stations__StomachStation.tscn", "AnimatedSprite", "SpriteFrames"),
+        (
+            "GDQuest__godot-platformer-2d__54d20956d7__hook!-full-game__src__Game.tscn",
+            "InfoLabel2",
+            "GDScript",
+        ),
+        (
+            "schnuet__ld-game-2020-4__d1208378a4__objects__stations__StomachStation.tscn",
+            "AnimatedSprite",
+            "SpriteFrames",
+        ),
     ];
     for (dir, node, kind) in cases {
         let d = std::path::Path::new(&shared).join("merges").join(dir);
@@ -278,7 +329,12 @@ fn real_deletes_against_edited_built_in_resources_conflict() {
             return;
         };
         let read = |f: &str| std::fs::read(d.join(f)).unwrap_or_default();
-        let m = merge(&base, &read("ours.tscn"), &read("theirs.tscn"), &MergeOptions::default());
+        let m = merge(
+            &base,
+            &read("ours.tscn"),
+            &read("theirs.tscn"),
+            &MergeOptions::default(),
+        );
         assert_conflict(&m, &[node, kind]);
     }
 }

@@ -127,16 +127,27 @@ pub(crate) fn merge_cells(
     theirs: &[Cell],
     describe: impl Fn(&[i64]) -> String,
 ) -> Result<Vec<Cell>, Vec<GrainConflict>> {
-    merge_keyed(base, ours, theirs, |a, b| a == b, |pos, b, o, t| {
-        let d = |v: Option<&Vec<i64>>| Some(v.map_or_else(|| "empty".to_string(), |v| describe(v)));
-        let coords = if pos[2] == 0 { pos[..2].to_vec() } else { pos.to_vec() };
-        Err(vec![GrainConflict {
-            at: ConflictAt::Cell(coords),
-            base: d(b),
-            ours: d(o),
-            theirs: d(t),
-        }])
-    })
+    merge_keyed(
+        base,
+        ours,
+        theirs,
+        |a, b| a == b,
+        |pos, b, o, t| {
+            let d =
+                |v: Option<&Vec<i64>>| Some(v.map_or_else(|| "empty".to_string(), |v| describe(v)));
+            let coords = if pos[2] == 0 {
+                pos[..2].to_vec()
+            } else {
+                pos.to_vec()
+            };
+            Err(vec![GrainConflict {
+                at: ConflictAt::Cell(coords),
+                base: d(b),
+                ours: d(o),
+                theirs: d(t),
+            }])
+        },
+    )
 }
 
 fn merge_int_array(
@@ -159,7 +170,10 @@ fn merge_int_array(
             if l.sorted {
                 sort_cells(&mut cells, l);
             }
-            let ints: Vec<String> = ints_from_cells(&cells, l).iter().map(|i| i.to_string()).collect();
+            let ints: Vec<String> = ints_from_cells(&cells, l)
+                .iter()
+                .map(|i| i.to_string())
+                .collect();
             Grain::Merged(write_call(&name, &ints, &Spelling::of(ctx.godot3(), ours)))
         }
         Err(c) => Grain::Conflict(c),
@@ -171,7 +185,11 @@ fn merge_int_array(
 pub(crate) fn describe_tile(ctx: &PropertyContext, v: &[i64]) -> String {
     let first = v.first().copied().unwrap_or(0);
     if ctx.owner_type == "GridMap" {
-        return format!("item {} orientation {}", half(first, 0), (first >> 16) & 0x1f);
+        return format!(
+            "item {} orientation {}",
+            half(first, 0),
+            (first >> 16) & 0x1f
+        );
     }
     if ctx.godot3() {
         let mut s = format!("tile {}", first & 0x1fff_ffff);
@@ -187,7 +205,11 @@ pub(crate) fn describe_tile(ctx: &PropertyContext, v: &[i64]) -> String {
     }
     let (src, ax) = (first & 0xffff, half(first, 16));
     let second = v.get(1).copied().unwrap_or(0);
-    format!("source {src} atlas ({ax}, {}) alternative {}", half(second, 0), half(second, 16))
+    format!(
+        "source {src} atlas ({ax}, {}) alternative {}",
+        half(second, 0),
+        half(second, 16)
+    )
 }
 
 // ---- TileMapLayer bytes ----
@@ -254,12 +276,20 @@ fn merge_bytes(
     let (_, bc) = cells_from_bytes(&b)?;
     let describe = |v: &[i64]| {
         let g = |i: usize| v.get(i).copied().unwrap_or(0);
-        format!("source {} atlas ({}, {}) alternative {}", g(0), g(1), g(2), g(3))
+        format!(
+            "source {} atlas ({}, {}) alternative {}",
+            g(0),
+            g(1),
+            g(2),
+            g(3)
+        )
     };
     Some(match merge_cells(&bc, &oc, &tc, describe) {
-        Ok(cells) if cells.is_empty() => {
-            Grain::Merged(write_call::<&str>(&name, &[], &Spelling::of(ctx.godot3(), ours)))
-        }
+        Ok(cells) if cells.is_empty() => Grain::Merged(write_call::<&str>(
+            &name,
+            &[],
+            &Spelling::of(ctx.godot3(), ours),
+        )),
         Ok(cells) => {
             let bytes = bytes_from_cells(oh.or(th).unwrap_or([0, 0]), &cells);
             Grain::Merged(write_bytes(&name, &bytes, base64 || ctx.file_format >= 4))
@@ -281,7 +311,11 @@ fn write_bytes(name: &str, bytes: &[u8], base64: bool) -> String {
 
 fn grid_entries(text: &str) -> Option<Vec<(String, String)>> {
     match shape(text)? {
-        Shape::Dict(e) => Some(e.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()),
+        Shape::Dict(e) => Some(
+            e.iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        ),
         _ => None,
     }
 }
@@ -296,21 +330,31 @@ fn merge_grid(
     let t = grid_entries(theirs)?;
     let b = base.map_or(Some(Vec::new()), grid_entries)?;
     let is_cells = |k: &str| string_of(k).as_deref() == Some("cells");
-    let cells_of = |side: &[(String, String)]| side.iter().find(|(k, _)| is_cells(k)).map(|(_, v)| v.clone());
+    let cells_of = |side: &[(String, String)]| {
+        side.iter()
+            .find(|(k, _)| is_cells(k))
+            .map(|(_, v)| v.clone())
+    };
     let l = layout(Kind::GridMap, ctx)?;
     let (oc, tc) = (cells_of(&o)?, cells_of(&t)?);
     let merged_cells = merge_int_array(l, ctx, cells_of(&b).as_deref(), &oc, &tc)?;
-    let rest = merge_keyed(&b, &o, &t, |x, y| same_value(x, y), |k, b, o, t| {
-        if is_cells(k) {
-            return Ok(o.cloned());
-        }
-        Err(vec![GrainConflict {
-            at: ConflictAt::Entry(k.clone()),
-            base: b.cloned(),
-            ours: o.cloned(),
-            theirs: t.cloned(),
-        }])
-    });
+    let rest = merge_keyed(
+        &b,
+        &o,
+        &t,
+        |x, y| same_value(x, y),
+        |k, b, o, t| {
+            if is_cells(k) {
+                return Ok(o.cloned());
+            }
+            Err(vec![GrainConflict {
+                at: ConflictAt::Entry(k.clone()),
+                base: b.cloned(),
+                ours: o.cloned(),
+                theirs: t.cloned(),
+            }])
+        },
+    );
     Some(match (merged_cells, rest) {
         (Grain::Merged(cells), Ok(mut entries)) => {
             for (k, v) in entries.iter_mut() {
@@ -337,7 +381,9 @@ fn cells_of(kind: Kind, ctx: &PropertyContext, text: &str) -> Option<Vec<Cell>> 
         Kind::TileMapLayer => Some(cells_from_bytes(&bytes_of(text)?.1)?.1),
         Kind::GridMap => {
             let e = grid_entries(text)?;
-            let (_, v) = e.iter().find(|(k, _)| string_of(k).as_deref() == Some("cells"))?;
+            let (_, v) = e
+                .iter()
+                .find(|(k, _)| string_of(k).as_deref() == Some("cells"))?;
             cells_from_ints(&ints_of(v)?.1, layout(kind, ctx)?)
         }
         _ => cells_from_ints(&ints_of(text)?.1, layout(kind, ctx)?),
@@ -345,7 +391,12 @@ fn cells_of(kind: Kind, ctx: &PropertyContext, text: &str) -> Option<Vec<Cell>> 
 }
 
 /// Cells painted, erased and changed between `old` and `new`, each with its bounding box.
-pub(crate) fn describe(kind: Kind, ctx: &PropertyContext, old: &str, new: &str) -> Option<Vec<String>> {
+pub(crate) fn describe(
+    kind: Kind,
+    ctx: &PropertyContext,
+    old: &str,
+    new: &str,
+) -> Option<Vec<String>> {
     let (a, b) = (cells_of(kind, ctx, old)?, cells_of(kind, ctx, new)?);
     let mut groups: [Vec<Pos>; 3] = Default::default();
     for (pos, x, y) in super::three::diff_keyed(&a, &b, |p, q| p == q) {

@@ -13,7 +13,11 @@ use super::{ConflictAt, Grain, GrainConflict, GrainOutcome, PropertyContext};
 /// A dictionary's entries as written (key text, value text); `None` if not a dictionary.
 pub(crate) fn entries(text: &str) -> Option<Vec<(String, String)>> {
     match shape(text)? {
-        Shape::Dict(e) => Some(e.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()),
+        Shape::Dict(e) => Some(
+            e.iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        ),
         _ => None,
     }
 }
@@ -57,25 +61,36 @@ pub(crate) fn merge_entries(
     theirs: &[(String, String)],
 ) -> Result<Vec<(String, String)>, Vec<GrainConflict>> {
     let keyed = |side: &[(String, String)]| -> Vec<(String, (String, String))> {
-        side.iter().map(|(k, v)| (identity(k), (k.clone(), v.clone()))).collect()
+        side.iter()
+            .map(|(k, v)| (identity(k), (k.clone(), v.clone())))
+            .collect()
     };
     let (b, o, t) = (keyed(base), keyed(ours), keyed(theirs));
-    let merged = merge_keyed(&b, &o, &t, |x, y| same_value(&x.1, &y.1), |_, b, o, t| {
-        let key = o.or(t).or(b).map(|e| e.0.clone()).unwrap_or_default();
-        let v = |e: Option<&(String, String)>| e.map(|e| e.1.clone());
-        Err(vec![GrainConflict {
-            at: ConflictAt::Entry(key),
-            base: v(b),
-            ours: v(o),
-            theirs: v(t),
-        }])
-    })?;
+    let merged = merge_keyed(
+        &b,
+        &o,
+        &t,
+        |x, y| same_value(&x.1, &y.1),
+        |_, b, o, t| {
+            let key = o.or(t).or(b).map(|e| e.0.clone()).unwrap_or_default();
+            let v = |e: Option<&(String, String)>| e.map(|e| e.1.clone());
+            Err(vec![GrainConflict {
+                at: ConflictAt::Entry(key),
+                base: v(b),
+                ours: v(o),
+                theirs: v(t),
+            }])
+        },
+    )?;
     let mut out: Vec<(String, String)> = merged.into_iter().map(|(_, e)| e).collect();
     let names: Option<Vec<String>> = out.iter().map(|(k, _)| string_of(k)).collect();
     if let (Some(names), true) = (names, is_sorted(ours)) {
         let mut order: Vec<usize> = (0..out.len()).collect();
         order.sort_by(|&a, &b| names[a].cmp(&names[b]));
-        out = order.into_iter().filter_map(|i| out.get(i).cloned()).collect();
+        out = order
+            .into_iter()
+            .filter_map(|i| out.get(i).cloned())
+            .collect();
     }
     Ok(out)
 }
@@ -83,7 +98,9 @@ pub(crate) fn merge_entries(
 /// One line per entry added, removed or changed between two entry lists.
 pub(crate) fn describe_entries(old: &[(String, String)], new: &[(String, String)]) -> Vec<String> {
     let keyed = |side: &[(String, String)]| -> Vec<(String, (String, String))> {
-        side.iter().map(|(k, v)| (identity(k), (k.clone(), v.clone()))).collect()
+        side.iter()
+            .map(|(k, v)| (identity(k), (k.clone(), v.clone())))
+            .collect()
     };
     let (a, b) = (keyed(old), keyed(new));
     super::three::diff_keyed(&a, &b, |x, y| same_value(&x.1, &y.1))

@@ -22,7 +22,9 @@ fn anims(text: &str) -> Option<Vec<Anim>> {
         .iter()
         .map(|item| {
             let e = entries(item)?;
-            let name = e.iter().find(|(k, _)| string_of(k).as_deref() == Some("name"))?;
+            let name = e
+                .iter()
+                .find(|(k, _)| string_of(k).as_deref() == Some("name"))?;
             Some((string_of(&name.1)?, e))
         })
         .collect()
@@ -30,7 +32,8 @@ fn anims(text: &str) -> Option<Vec<Anim>> {
 
 fn anim_eq(a: &[(String, String)], b: &[(String, String)]) -> bool {
     a.len() == b.len()
-        && a.iter().all(|(k, v)| b.iter().any(|(k2, v2)| k == k2 && same_value(v, v2)))
+        && a.iter()
+            .all(|(k, v)| b.iter().any(|(k2, v2)| k == k2 && same_value(v, v2)))
 }
 
 pub(crate) fn merge(
@@ -47,17 +50,23 @@ pub(crate) fn merge(
         Some(None) => return Grain::NotMine,
         None => Vec::new(),
     };
-    let merged = merge_keyed(&b, &o, &t, |x, y| anim_eq(x, y), |name, bv, ov, tv| match (ov, tv) {
-        (Some(ov), Some(tv)) => merge_entries(bv.map_or(&[][..], |v| v), ov, tv)
-            .map(Some)
-            .map_err(|cs| cs.into_iter().map(|c| in_anim(name, c)).collect()),
-        _ => Err(vec![GrainConflict {
-            at: ConflictAt::Animation(name.clone()),
-            base: bv.map(|_| "present".to_string()),
-            ours: ov.map(|_| "changed".to_string()),
-            theirs: tv.map(|_| "changed".to_string()),
-        }]),
-    });
+    let merged = merge_keyed(
+        &b,
+        &o,
+        &t,
+        |x, y| anim_eq(x, y),
+        |name, bv, ov, tv| match (ov, tv) {
+            (Some(ov), Some(tv)) => merge_entries(bv.map_or(&[][..], |v| v), ov, tv)
+                .map(Some)
+                .map_err(|cs| cs.into_iter().map(|c| in_anim(name, c)).collect()),
+            _ => Err(vec![GrainConflict {
+                at: ConflictAt::Animation(name.clone()),
+                base: bv.map(|_| "present".to_string()),
+                ours: ov.map(|_| "changed".to_string()),
+                theirs: tv.map(|_| "changed".to_string()),
+            }]),
+        },
+    );
     match merged {
         Ok(list) => {
             let sp = Spelling::of(ctx.godot3(), ours);

@@ -9,7 +9,9 @@
 //! keys are written sorted by time, as the engine keeps them; other dictionary entries
 //! (`update`) merge as whole values.
 
-use super::text::{same_value, shape, string_of, write_array, write_call, write_dict, Shape, Spelling};
+use super::text::{
+    same_value, shape, string_of, write_array, write_call, write_dict, Shape, Spelling,
+};
 use super::three::merge_keyed;
 use super::{ConflictAt, Grain, GrainConflict, GrainOutcome, PropertyContext};
 use crate::value::{parse, PackedKind, Value};
@@ -79,7 +81,9 @@ fn rows(items: Vec<String>, n: usize) -> Option<Vec<Vec<String>>> {
 }
 
 fn table_from_dict(dict: Vec<(&str, &str)>) -> Option<Table> {
-    let (_, times) = dict.iter().find(|(k, _)| string_of(k).as_deref() == Some("times"))?;
+    let (_, times) = dict
+        .iter()
+        .find(|(k, _)| string_of(k).as_deref() == Some("times"))?;
     let (_, times) = container(times)?;
     let bits: Vec<u32> = times.iter().map(|t| time_bits(t)).collect::<Option<_>>()?;
     let n = bits.len();
@@ -103,9 +107,17 @@ fn table_from_dict(dict: Vec<(&str, &str)>) -> Option<Table> {
         }
     }
     let keys = (0..n)
-        .map(|i| cols.iter().map(|c| c.get(i).cloned().unwrap_or_default()).collect())
+        .map(|i| {
+            cols.iter()
+                .map(|c| c.get(i).cloned().unwrap_or_default())
+                .collect()
+        })
         .collect::<Vec<Key>>();
-    Some(Table { entries, columns, keys: bits.into_iter().zip(keys).collect() })
+    Some(Table {
+        entries,
+        columns,
+        keys: bits.into_iter().zip(keys).collect(),
+    })
 }
 
 fn table_from_flat(text: &str, stride: usize) -> Option<Table> {
@@ -149,16 +161,23 @@ fn align(t: &Table, order: &[String]) -> Option<Vec<(u32, Key)>> {
     Some(
         t.keys
             .iter()
-            .map(|(b, k)| (*b, idx.iter().map(|&i| k.get(i).cloned().unwrap_or_default()).collect()))
+            .map(|(b, k)| {
+                (
+                    *b,
+                    idx.iter()
+                        .map(|&i| k.get(i).cloned().unwrap_or_default())
+                        .collect(),
+                )
+            })
             .collect(),
     )
 }
 
 fn key_eq(a: &Key, b: &Key) -> bool {
     a.len() == b.len()
-        && a.iter().zip(b).all(|(x, y)| {
-            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same_value(p, q))
-        })
+        && a.iter()
+            .zip(b)
+            .all(|(x, y)| x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same_value(p, q)))
 }
 
 /// A key in words: its value columns (and a transition other than 1).
@@ -206,17 +225,28 @@ fn merge_tables(
         Some(b) => Some(table(b, flat)?),
         None => None,
     };
-    let order = if o.keys.is_empty() && !t.keys.is_empty() { &t.columns } else { &o.columns };
+    let order = if o.keys.is_empty() && !t.keys.is_empty() {
+        &t.columns
+    } else {
+        &o.columns
+    };
     let (ok, tk) = (align(&o, order)?, align(&t, order)?);
     let bk = match &b {
         Some(b) => align(b, order)?,
         None => Vec::new(),
     };
     let keys = merge_keyed(&bk, &ok, &tk, key_eq, |_, b, o, t| {
-        let time = o.or(t).or(b).and_then(|k| k.first()?.first().cloned()).unwrap_or_default();
+        let time = o
+            .or(t)
+            .or(b)
+            .and_then(|k| k.first()?.first().cloned())
+            .unwrap_or_default();
         let d = |k: Option<&Key>| k.map(|k| describe_key(order, k));
         Err(vec![GrainConflict {
-            at: ConflictAt::Key { track: track.map(str::to_string), time },
+            at: ConflictAt::Key {
+                track: track.map(str::to_string),
+                time,
+            },
             base: d(b),
             ours: d(o),
             theirs: d(t),
@@ -226,7 +256,13 @@ fn merge_tables(
     Some(match (keys, scalars) {
         (Ok(mut keys), Ok(scalars)) => {
             keys.sort_by(|x, y| f32::from_bits(x.0).total_cmp(&f32::from_bits(y.0)));
-            Grain::Merged(render(&Spelling::of(ctx.godot3(), ours), &o, order, &keys, &scalars))
+            Grain::Merged(render(
+                &Spelling::of(ctx.godot3(), ours),
+                &o,
+                order,
+                &keys,
+                &scalars,
+            ))
         }
         (Err(mut a), Err(b)) => {
             a.extend(b);
@@ -264,7 +300,10 @@ fn render(
     scalars: &[(String, String)],
 ) -> String {
     let column = |i: usize, name: &Option<String>| {
-        let items: Vec<String> = keys.iter().flat_map(|(_, k)| k.get(i).cloned().unwrap_or_default()).collect();
+        let items: Vec<String> = keys
+            .iter()
+            .flat_map(|(_, k)| k.get(i).cloned().unwrap_or_default())
+            .collect();
         match name {
             Some(n) => write_call(n, &items, sp),
             None => write_array(&items, sp),
@@ -303,9 +342,18 @@ fn render(
 pub(crate) fn describe(ctx: &PropertyContext, old: &str, new: &str) -> Option<Vec<String>> {
     let flat = ctx.track_type.and_then(flat_stride);
     let (a, b) = (table(old, flat)?, table(new, flat)?);
-    let order = if a.keys.is_empty() { &b.columns } else { &a.columns };
+    let order = if a.keys.is_empty() {
+        &b.columns
+    } else {
+        &a.columns
+    };
     let (ak, bk) = (align(&a, order)?, align(&b, order)?);
-    let time = |k: &Key| k.first().and_then(|t| t.first()).cloned().unwrap_or_default();
+    let time = |k: &Key| {
+        k.first()
+            .and_then(|t| t.first())
+            .cloned()
+            .unwrap_or_default()
+    };
     let mut lines: Vec<String> = super::three::diff_keyed(&ak, &bk, key_eq)
         .into_iter()
         .map(|(_, x, y)| match (x, y) {
@@ -320,6 +368,9 @@ pub(crate) fn describe(ctx: &PropertyContext, old: &str, new: &str) -> Option<Ve
             (None, None) => String::new(),
         })
         .collect();
-    lines.extend(super::dict::describe_entries(&scalars_of(&a), &scalars_of(&b)));
+    lines.extend(super::dict::describe_entries(
+        &scalars_of(&a),
+        &scalars_of(&b),
+    ));
     Some(lines)
 }

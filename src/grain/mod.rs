@@ -104,7 +104,10 @@ impl fmt::Display for ConflictAt {
                 let parts: Vec<String> = c.iter().map(|v| v.to_string()).collect();
                 write!(f, "cell ({})", parts.join(", "))
             }
-            ConflictAt::Key { track: Some(t), time } => write!(f, "track {t}, key at time {time}"),
+            ConflictAt::Key {
+                track: Some(t),
+                time,
+            } => write!(f, "track {t}, key at time {time}"),
             ConflictAt::Key { track: None, time } => write!(f, "key at time {time}"),
             ConflictAt::Entry(k) => write!(f, "entry {k}"),
             ConflictAt::Track(t) => write!(f, "track {t}"),

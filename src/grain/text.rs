@@ -115,9 +115,12 @@ impl Spelling {
     /// The spelling of `sample` (usually ours), falling back on the file's dialect.
     pub(crate) fn of(godot3: bool, sample: &str) -> Spelling {
         let b = sample.as_bytes();
-        let opener = separators_any(sample, b"([")
-            .and_then(|at| b.get(at + 1).copied());
-        let newline = if sample.contains("\r\n") { "\r\n" } else { "\n" };
+        let opener = separators_any(sample, b"([").and_then(|at| b.get(at + 1).copied());
+        let newline = if sample.contains("\r\n") {
+            "\r\n"
+        } else {
+            "\n"
+        };
         let empty_dict = match shape(sample) {
             Some(Shape::Dict(e)) if e.is_empty() => sample.trim().to_string(),
             _ if godot3 => format!("{{{newline}{newline}}}"),
@@ -166,7 +169,10 @@ fn wrap<S: AsRef<str>>(open: &str, items: &[S], close: &str, spaced: bool) -> St
 }
 
 /// `{\n"k": v,\n"k2": v2\n}` (with the sample's line ends); empty as [`Spelling`] says.
-pub(crate) fn write_dict<K: AsRef<str>, V: AsRef<str>>(entries: &[(K, V)], sp: &Spelling) -> String {
+pub(crate) fn write_dict<K: AsRef<str>, V: AsRef<str>>(
+    entries: &[(K, V)],
+    sp: &Spelling,
+) -> String {
     if entries.is_empty() {
         return sp.empty_dict.clone();
     }

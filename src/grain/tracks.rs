@@ -40,7 +40,12 @@ fn tracks_of(props: &[(String, String)]) -> Option<Vec<(TrackId, Fields)>> {
     by_index.sort_by_key(|(n, _)| *n);
     let mut out: Vec<(TrackId, Fields)> = Vec::with_capacity(by_index.len());
     for (_, fields) in by_index {
-        let get = |name: &str| fields.iter().find(|(f, _)| f == name).map(|(_, v)| v.as_str());
+        let get = |name: &str| {
+            fields
+                .iter()
+                .find(|(f, _)| f == name)
+                .map(|(_, v)| v.as_str())
+        };
         let ty = match parse(get("type")?).ok()? {
             Value::String(s) | Value::StringName(s) => s,
             _ => return None,
@@ -49,7 +54,10 @@ fn tracks_of(props: &[(String, String)]) -> Option<Vec<(TrackId, Fields)>> {
             Value::NodePath(p) | Value::String(p) => p,
             _ => return None,
         };
-        let nth = out.iter().filter(|((t, p, _), _)| *t == ty && *p == path).count();
+        let nth = out
+            .iter()
+            .filter(|((t, p, _), _)| *t == ty && *p == path)
+            .count();
         out.push(((ty, path, nth), fields));
     }
     Some(out)
@@ -61,7 +69,8 @@ fn label(id: &TrackId) -> String {
 
 fn fields_eq(a: &Fields, b: &Fields) -> bool {
     a.len() == b.len()
-        && a.iter().all(|(k, v)| b.iter().any(|(k2, v2)| k == k2 && same_value(v, v2)))
+        && a.iter()
+            .all(|(k, v)| b.iter().any(|(k2, v2)| k == k2 && same_value(v, v2)))
 }
 
 /// Merge the fields of one track both sides changed: `keys` by time, the rest whole.
@@ -75,27 +84,36 @@ fn merge_fields(
     let empty = Vec::new();
     let b = b.unwrap_or(&empty);
     let track = label(id);
-    let kctx = PropertyContext { track_type: Some(&id.0), ..*ctx };
-    merge_keyed(b, o, t, |x, y| same_value(x, y), |field, bv, ov, tv| {
-        let conflict = || {
-            vec![GrainConflict {
-                at: ConflictAt::Entry(format!("{track} {field}")),
-                base: bv.cloned(),
-                ours: ov.cloned(),
-                theirs: tv.cloned(),
-            }]
-        };
-        match (field.as_str(), ov, tv) {
-            ("keys", Some(ov), Some(tv)) => {
-                match keys::merge(&kctx, Some(&track), bv.map(|s| s.as_str()), ov, tv) {
-                    Grain::Merged(v) => Ok(Some(v)),
-                    Grain::Conflict(c) => Err(c),
-                    Grain::NotMine => Err(conflict()),
+    let kctx = PropertyContext {
+        track_type: Some(&id.0),
+        ..*ctx
+    };
+    merge_keyed(
+        b,
+        o,
+        t,
+        |x, y| same_value(x, y),
+        |field, bv, ov, tv| {
+            let conflict = || {
+                vec![GrainConflict {
+                    at: ConflictAt::Entry(format!("{track} {field}")),
+                    base: bv.cloned(),
+                    ours: ov.cloned(),
+                    theirs: tv.cloned(),
+                }]
+            };
+            match (field.as_str(), ov, tv) {
+                ("keys", Some(ov), Some(tv)) => {
+                    match keys::merge(&kctx, Some(&track), bv.map(|s| s.as_str()), ov, tv) {
+                        Grain::Merged(v) => Ok(Some(v)),
+                        Grain::Conflict(c) => Err(c),
+                        Grain::NotMine => Err(conflict()),
+                    }
                 }
+                _ => Err(conflict()),
             }
-            _ => Err(conflict()),
-        }
-    })
+        },
+    )
 }
 
 /// Merge the `tracks/*` properties of one Animation resource, given as ordered
@@ -125,7 +143,9 @@ pub fn merge_tracks(
                 .iter()
                 .enumerate()
                 .flat_map(|(n, (_, fields))| {
-                    fields.iter().map(move |(f, v)| (format!("tracks/{n}/{f}"), v.clone()))
+                    fields
+                        .iter()
+                        .map(move |(f, v)| (format!("tracks/{n}/{f}"), v.clone()))
                 })
                 .collect(),
         ),

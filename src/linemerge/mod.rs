@@ -61,8 +61,8 @@ use similar::Algorithm;
 use diff::diff_files;
 use lines::Files;
 use merge::do_merge;
-use output::{hunks, render};
 pub use output::write_conflict;
+use output::{hunks, render};
 
 /// How conflicts are printed, as git's `merge.conflictStyle`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]

@@ -50,10 +50,7 @@ fn names_node_deleted_by_other(ctx: &Ctx, side: usize, k: usize) -> bool {
 
 /// Merge the connections as a set keyed by signal, from, to and method (nodes by
 /// identity): the other fields three-way, from/to following renamed and moved nodes.
-pub(super) fn merge(
-    ctx: &mut Ctx,
-    paths: &MergedPaths,
-) -> (BTreeMap<usize, OutSec>, Vec<usize>) {
+pub(super) fn merge(ctx: &mut Ctx, paths: &MergedPaths) -> (BTreeMap<usize, OutSec>, Vec<usize>) {
     let sc = ctx.sc;
     let counts = [0, 1, 2].map(|s| sc[s].connections.len());
     let (at, seqs) = key_table(counts, |side, k| conn_key(ctx, side, k));
@@ -100,7 +97,11 @@ pub(super) fn merge(
                     )
                 });
                 let tags = [B, O, T].map(|s| a[s].map(|k| tag_src(s, k)));
-                ctx.value_conflict(loc.unwrap_or_default(), None, [&tags[0], &tags[1], &tags[2]]);
+                ctx.value_conflict(
+                    loc.unwrap_or_default(),
+                    None,
+                    [&tags[0], &tags[1], &tags[2]],
+                );
                 out.insert(
                     id,
                     OutSec {
@@ -123,7 +124,10 @@ pub(super) fn merge(
         if a[other(side)].is_none() && names_node_deleted_by_other(ctx, side, k) {
             let tags = [B, O, T].map(|s| a[s].map(|k| tag_src(s, k)));
             let c = &sc[side].connections[k].key;
-            let loc = format!("connection {} from \"{}\" to \"{}\" ({})", c.signal, c.from, c.to, c.method);
+            let loc = format!(
+                "connection {} from \"{}\" to \"{}\" ({})",
+                c.signal, c.from, c.to, c.method
+            );
             let why = Some("(names a node the other side deleted)".to_string());
             ctx.value_conflict(loc, why, [&tags[0], &tags[1], &tags[2]]);
             let tag = TagOut::Conflict(Box::new(tags));

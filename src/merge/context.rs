@@ -96,7 +96,11 @@ impl<'a> Ctx<'a> {
         let paths = std::mem::take(&mut id.paths);
         Ctx {
             sc,
-            idx: [IdIndex::new(sc[0]), IdIndex::new(sc[1]), IdIndex::new(sc[2])],
+            idx: [
+                IdIndex::new(sc[0]),
+                IdIndex::new(sc[1]),
+                IdIndex::new(sc[2]),
+            ],
             paths,
             id,
             conflicts: Vec::new(),
@@ -166,7 +170,10 @@ pub(super) fn field_src(sc: &Scene, side: usize, sec: usize, key: &str) -> Optio
 }
 
 /// `field_text`, borrowed when the text needs no unescaping.
-pub(super) fn field_text_cow<'d>(doc: &'d crate::syntax::Document, r: &Range<usize>) -> Cow<'d, str> {
+pub(super) fn field_text_cow<'d>(
+    doc: &'d crate::syntax::Document,
+    r: &Range<usize>,
+) -> Cow<'d, str> {
     let t = doc.slice(r);
     if t.len() >= 2 && t.starts_with('"') && t.ends_with('"') {
         if !t.contains('\\') {

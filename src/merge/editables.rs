@@ -2,8 +2,8 @@
 //! are editable), kept when both sides have it or one side added it; the path follows the
 //! node. Node paths are [`super::paths`]'s.
 
-use super::matching::{key_table, B, O, T};
 use super::context::Ctx;
+use super::matching::{key_table, B, O, T};
 use super::paths::MergedPaths;
 use super::sections::{Chunk, OutSec, TagOut};
 use super::sequence::merge_order;
@@ -12,10 +12,7 @@ use std::collections::BTreeMap;
 
 /// Merge the editables as a set of node identities, paths following renamed and moved
 /// nodes.
-pub(super) fn merge(
-    ctx: &Ctx,
-    paths: &MergedPaths,
-) -> (BTreeMap<usize, OutSec>, Vec<usize>) {
+pub(super) fn merge(ctx: &Ctx, paths: &MergedPaths) -> (BTreeMap<usize, OutSec>, Vec<usize>) {
     let sc = ctx.sc;
     let counts = [0, 1, 2].map(|s| sc[s].editables.len());
     let (at, seqs) = key_table(counts, |side, k| {

@@ -59,7 +59,10 @@ pub(super) fn merge<'s>(
                 let f = format.unwrap_or(3);
                 if fmt(O) != Some(f) {
                     hf.changed = true;
-                    ctx.decisions.push(Decision::FormatRaised { from: fmt(O), to: f });
+                    ctx.decisions.push(Decision::FormatRaised {
+                        from: fmt(O),
+                        to: f,
+                    });
                 }
                 hf.fields.push((key, Chunk::Lit(f.to_string())));
             }
@@ -67,7 +70,9 @@ pub(super) fn merge<'s>(
         }
     }
     let tag = if hf.conflict {
-        TagOut::Conflict(Box::new([B, O, T].map(|s| Some((s, h(s).tag.span.clone())))))
+        TagOut::Conflict(Box::new(
+            [B, O, T].map(|s| Some((s, h(s).tag.span.clone()))),
+        ))
     } else if hf.changed {
         TagOut::Fields(h(O).tag.name.to_string(), hf.fields)
     } else {

@@ -47,7 +47,13 @@ impl Needs {
 
     /// Why side `kept` needs node `ident`, which `deleter` deleted: `None` when nothing
     /// it changed needs it.
-    pub(super) fn why(&self, ctx: &Ctx, ident: usize, kept: usize, deleter: usize) -> Option<String> {
+    pub(super) fn why(
+        &self,
+        ctx: &Ctx,
+        ident: usize,
+        kept: usize,
+        deleter: usize,
+    ) -> Option<String> {
         if let Some(what) = self.named[kept].get(&ident) {
             return Some(format!("(deleted, but the other side's {what} names it)"));
         }
@@ -56,7 +62,10 @@ impl Needs {
         let sub = sub_refs_in(ctx, kept, section)
             .into_iter()
             .find(|&s| self.edited[kept].contains(&s) && ctx.id.sub.at[s][deleter].is_none())?;
-        Some(format!("(deleted, but the other side edited its {})", sub_name(ctx, sub, kept)))
+        Some(format!(
+            "(deleted, but the other side edited its {})",
+            sub_name(ctx, sub, kept)
+        ))
     }
 }
 
@@ -71,7 +80,9 @@ fn node_paths_written(ctx: &Ctx, side: usize, named: &mut BTreeMap<usize, String
             if !text.contains("NodePath(") {
                 continue;
             }
-            let was = base.and_then(|s| s.prop(&p.key)).map(|q| (B, q.value.clone()));
+            let was = base
+                .and_then(|s| s.prop(&p.key))
+                .map(|q| (B, q.value.clone()));
             if ctx.same(&was, &Some((side, p.value.clone()))) {
                 continue;
             }
@@ -88,7 +99,9 @@ fn node_paths_written(ctx: &Ctx, side: usize, named: &mut BTreeMap<usize, String
 /// Connections `side` added (not in base) and the nodes they come from or go to.
 fn connections_added(ctx: &Ctx, side: usize, named: &mut BTreeMap<usize, String>) {
     let sc = ctx.sc;
-    let in_base: BTreeSet<_> = (0..sc[B].connections.len()).map(|k| conn_key(ctx, B, k)).collect();
+    let in_base: BTreeSet<_> = (0..sc[B].connections.len())
+        .map(|k| conn_key(ctx, B, k))
+        .collect();
     for (k, c) in sc[side].connections.iter().enumerate() {
         if in_base.contains(&conn_key(ctx, side, k)) {
             continue;
@@ -100,7 +113,10 @@ fn connections_added(ctx: &Ctx, side: usize, named: &mut BTreeMap<usize, String>
                 None if end.as_str() == "." => ctx.root_ident(side),
                 None => continue,
             };
-            let what = format!("connection {} from \"{}\" to \"{}\" ({})", c.signal, c.from, c.to, c.method);
+            let what = format!(
+                "connection {} from \"{}\" to \"{}\" ({})",
+                c.signal, c.from, c.to, c.method
+            );
             named.entry(ident).or_insert(what);
         }
     }

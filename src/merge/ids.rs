@@ -167,7 +167,6 @@ pub(super) fn sub_ids(ctx: &mut Ctx, order: &[usize]) -> HashMap<usize, String> 
     )
 }
 
-
 /// Ids in the result, for identities in output order: ours keeps its ids; a part from
 /// theirs (or base) keeps its id when it is free and has the file's shape (`fits`), else
 /// gets a new one from `fresh(position, type, seed, used)`, recorded as a decision.

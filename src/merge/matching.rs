@@ -304,7 +304,9 @@ fn match_nodes<'a>(sc: [&'a Scene; 3]) -> (Table, Paths<'a>, ParentAt, Vec<Share
         let lockstep = side != B && base_ok && unique_paths(side);
         keys.match_side(sc, side, &all_paths[side], lockstep);
     }
-    let NodeKeys { mut t, parent_at, .. } = keys;
+    let NodeKeys {
+        mut t, parent_at, ..
+    } = keys;
     follow_moves(sc, &mut t);
     let shared = follow_shared(sc, &mut t);
     (t, all_paths, parent_at, shared)
@@ -332,7 +334,11 @@ fn follow_shared(sc: [&Scene; 3], t: &mut Table) -> Vec<SharedChange> {
     for by_path in [true, false] {
         let key = |s: usize, i: usize| {
             let (name, what) = node_kind(sc[s], i);
-            let place = if by_path { sc[s].nodes[i].path.to_string() } else { name };
+            let place = if by_path {
+                sc[s].nodes[i].path.to_string()
+            } else {
+                name
+            };
             (place, what)
         };
         let mut gone: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
@@ -379,7 +385,10 @@ fn follow_shared(sc: [&Scene; 3], t: &mut Table) -> Vec<SharedChange> {
             let uid = |s: usize, i: Option<usize>| i.and_then(|i| sc[s].nodes[i].unique_id);
             if o.is_some() && th.is_some() {
                 let by_unique_id = uid(O, o).is_some() && uid(O, o) == uid(T, th);
-                paired.push(SharedChange { ident: keep, by_unique_id });
+                paired.push(SharedChange {
+                    ident: keep,
+                    by_unique_id,
+                });
             }
         }
     }
@@ -967,7 +976,9 @@ fn match_subs_by_id(
 ) {
     let mut doubted = Vec::new();
     for (k, r) in sc[x].sub_resources.iter().enumerate() {
-        let Some(&bi) = idx[B].sub.get(r.id.as_str()) else { continue };
+        let Some(&bi) = idx[B].sub.get(r.id.as_str()) else {
+            continue;
+        };
         let ident = sub.of[B][bi];
         if sc[B].sub_resources[bi].type_name != r.type_name
             || sub.claimed(ident, x)
@@ -989,13 +1000,23 @@ fn match_subs_by_id(
     let search = doubted.len() <= MAX_DOUBTED;
     for &(bi, k) in &doubted {
         let ident = sub.of[B][bi];
-        let moved = (0..sc[x].sub_resources.len()).filter(|_| search).find(|&j| {
-            j != k && !sub.bound(x, j) && !reused_alike(sc, x, idx, j) && alike((sc[B], bi), (sc[x], j))
-        });
+        let moved = (0..sc[x].sub_resources.len())
+            .filter(|_| search)
+            .find(|&j| {
+                j != k
+                    && !sub.bound(x, j)
+                    && !reused_alike(sc, x, idx, j)
+                    && alike((sc[B], bi), (sc[x], j))
+            });
         match moved {
             Some(j) => {
                 sub.bind(ident, x, j);
-                sub_matches.push(SubMatch { side: x, index: j, ident, how: REIMPORT });
+                sub_matches.push(SubMatch {
+                    side: x,
+                    index: j,
+                    ident,
+                    how: REIMPORT,
+                });
             }
             None if !sub.bound(x, k) => sub.bind(ident, x, k),
             None => {}
@@ -1023,21 +1044,26 @@ fn reused_alike(sc: [&Scene; 3], x: usize, idx: &[IdIndex; 3], j: usize) -> bool
 pub(super) fn record_identity_decisions(ctx: &mut super::context::Ctx) {
     let sc = ctx.sc;
     for c in &ctx.id.shared_changes {
-        let Some(o) = ctx.id.node.at[c.ident][O] else { continue };
+        let Some(o) = ctx.id.node.at[c.ident][O] else {
+            continue;
+        };
         ctx.decisions.push(super::Decision::NodeIdentityShared {
             path: sc[O].nodes[o].path.to_string(),
             by_unique_id: c.by_unique_id,
         });
     }
     for m in ctx.id.sub_matches.iter().filter(|m| m.how == REIMPORT) {
-        let Some(b) = ctx.id.sub.at[m.ident][B] else { continue };
+        let Some(b) = ctx.id.sub.at[m.ident][B] else {
+            continue;
+        };
         let r = &sc[m.side].sub_resources[m.index];
-        ctx.decisions.push(super::Decision::ResourceContentFollowed {
-            side: if m.side == O { "ours" } else { "theirs" },
-            type_name: r.type_name.clone(),
-            base_id: sc[B].sub_resources[b].id.clone(),
-            id: r.id.clone(),
-        });
+        ctx.decisions
+            .push(super::Decision::ResourceContentFollowed {
+                side: if m.side == O { "ours" } else { "theirs" },
+                type_name: r.type_name.clone(),
+                base_id: sc[B].sub_resources[b].id.clone(),
+                id: r.id.clone(),
+            });
     }
 }
 

@@ -35,8 +35,8 @@ mod print;
 mod properties;
 mod resources;
 mod sections;
-mod spelling;
 pub mod sequence;
+mod spelling;
 mod value_grain;
 
 use crate::check::{check, is_broken};
@@ -378,7 +378,12 @@ impl Decision {
             Decision::NodeIdentityShared { path, by_unique_id } => {
                 json!({"path": path, "by_unique_id": by_unique_id})
             }
-            Decision::ResourceContentFollowed { side, type_name, base_id, id } => {
+            Decision::ResourceContentFollowed {
+                side,
+                type_name,
+                base_id,
+                id,
+            } => {
                 json!({"side": side, "type": type_name, "base_id": base_id, "id": id})
             }
             Decision::SiblingOrderMerged | Decision::OrderConflictOursKept => json!({}),
@@ -662,7 +667,11 @@ fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, opts: &MergeOptions) -> Structu
     matching::record_identity_decisions(&mut ctx);
     ctx.layout_policy = !opts.no_layout_policy;
     resources::record_sub_matches(&mut ctx);
-    let nodes::Nodes { mut merged, followed, path_needed } = nodes::decide(&mut ctx);
+    let nodes::Nodes {
+        mut merged,
+        followed,
+        path_needed,
+    } = nodes::decide(&mut ctx);
     let paths = paths::MergedPaths::of(&merged);
     paths::record_followed(&mut ctx, followed, &merged, &paths);
     node_tags::rebuild(&ctx, &mut merged, &paths);

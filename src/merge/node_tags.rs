@@ -90,19 +90,28 @@ pub(super) fn rebuild(ctx: &Ctx, merged: &mut [Option<MergedNode>], paths: &Merg
         if m.out.whole.is_some() || m.tag_conflict {
             continue;
         }
-        let Some((side, fields)) = &m.fields else { continue };
+        let Some((side, fields)) = &m.fields else {
+            continue;
+        };
         let side = *side;
-        let Some(si) = ctx.id.node.at[ident][side] else { continue };
+        let Some(si) = ctx.id.node.at[ident][side] else {
+            continue;
+        };
         let sec_index = ctx.sc[side].nodes[si].section;
         let sec = ctx.sec(side, sec_index);
         let want_parent = paths.parent_text(&m.parent);
-        let cur_parent = sec.tag.field("parent").map(|r| field_text_cow(&ctx.sc[side].doc, r));
+        let cur_parent = sec
+            .tag
+            .field("parent")
+            .map(|r| field_text_cow(&ctx.sc[side].doc, r));
         let cur_name = sec
             .tag
             .field("name")
             .map(|r| field_text_cow(&ctx.sc[side].doc, r))
             .unwrap_or_default();
-        if same_fields(sec, side, fields.as_deref()) && want_parent == cur_parent && m.name == cur_name
+        if same_fields(sec, side, fields.as_deref())
+            && want_parent == cur_parent
+            && m.name == cur_name
         {
             continue;
         }
@@ -138,7 +147,9 @@ fn same_fields(sec: &Section, side: usize, fields: Option<&[(&str, Option<Src>)]
                 .iter()
                 .filter(|f| f.key != "name" && f.key != "parent");
             own.clone().count() + 2 == count
-                && own.into_iter().all(|f| sec.tag.field(&f.key) == Some(&f.value))
+                && own
+                    .into_iter()
+                    .all(|f| sec.tag.field(&f.key) == Some(&f.value))
         }
     }
 }

@@ -260,9 +260,7 @@ pub(super) fn follow_node_paths(
                 if !resolves(text, holder_src, &locate) {
                     continue;
                 }
-                if let Some(mut new) =
-                    rewrite(text, holder_src, holder_out, &locate)
-                {
+                if let Some(mut new) = rewrite(text, holder_src, holder_out, &locate) {
                     if !new.ends_with('\n') {
                         new.push('\n');
                     }

@@ -7,11 +7,11 @@
 //! that picking either side of the hunk keeps or drops the subtree whole. Paths in the result are left to [`super::paths`], the `[node]` line's
 //! fields to [`super::node_tags`], order to [`super::order`].
 
-use super::Decision;
 use super::context::{eq_opt, pick3, Ctx, ParentRef, Pick};
 use super::held::Needs;
 use super::matching::{B, O, T};
 use super::sections::{Line, NodeFields, OutSec, TagOut};
+use super::Decision;
 use crate::model::{Scene, SectionKind};
 use crate::syntax::Section;
 use crate::value::{scan_refs_in_text, RefKind};
@@ -178,7 +178,8 @@ fn deleted_by<'a>(
         let why = needs.and_then(|n| n.why(ctx, ident, kept, deleter));
         if why.is_none() && churn_only {
             let node = location(ctx, ident);
-            ctx.decisions.push(super::Decision::ChurnedNodeDeleted { node });
+            ctx.decisions
+                .push(super::Decision::ChurnedNodeDeleted { node });
         }
         Some(why?)
     } else {
@@ -215,7 +216,10 @@ fn unchanged_since_base(ctx: &Ctx, ident: usize, kept: usize, ignore_churn: bool
     let pb: Vec<_> = sb.props.iter().filter(|p| !churn(&p.key)).collect();
     let pk: Vec<_> = sk.props.iter().filter(|p| !churn(&p.key)).collect();
     let same_props = pb.len() == pk.len()
-        && pb.iter().zip(&pk).all(|(x, y)| x.key == y.key && same(&x.value, &y.value));
+        && pb
+            .iter()
+            .zip(&pk)
+            .all(|(x, y)| x.key == y.key && same(&x.value, &y.value));
     let same_parent = ctx.parent_ref(B, at[B].unwrap_or_default())
         == ctx.parent_ref(kept, at[kept].unwrap_or_default());
     let fields = |s: &Section| {
@@ -359,10 +363,18 @@ fn merge_place<'a>(
     let name = name.unwrap_or_default();
     if let (Some(bn), Some(bp)) = (names[0], &pr[0]) {
         if name != bn && (names[1] != Some(bn)) != (names[2] != Some(bn)) {
-            followed.push(Followed { ident, rename: true, from: path_on(ctx, ident, B) });
+            followed.push(Followed {
+                ident,
+                rename: true,
+                from: path_on(ctx, ident, B),
+            });
         }
         if parent != *bp && (pr[1].as_ref() != Some(bp)) != (pr[2].as_ref() != Some(bp)) {
-            followed.push(Followed { ident, rename: false, from: path_on(ctx, ident, B) });
+            followed.push(Followed {
+                ident,
+                rename: false,
+                from: path_on(ctx, ident, B),
+            });
         }
     }
     (parent, name, parent_conflict || name_conflict)
@@ -440,7 +452,11 @@ fn restored_parent<'a>(ctx: &mut Ctx<'a>, p: usize) -> Option<MergedNode<'a>> {
     let i = at[kept]?;
     let n = &ctx.sc[kept].nodes[i];
     let parent = ctx.parent_ref(kept, i);
-    let path = if n.path == "." { n.name.clone() } else { n.path.clone() };
+    let path = if n.path == "." {
+        n.name.clone()
+    } else {
+        n.path.clone()
+    };
     let state = |s: usize| Some(if at[s].is_some() { "kept" } else { "deleted" }.to_string());
     ctx.part_conflict(
         format!("node \"{path}\""),
@@ -463,13 +479,11 @@ fn restored_parent<'a>(ctx: &mut Ctx<'a>, p: usize) -> Option<MergedNode<'a>> {
 /// are no longer printed on their own (or lost, when the keeper left them alone).
 fn carry_subtrees(ctx: &mut Ctx, merged: &mut [Option<MergedNode>]) {
     for x in 0..merged.len() {
-        let Some(kept) = merged[x].as_ref().and_then(|m| m.out.whole.as_ref()).map(|w| {
-            if w[O].is_empty() {
-                T
-            } else {
-                O
-            }
-        }) else {
+        let Some(kept) = merged[x]
+            .as_ref()
+            .and_then(|m| m.out.whole.as_ref())
+            .map(|w| if w[O].is_empty() { T } else { O })
+        else {
             continue;
         };
         let carried = subtree_lacked(ctx, x, kept);
@@ -500,13 +514,18 @@ fn carry_subtrees(ctx: &mut Ctx, merged: &mut [Option<MergedNode>]) {
 /// The descendants of `x` on side `kept` that the other side lacks, in `kept`'s order.
 fn subtree_lacked(ctx: &Ctx, x: usize, kept: usize) -> Vec<usize> {
     let other = if kept == O { T } else { O };
-    let Some(kx) = ctx.id.node.at[x][kept] else { return Vec::new() };
+    let Some(kx) = ctx.id.node.at[x][kept] else {
+        return Vec::new();
+    };
     let sc = ctx.sc[kept];
     let top = &sc.nodes[kx].path;
     if top == "." {
         return Vec::new();
     }
-    let under = |p: &str| p.strip_prefix(top.as_str()).is_some_and(|r| r.starts_with('/'));
+    let under = |p: &str| {
+        p.strip_prefix(top.as_str())
+            .is_some_and(|r| r.starts_with('/'))
+    };
     sc.nodes
         .iter()
         .enumerate()

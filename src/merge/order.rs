@@ -105,7 +105,9 @@ fn depth_first(order: &[usize], parent_of: impl Fn(usize) -> Option<usize>) -> b
 
 /// The ext_resources kept, in merged order (ids are not known yet).
 pub(super) fn exts(ctx: &Ctx, keep: &BTreeSet<usize>) -> Vec<usize> {
-    let keep_v: Vec<bool> = (0..ctx.id.ext.at.len()).map(|i| keep.contains(&i)).collect();
+    let keep_v: Vec<bool> = (0..ctx.id.ext.at.len())
+        .map(|i| keep.contains(&i))
+        .collect();
     let [eb, eo, et] = &ctx.id.ext.of;
     merge_order(eb, eo, et, &keep_v)
 }
@@ -128,7 +130,9 @@ pub(super) fn subs(
     keep: &BTreeSet<usize>,
     refs: &BTreeMap<usize, (BTreeSet<usize>, Vec<usize>)>,
 ) -> Vec<usize> {
-    let keep_v: Vec<bool> = (0..ctx.id.sub.at.len()).map(|i| keep.contains(&i)).collect();
+    let keep_v: Vec<bool> = (0..ctx.id.sub.at.len())
+        .map(|i| keep.contains(&i))
+        .collect();
     let [sb, so, st] = &ctx.id.sub.of;
     let merged = merge_order(sb, so, st, &keep_v);
     let mut deps: HashMap<usize, Vec<usize>> = HashMap::new();
@@ -165,7 +169,6 @@ fn visit(
     state.insert(x, 2);
     out.push(x);
 }
-
 
 #[cfg(test)]
 mod tests {

@@ -42,9 +42,10 @@ impl MergedPaths {
         match parent {
             ParentRef::Root => None,
             ParentRef::Outside(p) => Some(Cow::Borrowed(p.as_str())),
-            ParentRef::Inside { anchor, rest } => {
-                Some(Cow::Owned(join_path(self.get(*anchor).unwrap_or("."), rest)))
-            }
+            ParentRef::Inside { anchor, rest } => Some(Cow::Owned(join_path(
+                self.get(*anchor).unwrap_or("."),
+                rest,
+            ))),
             ParentRef::Node(p) => Some(Cow::Borrowed(self.get(*p).unwrap_or("."))),
         }
     }
@@ -74,9 +75,10 @@ fn path_of_ident(
     let r = match node.map(|m| &m.parent) {
         None | Some(ParentRef::Root) => SmallStr::copy_from("."),
         Some(ParentRef::Outside(p)) => join(p, name),
-        Some(ParentRef::Inside { anchor, rest }) => {
-            join(&join_path(parent_path(*anchor, merged, memo, depth), rest), name)
-        }
+        Some(ParentRef::Inside { anchor, rest }) => join(
+            &join_path(parent_path(*anchor, merged, memo, depth), rest),
+            name,
+        ),
         Some(ParentRef::Node(p)) => join(parent_path(*p, merged, memo, depth), name),
     };
     memo[ident] = Some(r);
@@ -103,7 +105,12 @@ pub(super) fn record_followed(
     merged: &[Option<MergedNode>],
     paths: &MergedPaths,
 ) {
-    for Followed { ident, rename, from } in followed {
+    for Followed {
+        ident,
+        rename,
+        from,
+    } in followed
+    {
         let to = match paths.get(ident) {
             Some(".") | None => merged[ident].as_ref().map_or("", |m| m.name).to_string(),
             Some(p) => p.to_string(),

@@ -25,7 +25,9 @@ pub(super) fn node_sections<'m>(
     let mut taken = vec![false; merged.len()];
     let mut list: Vec<usize> = Vec::with_capacity(order.len());
     for &i in order {
-        let Some(m) = merged.get_mut(i).and_then(Option::as_mut) else { continue };
+        let Some(m) = merged.get_mut(i).and_then(Option::as_mut) else {
+            continue;
+        };
         if std::mem::replace(&mut taken[i], true) {
             continue;
         }
@@ -40,7 +42,9 @@ pub(super) fn node_sections<'m>(
         list.push(i);
     }
     let merged: &'m [Option<MergedNode>] = merged;
-    list.iter().filter_map(|&i| merged[i].as_ref().map(|m| &m.out)).collect()
+    list.iter()
+        .filter_map(|&i| merged[i].as_ref().map(|m| &m.out))
+        .collect()
 }
 
 /// Separators ours uses between sections of two kinds (the first seen of each pair).
@@ -171,7 +175,9 @@ impl Printer<'_, '_> {
         let part = |s: &Option<Vec<(&'static str, String)>>| match s {
             None => String::new(),
             Some(fields) => {
-                let t = fields.iter().fold(tag.clone(), |t, (k, v)| with_field(&t, k, v));
+                let t = fields
+                    .iter()
+                    .fold(tag.clone(), |t, (k, v)| with_field(&t, k, v));
                 format!("{t}\n")
             }
         };
@@ -529,11 +535,25 @@ mod hunk_tests {
         };
         // git's default style joins across up to three lines, the lines going to every side.
         let joined = join_hunks(two(), ConflictStyle::Merge);
-        assert_eq!(joined, vec![hunk("a = 1\nb = 0\nc = 1\n", "a = 2\nb = 0\nc = 2\n", "a = 3\nb = 0\nc = 3\n")]);
+        assert_eq!(
+            joined,
+            vec![hunk(
+                "a = 1\nb = 0\nc = 1\n",
+                "a = 2\nb = 0\nc = 2\n",
+                "a = 3\nb = 0\nc = 3\n"
+            )]
+        );
         // diff3 keeps hunks apart unless only blank lines lie between.
         assert_eq!(join_hunks(two(), ConflictStyle::Diff3).len(), 3);
-        let blank = vec![hunk("x\n", "y\n", ""), Piece::Stable("\n".into()), hunk("p\n", "q\n", "")];
-        assert_eq!(join_hunks(blank, ConflictStyle::Diff3), vec![hunk("x\n\np\n", "y\n\nq\n", "\n")]);
+        let blank = vec![
+            hunk("x\n", "y\n", ""),
+            Piece::Stable("\n".into()),
+            hunk("p\n", "q\n", ""),
+        ];
+        assert_eq!(
+            join_hunks(blank, ConflictStyle::Diff3),
+            vec![hunk("x\n\np\n", "y\n\nq\n", "\n")]
+        );
     }
 
     #[test]
@@ -542,12 +562,26 @@ mod hunk_tests {
         let o = "code = \"a\nB\nc\nd\ne\n\"\n";
         let t = "code = \"a\nb2\nc\nd\ne\n\"\n";
         let mut pieces = Vec::new();
-        split_value([b.into(), o.into(), t.into()], ConflictStyle::Diff3, &mut pieces);
-        assert_eq!(pieces.iter().filter(|p| matches!(p, Piece::Hunk(_))).count(), 1);
+        split_value(
+            [b.into(), o.into(), t.into()],
+            ConflictStyle::Diff3,
+            &mut pieces,
+        );
+        assert_eq!(
+            pieces
+                .iter()
+                .filter(|p| matches!(p, Piece::Hunk(_)))
+                .count(),
+            1
+        );
         assert!(pieces.contains(&hunk("b\n", "B\n", "b2\n")), "{pieces:?}");
         // One line stays one hunk.
         let mut one = Vec::new();
-        split_value(["x = 1\n".into(), "x = 2\n".into(), "x = 3\n".into()], ConflictStyle::Merge, &mut one);
+        split_value(
+            ["x = 1\n".into(), "x = 2\n".into(), "x = 3\n".into()],
+            ConflictStyle::Merge,
+            &mut one,
+        );
         assert_eq!(one, vec![hunk("x = 1\n", "x = 2\n", "x = 3\n")]);
     }
 }

@@ -55,7 +55,6 @@ impl<'a> Ctx<'a> {
         Some(format!("{prefix}{merged}\n"))
     }
 
-
     /// Merge the property lines of one section given its versions on each side.
     pub(super) fn merge_props(
         &mut self,
@@ -66,7 +65,11 @@ impl<'a> Ctx<'a> {
         let keys: BTreeSet<&'a str> = props.iter().flat_map(|p| p.map.keys().copied()).collect();
         let mut chosen: BTreeMap<&str, Vec<Line>> = BTreeMap::new();
         let value = |side: usize, key: &str| props[side].map.get(key).map(|(_, v)| v.clone());
-        let order = [&props[B].order[..], &props[O].order[..], &props[T].order[..]];
+        let order = [
+            &props[B].order[..],
+            &props[O].order[..],
+            &props[T].order[..],
+        ];
         let tracks = self.merge_animation_tracks(secs, order, &value);
         for key in keys {
             if tracks.is_some() && key.starts_with("tracks/") {
@@ -115,7 +118,10 @@ impl<'a> Ctx<'a> {
         // ours' bytes stay as they are.
         let all_lines = |side: usize| -> Option<Vec<Line>> {
             let si = secs[side].filter(|_| props[side].map.contains_key(key))?;
-            let lines = sc[side].doc.sections[si].props.iter().filter(|p| p.key == key);
+            let lines = sc[side].doc.sections[si]
+                .props
+                .iter()
+                .filter(|p| p.key == key);
             Some(lines.map(|p| Line::Src((side, p.line.clone()))).collect())
         };
         let v = |s: usize| props[s].map.get(key).map(|(_, src)| src.clone());
@@ -136,7 +142,11 @@ impl<'a> Ctx<'a> {
                     Some(GrainAnswer::Conflict(c)) => self.grain_conflict(location(), key, &c),
                     None => self.value_conflict(location(), Some(key.to_string()), [&b, &o, &t]),
                 }
-                Some(vec![Line::Conflict(Box::new([line_of(B), line_of(O), line_of(T)]))])
+                Some(vec![Line::Conflict(Box::new([
+                    line_of(B),
+                    line_of(O),
+                    line_of(T),
+                ]))])
             }
         }
     }

@@ -88,14 +88,22 @@ fn merge_sub(ctx: &mut Ctx, ident: usize) -> Option<OutSec> {
     // A missing side counts as unchanged from base (reachability decides presence).
     let (src_side, lines) = match (secs[O], secs[T]) {
         (Some(_), Some(_)) => {
-            let loc = || format!("sub_resource \"{}\"", sc[O].sub_resources[at[O].unwrap_or_default()].id);
+            let loc = || {
+                format!(
+                    "sub_resource \"{}\"",
+                    sc[O].sub_resources[at[O].unwrap_or_default()].id
+                )
+            };
             (O, ctx.merge_props(secs, &loc))
         }
         _ => {
             let side = [O, T, B].into_iter().find(|&s| secs[s].is_some())?;
             let si = secs[side]?;
             let lines = sc[side].doc.sections[si].props.iter();
-            (side, lines.map(|p| Line::Src((side, p.line.clone()))).collect())
+            (
+                side,
+                lines.map(|p| Line::Src((side, p.line.clone()))).collect(),
+            )
         }
     };
     Some(OutSec {
@@ -327,7 +335,9 @@ pub(super) fn sub_sections(
     let o = ctx.sc[O];
     let mut secs = Vec::with_capacity(order.len());
     for &i in order {
-        let Some(mut out) = subs.remove(&i) else { continue };
+        let Some(mut out) = subs.remove(&i) else {
+            continue;
+        };
         if let Some(k) = ctx.id.sub.at[i][O] {
             let osec = o.sub_resources[k].section;
             out.tag = TagOut::Src((O, o.doc.sections[osec].tag.span.clone()));
@@ -504,7 +514,8 @@ pub(super) fn keep_held_edits(
     for side in [O, T] {
         let other = if side == O { T } else { O };
         // Only a sub_resource base had, this side kept and the other dropped can be lost.
-        let dropped = |at: &[Option<usize>; 3]| at[B].is_some() && at[side].is_some() && at[other].is_none();
+        let dropped =
+            |at: &[Option<usize>; 3]| at[B].is_some() && at[side].is_some() && at[other].is_none();
         if !ctx.id.sub.at.iter().any(dropped) {
             continue;
         }
@@ -519,16 +530,24 @@ pub(super) fn keep_held_edits(
             .collect();
         for (holder, key, sub) in holders_on(ctx, side, &lost) {
             let out = match holder {
-                Holder::Node(i) => nodes.get_mut(i).and_then(Option::as_mut).map(|m| &mut m.out),
+                Holder::Node(i) => nodes
+                    .get_mut(i)
+                    .and_then(Option::as_mut)
+                    .map(|m| &mut m.out),
                 Holder::Sub(i) if reached.contains(&i) => subs.get_mut(&i),
                 Holder::Sub(_) => None,
                 Holder::Resource => resource.as_deref_mut(),
             };
-            let Some(out) = out.filter(|o| o.whole.is_none()) else { continue };
+            let Some(out) = out.filter(|o| o.whole.is_none()) else {
+                continue;
+            };
             let secs = holder_sections(ctx, holder);
             if hold_line(ctx, out, secs, &key, side) {
                 let loc = holder_location(ctx, holder, side);
-                let what = format!("{key} (one side removed it, the other edited {})", sub_name(ctx, sub, side));
+                let what = format!(
+                    "{key} (one side removed it, the other edited {})",
+                    sub_name(ctx, sub, side)
+                );
                 let lines = [B, O, T].map(|s| prop_line(ctx, secs, s, &key));
                 ctx.value_conflict(loc, Some(what), [&lines[0], &lines[1], &lines[2]]);
             }
@@ -569,8 +588,16 @@ fn holders_on(ctx: &Ctx, side: usize, lost: &BTreeSet<usize>) -> Vec<(Holder, St
     if lost.is_empty() {
         return found;
     }
-    let nodes = sc.nodes.iter().enumerate().map(|(i, n)| (Holder::Node(ctx.id.node.of[side][i]), n.section));
-    let subs = sc.sub_resources.iter().enumerate().map(|(i, r)| (Holder::Sub(ctx.id.sub.of[side][i]), r.section));
+    let nodes = sc
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (Holder::Node(ctx.id.node.of[side][i]), n.section));
+    let subs = sc
+        .sub_resources
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (Holder::Sub(ctx.id.sub.of[side][i]), r.section));
     let res = sc.resource.map(|s| (Holder::Resource, s));
     for (holder, section) in subs.chain(nodes).chain(res) {
         for p in &ctx.sec(side, section).props {
@@ -598,10 +625,18 @@ fn holder_location(ctx: &Ctx, holder: Holder, side: usize) -> String {
     let sc = ctx.sc;
     match holder {
         Holder::Node(i) => {
-            let s = if ctx.id.node.at[i][O].is_some() { O } else { side };
+            let s = if ctx.id.node.at[i][O].is_some() {
+                O
+            } else {
+                side
+            };
             let path = ctx.id.node.at[i][s].map_or(String::new(), |k| {
                 let n = &sc[s].nodes[k];
-                if n.path == "." { n.name.to_string() } else { n.path.to_string() }
+                if n.path == "." {
+                    n.name.to_string()
+                } else {
+                    n.path.to_string()
+                }
             });
             format!("node \"{path}\"")
         }
@@ -627,7 +662,13 @@ fn line_key<'t>(ctx: &'t Ctx, line: &'t Line) -> Option<&'t str> {
 
 /// Put the three sides' lines for `key` in conflict in `out`: in place of the merged line,
 /// else after the line that precedes it on `side`. `false` when it already conflicts.
-fn hold_line(ctx: &Ctx, out: &mut OutSec, secs: [Option<usize>; 3], key: &str, side: usize) -> bool {
+fn hold_line(
+    ctx: &Ctx,
+    out: &mut OutSec,
+    secs: [Option<usize>; 3],
+    key: &str,
+    side: usize,
+) -> bool {
     let lines = [B, O, T].map(|s| prop_line(ctx, secs, s, key));
     let conflict = Line::Conflict(Box::new(lines));
     if out.lines.iter().any(|l| matches!(l, Line::Conflict(x) if x.iter().flatten().any(|s| line_key(ctx, &Line::Src(s.clone())) == Some(key)))) {
@@ -639,7 +680,14 @@ fn hold_line(ctx: &Ctx, out: &mut OutSec, secs: [Option<usize>; 3], key: &str, s
         return true;
     }
     let before: Vec<&str> = secs[side]
-        .map(|s| ctx.sec(side, s).props.iter().map(|p| p.key.as_str()).take_while(|k| *k != key).collect())
+        .map(|s| {
+            ctx.sec(side, s)
+                .props
+                .iter()
+                .map(|p| p.key.as_str())
+                .take_while(|k| *k != key)
+                .collect()
+        })
         .unwrap_or_default();
     let at = out
         .lines

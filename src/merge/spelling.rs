@@ -29,7 +29,11 @@ pub(super) fn respell_under_conflicts<'a>(
     paths: &MergedPaths,
     connections: &mut BTreeMap<usize, OutSec>,
 ) {
-    if !merged.iter().flatten().any(|m| m.place_conflict || m.out.whole.is_some()) {
+    if !merged
+        .iter()
+        .flatten()
+        .any(|m| m.place_conflict || m.out.whole.is_some())
+    {
         return;
     }
     let spelled: [Vec<String>; 3] = [B, O, T].map(|s| Speller::all(ctx, merged, s));
@@ -50,13 +54,21 @@ fn respell_parents<'a>(
 ) {
     let mut counts = vec![0usize; merged.len()];
     for d in 0..merged.len() {
-        let Some(m) = merged[d].as_ref() else { continue };
+        let Some(m) = merged[d].as_ref() else {
+            continue;
+        };
         if m.out.whole.is_some() || m.tag_conflict {
             continue;
         }
-        let parents = [B, O, T].map(|s| parent_text(&place_on(ctx, merged, d, m, s).0, &spelled[s]));
-        let Some(ours) = parents[O].clone() else { continue };
-        if parents.iter().all(|p| p.as_deref().is_none_or(|p| p == ours)) {
+        let parents =
+            [B, O, T].map(|s| parent_text(&place_on(ctx, merged, d, m, s).0, &spelled[s]));
+        let Some(ours) = parents[O].clone() else {
+            continue;
+        };
+        if parents
+            .iter()
+            .all(|p| p.as_deref().is_none_or(|p| p == ours))
+        {
             continue;
         }
         for a in conflicted_ancestors(merged, d) {
@@ -69,7 +81,8 @@ fn respell_parents<'a>(
     }
     for (a, &n) in counts.iter().enumerate().filter(|(_, n)| **n > 0) {
         let node = paths.get(a).unwrap_or(".").to_string();
-        ctx.decisions.push(Decision::ConflictSpellsParents { node, nodes: n });
+        ctx.decisions
+            .push(Decision::ConflictSpellsParents { node, nodes: n });
     }
 }
 
@@ -92,7 +105,11 @@ fn place_on<'a>(
 /// Whether `side`'s part of a delete-against-modify hunk lacks the node's parent in
 /// the result.
 fn lacks_parent(merged: &[Option<MergedNode>], m: &MergedNode, side: usize) -> bool {
-    let parent = m.parent.anchor().and_then(|p| merged.get(p)).and_then(Option::as_ref);
+    let parent = m
+        .parent
+        .anchor()
+        .and_then(|p| merged.get(p))
+        .and_then(Option::as_ref);
     match parent.and_then(|p| p.out.whole.as_ref()) {
         Some(w) => side != B && w[side].is_empty(),
         None => false,
@@ -128,13 +145,18 @@ impl NodesBySide {
             let Some(path) = paths.get(i) else { continue };
             match &m.out.whole {
                 None => {
-                    map.insert(path.to_string(), [B, O, T].map(|s| spelled[s].get(i).cloned()));
+                    map.insert(
+                        path.to_string(),
+                        [B, O, T].map(|s| spelled[s].get(i).cloned()),
+                    );
                 }
                 Some(w) => {
                     let kept = if w[O].is_empty() { T } else { O };
                     for si in &w[kept] {
                         let sc = ctx.sc[kept];
-                        let Some(n) = sc.nodes.iter().find(|n| n.section == *si) else { continue };
+                        let Some(n) = sc.nodes.iter().find(|n| n.section == *si) else {
+                            continue;
+                        };
                         let mut v: [Option<String>; 3] = Default::default();
                         v[kept] = Some(n.path.to_string());
                         v[B] = Some(n.path.to_string());
@@ -151,15 +173,20 @@ impl NodesBySide {
 
     /// A `from=`/`to=` value's path on each side; unknown paths are the same on all.
     fn get(&self, value: &str) -> [Option<String>; 3] {
-        self.0.get(value).cloned().unwrap_or_else(|| [B, O, T].map(|_| Some(value.to_string())))
+        self.0
+            .get(value)
+            .cloned()
+            .unwrap_or_else(|| [B, O, T].map(|_| Some(value.to_string())))
     }
 }
 
 /// A connection naming a node whose path depends on the side picked (or that one
 /// side's part lacks) is written per side.
 fn respell_connection(ctx: &Ctx, nodes: &NodesBySide, out: &mut OutSec) {
-    let (Some(from), Some(to)) = (field_value(ctx, &out.tag, "from"), field_value(ctx, &out.tag, "to"))
-    else {
+    let (Some(from), Some(to)) = (
+        field_value(ctx, &out.tag, "from"),
+        field_value(ctx, &out.tag, "to"),
+    ) else {
         return;
     };
     let (f, t) = (nodes.get(&from), nodes.get(&to));
@@ -167,7 +194,10 @@ fn respell_connection(ctx: &Ctx, nodes: &NodesBySide, out: &mut OutSec) {
         (Some(a), Some(b)) => Some(vec![("from", quoted(a)), ("to", quoted(b))]),
         _ => None,
     });
-    let same = |x: &Option<Vec<(&str, String)>>| x.as_ref().is_some_and(|v| v[0].1 == quoted(&from) && v[1].1 == quoted(&to));
+    let same = |x: &Option<Vec<(&str, String)>>| {
+        x.as_ref()
+            .is_some_and(|v| v[0].1 == quoted(&from) && v[1].1 == quoted(&to))
+    };
     if !(same(&sides[O]) && same(&sides[T])) {
         per_side(out, sides);
     }
@@ -207,10 +237,15 @@ fn parent_text(parent: &ParentRef, spelled: &[String]) -> Option<String> {
 /// conflict as a whole.
 fn conflicted_ancestors(merged: &[Option<MergedNode>], d: usize) -> Vec<usize> {
     let mut out = Vec::new();
-    let mut at = merged.get(d).and_then(Option::as_ref).and_then(|m| m.parent.anchor());
+    let mut at = merged
+        .get(d)
+        .and_then(Option::as_ref)
+        .and_then(|m| m.parent.anchor());
     for _ in 0..MAX_DEPTH {
         let Some(p) = at else { break };
-        let Some(m) = merged.get(p).and_then(Option::as_ref) else { break };
+        let Some(m) = merged.get(p).and_then(Option::as_ref) else {
+            break;
+        };
         if m.place_conflict || m.out.whole.is_some() {
             out.push(p);
         }
@@ -232,7 +267,12 @@ struct Speller<'c, 'a> {
 impl<'a> Speller<'_, 'a> {
     /// Every node's path in `side`'s spelling ("." for nodes not in the result).
     fn all(ctx: &Ctx<'a>, merged: &[Option<MergedNode<'a>>], side: usize) -> Vec<String> {
-        let mut sp = Speller { ctx, merged, side, memo: vec![None; merged.len()] };
+        let mut sp = Speller {
+            ctx,
+            merged,
+            side,
+            memo: vec![None; merged.len()],
+        };
         (0..merged.len()).map(|i| sp.path(i, 0)).collect()
     }
 

@@ -36,10 +36,17 @@ impl<'a> Ctx<'a> {
     fn owner(&self, secs: [Option<usize>; 3]) -> Option<Owner> {
         let side = [O, T, B].into_iter().find(|&s| secs[s].is_some())?;
         let sec = self.sec(side, secs[side]?);
-        let tag = if sec.tag.name == "resource" { &self.sec(side, 0).tag } else { &sec.tag };
+        let tag = if sec.tag.name == "resource" {
+            &self.sec(side, 0).tag
+        } else {
+            &sec.tag
+        };
         let type_name = field_text_cow(&self.sc[side].doc, tag.field("type")?).into_owned();
         let file_format = self.sc[O].header.format.unwrap_or(3).clamp(0, 255) as u8;
-        Some(Owner { type_name, file_format })
+        Some(Owner {
+            type_name,
+            file_format,
+        })
     }
 
     /// A property of ours' version of the section, as text.

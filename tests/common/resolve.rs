@@ -54,7 +54,10 @@ pub fn resolve_all(text: &str, side: Side) -> String {
             _ if is_marker(line, '=', size) && part != Part::Theirs => Part::Theirs,
             Part::Theirs if is_marker(line, '>', size) => Part::Outside,
             p => {
-                let keep = matches!((p, side), (Part::Ours, Side::Ours) | (Part::Theirs, Side::Theirs));
+                let keep = matches!(
+                    (p, side),
+                    (Part::Ours, Side::Ours) | (Part::Theirs, Side::Theirs)
+                );
                 if keep {
                     out.push_str(line);
                 }
