@@ -162,62 +162,7 @@ pub fn check(scene: &Scene) -> Vec<Problem> {
         ));
     }
 
-    // Section order (spec §3.10).
-    let mut phase = 0u8;
-    let mut after_resource = false;
-    for (i, k) in scene.kinds.iter().enumerate() {
-        let name = &doc.sections[i].tag.name;
-        if i > 0 && *k == SectionKind::Header {
-            out.push(Problem::error(
-                line_of(i),
-                format!("a second file header `[{name}]`"),
-            ));
-            continue;
-        }
-        if *k == SectionKind::Other {
-            out.push(Problem::error(
-                line_of(i),
-                format!("unknown tag `[{name}]`"),
-            ));
-            continue;
-        }
-        if after_resource {
-            out.push(Problem::error(
-                line_of(i),
-                format!("`[{name}]` after `[resource]`: nothing may follow the main resource"),
-            ));
-        }
-        match (scene.kind, k) {
-            (FileKind::Scene, SectionKind::Resource) => out.push(Problem::error(
-                line_of(i),
-                "`[resource]` in a scene file".into(),
-            )),
-            (
-                FileKind::Resource,
-                SectionKind::Node | SectionKind::Connection | SectionKind::Editable,
-            ) => out.push(Problem::error(
-                line_of(i),
-                format!("`[{name}]` in a resource file"),
-            )),
-            _ => {}
-        }
-        if k.phase() < phase {
-            out.push(Problem::error(
-                line_of(i),
-                format!("sections out of order: `[{name}]` must come before every sub_resource and node"),
-            ));
-        }
-        phase = phase.max(k.phase());
-        if *k == SectionKind::Resource {
-            after_resource = true;
-        }
-    }
-    if scene.kind == FileKind::Resource && scene.resource.is_none() {
-        out.push(Problem::error(
-            line_at(doc.text.len()),
-            "no `[resource]` section".into(),
-        ));
-    }
+    section_order(scene, &lines, &mut out);
 
     // Ids.
     let mut ext_ids = BTreeSet::new();
@@ -318,6 +263,68 @@ pub fn check(scene: &Scene) -> Vec<Problem> {
     }
     out.sort_by(|a, b| (a.line, b.severity).cmp(&(b.line, a.severity)));
     out
+}
+
+/// Section order (spec §3.10): one header first, known tags only, ext_resources and
+/// sub_resources before nodes, nothing after a `[resource]`, and the kinds the file's
+/// header allows.
+fn section_order(scene: &Scene, lines: &LazyLines, out: &mut Vec<Problem>) {
+    let doc = &scene.doc;
+    let mut phase = 0u8;
+    let mut after_resource = false;
+    for (i, k) in scene.kinds.iter().enumerate() {
+        let name = &doc.sections[i].tag.name;
+        if i > 0 && *k == SectionKind::Header {
+            out.push(Problem::error(
+                lines.of_section(i),
+                format!("a second file header `[{name}]`"),
+            ));
+            continue;
+        }
+        if *k == SectionKind::Other {
+            out.push(Problem::error(
+                lines.of_section(i),
+                format!("unknown tag `[{name}]`"),
+            ));
+            continue;
+        }
+        if after_resource {
+            out.push(Problem::error(
+                lines.of_section(i),
+                format!("`[{name}]` after `[resource]`: nothing may follow the main resource"),
+            ));
+        }
+        match (scene.kind, k) {
+            (FileKind::Scene, SectionKind::Resource) => out.push(Problem::error(
+                lines.of_section(i),
+                "`[resource]` in a scene file".into(),
+            )),
+            (
+                FileKind::Resource,
+                SectionKind::Node | SectionKind::Connection | SectionKind::Editable,
+            ) => out.push(Problem::error(
+                lines.of_section(i),
+                format!("`[{name}]` in a resource file"),
+            )),
+            _ => {}
+        }
+        if k.phase() < phase {
+            out.push(Problem::error(
+                lines.of_section(i),
+                format!("sections out of order: `[{name}]` must come before every sub_resource and node"),
+            ));
+        }
+        phase = phase.max(k.phase());
+        if *k == SectionKind::Resource {
+            after_resource = true;
+        }
+    }
+    if scene.kind == FileKind::Resource && scene.resource.is_none() {
+        out.push(Problem::error(
+            lines.at(doc.text.len()),
+            "no `[resource]` section".into(),
+        ));
+    }
 }
 
 /// Scenes with this many nodes check them on a second thread.
