@@ -92,17 +92,16 @@ fn a_value_the_user_set_is_kept_and_survives_uninstall() {
 
 #[test]
 fn an_earlier_install_with_the_old_command_lines_is_upgraded_and_removed() {
-    let t = TempRepo::new();
-    t.git_ok([
-        "config",
-        "diff.tscn-merge.textconv",
-        &format!("{} textconv", common::bin().display()),
-    ]);
-    assert_success(&run(&t, &["install"]), "install");
-    let tc = t.config_get("diff.tscn-merge.textconv").expect("set");
-    assert!(tc.ends_with(" textconv --"), "{tc}");
-    assert_success(&run(&t, &["uninstall"]), "uninstall");
-    assert_eq!(t.config_get("diff.tscn-merge.textconv"), None);
+    for old in ["textconv", "textconv --"] {
+        let t = TempRepo::new();
+        let old = format!("{} {old}", common::bin().display());
+        t.git_ok(["config", "diff.tscn-merge.textconv", &old]);
+        assert_success(&run(&t, &["install"]), "install");
+        let tc = t.config_get("diff.tscn-merge.textconv").expect("set");
+        assert!(tc.ends_with("/tscn-merge-textconv"), "{old}: {tc}");
+        assert_success(&run(&t, &["uninstall"]), "uninstall");
+        assert_eq!(t.config_get("diff.tscn-merge.textconv"), None, "{old}");
+    }
 }
 
 fn tree(dir: &Path) -> Vec<String> {

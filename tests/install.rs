@@ -90,9 +90,14 @@ fn install_is_idempotent_and_uninstall_restores_bytes() {
         t.config_get("diff.tscn-merge.command").unwrap(),
         format!("{exe} diff --git-external --")
     );
+    let link = t.config_get("diff.tscn-merge.textconv").unwrap();
+    assert!(
+        Path::new(&link).starts_with(t.home().join(".local/share/tscn-merge")),
+        "{link}"
+    );
     assert_eq!(
-        t.config_get("diff.tscn-merge.textconv").unwrap(),
-        format!("{exe} textconv --")
+        std::fs::read_link(&link).unwrap(),
+        bin().canonicalize().unwrap()
     );
     assert_eq!(
         t.config_get("diff.tscn-merge.cachetextconv").unwrap(),
@@ -136,6 +141,11 @@ fn install_is_idempotent_and_uninstall_restores_bytes() {
     for key in KEYS {
         assert_eq!(t.config_get(key), None, "{key}");
     }
+
+    assert!(
+        !t.home().join(".local").exists(),
+        "the link and its folders"
+    );
 
     // Uninstalling again changes nothing and does not fail.
     uninstall(&t, &[]);
@@ -402,9 +412,11 @@ fn on_path_install_uses_the_bare_name_and_falls_back_off_path() {
         driver.contains("; if command -v tscn-merge >/dev/null 2>&1; then tscn-merge merge"),
         "{driver}"
     );
+    let link = t.config_get("diff.tscn-merge.textconv").unwrap();
     assert_eq!(
-        t.config_get("diff.tscn-merge.textconv").unwrap(),
-        "tscn-merge textconv --"
+        std::fs::read_link(&link).unwrap(),
+        path_dir.join("tscn-merge"),
+        "the link follows the binary on PATH"
     );
 
     // Off PATH, merges still work.
@@ -455,4 +467,108 @@ fn install_executable(from: &std::path::Path, to: &std::path::Path) {
         .status()
         .unwrap();
     assert!(st.success(), "cp {} {}", from.display(), to.display());
+}
+
+/// git starts a textconv command without a shell unless it holds one of these
+/// (`run-command.c`, `prepare_shell_cmd`).
+const SHELL_METACHARACTERS: &str = "|&;<>()$`\\\"' \t\n*?[#~=%";
+
+const LINKED_SCENE: &str = "[gd_scene load_steps=2 format=3]\n\n\
+    [ext_resource type=\"Script\" path=\"res://p.gd\" id=\"1_ab\"]\n\n\
+    [node name=\"P\" type=\"Node2D\"]\nscript = ExtResource(\"1_ab\")\nspeed = 1\n";
+
+/// The `+`/`-` lines of a patch, headers left out.
+fn changed_lines(patch: &str) -> Vec<String> {
+    patch
+        .lines()
+        .filter(|l| l.starts_with(['+', '-']) && !l.starts_with("+++") && !l.starts_with("---"))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn the_textconv_link_runs_without_a_shell_even_for_a_dashed_name_and_goes_with_uninstall() {
+    let t = TempRepo::new();
+    install(&t, &[]);
+    let link = t.config_get("diff.tscn-merge.textconv").unwrap();
+    assert!(link.ends_with("/tscn-merge-textconv"), "{link}");
+    assert!(
+        !link.contains(|c| SHELL_METACHARACTERS.contains(c)),
+        "{link}"
+    );
+    t.write("-x.tscn", LINKED_SCENE);
+    t.commit_all("add");
+    t.write("-x.tscn", LINKED_SCENE.replace("speed = 1", "speed = 2"));
+    // The work tree file reaches textconv by its own name, `-x.tscn`.
+    let worktree = t.git_ok([
+        "-c",
+        "diff.tscn-merge.cachetextconv=false",
+        "diff",
+        "--no-ext-diff",
+    ]);
+    assert_eq!(
+        changed_lines(&worktree),
+        ["-speed = 1", "+speed = 2"],
+        "{worktree}"
+    );
+    t.commit_all("faster");
+    let log = t.git_ok([
+        "-c",
+        "diff.tscn-merge.cachetextconv=false",
+        "log",
+        "-p",
+        "--format=",
+    ]);
+    assert!(log.contains("+script = ExtResource(res://p.gd)"), "{log}");
+    assert!(!log.contains("load_steps"), "projected: {log}");
+    uninstall(&t, &[]);
+    assert!(!Path::new(&link).exists() && std::fs::symlink_metadata(&link).is_err());
+    assert!(!t.home().join(".local").exists(), "no folder left behind");
+}
+
+#[test]
+fn each_repository_has_its_own_link_and_a_foreign_file_is_kept() {
+    let (a, b) = (TempRepo::new(), TempRepo::new());
+    let home = a.home().to_path_buf();
+    let in_home = |t: &TempRepo, args: &[&str]| {
+        let out = t
+            .command(bin())
+            .args(args)
+            .env("HOME", &home)
+            .output()
+            .unwrap();
+        assert_success(&out, &format!("{args:?}"));
+        stdout(&out)
+    };
+    in_home(&a, &["install"]);
+    in_home(&b, &["install"]);
+    let (la, lb) = (
+        a.config_get("diff.tscn-merge.textconv").unwrap(),
+        b.config_get("diff.tscn-merge.textconv").unwrap(),
+    );
+    assert_ne!(la, lb);
+    in_home(&a, &["uninstall"]);
+    assert!(std::fs::symlink_metadata(&la).is_err());
+    assert_eq!(
+        std::fs::read_link(&lb).unwrap(),
+        bin().canonicalize().unwrap()
+    );
+    in_home(&b, &["uninstall"]);
+    // `.local/share` may hold the user's own data: only tscn-merge's folder goes.
+    assert!(
+        !home.join(".local/share/tscn-merge").exists(),
+        "both links and their folders gone"
+    );
+
+    // A file of the user's where the link would go is left alone: the shell command is used.
+    std::fs::create_dir_all(Path::new(&lb).parent().unwrap()).unwrap();
+    std::fs::write(&lb, "mine\n").unwrap();
+    let report = in_home(&b, &["install"]);
+    assert!(report.contains("is not tscn-merge's"), "{report}");
+    assert_eq!(
+        b.config_get("diff.tscn-merge.textconv").unwrap(),
+        format!("{} textconv --", bin_str())
+    );
+    in_home(&b, &["uninstall"]);
+    assert_eq!(std::fs::read(&lb).unwrap(), b"mine\n");
 }

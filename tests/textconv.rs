@@ -207,3 +207,26 @@ fn a_file_that_does_not_parse_is_shown_as_is() {
     assert_eq!(stdout(&o), "[gd_scene format=3]\nx = (\n");
     assert!(String::from_utf8_lossy(&o.stderr).contains("shown as is"));
 }
+
+#[test]
+fn started_as_tscn_merge_textconv_every_argument_is_a_file() {
+    let t = TempRepo::new();
+    let link = t.scratch().join("tscn-merge-textconv");
+    std::os::unix::fs::symlink(common::bin(), &link).expect("symlink");
+    t.write("-x.tscn", SCENE);
+    t.write("--help", SCENE);
+    for name in ["-x.tscn", "--help"] {
+        let o = t.command(&link).arg(name).output().expect("run");
+        assert_eq!(o.status.code(), Some(0), "{name}: {}", common::stderr(&o));
+        assert_eq!(stdout(&o), project(SCENE), "{name}");
+    }
+    // `textconv -- FILE` (the command through the shell) reads the same.
+    let o = t.run_bin(["textconv", "--", "-x.tscn"]);
+    assert_eq!(stdout(&o), project(SCENE));
+    let none = t.command(&link).output().expect("run");
+    assert_eq!(none.status.code(), Some(2));
+    assert!(common::stderr(&none).contains("takes the file"));
+    let missing = t.command(&link).arg("-nope.tscn").output().expect("run");
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(common::stderr(&missing).contains("-nope.tscn"));
+}

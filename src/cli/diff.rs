@@ -208,14 +208,40 @@ fn run_git_external(a: &DiffArgs, opts: &Options) -> Result<i32> {
 /// `tscn-merge textconv FILE`: the projection on stdout. A file that does not parse is
 /// printed unchanged (with a warning on stderr) so git can still show something.
 pub fn run_textconv(a: &TextconvArgs) -> Result<i32> {
-    let bytes = super::io::read_big(&a.file)?;
+    textconv_file(&a.file)
+}
+
+/// The file name under which the binary is git's textconv and nothing else: `install`
+/// links it to the binary, so git can start it without a shell (a command with a space
+/// goes through `sh -c`, which costs as much again as our own process).
+pub const TEXTCONV_LINK: &str = "tscn-merge-textconv";
+
+/// The files to show when the binary was started as [`TEXTCONV_LINK`]: every argument,
+/// even one starting with `-` (git passes the file alone, and a work tree file keeps
+/// its own name: `-x.tscn`).
+pub fn textconv_link_call() -> Option<Vec<std::path::PathBuf>> {
+    let mut args = std::env::args_os();
+    let name = std::path::PathBuf::from(args.next()?);
+    (name.file_name()? == TEXTCONV_LINK).then(|| args.map(Into::into).collect())
+}
+
+/// [`TEXTCONV_LINK`] `FILE...`: each file's projection in turn.
+pub fn run_textconv_link(files: &[std::path::PathBuf]) -> Result<i32> {
+    if files.is_empty() {
+        bail!("{TEXTCONV_LINK} takes the file to show, as git's textconv");
+    }
+    for f in files {
+        textconv_file(f)?;
+    }
+    Ok(0)
+}
+
+fn textconv_file(path: &Path) -> Result<i32> {
+    let bytes = super::io::read_big(path)?;
     match Document::parse(&bytes) {
         Ok(doc) => emit(&tscn_merge::textconv::textconv(&doc))?,
         Err(e) => {
-            stderr_line!(
-                "tscn-merge: warning: {}: {e}; shown as is",
-                a.file.display()
-            );
+            stderr_line!("tscn-merge: warning: {}: {e}; shown as is", path.display());
             write_stdout(&bytes)?;
         }
     }

@@ -17,6 +17,8 @@ use std::process::{Command, Output};
 
 use anyhow::{bail, Context, Result};
 
+use super::diff::TEXTCONV_LINK;
+
 /// Name of the merge and diff drivers (`merge=tscn-merge diff=tscn-merge`).
 pub const DRIVER: &str = "tscn-merge";
 /// First line of the attributes block this tool owns.
@@ -138,9 +140,14 @@ pub fn diff_command(exe: &Exe) -> String {
     format!("{} diff --git-external --", exe_word(exe))
 }
 
-/// `diff.tscn-merge.textconv`.
-pub fn textconv_command(exe: &Exe) -> String {
-    format!("{} textconv --", exe_word(exe))
+/// `diff.tscn-merge.textconv`: the [`TEXTCONV_LINK`] `install` made, which git starts
+/// without a shell when its path has no shell metacharacter, else `tscn-merge textconv --`
+/// through `sh -c`.
+pub fn textconv_command(exe: &Exe, link: Option<&Path>) -> String {
+    match link {
+        Some(l) => shell_quote(&l.to_string_lossy()),
+        None => format!("{} textconv --", exe_word(exe)),
+    }
 }
 
 /// `difftool.tscn-merge.cmd`.
@@ -155,7 +162,7 @@ pub const XFUNCNAME: &str = r"^(\[(node|sub_resource|ext_resource|resource)( .*)
 /// Every config key and value that install writes, in order. `cache` turns on
 /// `cachetextconv`, which git keeps as a notes commit: only safe where git has a
 /// commit identity, or every `git log -p` dies ("Author identity unknown").
-pub fn config_entries(exe: &Exe, cache: bool) -> Vec<(String, String)> {
+pub fn config_entries(exe: &Exe, link: Option<&Path>, cache: bool) -> Vec<(String, String)> {
     vec![
         (
             format!("merge.{DRIVER}.name"),
@@ -163,23 +170,36 @@ pub fn config_entries(exe: &Exe, cache: bool) -> Vec<(String, String)> {
         ),
         (format!("merge.{DRIVER}.driver"), merge_driver_command(exe)),
         (format!("diff.{DRIVER}.command"), diff_command(exe)),
-        (format!("diff.{DRIVER}.textconv"), textconv_command(exe)),
+        (
+            format!("diff.{DRIVER}.textconv"),
+            textconv_command(exe, link),
+        ),
         (format!("diff.{DRIVER}.cachetextconv"), cache.to_string()),
         (format!("diff.{DRIVER}.xfuncname"), XFUNCNAME.to_string()),
         (format!("difftool.{DRIVER}.cmd"), difftool_command(exe)),
     ]
 }
 
-/// Whether `value` of `key` is one `install` writes (now or in an earlier version)
-/// for one of `exes`.
-fn written_by_install(key: &str, value: &str, exes: &[Exe]) -> bool {
-    exes.iter().any(|exe| {
-        config_entries(exe, true)
-            .into_iter()
-            .chain(config_entries(exe, false))
-            .chain(legacy_entries(exe))
-            .any(|(k, v)| k == key && v == value)
-    })
+/// What `install` may have written in a scope: the commands for these binaries, with or
+/// without the scope's textconv link.
+struct Ours {
+    exes: [Exe; 2],
+    link: Option<PathBuf>,
+}
+
+impl Ours {
+    /// Whether `value` of `key` is one `install` writes (now or in an earlier version).
+    fn wrote(&self, key: &str, value: &str) -> bool {
+        let links = [None, self.link.as_deref()];
+        self.exes.iter().any(|exe| {
+            links
+                .iter()
+                .flat_map(|&l| [config_entries(exe, l, true), config_entries(exe, l, false)])
+                .flatten()
+                .chain(legacy_entries(exe))
+                .any(|(k, v)| k == key && v == value)
+        })
+    }
 }
 
 /// The attributes block, markers included, each line ending in `\n`.
@@ -257,19 +277,18 @@ pub fn detect_exe() -> Result<Exe> {
     if me.to_str().is_none() {
         bail!("the executable path is not valid UTF-8: {}", me.display());
     }
-    if let Some(path) = std::env::var_os("PATH") {
-        for dir in std::env::split_paths(&path) {
-            let candidate = dir.join(DRIVER);
-            if let Ok(c) = candidate.canonicalize() {
-                if c == me {
-                    return Ok(Exe::OnPath);
-                }
-                // The first `tscn-merge` on PATH wins in a shell.
-                break;
-            }
-        }
-    }
-    Ok(Exe::Absolute(me))
+    Ok(match first_on_path() {
+        Some(found) if found.canonicalize().is_ok_and(|c| c == me) => Exe::OnPath,
+        _ => Exe::Absolute(me),
+    })
+}
+
+/// The `tscn-merge` a shell would start: the first one on `PATH`.
+fn first_on_path() -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(DRIVER))
+        .find(|candidate| candidate.canonicalize().is_ok())
 }
 
 fn git<I, S>(dir: Option<&Path>, args: I) -> Result<Output>
@@ -488,7 +507,7 @@ fn set_key(
     flag: &str,
     key: &str,
     value: &str,
-    ours: &[Exe],
+    ours: &Ours,
     rec: &mut Record,
 ) -> Result<String> {
     let current = git(dir, ["config", flag, "--get-all", key])?;
@@ -498,7 +517,7 @@ fn set_key(
     if current.status.success() && now == value {
         return Ok(format!("config {key} already set"));
     }
-    let mine = rec.keys.iter().any(|k| k == key) || written_by_install(key, &now, ours);
+    let mine = rec.keys.iter().any(|k| k == key) || ours.wrote(key, &now);
     if current.status.success() && !mine {
         return Ok(format!(
             "config {key} kept: it is set to {now:?}, not by tscn-merge"
@@ -528,9 +547,13 @@ pub fn install(scope: &Scope, exe: &Exe) -> Result<Vec<String>> {
         }
     }
     let cache = identity_configured(scope);
-    let ours = [Exe::OnPath, exe.clone()];
-    let mut report = Vec::new();
-    for (key, value) in config_entries(exe, cache) {
+    let ours = Ours {
+        exes: [Exe::OnPath, exe.clone()],
+        link: textconv_link_path(scope),
+    };
+    let (linked, line) = place_textconv_link(exe, ours.link.as_deref(), dir, flag, &mut rec)?;
+    let mut report = vec![line];
+    for (key, value) in config_entries(exe, ours.link.as_deref().filter(|_| linked), cache) {
         report.push(set_key(dir, flag, &key, &value, &ours, &mut rec)?);
     }
     if !cache {
@@ -578,9 +601,12 @@ pub fn uninstall(scope: &Scope) -> Result<Vec<String>> {
     let attrs = attributes_path(scope)?;
     check_attributes_target(scope, &attrs)?;
     let rec = Record::read(dir, flag)?;
-    let ours = [Exe::OnPath, detect_exe()?];
+    let ours = Ours {
+        exes: [Exe::OnPath, detect_exe()?],
+        link: textconv_link_path(scope),
+    };
     let mut report = Vec::new();
-    for (key, _) in config_entries(&Exe::OnPath, false) {
+    for (key, _) in config_entries(&Exe::OnPath, None, false) {
         let current = git(dir, ["config", flag, "--get-all", &key])?;
         let now = String::from_utf8_lossy(&current.stdout)
             .trim_end_matches('\n')
@@ -588,7 +614,7 @@ pub fn uninstall(scope: &Scope) -> Result<Vec<String>> {
         if !current.status.success() {
             continue;
         }
-        if !rec.keys.contains(&key) && !written_by_install(&key, &now, &ours) {
+        if !rec.keys.contains(&key) && !ours.wrote(&key, &now) {
             report.push(format!(
                 "config {key} kept: it is set to {now:?}, not by tscn-merge"
             ));
@@ -603,6 +629,7 @@ pub fn uninstall(scope: &Scope) -> Result<Vec<String>> {
     remove_empty_sections(dir, flag, &mut report)?;
     report.push(remove_block(&attrs)?);
     remove_created(&rec.created, &mut report);
+    remove_link_folders(ours.link.as_deref(), &mut report);
     Ok(report)
 }
 
@@ -658,6 +685,12 @@ fn remove_block(attrs: &Path) -> Result<String> {
 /// Remove the files and folders `install` created, when nothing is left in them.
 fn remove_created(created: &[String], report: &mut Vec<String>) {
     for path in created.iter().map(Path::new) {
+        if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+            if is_our_link(path) && std::fs::remove_file(path).is_ok() {
+                report.push(format!("removed {} (install created it)", path.display()));
+            }
+            continue;
+        }
         let empty_file = std::fs::read(path).is_ok_and(|b| b.iter().all(u8::is_ascii_whitespace));
         let gone = if empty_file {
             std::fs::remove_file(path).is_ok()
@@ -666,6 +699,130 @@ fn remove_created(created: &[String], report: &mut Vec<String>) {
         };
         if gone {
             report.push(format!("removed {} (install created it)", path.display()));
+        }
+    }
+}
+
+/// Where `install` links [`TEXTCONV_LINK`] for `scope`: a folder of its own under the
+/// user's data folder (`$XDG_DATA_HOME`, else `~/.local/share`), `tscn-merge/global` or
+/// `tscn-merge/repo-HASH` (of the repository's git folder), so moving or copying the
+/// repository keeps the link and each scope's `uninstall` removes only its own.
+/// `None` without a home folder.
+fn textconv_link_path(scope: &Scope) -> Option<PathBuf> {
+    let data = std::env::var_os("XDG_DATA_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| {
+            let home = std::env::var_os("HOME").filter(|v| !v.is_empty())?;
+            Some(Path::new(&home).join(".local").join("share"))
+        })?;
+    let folder = match scope {
+        Scope::Global => "global".to_string(),
+        Scope::Repo(dir) => {
+            let args = ["rev-parse", "--path-format=absolute", "--git-common-dir"];
+            let out = git_ok(Some(dir), args).ok()?;
+            let git_dir = PathBuf::from(String::from_utf8(out.stdout).ok()?.trim_end());
+            let git_dir = git_dir.canonicalize().unwrap_or(git_dir);
+            format!(
+                "repo-{:016x}",
+                fnv1a(git_dir.as_os_str().as_encoded_bytes())
+            )
+        }
+    };
+    Some(data.join(DRIVER).join(folder).join(TEXTCONV_LINK))
+}
+
+/// FNV-1a, 64 bits: a stable name for a path (not a secret, not a checksum).
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// Whether `path` is a symbolic link to a `tscn-merge` binary.
+fn is_our_link(path: &Path) -> bool {
+    std::fs::read_link(path).is_ok_and(|t| {
+        t.file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with(DRIVER))
+    })
+}
+
+/// Make `link` a symbolic link to the binary (the one on `PATH` for [`Exe::OnPath`], so
+/// an upgrade there is followed), noting it (and the folders made
+/// for it) so `uninstall` removes them. Returns whether the link is in place, and the
+/// line to report; without it the textconv command goes through the shell.
+fn place_textconv_link(
+    exe: &Exe,
+    link: Option<&Path>,
+    dir: Option<&Path>,
+    flag: &str,
+    rec: &mut Record,
+) -> Result<(bool, String)> {
+    let Some(link) = link else {
+        return Ok((false, "textconv link not made: HOME is not set".into()));
+    };
+    let target = match exe {
+        Exe::Absolute(p) => p.clone(),
+        Exe::OnPath => first_on_path().context("finding tscn-merge on PATH")?,
+    };
+    let shown = link.display();
+    match std::fs::symlink_metadata(link) {
+        Ok(m)
+            if m.file_type().is_symlink()
+                && std::fs::read_link(link).ok() == Some(target.clone()) =>
+        {
+            return Ok((true, format!("textconv link {shown} already in place")));
+        }
+        Ok(_) if !is_our_link(link) => {
+            return Ok((
+                false,
+                format!("textconv link not made: {shown} is not tscn-merge's"),
+            ));
+        }
+        Ok(_) => std::fs::remove_file(link).with_context(|| format!("replacing {shown}"))?,
+        Err(_) => {}
+    }
+    let missing: Vec<&Path> = link
+        .ancestors()
+        .skip(1)
+        .take_while(|a| !a.exists())
+        .collect();
+    let created = std::iter::once(link).chain(missing);
+    for path in created {
+        let path = path.to_string_lossy();
+        Record::note(dir, flag, &mut rec.created, RECORD_CREATED, &path)?;
+    }
+    match link
+        .parent()
+        .map(std::fs::create_dir_all)
+        .transpose()
+        .and_then(|_| symlink(&target, link))
+    {
+        Ok(()) => Ok((
+            true,
+            format!("textconv link {shown} -> {}", target.display()),
+        )),
+        Err(e) => Ok((false, format!("textconv link {shown} not made: {e}"))),
+    }
+}
+
+#[cfg(unix)]
+fn symlink(target: &Path, link: &Path) -> std::io::Result<()> {
+    std::os::unix::fs::symlink(target, link)
+}
+
+#[cfg(not(unix))]
+fn symlink(_: &Path, _: &Path) -> std::io::Result<()> {
+    Err(std::io::ErrorKind::Unsupported.into())
+}
+
+/// Remove the link's folder and `tscn-merge`'s own data folder once empty: another
+/// scope's install may have created the latter, and the last `uninstall` removes it.
+fn remove_link_folders(link: Option<&Path>, report: &mut Vec<String>) {
+    let folders = link.into_iter().flat_map(|l| l.ancestors().skip(1).take(2));
+    for folder in folders {
+        if std::fs::remove_dir(folder).is_ok() {
+            report.push(format!("removed {} (empty)", folder.display()));
         }
     }
 }
@@ -747,7 +904,7 @@ mod tests {
             difftool_command(&abs("/a b/t")),
             "'/a b/t' diff -- \"$LOCAL\" \"$REMOTE\""
         );
-        let keys: Vec<String> = config_entries(&e, false)
+        let keys: Vec<String> = config_entries(&e, None, false)
             .into_iter()
             .map(|(k, _)| k)
             .collect();

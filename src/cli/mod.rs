@@ -250,6 +250,9 @@ fn print_lines(lines: Vec<String>) -> anyhow::Result<i32> {
 
 /// Parse arguments, run, and turn the outcome into an exit code.
 pub fn main() -> i32 {
+    if let Some(files) = diff::textconv_link_call() {
+        return finish(diff::run_textconv_link(&files));
+    }
     if let Some(a) = textconv_fast_path() {
         return finish(diff::run_textconv(&a));
     }
@@ -275,14 +278,20 @@ pub fn main() -> i32 {
     finish(result)
 }
 
-/// `textconv FILE`, git's most frequent call (once per blob of `git log -p`), read
+/// `textconv [--] FILE`, git's most frequent call (once per blob of `git log -p`), read
 /// without building the whole command line parser.
 fn textconv_fast_path() -> Option<TextconvArgs> {
     let mut args = std::env::args_os().skip(1);
-    let (cmd, file) = (args.next()?, args.next()?);
-    let plain = |s: &std::ffi::OsStr| !s.as_encoded_bytes().starts_with(b"-");
-    (cmd == "textconv" && plain(&file) && args.next().is_none())
-        .then(|| TextconvArgs { file: file.into() })
+    if args.next()? != "textconv" {
+        return None;
+    }
+    let mut file = args.next()?;
+    let dashes = file == "--";
+    if dashes {
+        file = args.next()?;
+    }
+    let plain = dashes || !file.as_encoded_bytes().starts_with(b"-");
+    (plain && args.next().is_none()).then(|| TextconvArgs { file: file.into() })
 }
 
 /// The exit code of a command's outcome, its error printed.
