@@ -899,7 +899,17 @@ mod tests {
             diff_command(&e),
             "/t/debug/tscn-merge diff --git-external --"
         );
-        assert_eq!(textconv_command(&Exe::OnPath), "tscn-merge textconv --");
+        assert_eq!(
+            textconv_command(&Exe::OnPath, None),
+            "tscn-merge textconv --"
+        );
+        let link = Path::new("/home/me/.local/share/tscn-merge/global/tscn-merge-textconv");
+        assert_eq!(textconv_command(&e, Some(link)), link.to_str().unwrap());
+        let spaced = Path::new("/a b/tscn-merge-textconv");
+        assert_eq!(
+            textconv_command(&e, Some(spaced)),
+            "'/a b/tscn-merge-textconv'"
+        );
         assert_eq!(
             difftool_command(&abs("/a b/t")),
             "'/a b/t' diff -- \"$LOCAL\" \"$REMOTE\""
@@ -920,6 +930,12 @@ mod tests {
                 "difftool.tscn-merge.cmd"
             ]
         );
+    }
+
+    #[test]
+    fn a_path_names_its_link_folder_alone() {
+        assert_eq!(fnv1a(b""), 0xcbf2_9ce4_8422_2325);
+        assert_ne!(fnv1a(b"/a/.git"), fnv1a(b"/b/.git"));
     }
 
     #[test]
