@@ -5,15 +5,7 @@
 # scripts/gen-scenes.py --unique-ids, at 5, 10 and 20 MB to show how time grows), and
 # `tscn-merge review` over 100 commits of a generated history.
 # Not a test: prints timings and the ratio (aim: at most 1.5x git).
-set -euo pipefail
-cd "$(dirname "$0")/.."
-export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
-WORK="$(mktemp -d)"
-trap 'rm -rf "$WORK"' EXIT
-# The target dir may be shared with other worktrees: keep our own copy of the binary.
-cargo build --release --quiet
-cp "$CARGO_TARGET_DIR/release/tscn-merge" "$WORK/tscn-merge"
-BIN="$WORK/tscn-merge"
+source "$(dirname "$0")/lib-bench.sh"
 
 python3 - "$WORK" <<'PY'
 import random, sys, os

@@ -5,25 +5,23 @@
 # commit), with the drivers installed by the built binary's `tscn-merge install`.
 #
 # Columns: plain git (`--no-textconv --no-ext-diff`); the drivers as installed (every
-# blob goes through a `tscn-merge textconv` process, `git diff` through the external
-# diff); the drivers with `diff.tscn-merge.cachetextconv=true`, first run (filling git's
-# notes cache) and warm (repeated). Each figure is the best of RUNS wall-clock runs and,
+# blob goes through a textconv process: the `tscn-merge-textconv` link that `install`
+# makes, which git starts without a shell; `git diff` through the external diff); the
+# drivers with `diff.tscn-merge.cachetextconv=true`, first run (filling git's notes
+# cache) and warm (repeated). Each figure is the best of RUNS wall-clock runs and,
 # beside it, the CPU seconds (user + system of git and everything it started) of that
 # run: on a busy machine wall time mostly measures waiting, CPU time what the work costs.
+# Then the floor of a process per blob: `git log -p -200` with textconv `cat` (started
+# directly), `cat -u` (a space: git goes through `sh -c`), and our command through the
+# shell (`tscn-merge textconv --`, what `install` writes when it cannot make the link).
 # Aim: warm cache within 3x of plain git, first run within 10x. Not a test: prints
 # figures and never fails on them.
 #
 #   scripts/bench-history.sh [COMMITS [SCENES [RUNS]]]
-set -euo pipefail
-cd "$(dirname "$0")/.."
+source "$(dirname "$0")/lib-bench.sh"
 COMMITS="${1:-300}"
 SCENES="${2:-40}"
 RUNS="${3:-3}"
-export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
-WORK="$(mktemp -d)"
-trap 'rm -rf "$WORK"' EXIT
-cargo build --release --quiet
-cp "$CARGO_TARGET_DIR/release/tscn-merge" "$WORK/tscn-merge"
 REPO="$WORK/repo"
 export GIT_CONFIG_NOSYSTEM=1 HOME="$WORK" GIT_PAGER=cat
 # git commits the textconv cache as notes: it needs a name.
@@ -124,7 +122,7 @@ for c in range(commits - 1):
         with open(os.path.join(repo, "main.gd"), "a") as fh: fh.write("var v%d = %d\n" % (c, c))
     git("add", "-A"); git("commit", "-qm", "commit %d" % c)
 PY
-(cd "$REPO" && "$WORK/tscn-merge" install >/dev/null)
+(cd "$REPO" && "$BIN" install >/dev/null)
 # The drivers must not count as the repository's own change.
 git -C "$REPO" add .gitattributes && git -C "$REPO" -c user.name=b -c user.email=b@x commit -qm attributes
 
@@ -170,8 +168,12 @@ for c in "${cases[@]}"; do
     "$pw" "$pc" "$dw" "$dc" "$fw" "$fc" "$ww" "$wc" \
     "$(ratio "$dw" "$pw")" "$(ratio "$dc" "$pc")" "$(ratio "$ww" "$pw")" "$(ratio "$wc" "$pc")"
 done
-# The floor for a textconv process per blob: git starting `sh -c` and `cat` instead.
-read -r cw cc < <(best git -C "$REPO" -c diff.tscn-merge.textconv="cat -u" log -p -200)
-printf 'floor: git log -p -200 with textconv "cat -u" (a shell and a process per blob): %s/%s\n' "$cw" "$cc"
+# The floor for a textconv process per blob, against plain `git log -p -200`.
+read -r lw lc < <(best git -C "$REPO" log -p -200 --no-textconv --no-ext-diff)
+for tc in cat "cat -u" "$BIN textconv --"; do
+  read -r cw cc < <(best git -C "$REPO" -c diff.tscn-merge.textconv="$tc" log -p -200)
+  printf 'git log -p -200, textconv %-22s %6s/%6s   %s; %s\n' "\"${tc/#$WORK\//}\":" "$cw" "$cc" \
+    "$(ratio "$cw" "$lw")" "$(ratio "$cc" "$lc")"
+done
 printf 'scene changes in the last 200 commits (two textconv calls each): %s\n' \
   "$(g log -200 --format= --name-only | grep -c 'tscn$' || true)"
