@@ -707,7 +707,7 @@ fn remove_created(created: &[String], report: &mut Vec<String>) {
 /// user's data folder (`$XDG_DATA_HOME`, else `~/.local/share`), `tscn-merge/global` or
 /// `tscn-merge/repo-HASH` (of the repository's git folder), so moving or copying the
 /// repository keeps the link and each scope's `uninstall` removes only its own.
-/// `None` without a home folder.
+/// `None` without a home folder, a git folder, or a UTF-8 path (git's config holds text).
 fn textconv_link_path(scope: &Scope) -> Option<PathBuf> {
     let data = std::env::var_os("XDG_DATA_HOME")
         .map(PathBuf::from)
@@ -729,7 +729,7 @@ fn textconv_link_path(scope: &Scope) -> Option<PathBuf> {
             )
         }
     };
-    Some(data.join(DRIVER).join(folder).join(TEXTCONV_LINK))
+    Some(data.join(DRIVER).join(folder).join(TEXTCONV_LINK)).filter(|l| l.to_str().is_some())
 }
 
 /// FNV-1a, 64 bits: a stable name for a path (not a secret, not a checksum).
@@ -759,7 +759,8 @@ fn place_textconv_link(
     rec: &mut Record,
 ) -> Result<(bool, String)> {
     let Some(link) = link else {
-        return Ok((false, "textconv link not made: HOME is not set".into()));
+        let why = "no data folder (HOME), git folder, or UTF-8 path for it";
+        return Ok((false, format!("textconv link not made: {why}")));
     };
     let target = match exe {
         Exe::Absolute(p) => p.clone(),
