@@ -1,0 +1,90 @@
+//! Paths read in the tree of the side that wrote them, and false identities (issue 12
+//! §2): a NodePath keeps what its side meant unless the *other* side moved or renamed
+//! its target; a connection's `from`/`to` into an instanced scene follows a move of an
+//! ancestor; two nodes both sides added under one name with different `unique_id`s are
+//! a conflict of the whole nodes. Scenes are written in the editor's 4.6 style.
+
+use tscn_merge::merge::{merge, Decision, MergeOptions, MergeOutcome};
+use tscn_merge::model::Scene;
+
+fn merged(b: &str, o: &str, t: &str) -> MergeOutcome {
+    merge(
+        b.as_bytes(),
+        o.as_bytes(),
+        t.as_bytes(),
+        &MergeOptions::default(),
+    )
+}
+
+fn text(m: &MergeOutcome) -> String {
+    String::from_utf8_lossy(&m.text).into_owned()
+}
+
+/// Whether `check` finds no error in a merged text.
+fn valid(text: &str) -> bool {
+    let scene = Scene::parse(text.as_bytes()).expect("the merged text parses");
+    !tscn_merge::check::is_broken(&tscn_merge::check::check(&scene))
+}
+
+const SPECTATOR: &str = r#"[gd_scene format=3 uid="uid://qb615fcqh8x0"]
+
+[ext_resource type="Script" uid="uid://wq3v75egxo18" path="res://spectator.gd" id="1_ktigi"]
+[ext_resource type="PackedScene" uid="uid://cn6s3kxlkt6ml" path="res://main.tscn" id="2_1qy5m"]
+
+[node name="Spectator" type="Node2D" unique_id=1285989616]
+script = ExtResource("1_ktigi")
+
+[node name="HMDView" type="ColorRect" parent="." unique_id=301545676]
+offset_right = 40.0
+offset_bottom = 40.0
+
+[node name="UI" type="VBoxContainer" parent="." unique_id=1509190389]
+offset_right = 40.0
+offset_bottom = 40.0
+
+[node name="VRSubViewport" type="SubViewport" parent="." unique_id=2043879756]
+
+[node name="Main" parent="VRSubViewport" unique_id=408253849 instance=ExtResource("2_1qy5m")]
+
+[connection signal="session_begun" from="VRSubViewport/Main/StartVR" to="." method="_on_main_session_begun"]
+"#;
+
+/// The fuzz find of seed 20261130 (spectator.tscn), made small: ours moves UI under
+/// HMDView; theirs moves VRSubViewport under UI and the editor rewrites the connection
+/// from `StartVR`, a node inside the instanced `Main`. Disjoint edits: clean, one
+/// connection, from the place both moves give it.
+#[test]
+fn connection_into_an_instance_follows_a_moved_ancestor() {
+    let ours = SPECTATOR.replace(
+        "[node name=\"UI\" type=\"VBoxContainer\" parent=\".\"",
+        "[node name=\"UI\" type=\"VBoxContainer\" parent=\"HMDView\"",
+    );
+    let theirs = SPECTATOR
+        .replace(
+            "[node name=\"VRSubViewport\" type=\"SubViewport\" parent=\".\"",
+            "[node name=\"VRSubViewport\" type=\"SubViewport\" parent=\"UI\"",
+        )
+        .replace(
+            "parent=\"VRSubViewport\" unique_id",
+            "parent=\"UI/VRSubViewport\" unique_id",
+        )
+        .replace("from=\"VRSubViewport/Main", "from=\"UI/VRSubViewport/Main");
+    for (o, t) in [(&ours, &theirs), (&theirs, &ours)] {
+        let m = merged(SPECTATOR, o, t);
+        let t = text(&m);
+        assert!(m.is_clean(), "{t}");
+        assert!(
+            !m.decisions
+                .iter()
+                .any(|d| matches!(d, Decision::FellBack { .. })),
+            "{:?}",
+            m.decisions
+        );
+        assert_eq!(t.matches("[connection").count(), 1, "{t}");
+        assert!(
+            t.contains("from=\"HMDView/UI/VRSubViewport/Main/StartVR\""),
+            "{t}"
+        );
+        assert!(valid(&t), "{t}");
+    }
+}
