@@ -88,3 +88,92 @@ fn connection_into_an_instance_follows_a_moved_ancestor() {
         assert!(valid(&t), "{t}");
     }
 }
+
+const TURRET: &str = r#"[gd_scene format=3 uid="uid://cw1turret7k2"]
+
+[node name="Root" type="Node2D" unique_id=1817215490]
+
+[node name="A" type="Node2D" parent="." unique_id=305613386]
+
+[node name="B" type="Node2D" parent="A" unique_id=1162343012]
+
+[node name="H" type="RemoteTransform2D" parent="A/B" unique_id=2079811356]
+remote_path = NodePath("../../T")
+
+[node name="T" type="Marker2D" parent="A" unique_id=880021641]
+
+[node name="T" type="Marker2D" parent="." unique_id=1554034877]
+
+[node name="X" type="Node2D" parent="." unique_id=421390255]
+position = Vector2(1, 0)
+"#;
+
+/// Ours moves `A/B/H` to `A/H` and keeps `NodePath("../../T")`, which from there names
+/// `Root/T` (in base it named `A/T`). Theirs only moves X. Read in ours' tree, the path
+/// is ours' meaning and its target did not move on theirs: ours' text stays, as
+/// merge(base, ours, base) keeps it; with the sides swapped too.
+#[test]
+fn a_path_is_read_in_the_tree_of_the_side_that_kept_it() {
+    let ours = TURRET.replace(
+        "[node name=\"H\" type=\"RemoteTransform2D\" parent=\"A/B\"",
+        "[node name=\"H\" type=\"RemoteTransform2D\" parent=\"A\"",
+    );
+    let theirs = TURRET.replace("position = Vector2(1, 0)", "position = Vector2(5, 0)");
+    for (o, t) in [(&ours, &theirs), (&theirs, &ours)] {
+        let m = merged(TURRET, o, t);
+        let t = text(&m);
+        assert!(m.is_clean(), "{t}");
+        assert!(
+            t.contains("parent=\"A\" unique_id=2079811356]\nremote_path = NodePath(\"../../T\")\n"),
+            "{t}"
+        );
+        assert!(t.contains("position = Vector2(5, 0)"), "{t}");
+        assert!(
+            !m.decisions
+                .iter()
+                .any(|d| matches!(d, Decision::NodePathFollowed { .. })),
+            "{:?}",
+            m.decisions
+        );
+    }
+}
+
+/// Ours moves H to `A/H` and the editor rewrites its path to `../T` (still `A/T`);
+/// theirs renames `A/T` to `Goal` and X's path to it. The path ours wrote names a node
+/// the other side renamed: it follows the rename, from H's new place.
+#[test]
+fn only_a_target_the_other_side_moved_is_followed() {
+    let base = TURRET.replace(
+        "position = Vector2(1, 0)",
+        "position = Vector2(1, 0)\nlook_at = NodePath(\"../A/T\")",
+    );
+    let ours = base
+        .replace(
+            "[node name=\"H\" type=\"RemoteTransform2D\" parent=\"A/B\"",
+            "[node name=\"H\" type=\"RemoteTransform2D\" parent=\"A\"",
+        )
+        .replace("NodePath(\"../../T\")", "NodePath(\"../T\")");
+    let theirs = base
+        .replace(
+            "[node name=\"T\" type=\"Marker2D\" parent=\"A\"",
+            "[node name=\"Goal\" type=\"Marker2D\" parent=\"A\"",
+        )
+        .replace("NodePath(\"../A/T\")", "NodePath(\"../A/Goal\")");
+    for (o, t) in [(&ours, &theirs), (&theirs, &ours)] {
+        let m = merged(&base, o, t);
+        let t = text(&m);
+        assert!(m.is_clean(), "{t}");
+        assert!(
+            t.contains("parent=\"A\" unique_id=2079811356]\nremote_path = NodePath(\"../Goal\")\n"),
+            "{t}"
+        );
+        assert!(t.contains("look_at = NodePath(\"../A/Goal\")"), "{t}");
+        assert!(
+            m.decisions
+                .iter()
+                .any(|d| matches!(d, Decision::NodePathFollowed { node, .. } if node == "A/H")),
+            "{:?}",
+            m.decisions
+        );
+    }
+}
