@@ -177,3 +177,151 @@ fn only_a_target_the_other_side_moved_is_followed() {
         );
     }
 }
+
+mod common;
+
+const COIN: &str = r#"[gd_scene format=3 uid="uid://daf24t18h3n5e"]
+
+[ext_resource type="Script" uid="uid://b4j8f10agdcvu" path="res://scripts/coin.gd" id="1_4bks0"]
+[ext_resource type="Texture2D" uid="uid://84t7yee808cn" path="res://assets/items/button.png" id="2_u2mam"]
+
+[sub_resource type="CircleShape2D" id="CircleShape2D_5w0o8"]
+radius = 46.72
+
+[node name="Coin" type="Area2D" unique_id=1095254317 groups=["coins"]]
+collision_layer = 2
+script = ExtResource("1_4bks0")
+
+[node name="Sprite2D" type="Sprite2D" parent="." unique_id=494313994]
+unique_name_in_owner = true
+texture = ExtResource("2_u2mam")
+
+[node name="CollisionShape2D" type="CollisionShape2D" parent="." unique_id=450096059]
+shape = SubResource("CircleShape2D_5w0o8")
+"#;
+
+/// Ours' Glow: a PointLight2D with a child and its own gradient texture.
+const OURS_GLOW: &str = r#"
+[node name="Glow" type="PointLight2D" parent="." unique_id=1735201154]
+texture = SubResource("GradientTexture2D_q1w2e")
+energy = 0.6
+
+[node name="Flicker" type="Timer" parent="Glow" unique_id=1830164907]
+wait_time = 0.2
+"#;
+
+/// Theirs' Glow: a Sprite2D with a child of its own.
+const THEIRS_GLOW: &str = r#"
+[node name="Glow" type="Sprite2D" parent="." unique_id=297045361]
+modulate = Color(1, 1, 0.6, 0.5)
+texture = ExtResource("2_u2mam")
+
+[node name="Pulse" type="AnimationPlayer" parent="Glow" unique_id=1249770212]
+"#;
+
+/// Run the built binary; its exit code and standard output.
+fn run_bin(args: &[&std::ffi::OsStr]) -> (i32, String) {
+    let out = std::process::Command::new(common::bin())
+        .args(args)
+        .output()
+        .expect("the binary runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+/// Godot 4.6: both sides add a node "Glow" under the root with different unique_ids and
+/// different children; ours also adds a sub_resource for it and changes the radius,
+/// theirs changes the coin's collision_layer. One structural hunk
+/// holds each side's whole node (no line fallback); every other change is merged; each
+/// resolution (`--favor ours`, `--favor theirs`) is a valid scene holding that side's
+/// subtree and the other side's other changes.
+#[test]
+fn rival_nodes_are_one_whole_node_conflict() {
+    let ours = COIN
+        .replace("radius = 46.72", "radius = 40.0")
+        .replace(
+            "[node name=\"Coin\"",
+            "[sub_resource type=\"GradientTexture2D\" id=\"GradientTexture2D_q1w2e\"]\nwidth = 128\n\n[node name=\"Coin\"",
+        )
+        + OURS_GLOW;
+    let theirs = COIN.replace("collision_layer = 2", "collision_layer = 6") + THEIRS_GLOW;
+    let m = merged(COIN, &ours, &theirs);
+    let t = text(&m);
+    assert_eq!(m.conflict_count, 1, "{t}");
+    assert!(
+        m.decisions
+            .iter()
+            .any(|d| matches!(d, Decision::RivalNodesConflict { node, ours_nodes: 1, theirs_nodes: 1 } if node == "Glow")),
+        "{:?}",
+        m.decisions
+    );
+    let hunk = &t[t.find("<<<<<<<").expect("a hunk")..];
+    let (ours_part, theirs_part) = hunk.split_once("=======").expect("two parts");
+    assert!(
+        ours_part.contains("unique_id=1735201154") && ours_part.contains("[node name=\"Flicker\""),
+        "{t}"
+    );
+    assert!(
+        theirs_part.contains("unique_id=297045361") && theirs_part.contains("[node name=\"Pulse\""),
+        "{t}"
+    );
+    assert!(
+        !ours_part.contains("Pulse") && !theirs_part.contains("Flicker"),
+        "{t}"
+    );
+    assert!(
+        t.contains("radius = 40.0") && t.contains("collision_layer = 6"),
+        "{t}"
+    );
+
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let write = |name: &str, body: &str| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, body).expect("written");
+        p
+    };
+    let (b, o, th) = (
+        write("base.tscn", COIN),
+        write("ours.tscn", &ours),
+        write("theirs.tscn", &theirs),
+    );
+    let (code, _) = run_bin(&[
+        "merge".as_ref(),
+        b.as_os_str(),
+        o.as_os_str(),
+        th.as_os_str(),
+    ]);
+    assert_eq!(code, 1, "conflicts left");
+    for (favor, kept, gone) in [("ours", "Flicker", "Pulse"), ("theirs", "Pulse", "Flicker")] {
+        let out = dir.path().join(format!("{favor}.tscn"));
+        let (code, _) = run_bin(&[
+            "merge".as_ref(),
+            "--favor".as_ref(),
+            favor.as_ref(),
+            "-o".as_ref(),
+            out.as_os_str(),
+            b.as_os_str(),
+            o.as_os_str(),
+            th.as_os_str(),
+        ]);
+        assert_eq!(code, 0, "--favor {favor}");
+        let resolved = std::fs::read_to_string(&out).expect("written");
+        assert!(
+            resolved.contains(kept) && !resolved.contains(gone),
+            "{resolved}"
+        );
+        assert_eq!(
+            resolved.matches("[node name=\"Glow\"").count(),
+            1,
+            "{resolved}"
+        );
+        assert!(
+            resolved.contains("radius = 40.0") && resolved.contains("collision_layer = 6"),
+            "{resolved}"
+        );
+        let (code, report) = run_bin(&["check".as_ref(), out.as_os_str()]);
+        assert_eq!(code, 0, "check --favor {favor}: {report}\n{resolved}");
+    }
+}
