@@ -82,6 +82,24 @@ fn split<'a>(buf: &'a [u8], map: &mut Interner<'a>, texts: &mut Vec<&'a [u8]>) -
     Lines { buf, starts, ids }
 }
 
+/// Feed `bytes` to a word hasher as little-endian 8-byte words; a shorter tail is one
+/// more word, tagged with its length so that `"a"` and `"a\0"` differ. Shared by the
+/// hashers of the line merge and of matching.
+pub(crate) fn fold_words(bytes: &[u8], mut add: impl FnMut(u64)) {
+    let mut chunks = bytes.chunks_exact(8);
+    for c in &mut chunks {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(c);
+        add(u64::from_le_bytes(w));
+    }
+    let rest = chunks.remainder();
+    if !rest.is_empty() {
+        let mut w = [0u8; 8];
+        w[..rest.len()].copy_from_slice(rest);
+        add(u64::from_le_bytes(w) ^ ((rest.len() as u64) << 59));
+    }
+}
+
 /// Multiply-rotate hash over 8-byte words, with a final avalanche so the table's low
 /// and high bits are both usable.
 #[derive(Default)]
@@ -97,18 +115,7 @@ impl LineHasher {
 
 impl Hasher for LineHasher {
     fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(c);
-            self.add(u64::from_le_bytes(w));
-        }
-        let rest = chunks.remainder();
-        if !rest.is_empty() {
-            let mut w = [0u8; 8];
-            w[..rest.len()].copy_from_slice(rest);
-            self.add(u64::from_le_bytes(w) ^ ((rest.len() as u64) << 59));
-        }
+        fold_words(bytes, |w| self.add(w));
     }
     fn write_usize(&mut self, n: usize) {
         self.add(n as u64);

@@ -14,8 +14,9 @@ use std::collections::BTreeMap;
 /// A connection's identity key on a side: signal, from, to, method.
 pub(super) fn conn_key(ctx: &Ctx, side: usize, k: usize) -> (String, String, String, String) {
     let c = &ctx.sc[side].connections[k].key;
-    let node = |p: &str| match ctx.paths[side].get(p) {
-        Some(&i) => format!("#{}", ctx.id.node.of[side][i]),
+    let node = |p: &str| match anchor(ctx, side, p) {
+        Some((ident, "")) => format!("#{ident}"),
+        Some((ident, rest)) => format!("#{ident}/{rest}"),
         None if p == "." => format!("#{}", ctx.root_ident(side)),
         None => p.to_string(),
     };
@@ -25,6 +26,28 @@ pub(super) fn conn_key(ctx: &Ctx, side: usize, k: usize) -> (String, String, Str
         node(&c.to),
         c.method.clone(),
     )
+}
+
+/// The node a connection's `from`/`to` path hangs on, on `side`: the node itself (rest
+/// `""`), else its deepest ancestor that is a `[node]` of the file and the rest of the
+/// path below it (a node inside an instanced scene, `Main/StartVR`). So a move of an
+/// ancestor is followed whatever lies below it.
+fn anchor<'p>(ctx: &Ctx, side: usize, p: &'p str) -> Option<(usize, &'p str)> {
+    let ident = |q: &str| {
+        let &i = ctx.paths[side].get(q)?;
+        ctx.id.node.of[side].get(i).copied()
+    };
+    if let Some(id) = ident(p) {
+        return Some((id, ""));
+    }
+    let mut end = p.len();
+    while let Some(k) = p.get(..end)?.rfind('/') {
+        if let Some(id) = ident(&p[..k]) {
+            return Some((id, &p[k + 1..]));
+        }
+        end = k;
+    }
+    None
 }
 
 fn other(side: usize) -> usize {
@@ -41,8 +64,8 @@ fn other(side: usize) -> usize {
 fn names_node_deleted_by_other(ctx: &Ctx, side: usize, k: usize) -> bool {
     let c = &ctx.sc[side].connections[k].key;
     [&c.from, &c.to].into_iter().any(|end| {
-        ctx.paths[side].get(end.as_str()).is_some_and(|&i| {
-            let at = ctx.id.node.at[ctx.id.node.of[side][i]];
+        anchor(ctx, side, end).is_some_and(|(ident, _)| {
+            let at = ctx.id.node.at[ident];
             at[B].is_some() && at[other(side)].is_none()
         })
     })
@@ -138,9 +161,12 @@ pub(super) fn merge(ctx: &mut Ctx, paths: &MergedPaths) -> (BTreeMap<usize, OutS
         let c = &sc[side].connections[k].key;
         let sec = &sc[side].doc.sections[sc[side].connections[k].section];
         let new_path = |p: &str| -> Option<String> {
-            let i = *ctx.paths[side].get(p)?;
-            let np = paths.get(ctx.id.node.of[side][i])?;
-            (np != p).then(|| np.to_string())
+            let (ident, rest) = anchor(ctx, side, p)?;
+            let np = match (paths.get(ident)?, rest) {
+                (np, "") => np.to_string(),
+                (np, rest) => crate::model::join_path(np, rest),
+            };
+            (np != p).then_some(np)
         };
         let (nf, nt2) = (new_path(&c.from), new_path(&c.to));
         let tag = if nf.is_none() && nt2.is_none() {

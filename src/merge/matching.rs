@@ -25,15 +25,7 @@ impl FxHasher {
 impl Hasher for FxHasher {
     #[inline]
     fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(c);
-            self.add(u64::from_le_bytes(w));
-        }
-        for &b in chunks.remainder() {
-            self.add(u64::from(b));
-        }
+        crate::linemerge::fold_words(bytes, |w| self.add(w));
     }
     #[inline]
     fn write_u8(&mut self, i: u8) {
@@ -954,7 +946,7 @@ fn likeness(a: (&Scene, usize), b: (&Scene, usize)) -> Option<usize> {
     }
     let same = pa.iter().filter(|(k, v)| pb.get(*k) == Some(*v)).count();
     let keys = pa.len() + pb.iter().filter(|(k, _)| !pa.contains_key(*k)).count();
-    Some(if keys == 0 { 100 } else { same * 100 / keys })
+    Some((same * 100).checked_div(keys).unwrap_or(100))
 }
 
 /// Whether two sub_resources are the same content: same type and `resource_name`, most
@@ -1071,162 +1063,13 @@ pub(super) fn record_identity_decisions(ctx: &mut super::context::Ctx) {
 pub fn match_all<'a>(sc: [&'a Scene; 3]) -> Idents<'a> {
     let ext = match_exts(sc);
     let (node, paths, parent_at, shared_changes) = match_nodes(sc);
-    let idx = [
-        IdIndex::new(sc[0]),
-        IdIndex::new(sc[1]),
-        IdIndex::new(sc[2]),
-    ];
-    let mut sub = Table::new([
-        sc[0].sub_resources.len(),
-        sc[1].sub_resources.len(),
-        sc[2].sub_resources.len(),
-    ]);
-    let mut sub_matches = Vec::new();
-    for i in 0..sc[B].sub_resources.len() {
-        sub.fresh(B, i);
-    }
-    let godot3 = sc.iter().any(|s| s.is_godot3());
+    let mut m = SubMatcher::new(sc, &ext, &node);
     for x in [O, T] {
-        // Reference sides: base, and for theirs also what ours added.
-        let refs: &[usize] = if x == O { &[B] } else { &[B, O] };
-        // a. Same id and type (Godot 4 ids are stable across saves), confirmed by
-        // content: a re-import may move base's content to another id and reuse the id.
-        if !godot3 {
-            match_subs_by_id(sc, x, &idx, &mut sub, &mut sub_matches);
-        }
-        // Whether a section of this side referred to a sub_resource not bound yet when
-        // first looked at: only those can bind one by use (bindings only ever add up, so
-        // a section that did not cannot later).
-        let mut x_cand: Vec<Option<bool>> = vec![None; sc[x].doc.sections.len()];
-        for &rside in refs {
-            // b. By use: the same property of the same node (or resource) refers to it.
-            // Not between what ours and theirs both added: two new resources are one
-            // only when identical (step c).
-            let rounds = if rside == O { 0 } else { 4 };
-            for _round in 0..rounds {
-                // Nothing left to bind on this side: no round can change anything.
-                if (0..sc[x].sub_resources.len()).all(|k| sub.bound(x, k)) {
-                    break;
-                }
-                let mut changed = false;
-                let mut pairs: Vec<(usize, usize)> = Vec::new(); // (rside section, x section)
-                for at in &node.at {
-                    if let (Some(ri), Some(xi)) = (at[rside], at[x]) {
-                        pairs.push((sc[rside].nodes[ri].section, sc[x].nodes[xi].section));
-                    }
-                }
-                if let (Some(a), Some(b)) = (sc[rside].resource, sc[x].resource) {
-                    pairs.push((a, b));
-                }
-                for at in &sub.at {
-                    if let (Some(ri), Some(xi)) = (at[rside], at[x]) {
-                        pairs.push((
-                            sc[rside].sub_resources[ri].section,
-                            sc[x].sub_resources[xi].section,
-                        ));
-                    }
-                }
-                for (rs, xs) in pairs {
-                    // Only a section that refers to a sub_resource not bound yet can
-                    // bind one.
-                    let cand = match x_cand[xs] {
-                        Some(c) => c && refers_unbound(sc[x], xs, &idx[x], &sub, x),
-                        None => {
-                            let c = refers_unbound(sc[x], xs, &idx[x], &sub, x);
-                            x_cand[xs] = Some(c);
-                            c
-                        }
-                    };
-                    if !cand {
-                        continue;
-                    }
-                    let rp = props_of(sc[rside], rs);
-                    let xp = props_of(sc[x], xs);
-                    for (key, xv) in &xp {
-                        let Some(rv) = rp.get(key) else { continue };
-                        let a = sub_refs(rv, &idx[rside]);
-                        let b = sub_refs(xv, &idx[x]);
-                        if a.len() != b.len() {
-                            continue;
-                        }
-                        for (ri, xi) in a.into_iter().zip(b) {
-                            if sub.bound(x, xi) || !sub.bound(rside, ri) {
-                                continue;
-                            }
-                            let ident = sub.of[rside][ri];
-                            // Only base identities, or identities ours added (for theirs).
-                            if sub.claimed(ident, x) || (rside == O && sub.at[ident][B].is_some()) {
-                                continue;
-                            }
-                            if sc[rside].sub_resources[ri].type_name
-                                != sc[x].sub_resources[xi].type_name
-                            {
-                                continue;
-                            }
-                            sub.bind(ident, x, xi);
-                            if sc[rside].sub_resources[ri].id != sc[x].sub_resources[xi].id {
-                                sub_matches.push(SubMatch {
-                                    side: x,
-                                    index: xi,
-                                    ident,
-                                    how: "use",
-                                });
-                            }
-                            changed = true;
-                        }
-                    }
-                }
-                if !changed {
-                    break;
-                }
-            }
-            // c. By content (in file order, so dependencies are matched first).
-            let mut sigs: HashMap<String, Vec<usize>> = HashMap::new();
-            for (ri, _) in sc[rside].sub_resources.iter().enumerate() {
-                let ident = sub.of[rside][ri];
-                if ident == usize::MAX
-                    || sub.claimed(ident, x)
-                    || (rside == O && sub.at[ident][B].is_some())
-                {
-                    continue;
-                }
-                let sig = content_signature(sc[rside], rside, ri, &ext, &sub, &idx[rside]);
-                sigs.entry(sig).or_default().push(ident);
-            }
-            for k in 0..sc[x].sub_resources.len() {
-                if sub.bound(x, k) {
-                    continue;
-                }
-                let sig = content_signature(sc[x], x, k, &ext, &sub, &idx[x]);
-                if let Some(list) = sigs.get_mut(&sig) {
-                    if let Some(pos) = list.iter().position(|&id| !sub.claimed(id, x)) {
-                        let ident = list.remove(pos);
-                        sub.bind(ident, x, k);
-                        let how = if rside == O {
-                            "identical content (both added it)"
-                        } else {
-                            "content"
-                        };
-                        let other =
-                            sub.at[ident][rside].map(|i| sc[rside].sub_resources[i].id.as_str());
-                        if other != Some(sc[x].sub_resources[k].id.as_str()) || rside == O {
-                            sub_matches.push(SubMatch {
-                                side: x,
-                                index: k,
-                                ident,
-                                how,
-                            });
-                        }
-                    }
-                }
-            }
-        }
-        for k in 0..sc[x].sub_resources.len() {
-            if !sub.bound(x, k) {
-                sub.fresh(x, k);
-            }
-        }
+        m.match_side(x);
     }
+    let SubMatcher {
+        sub, sub_matches, ..
+    } = m;
     Idents {
         paths,
         parent_at,
@@ -1235,6 +1078,222 @@ pub fn match_all<'a>(sc: [&'a Scene; 3]) -> Idents<'a> {
         node,
         sub_matches,
         shared_changes,
+    }
+}
+
+/// The sub_resource matching of ours and theirs against base (and theirs also against
+/// what ours added), once ext_resources and nodes have their identities.
+struct SubMatcher<'s, 'a> {
+    sc: [&'a Scene; 3],
+    idx: [IdIndex<'a>; 3],
+    ext: &'s Table,
+    node: &'s Table,
+    sub: Table,
+    sub_matches: Vec<SubMatch>,
+}
+
+impl<'s, 'a> SubMatcher<'s, 'a> {
+    /// Every sub_resource of base is its own identity; ours' and theirs' are unbound.
+    fn new(sc: [&'a Scene; 3], ext: &'s Table, node: &'s Table) -> Self {
+        let mut sub = Table::new(sc.map(|s| s.sub_resources.len()));
+        for i in 0..sc[B].sub_resources.len() {
+            sub.fresh(B, i);
+        }
+        SubMatcher {
+            sc,
+            idx: sc.map(IdIndex::new),
+            ext,
+            node,
+            sub,
+            sub_matches: Vec::new(),
+        }
+    }
+
+    /// Bind the sub_resources of side `x`: by id (Godot 4), then against each reference
+    /// side by use and by content; what is left is new.
+    fn match_side(&mut self, x: usize) {
+        let godot3 = self.sc.iter().any(|s| s.is_godot3());
+        if !godot3 {
+            match_subs_by_id(self.sc, x, &self.idx, &mut self.sub, &mut self.sub_matches);
+        }
+        // Whether a section of this side referred to a sub_resource not bound yet when
+        // first looked at: only those can bind one by use (bindings only ever add up, so
+        // a section that did not cannot later).
+        let mut x_cand: Vec<Option<bool>> = vec![None; self.sc[x].doc.sections.len()];
+        // Reference sides: base, and for theirs also what ours added. Not by use
+        // between what ours and theirs both added: two new resources are one only
+        // when identical (by content).
+        let refs: &[usize] = if x == O { &[B] } else { &[B, O] };
+        for &rside in refs {
+            if rside == B {
+                self.match_by_use(rside, x, &mut x_cand);
+            }
+            self.match_by_content(rside, x);
+        }
+        for k in 0..self.sc[x].sub_resources.len() {
+            if !self.sub.bound(x, k) {
+                self.sub.fresh(x, k);
+            }
+        }
+    }
+
+    /// By use: the same property of the same node (or resource) refers to it. Rounds,
+    /// since a binding lets the resources that refer to it bind theirs.
+    fn match_by_use(&mut self, rside: usize, x: usize, x_cand: &mut [Option<bool>]) {
+        for _round in 0..4 {
+            // Nothing left to bind on this side: no round can change anything.
+            if (0..self.sc[x].sub_resources.len()).all(|k| self.sub.bound(x, k)) {
+                break;
+            }
+            let mut changed = false;
+            for (rs, xs) in self.use_pairs(rside, x) {
+                if self.may_bind_by_use(x, xs, x_cand) {
+                    changed |= self.bind_by_use_in(rside, rs, x, xs);
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+    }
+
+    /// The sections of `rside` and `x` that are one thing (matched nodes, the
+    /// `[resource]`, matched sub_resources): (rside section, x section).
+    fn use_pairs(&self, rside: usize, x: usize) -> Vec<(usize, usize)> {
+        let sc = self.sc;
+        let mut pairs: Vec<(usize, usize)> = Vec::new();
+        for at in &self.node.at {
+            if let (Some(ri), Some(xi)) = (at[rside], at[x]) {
+                pairs.push((sc[rside].nodes[ri].section, sc[x].nodes[xi].section));
+            }
+        }
+        if let (Some(a), Some(b)) = (sc[rside].resource, sc[x].resource) {
+            pairs.push((a, b));
+        }
+        for at in &self.sub.at {
+            if let (Some(ri), Some(xi)) = (at[rside], at[x]) {
+                pairs.push((
+                    sc[rside].sub_resources[ri].section,
+                    sc[x].sub_resources[xi].section,
+                ));
+            }
+        }
+        pairs
+    }
+
+    /// Whether section `xs` of `x` still refers to a sub_resource not bound yet (only
+    /// such a section can bind one), remembered in `x_cand`.
+    fn may_bind_by_use(&self, x: usize, xs: usize, x_cand: &mut [Option<bool>]) -> bool {
+        let refers = || refers_unbound(self.sc[x], xs, &self.idx[x], &self.sub, x);
+        match x_cand[xs] {
+            Some(c) => c && refers(),
+            None => {
+                let c = refers();
+                x_cand[xs] = Some(c);
+                c
+            }
+        }
+    }
+
+    /// Bind the sub_resources the same properties of sections `rs` and `xs` refer to,
+    /// position by position. Whether anything was bound.
+    fn bind_by_use_in(&mut self, rside: usize, rs: usize, x: usize, xs: usize) -> bool {
+        let sc = self.sc;
+        let rp = props_of(sc[rside], rs);
+        let xp = props_of(sc[x], xs);
+        let mut changed = false;
+        for (key, xv) in &xp {
+            let Some(rv) = rp.get(key) else { continue };
+            let a = sub_refs(rv, &self.idx[rside]);
+            let b = sub_refs(xv, &self.idx[x]);
+            if a.len() != b.len() {
+                continue;
+            }
+            for (ri, xi) in a.into_iter().zip(b) {
+                changed |= self.bind_used(rside, ri, x, xi);
+            }
+        }
+        changed
+    }
+
+    /// Bind `xi` of `x` to the identity of `ri` of `rside` when both are free for it and
+    /// of one type. Whether it was bound.
+    fn bind_used(&mut self, rside: usize, ri: usize, x: usize, xi: usize) -> bool {
+        let (sc, sub) = (self.sc, &mut self.sub);
+        if sub.bound(x, xi) || !sub.bound(rside, ri) {
+            return false;
+        }
+        let ident = sub.of[rside][ri];
+        // Only base identities, or identities ours added (for theirs).
+        if sub.claimed(ident, x) || (rside == O && sub.at[ident][B].is_some()) {
+            return false;
+        }
+        let (r, xr) = (&sc[rside].sub_resources[ri], &sc[x].sub_resources[xi]);
+        if r.type_name != xr.type_name {
+            return false;
+        }
+        sub.bind(ident, x, xi);
+        if r.id != xr.id {
+            self.sub_matches.push(SubMatch {
+                side: x,
+                index: xi,
+                ident,
+                how: "use",
+            });
+        }
+        true
+    }
+
+    /// By content, in file order so that dependencies are matched first.
+    fn match_by_content(&mut self, rside: usize, x: usize) {
+        let mut sigs = self.content_signatures(rside, x);
+        let sc = self.sc;
+        for k in 0..sc[x].sub_resources.len() {
+            if self.sub.bound(x, k) {
+                continue;
+            }
+            let sig = content_signature(sc[x], x, k, self.ext, &self.sub, &self.idx[x]);
+            let Some(list) = sigs.get_mut(&sig) else {
+                continue;
+            };
+            let Some(pos) = list.iter().position(|&id| !self.sub.claimed(id, x)) else {
+                continue;
+            };
+            let ident = list.remove(pos);
+            self.sub.bind(ident, x, k);
+            let how = if rside == O {
+                "identical content (both added it)"
+            } else {
+                "content"
+            };
+            let other = self.sub.at[ident][rside].map(|i| sc[rside].sub_resources[i].id.as_str());
+            if other != Some(sc[x].sub_resources[k].id.as_str()) || rside == O {
+                self.sub_matches.push(SubMatch {
+                    side: x,
+                    index: k,
+                    ident,
+                    how,
+                });
+            }
+        }
+    }
+
+    /// The identities of `rside` that `x` may still join, by content signature.
+    fn content_signatures(&self, rside: usize, x: usize) -> HashMap<String, Vec<usize>> {
+        let (sc, sub) = (self.sc, &self.sub);
+        let mut sigs: HashMap<String, Vec<usize>> = HashMap::new();
+        for ri in 0..sc[rside].sub_resources.len() {
+            let ident = sub.of[rside][ri];
+            if ident == usize::MAX
+                || sub.claimed(ident, x)
+                || (rside == O && sub.at[ident][B].is_some())
+            {
+                continue;
+            }
+            let sig = content_signature(sc[rside], rside, ri, self.ext, sub, &self.idx[rside]);
+            sigs.entry(sig).or_default().push(ident);
+        }
+        sigs
     }
 }
 

@@ -34,6 +34,7 @@ mod paths;
 mod print;
 mod properties;
 mod resources;
+mod rivals;
 mod sections;
 pub mod sequence;
 mod spelling;
@@ -205,6 +206,16 @@ pub enum Decision {
         /// How many descendants the hunk carries.
         nodes: usize,
     },
+    /// Both sides added a different node (another `unique_id`) with one name under one
+    /// parent: one hunk holds each side's node with the descendants only it has.
+    RivalNodesConflict {
+        /// The node's path (the same on both sides).
+        node: String,
+        /// Descendants ours' part of the hunk carries.
+        ours_nodes: usize,
+        /// Descendants theirs' part carries.
+        theirs_nodes: usize,
+    },
     /// A node's name or place conflicts: the `parent=` of the nodes under it is
     /// written between markers in each side's spelling.
     ConflictSpellsParents {
@@ -291,6 +302,10 @@ impl fmt::Display for Decision {
                 f,
                 "the conflict on node \"{node}\" (deleted on one side) carries its {nodes} descendant node(s) inside the markers, so picking a side keeps or drops the whole subtree"
             ),
+            Decision::RivalNodesConflict { node, ours_nodes, theirs_nodes } => write!(
+                f,
+                "both sides added a different node \"{node}\" (another unique_id): one conflict holds ours' node with {ours_nodes} descendant node(s) and theirs' with {theirs_nodes}, so picking a side keeps that side's whole subtree"
+            ),
             Decision::ConflictSpellsParents { node, nodes } => write!(
                 f,
                 "the name or place of node \"{node}\" conflicts: the parent= of {nodes} node(s) under it is written between markers in each side's spelling"
@@ -329,6 +344,7 @@ impl Decision {
             Decision::DeletedResourceKept { .. } => "deleted_resource_kept",
             Decision::ConflictCarriesSubtree { .. } => "conflict_carries_subtree",
             Decision::ConflictSpellsParents { .. } => "conflict_spells_parents",
+            Decision::RivalNodesConflict { .. } => "rival_nodes_conflict",
             Decision::ChurnOursKept { .. } => "churn_ours_kept",
             Decision::ChurnedNodeDeleted { .. } => "churned_node_deleted",
             Decision::FellBack { .. } => "fell_back",
@@ -368,6 +384,11 @@ impl Decision {
             | Decision::ConflictSpellsParents { node, nodes } => {
                 json!({"node": node, "nodes": nodes})
             }
+            Decision::RivalNodesConflict {
+                node,
+                ours_nodes,
+                theirs_nodes,
+            } => json!({"node": node, "ours_nodes": ours_nodes, "theirs_nodes": theirs_nodes}),
             Decision::ChurnOursKept { node, key, reason } => {
                 json!({"node": node, "key": key, "reason": reason})
             }

@@ -132,43 +132,21 @@ fn path_part(body: &str) -> (&str, &str) {
     }
 }
 
-/// Whether every NodePath in `text` that names a node of this scene, relative to
-/// `holder`, reaches a node `locate` knows. A line written against a tree where its paths
-/// do not resolve says nothing about which node it meant there.
-pub fn resolves(text: &str, holder: &str, locate: &dyn Fn(&str) -> Option<String>) -> bool {
-    node_paths(text).into_iter().all(|(start, end)| {
-        let (path, _) = path_part(&text[start..end]);
-        let names_a_scene_node = !(path.is_empty() || path.starts_with('/') || path.contains('%'));
-        !names_a_scene_node || resolve(holder, path).is_some_and(|t| locate(&t).is_some())
-    })
-}
-
-/// Rewrite every `NodePath("...")` in `text` (a property line or value) that was written
-/// relative to `holder_src` on its side, so that it names the same node from `holder_out`
-/// in the result. `locate` maps a node's scene path on the source side to its path in the
-/// result (`None` when the node is not in the result, or not a node of this scene).
-/// Returns `None` when nothing changes, so callers keep the original bytes.
-pub fn rewrite(
-    text: &str,
-    holder_src: &str,
-    holder_out: &str,
-    locate: &dyn Fn(&str) -> Option<String>,
-) -> Option<String> {
+/// Rewrite the `NodePath("…")` values of `text` so that the k-th names `targets[k]` (a
+/// scene path in the result) from `holder_out`; `None` targets, and paths that already
+/// reach their target however they are spelled, stay as written. `None` when nothing
+/// changes.
+fn rewrite_to(text: &str, holder_out: &str, targets: &[Option<String>]) -> Option<String> {
     let mut out = String::with_capacity(text.len() + 16);
     let mut copied = 0;
-    for (start, end) in node_paths(text) {
+    for ((start, end), target) in node_paths(text).into_iter().zip(targets) {
+        let Some(target_out) = target else { continue };
         let (path, subnames) = path_part(&text[start..end]);
-        let Some(target_src) = resolve(holder_src, path) else {
-            continue;
-        };
-        let Some(target_out) = locate(&target_src) else {
-            continue;
-        };
         if resolve(holder_out, path).as_deref() == Some(target_out.as_str()) {
             continue;
         }
         out.push_str(&text[copied..start]);
-        out.push_str(&relative(holder_out, &target_out));
+        out.push_str(&relative(holder_out, target_out));
         out.push_str(subnames);
         copied = end;
     }
@@ -202,84 +180,144 @@ pub(super) fn follow_node_paths(
     merged: &mut [Option<MergedNode>],
     paths: &MergedPaths,
 ) {
-    let merged_path = paths.all();
-    let sc = ctx.sc;
-    let place_changed = |ident: usize| {
-        let Some(mp) = merged_path.get(ident).and_then(Option::as_deref) else {
-            return false;
-        };
-        [O, T]
-            .iter()
-            .any(|&s| ctx.id.node.at[ident][s].is_some_and(|i| sc[s].nodes[i].path.as_str() != mp))
-    };
-    if !(0..ctx.id.node.at.len()).any(place_changed) {
+    if !any_place_changed(ctx, paths) {
         return;
     }
     for (ident, m) in merged.iter_mut().enumerate() {
         let Some(out) = m.as_mut().map(|m| &mut m.out).filter(|o| o.whole.is_none()) else {
             continue;
         };
-        let Some(holder_out) = merged_path.get(ident).and_then(Option::as_deref) else {
+        let Some(holder_out) = paths.get(ident) else {
             continue;
         };
-        let at = ctx.id.node.at[ident];
-        let sec_of = |s: usize| at[s].map(|i| &sc[s].doc.sections[sc[s].nodes[i].section]);
         for line in out.lines.iter_mut() {
             let Line::Src((side, r)) = line else { continue };
-            let side = *side;
-            let text = sc[side].doc.slice(r);
+            let text = ctx.sc[*side].doc.slice(r);
             if !text.contains("NodePath(") || text.contains("Resource(") {
                 continue;
             }
-            let Some(key) = sec_of(side)
-                .and_then(|sec| sec.props.iter().find(|p| p.line == *r))
-                .map(|p| &p.key)
-            else {
+            let Some(targets) = merged_targets(ctx, ident, (*side, r), paths) else {
                 continue;
             };
-            // Read the line against the tree it was written in: base when the line is
-            // base's (neither side changed it), else its own side, else a side with the
-            // very same line (when its own side no longer has the node it names).
-            for s in [B, side, O, T] {
-                let same_line = s == side
-                    || sec_of(s)
-                        .and_then(|sec| sec.prop(key))
-                        .is_some_and(|p| sc[s].doc.slice(&p.line) == text);
-                let Some(hi) = at[s].filter(|_| same_line) else {
-                    continue;
-                };
-                let holder_src = sc[s].nodes[hi].path.as_str();
-                let (paths, of) = (&ctx.paths[s], &ctx.id.node.of[s]);
-                let locate = |p: &str| -> Option<String> {
-                    let &i = paths.get(p)?;
-                    merged_path
-                        .get(*of.get(i)?)?
-                        .as_ref()
-                        .map(|p| p.to_string())
-                };
-                if !resolves(text, holder_src, &locate) {
-                    continue;
+            if let Some(mut new) = rewrite_to(text, holder_out, &targets) {
+                if !new.ends_with('\n') {
+                    new.push('\n');
                 }
-                if let Some(mut new) = rewrite(text, holder_src, holder_out, &locate) {
-                    if !new.ends_with('\n') {
-                        new.push('\n');
-                    }
-                    ctx.decisions.push(Decision::NodePathFollowed {
-                        node: holder_out.to_string(),
-                        from: text.trim_end().to_string(),
-                        to: new.trim_end().to_string(),
-                    });
-                    *line = Line::Lit(new);
-                }
-                break;
+                ctx.decisions.push(Decision::NodePathFollowed {
+                    node: holder_out.to_string(),
+                    from: text.trim_end().to_string(),
+                    to: new.trim_end().to_string(),
+                });
+                *line = Line::Lit(new);
             }
         }
+    }
+}
+
+/// Whether any node's place in the result differs from its place on ours or theirs
+/// (else every NodePath still reads as written).
+fn any_place_changed(ctx: &Ctx, paths: &MergedPaths) -> bool {
+    let sc = ctx.sc;
+    (0..ctx.id.node.at.len()).any(|ident| {
+        let Some(mp) = paths.get(ident) else {
+            return false;
+        };
+        [O, T]
+            .iter()
+            .any(|&s| ctx.id.node.at[ident][s].is_some_and(|i| sc[s].nodes[i].path.as_str() != mp))
+    })
+}
+
+/// Where each `NodePath` of a property line of node `ident` must point in the result
+/// (its scene path there; `None`: keep it as written), or `None` when no path needs it.
+///
+/// A path is read in the tree of the side that wrote it. Each side holding this very
+/// line reads it from its own place of the holder; the node it names there is its
+/// *meaning* on that side. Meanings merge three-way, like any value: a side that keeps
+/// base's meaning yields to the other; both sides holding the line with different
+/// meanings, and base too, keep base's. So a path one side moved its holder or target
+/// under keeps that side's meaning, and only a target the *other* side moved or renamed
+/// is followed. The rule reads the same with the sides swapped.
+fn merged_targets(
+    ctx: &Ctx,
+    ident: usize,
+    (side, r): (usize, &std::ops::Range<usize>),
+    paths: &MergedPaths,
+) -> Option<Vec<Option<String>>> {
+    let sc = ctx.sc;
+    let at = ctx.id.node.at[ident];
+    let text = sc[side].doc.slice(r);
+    let sec_of = |s: usize| at[s].map(|i| &sc[s].doc.sections[sc[s].nodes[i].section]);
+    let key = &sec_of(side)?.props.iter().find(|p| p.line == *r)?.key;
+    let meanings = [B, O, T].map(|s| {
+        let holds = s == side
+            || sec_of(s)
+                .and_then(|sec| sec.prop(key))
+                .is_some_and(|p| sc[s].doc.slice(&p.line) == text);
+        let holder = at[s].filter(|_| holds)?;
+        Some(meanings_on(ctx, s, sc[s].nodes[holder].path.as_str(), text))
+    });
+    let n = node_paths(text).len();
+    let targets: Vec<Option<String>> = (0..n)
+        .map(|k| {
+            let m = meanings
+                .each_ref()
+                .map(|v| v.as_ref().map(|v| v.get(k).copied().flatten()));
+            let target = merge_meaning(m)?;
+            paths.get(target).map(str::to_string)
+        })
+        .collect();
+    targets.iter().any(Option::is_some).then_some(targets)
+}
+
+/// The node identity each `NodePath` of `text` names on `side`, read from `holder` (its
+/// path there); `None` for a path that names no node of that side.
+fn meanings_on(ctx: &Ctx, side: usize, holder: &str, text: &str) -> Vec<Option<usize>> {
+    node_paths(text)
+        .into_iter()
+        .map(|(start, end)| {
+            let target = resolve(holder, path_part(&text[start..end]).0)?;
+            let &i = ctx.paths[side].get(target.as_str())?;
+            ctx.id.node.of[side].get(i).copied()
+        })
+        .collect()
+}
+
+/// The three-way merge of one path's meaning (base, ours, theirs; the outer `None`: the
+/// side does not hold the line). `None`: keep the path as written.
+fn merge_meaning(m: [Option<Option<usize>>; 3]) -> Option<usize> {
+    match m {
+        [_, Some(o), None] => o,
+        [_, None, Some(t)] => t,
+        [_, Some(o), Some(t)] if o == t => o,
+        [Some(b), Some(o), Some(t)] if o == b => t,
+        [Some(b), Some(o), Some(t)] if t == b => o,
+        [Some(b), Some(_), Some(_)] => b,
+        _ => None,
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Rewrite every `NodePath("...")` in `text` (a property line or value) that was written
+    /// relative to `holder_src` on its side, so that it names the same node from `holder_out`
+    /// in the result. `locate` maps a node's scene path on the source side to its path in the
+    /// result (`None` when the node is not in the result, or not a node of this scene).
+    /// Returns `None` when nothing changes, so callers keep the original bytes.
+    fn rewrite(
+        text: &str,
+        holder_src: &str,
+        holder_out: &str,
+        locate: &dyn Fn(&str) -> Option<String>,
+    ) -> Option<String> {
+        let targets: Vec<Option<String>> = node_paths(text)
+            .into_iter()
+            .map(|(start, end)| locate(&resolve(holder_src, path_part(&text[start..end]).0)?))
+            .collect();
+        rewrite_to(text, holder_out, &targets)
+    }
 
     #[test]
     fn resolves_relative_paths() {
@@ -357,13 +395,6 @@ mod tests {
             assert_eq!(rewrite(line, "Enemy", "Enemy", &renamed), None, "{line}");
             assert_eq!(rewrite(line, "Enemy", "Moved/Enemy", &none), None, "{line}");
         }
-        assert!(resolves("a = NodePath(\"/root/x\")", "Enemy", &none));
-        assert!(
-            !resolves("a = NodePath(\"../..\")", "Enemy", &renamed),
-            "above the root"
-        );
-        assert!(!resolves("a = NodePath(\"../Player\")", "Enemy", &none));
-        assert!(resolves("a = NodePath(\"../Player\")", "Enemy", &renamed));
         // A path that still reaches its node, however it is spelled, is kept as written.
         let line = "a = NodePath(\"./../Other\")";
         assert_eq!(rewrite(line, "Enemy", "Enemy", &renamed), None);

@@ -91,6 +91,7 @@ pub(super) fn decide<'a>(ctx: &mut Ctx<'a>) -> Nodes<'a> {
     }
     restore_deleted_parents(ctx, &mut nodes.merged);
     carry_subtrees(ctx, &mut nodes.merged);
+    super::rivals::pair_rivals(ctx, &mut nodes.merged);
     nodes
 }
 

@@ -32,11 +32,6 @@ impl MergedPaths {
         self.0.get(ident).and_then(Option::as_deref)
     }
 
-    /// The slice of paths, by identity.
-    pub(super) fn all(&self) -> &[Option<SmallStr>] {
-        &self.0
-    }
-
     /// The `parent` text of a node hanging at `parent` (`None` for the root).
     pub(super) fn parent_text<'p>(&'p self, parent: &'p ParentRef) -> Option<Cow<'p, str>> {
         match parent {

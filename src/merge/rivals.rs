@@ -1,0 +1,123 @@
+//! Rival nodes: both sides added a node with the same name under the same parent, but
+//! with different `unique_id`s (Godot 4.6), so matching made them two nodes. Two nodes
+//! cannot share a path, and neither is a change of the other: they are a conflict of the
+//! whole nodes. One hunk holds ours' node with the descendants only ours has, and
+//! theirs' node with the descendants only theirs has, so that picking a side keeps that
+//! side's subtree whole. Which nodes are added is decided by [`super::nodes`]; the hunk
+//! is printed by [`super::print`] like a delete-against-modify hunk.
+
+use super::context::{Ctx, ParentRef};
+use super::matching::{B, O, T};
+use super::nodes::{path_on, MergedNode};
+use super::sections::OutSec;
+use super::Decision;
+use std::collections::BTreeMap;
+
+/// Turn every pair of rival nodes into one whole-node conflict: ours' identity carries
+/// both sides' subtrees, theirs' identity (and what its hunk carries) leaves the result.
+pub(super) fn pair_rivals<'a>(ctx: &mut Ctx<'a>, merged: &mut [Option<MergedNode<'a>>]) {
+    for (o, t) in rivals(ctx, merged) {
+        let carried = [O, T].map(|s| added_under(ctx, if s == O { o } else { t }, s));
+        for &d in carried.iter().flatten() {
+            merged[d] = None;
+        }
+        merged[t] = None;
+        let Some(m) = merged[o].as_mut() else {
+            continue;
+        };
+        let mut whole: [Vec<usize>; 3] = Default::default();
+        for (s, top) in [(O, o), (T, t)] {
+            let at = |d: usize| ctx.id.node.at[d][s].map(|i| ctx.sc[s].nodes[i].section);
+            whole[s].extend(at(top));
+            whole[s].extend(carried[s - 1].iter().filter_map(|&d| at(d)));
+        }
+        let mut out = OutSec::whole_conflict(O, [None; 3]);
+        out.whole = Some(Box::new(whole));
+        m.out = out;
+        m.fields = None;
+        report(ctx, o, t, carried.map(|c| c.len()));
+    }
+}
+
+/// The pairs (ours' identity, theirs' identity) of nodes each side added alone under
+/// one parent with one name.
+fn rivals(ctx: &Ctx, merged: &[Option<MergedNode>]) -> Vec<(usize, usize)> {
+    let added_by = |ident: usize, s: usize| {
+        let at = ctx.id.node.at[ident];
+        at[B].is_none() && at[s].is_some() && at[3 - s].is_none()
+    };
+    // Where a node hangs and its name, comparable across identities.
+    let key = |m: &MergedNode<'_>| -> Option<(Option<usize>, String, String)> {
+        let (anchor, rest) = match &m.parent {
+            ParentRef::Root => return None,
+            ParentRef::Node(p) => (Some(*p), ""),
+            ParentRef::Inside { anchor, rest } => (Some(*anchor), rest.as_str()),
+            ParentRef::Outside(p) => (None, p.as_str()),
+        };
+        Some((anchor, rest.to_string(), m.name.to_string()))
+    };
+    let mut ours = BTreeMap::new();
+    for (ident, m) in merged.iter().enumerate() {
+        if let Some(k) = m.as_ref().filter(|_| added_by(ident, O)).and_then(key) {
+            ours.entry(k).or_insert(ident);
+        }
+    }
+    let mut pairs = Vec::new();
+    for (ident, m) in merged.iter().enumerate() {
+        let Some(k) = m.as_ref().filter(|_| added_by(ident, T)).and_then(key) else {
+            continue;
+        };
+        if let Some(o) = ours.remove(&k) {
+            pairs.push((o, ident));
+        }
+    }
+    pairs
+}
+
+/// The descendants of node `top` on side `s` that only `s` has, in `s`'s order.
+fn added_under(ctx: &Ctx, top: usize, s: usize) -> Vec<usize> {
+    let Some(i) = ctx.id.node.at[top][s] else {
+        return Vec::new();
+    };
+    let sc = ctx.sc[s];
+    let top_path = sc.nodes[i].path.as_str();
+    let under = |p: &str| p.strip_prefix(top_path).is_some_and(|r| r.starts_with('/'));
+    sc.nodes
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| top_path != "." && under(&n.path))
+        .map(|(k, _)| ctx.id.node.of[s][k])
+        .filter(|&d| {
+            let at = ctx.id.node.at[d];
+            at[B].is_none() && at[3 - s].is_none()
+        })
+        .collect()
+}
+
+/// The conflict report and the decision for one pair.
+fn report(ctx: &mut Ctx, o: usize, t: usize, carried: [usize; 2]) {
+    let path = path_on(ctx, o, O);
+    let side = |s: usize, ident: usize, n: usize| {
+        let uid = ctx.id.node.at[ident][s]
+            .and_then(|i| {
+                ctx.sc[s].doc.sections[ctx.sc[s].nodes[i].section]
+                    .tag
+                    .field("unique_id")
+            })
+            .map(|r| ctx.sc[s].doc.slice(r).to_string())
+            .unwrap_or_default();
+        Some(format!("(node unique_id={uid}, {n} descendant(s))"))
+    };
+    let [no, nt] = carried;
+    let (vo, vt) = (side(O, o, no), side(T, t, nt));
+    ctx.part_conflict(
+        format!("node \"{path}\""),
+        Some("(both sides added a different node with this name)".into()),
+        [None, vo, vt],
+    );
+    ctx.decisions.push(Decision::RivalNodesConflict {
+        node: path,
+        ours_nodes: no,
+        theirs_nodes: nt,
+    });
+}

@@ -1,0 +1,327 @@
+//! Paths read in the tree of the side that wrote them, and false identities (issue 12
+//! §2): a NodePath keeps what its side meant unless the *other* side moved or renamed
+//! its target; a connection's `from`/`to` into an instanced scene follows a move of an
+//! ancestor; two nodes both sides added under one name with different `unique_id`s are
+//! a conflict of the whole nodes. Scenes are written in the editor's 4.6 style.
+
+use tscn_merge::merge::{merge, Decision, MergeOptions, MergeOutcome};
+use tscn_merge::model::Scene;
+
+fn merged(b: &str, o: &str, t: &str) -> MergeOutcome {
+    merge(
+        b.as_bytes(),
+        o.as_bytes(),
+        t.as_bytes(),
+        &MergeOptions::default(),
+    )
+}
+
+fn text(m: &MergeOutcome) -> String {
+    String::from_utf8_lossy(&m.text).into_owned()
+}
+
+/// Whether `check` finds no error in a merged text.
+fn valid(text: &str) -> bool {
+    let scene = Scene::parse(text.as_bytes()).expect("the merged text parses");
+    !tscn_merge::check::is_broken(&tscn_merge::check::check(&scene))
+}
+
+const SPECTATOR: &str = r#"[gd_scene format=3 uid="uid://qb615fcqh8x0"]
+
+[ext_resource type="Script" uid="uid://wq3v75egxo18" path="res://spectator.gd" id="1_ktigi"]
+[ext_resource type="PackedScene" uid="uid://cn6s3kxlkt6ml" path="res://main.tscn" id="2_1qy5m"]
+
+[node name="Spectator" type="Node2D" unique_id=1285989616]
+script = ExtResource("1_ktigi")
+
+[node name="HMDView" type="ColorRect" parent="." unique_id=301545676]
+offset_right = 40.0
+offset_bottom = 40.0
+
+[node name="UI" type="VBoxContainer" parent="." unique_id=1509190389]
+offset_right = 40.0
+offset_bottom = 40.0
+
+[node name="VRSubViewport" type="SubViewport" parent="." unique_id=2043879756]
+
+[node name="Main" parent="VRSubViewport" unique_id=408253849 instance=ExtResource("2_1qy5m")]
+
+[connection signal="session_begun" from="VRSubViewport/Main/StartVR" to="." method="_on_main_session_begun"]
+"#;
+
+/// The fuzz find of seed 20261130 (spectator.tscn), made small: ours moves UI under
+/// HMDView; theirs moves VRSubViewport under UI and the editor rewrites the connection
+/// from `StartVR`, a node inside the instanced `Main`. Disjoint edits: clean, one
+/// connection, from the place both moves give it.
+#[test]
+fn connection_into_an_instance_follows_a_moved_ancestor() {
+    let ours = SPECTATOR.replace(
+        "[node name=\"UI\" type=\"VBoxContainer\" parent=\".\"",
+        "[node name=\"UI\" type=\"VBoxContainer\" parent=\"HMDView\"",
+    );
+    let theirs = SPECTATOR
+        .replace(
+            "[node name=\"VRSubViewport\" type=\"SubViewport\" parent=\".\"",
+            "[node name=\"VRSubViewport\" type=\"SubViewport\" parent=\"UI\"",
+        )
+        .replace(
+            "parent=\"VRSubViewport\" unique_id",
+            "parent=\"UI/VRSubViewport\" unique_id",
+        )
+        .replace("from=\"VRSubViewport/Main", "from=\"UI/VRSubViewport/Main");
+    for (o, t) in [(&ours, &theirs), (&theirs, &ours)] {
+        let m = merged(SPECTATOR, o, t);
+        let t = text(&m);
+        assert!(m.is_clean(), "{t}");
+        assert!(
+            !m.decisions
+                .iter()
+                .any(|d| matches!(d, Decision::FellBack { .. })),
+            "{:?}",
+            m.decisions
+        );
+        assert_eq!(t.matches("[connection").count(), 1, "{t}");
+        assert!(
+            t.contains("from=\"HMDView/UI/VRSubViewport/Main/StartVR\""),
+            "{t}"
+        );
+        assert!(valid(&t), "{t}");
+    }
+}
+
+const TURRET: &str = r#"[gd_scene format=3 uid="uid://cw1turret7k2"]
+
+[node name="Root" type="Node2D" unique_id=1817215490]
+
+[node name="A" type="Node2D" parent="." unique_id=305613386]
+
+[node name="B" type="Node2D" parent="A" unique_id=1162343012]
+
+[node name="H" type="RemoteTransform2D" parent="A/B" unique_id=2079811356]
+remote_path = NodePath("../../T")
+
+[node name="T" type="Marker2D" parent="A" unique_id=880021641]
+
+[node name="T" type="Marker2D" parent="." unique_id=1554034877]
+
+[node name="X" type="Node2D" parent="." unique_id=421390255]
+position = Vector2(1, 0)
+"#;
+
+/// Ours moves `A/B/H` to `A/H` and keeps `NodePath("../../T")`, which from there names
+/// `Root/T` (in base it named `A/T`). Theirs only moves X. Read in ours' tree, the path
+/// is ours' meaning and its target did not move on theirs: ours' text stays, as
+/// merge(base, ours, base) keeps it; with the sides swapped too.
+#[test]
+fn a_path_is_read_in_the_tree_of_the_side_that_kept_it() {
+    let ours = TURRET.replace(
+        "[node name=\"H\" type=\"RemoteTransform2D\" parent=\"A/B\"",
+        "[node name=\"H\" type=\"RemoteTransform2D\" parent=\"A\"",
+    );
+    let theirs = TURRET.replace("position = Vector2(1, 0)", "position = Vector2(5, 0)");
+    for (o, t) in [(&ours, &theirs), (&theirs, &ours)] {
+        let m = merged(TURRET, o, t);
+        let t = text(&m);
+        assert!(m.is_clean(), "{t}");
+        assert!(
+            t.contains("parent=\"A\" unique_id=2079811356]\nremote_path = NodePath(\"../../T\")\n"),
+            "{t}"
+        );
+        assert!(t.contains("position = Vector2(5, 0)"), "{t}");
+        assert!(
+            !m.decisions
+                .iter()
+                .any(|d| matches!(d, Decision::NodePathFollowed { .. })),
+            "{:?}",
+            m.decisions
+        );
+    }
+}
+
+/// Ours moves H to `A/H` and the editor rewrites its path to `../T` (still `A/T`);
+/// theirs renames `A/T` to `Goal` and X's path to it. The path ours wrote names a node
+/// the other side renamed: it follows the rename, from H's new place.
+#[test]
+fn only_a_target_the_other_side_moved_is_followed() {
+    let base = TURRET.replace(
+        "position = Vector2(1, 0)",
+        "position = Vector2(1, 0)\nlook_at = NodePath(\"../A/T\")",
+    );
+    let ours = base
+        .replace(
+            "[node name=\"H\" type=\"RemoteTransform2D\" parent=\"A/B\"",
+            "[node name=\"H\" type=\"RemoteTransform2D\" parent=\"A\"",
+        )
+        .replace("NodePath(\"../../T\")", "NodePath(\"../T\")");
+    let theirs = base
+        .replace(
+            "[node name=\"T\" type=\"Marker2D\" parent=\"A\"",
+            "[node name=\"Goal\" type=\"Marker2D\" parent=\"A\"",
+        )
+        .replace("NodePath(\"../A/T\")", "NodePath(\"../A/Goal\")");
+    for (o, t) in [(&ours, &theirs), (&theirs, &ours)] {
+        let m = merged(&base, o, t);
+        let t = text(&m);
+        assert!(m.is_clean(), "{t}");
+        assert!(
+            t.contains("parent=\"A\" unique_id=2079811356]\nremote_path = NodePath(\"../Goal\")\n"),
+            "{t}"
+        );
+        assert!(t.contains("look_at = NodePath(\"../A/Goal\")"), "{t}");
+        assert!(
+            m.decisions
+                .iter()
+                .any(|d| matches!(d, Decision::NodePathFollowed { node, .. } if node == "A/H")),
+            "{:?}",
+            m.decisions
+        );
+    }
+}
+
+mod common;
+
+const COIN: &str = r#"[gd_scene format=3 uid="uid://daf24t18h3n5e"]
+
+[ext_resource type="Script" uid="uid://b4j8f10agdcvu" path="res://scripts/coin.gd" id="1_4bks0"]
+[ext_resource type="Texture2D" uid="uid://84t7yee808cn" path="res://assets/items/button.png" id="2_u2mam"]
+
+[sub_resource type="CircleShape2D" id="CircleShape2D_5w0o8"]
+radius = 46.72
+
+[node name="Coin" type="Area2D" unique_id=1095254317 groups=["coins"]]
+collision_layer = 2
+script = ExtResource("1_4bks0")
+
+[node name="Sprite2D" type="Sprite2D" parent="." unique_id=494313994]
+unique_name_in_owner = true
+texture = ExtResource("2_u2mam")
+
+[node name="CollisionShape2D" type="CollisionShape2D" parent="." unique_id=450096059]
+shape = SubResource("CircleShape2D_5w0o8")
+"#;
+
+/// Ours' Glow: a PointLight2D with a child and its own gradient texture.
+const OURS_GLOW: &str = r#"
+[node name="Glow" type="PointLight2D" parent="." unique_id=1735201154]
+texture = SubResource("GradientTexture2D_q1w2e")
+energy = 0.6
+
+[node name="Flicker" type="Timer" parent="Glow" unique_id=1830164907]
+wait_time = 0.2
+"#;
+
+/// Theirs' Glow: a Sprite2D with a child of its own.
+const THEIRS_GLOW: &str = r#"
+[node name="Glow" type="Sprite2D" parent="." unique_id=297045361]
+modulate = Color(1, 1, 0.6, 0.5)
+texture = ExtResource("2_u2mam")
+
+[node name="Pulse" type="AnimationPlayer" parent="Glow" unique_id=1249770212]
+"#;
+
+/// Run the built binary; its exit code and standard output.
+fn run_bin(args: &[&std::ffi::OsStr]) -> (i32, String) {
+    let out = std::process::Command::new(common::bin())
+        .args(args)
+        .output()
+        .expect("the binary runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+/// Godot 4.6: both sides add a node "Glow" under the root with different unique_ids and
+/// different children; ours also adds a sub_resource for it and changes the radius,
+/// theirs changes the coin's collision_layer. One structural hunk
+/// holds each side's whole node (no line fallback); every other change is merged; each
+/// resolution (`--favor ours`, `--favor theirs`) is a valid scene holding that side's
+/// subtree and the other side's other changes.
+#[test]
+fn rival_nodes_are_one_whole_node_conflict() {
+    let ours = COIN
+        .replace("radius = 46.72", "radius = 40.0")
+        .replace(
+            "[node name=\"Coin\"",
+            "[sub_resource type=\"GradientTexture2D\" id=\"GradientTexture2D_q1w2e\"]\nwidth = 128\n\n[node name=\"Coin\"",
+        )
+        + OURS_GLOW;
+    let theirs = COIN.replace("collision_layer = 2", "collision_layer = 6") + THEIRS_GLOW;
+    let m = merged(COIN, &ours, &theirs);
+    let t = text(&m);
+    assert_eq!(m.conflict_count, 1, "{t}");
+    assert!(
+        m.decisions
+            .iter()
+            .any(|d| matches!(d, Decision::RivalNodesConflict { node, ours_nodes: 1, theirs_nodes: 1 } if node == "Glow")),
+        "{:?}",
+        m.decisions
+    );
+    let hunk = &t[t.find("<<<<<<<").expect("a hunk")..];
+    let (ours_part, theirs_part) = hunk.split_once("=======").expect("two parts");
+    assert!(
+        ours_part.contains("unique_id=1735201154") && ours_part.contains("[node name=\"Flicker\""),
+        "{t}"
+    );
+    assert!(
+        theirs_part.contains("unique_id=297045361") && theirs_part.contains("[node name=\"Pulse\""),
+        "{t}"
+    );
+    assert!(
+        !ours_part.contains("Pulse") && !theirs_part.contains("Flicker"),
+        "{t}"
+    );
+    assert!(
+        t.contains("radius = 40.0") && t.contains("collision_layer = 6"),
+        "{t}"
+    );
+
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let write = |name: &str, body: &str| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, body).expect("written");
+        p
+    };
+    let (b, o, th) = (
+        write("base.tscn", COIN),
+        write("ours.tscn", &ours),
+        write("theirs.tscn", &theirs),
+    );
+    let (code, _) = run_bin(&[
+        "merge".as_ref(),
+        b.as_os_str(),
+        o.as_os_str(),
+        th.as_os_str(),
+    ]);
+    assert_eq!(code, 1, "conflicts left");
+    for (favor, kept, gone) in [("ours", "Flicker", "Pulse"), ("theirs", "Pulse", "Flicker")] {
+        let out = dir.path().join(format!("{favor}.tscn"));
+        let (code, _) = run_bin(&[
+            "merge".as_ref(),
+            "--favor".as_ref(),
+            favor.as_ref(),
+            "-o".as_ref(),
+            out.as_os_str(),
+            b.as_os_str(),
+            o.as_os_str(),
+            th.as_os_str(),
+        ]);
+        assert_eq!(code, 0, "--favor {favor}");
+        let resolved = std::fs::read_to_string(&out).expect("written");
+        assert!(
+            resolved.contains(kept) && !resolved.contains(gone),
+            "{resolved}"
+        );
+        assert_eq!(
+            resolved.matches("[node name=\"Glow\"").count(),
+            1,
+            "{resolved}"
+        );
+        assert!(
+            resolved.contains("radius = 40.0") && resolved.contains("collision_layer = 6"),
+            "{resolved}"
+        );
+        let (code, report) = run_bin(&["check".as_ref(), out.as_os_str()]);
+        assert_eq!(code, 0, "check --favor {favor}: {report}\n{resolved}");
+    }
+}
