@@ -5,7 +5,8 @@
 use super::gitconfig::{self, resolve_markers};
 use super::{io, ExplainFormat, FavorArg, MergeArgs};
 use tscn_merge::linemerge::MarkerOptions;
-use tscn_merge::merge::{merge, Decision, MergeOptions, MergeOutcome, Method};
+use tscn_merge::merge::{merge_sources, Decision, MergeOptions, MergeOutcome, Method};
+use tscn_merge::syntax::Source;
 
 /// Print `--explain` output on stderr.
 pub fn explain(outcome: &MergeOutcome, format: Option<ExplainFormat>, path: &str) {
@@ -92,10 +93,10 @@ enum Finished {
 /// from the deadline on the first result in is used. The line merge is what
 /// `git merge-file` does and takes about git's time: only that can outlast `secs`. The
 /// library stays free of clocks and threads.
-pub fn merge_within<B: AsRef<[u8]> + Send + Sync + 'static>(
-    base: B,
-    ours: B,
-    theirs: B,
+pub fn merge_within(
+    base: Source,
+    ours: Source,
+    theirs: Source,
     opts: MergeOptions,
     secs: f64,
 ) -> MergeOutcome {
@@ -149,17 +150,16 @@ pub fn merge_within<B: AsRef<[u8]> + Send + Sync + 'static>(
 
 /// Run the structural merge (`fallback_reason` None) or the line merge in a thread of its
 /// own, sending the outcome to `tx`.
-fn spawn_merge<B: AsRef<[u8]> + Send + Sync + 'static>(
-    inputs: &std::sync::Arc<(B, B, B, MergeOptions)>,
+fn spawn_merge(
+    inputs: &std::sync::Arc<(Source, Source, Source, MergeOptions)>,
     tx: std::sync::mpsc::Sender<Finished>,
     fallback_reason: Option<String>,
 ) {
     let shared = std::sync::Arc::clone(inputs);
     std::thread::spawn(move || {
         let (b, o, t, opts) = &*shared;
-        let (b, o, t) = (b.as_ref(), o.as_ref(), t.as_ref());
         let _ = tx.send(match &fallback_reason {
-            None => Finished::Structural(merge(b, o, t, opts)),
+            None => Finished::Structural(merge_sources(b, o, t, opts)),
             Some(reason) => Finished::Line(line_merge(b, o, t, opts, reason)),
         });
     });
@@ -301,29 +301,14 @@ fn marker_options(a: &MergeArgs) -> MarkerOptions {
     }
 }
 
-/// An input as read, or a text made in its place.
-enum Input {
-    Read(io::Bytes),
-    Made(Vec<u8>),
-}
-
-impl AsRef<[u8]> for Input {
-    fn as_ref(&self) -> &[u8] {
-        match self {
-            Input::Read(b) => b,
-            Input::Made(v) => v,
-        }
-    }
-}
-
 /// Both branches added the file (git passes an empty base): the base is taken to be a
 /// file with ours' header and nothing else, without its `uid` and `load_steps`, so that
 /// the two additions merge structurally, each node and resource an addition of its own.
-fn empty_base_stand_in(base: &[u8], ours: &Input) -> Option<Vec<u8>> {
+fn empty_base_stand_in(base: &[u8], ours: &[u8]) -> Option<Vec<u8>> {
     if !base.iter().all(u8::is_ascii_whitespace) {
         return None;
     }
-    let text = std::str::from_utf8(ours.as_ref()).ok()?;
+    let text = std::str::from_utf8(ours).ok()?;
     let first = text.lines().next()?.trim_end();
     if !(first.starts_with("[gd_scene") || first.starts_with("[gd_resource")) {
         return None;
@@ -341,13 +326,11 @@ fn empty_base_stand_in(base: &[u8], ours: &Input) -> Option<Vec<u8>> {
 }
 
 fn run_structural(a: &MergeArgs) -> anyhow::Result<i32> {
-    let ours = Input::Read(io::read_big(&a.ours)?);
-    let theirs = Input::Read(io::read_big(&a.theirs)?);
-    let base = io::read_big(&a.base)?;
-    let base = match empty_base_stand_in(&base, &ours) {
-        Some(header) => Input::Made(header),
-        None => Input::Read(base),
-    };
+    // Each input is held once: the parsed scenes share these bytes.
+    let ours = Source::new(io::read(&a.ours)?);
+    let theirs = Source::new(io::read(&a.theirs)?);
+    let base = io::read(&a.base)?;
+    let base = Source::new(empty_base_stand_in(&base, &ours).unwrap_or(base));
     let opts = MergeOptions {
         markers: marker_options(a),
         // This process ends once the result is written.
