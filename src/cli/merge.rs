@@ -3,6 +3,7 @@
 //! 1 conflicts remain, 2 error (nothing written).
 
 use super::gitconfig::{self, resolve_markers};
+use super::io::stderr_line;
 use super::{io, ExplainFormat, FavorArg, MergeArgs};
 use tscn_merge::linemerge::MarkerOptions;
 use tscn_merge::merge::{merge_sources, Decision, MergeOptions, MergeOutcome, Method};
@@ -14,10 +15,10 @@ pub fn explain(outcome: &MergeOutcome, format: Option<ExplainFormat>, path: &str
         None => {}
         Some(ExplainFormat::Text) => {
             if outcome.decisions.is_empty() {
-                eprintln!("{path}: no automatic decisions were needed");
+                stderr_line!("{path}: no automatic decisions were needed");
             }
             for d in &outcome.decisions {
-                eprintln!("{path}: {d}");
+                stderr_line!("{path}: {d}");
             }
         }
         Some(ExplainFormat::Json) => {
@@ -34,7 +35,7 @@ pub fn explain(outcome: &MergeOutcome, format: Option<ExplainFormat>, path: &str
                 "conflicts": outcome.conflict_count,
                 "decisions": outcome.decisions.iter().map(Decision::to_json).collect::<Vec<_>>(),
             });
-            eprintln!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+            stderr_line!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
         }
     }
 }
@@ -44,25 +45,25 @@ pub fn report_conflicts(outcome: &MergeOutcome, path: &str) {
     // Not a conflict, but a person should know: order has no marker.
     for d in &outcome.decisions {
         if matches!(d, Decision::OrderConflictOursKept) {
-            eprintln!("{path}: note: {d}");
+            stderr_line!("{path}: note: {d}");
         }
     }
     if outcome.conflict_count == 0 {
         return;
     }
     if let Method::LineFallback(reason) = &outcome.method {
-        eprintln!(
+        stderr_line!(
             "{path}: {} conflict(s) from the line merge ({reason})",
             outcome.conflict_count
         );
         for c in &outcome.conflicts {
             if let Some(why) = &c.theirs {
-                eprintln!("  {}: {why}: review it before `git add`", c.location);
+                stderr_line!("  {}: {why}: review it before `git add`", c.location);
             }
         }
         return;
     }
-    eprintln!("{path}: {} conflict(s)", outcome.conflict_count);
+    stderr_line!("{path}: {} conflict(s)", outcome.conflict_count);
     let show = |v: &Option<String>| v.clone().unwrap_or_else(|| "(absent)".into());
     for c in &outcome.conflicts {
         let what = c
@@ -70,7 +71,7 @@ pub fn report_conflicts(outcome: &MergeOutcome, path: &str) {
             .as_deref()
             .map(|p| format!(" {p}"))
             .unwrap_or_default();
-        eprintln!(
+        stderr_line!(
             "  {}{what}: base {} | ours {} | theirs {}",
             c.location,
             show(&c.base),
@@ -246,7 +247,7 @@ fn favored(a: &MergeArgs, text: Vec<u8>, conflicts: usize, path: &str) -> (Vec<u
         "theirs"
     };
     if !a.quiet {
-        eprintln!("{path}: {conflicts} conflict(s) resolved in favour of {name} (--favor)");
+        stderr_line!("{path}: {conflicts} conflict(s) resolved in favour of {name} (--favor)");
     }
     (resolve_markers(&text, a.marker_size, side), 0)
 }
@@ -281,7 +282,7 @@ fn report_clean_merge(a: &MergeArgs, outcome: &MergeOutcome, path: &str) {
         what.push_str(&format!(" ({renamed} id(s) renamed)"));
     }
     let more = outcome.decisions.len();
-    eprintln!("tscn-merge: {path}: {what}; {more} automatic decision(s); details: tscn-merge merge --explain (or TSCN_MERGE_EXPLAIN=1)");
+    stderr_line!("tscn-merge: {path}: {what}; {more} automatic decision(s); details: tscn-merge merge --explain (or TSCN_MERGE_EXPLAIN=1)");
 }
 
 /// The conflict labels, marker size and style from the arguments: `--style`, else
@@ -370,7 +371,7 @@ fn note_broken_inputs(a: &MergeArgs, outcome: &MergeOutcome, path: &str) {
     let sides = [("base", &b[..]), ("ours", &o[..]), ("theirs", &t[..])];
     for (side, errors) in tscn_merge::check::input_errors(&sides) {
         if let Some(first) = errors.first() {
-            eprintln!("{path}: note: {side} was already broken before the merge ({} error(s), the first at its line {}: {}); the merge does not repair that", errors.len(), first.line, first.message);
+            stderr_line!("{path}: note: {side} was already broken before the merge ({} error(s), the first at its line {}: {}); the merge does not repair that", errors.len(), first.line, first.message);
         }
     }
 }
