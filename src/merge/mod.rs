@@ -757,7 +757,18 @@ fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, opts: &MergeOptions) -> Structu
 
 /// Shorten a value for a one-line report.
 pub fn shorten(s: &str, max: usize) -> String {
-    let one: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    // Words are joined only until the text is surely too long (more than `max` chars):
+    // a value can be a million-line string.
+    let mut one = String::new();
+    for word in s.split_whitespace() {
+        if one.len() > 4 * (max + 1) {
+            break;
+        }
+        if !one.is_empty() {
+            one.push(' ');
+        }
+        one.push_str(word);
+    }
     if one.chars().count() <= max {
         one
     } else {
