@@ -122,7 +122,8 @@ mod tests {
     fn into_string_takes_the_text_back_when_alone_and_copies_when_shared() {
         let t = Text::from("abc".to_string());
         let ptr = t.as_ptr();
-        assert_eq!(t.into_string().as_ptr(), ptr);
+        let back = t.into_string();
+        assert_eq!(back.as_ptr(), ptr);
         let t = Text::from("abc".to_string());
         let other = t.clone();
         let s = t.into_string();
