@@ -12,7 +12,7 @@
 //! decoded header fields, so later stages can both reason about meaning and copy the
 //! exact bytes of untouched parts.
 
-use crate::syntax::{unescape, Document, ParseError, Section, SmallStr};
+use crate::syntax::{unescape, Document, ParseError, Section, SmallStr, Source};
 use std::collections::BTreeSet;
 use std::ops::Range;
 
@@ -359,6 +359,12 @@ impl Scene {
         Scene::from_document(Document::parse(bytes)?)
     }
 
+    /// [`Scene::parse`] of bytes the caller keeps as well, sharing them (see
+    /// [`Document::parse_source`]).
+    pub fn parse_source(src: &Source) -> Result<Scene, ModelError> {
+        Scene::from_document(Document::parse_source(src)?)
+    }
+
     /// Key an already split document.
     pub fn from_document(doc: Document) -> Result<Scene, ModelError> {
         Scene::from_document_with(doc, PARALLEL_NODES_MIN)
@@ -416,7 +422,7 @@ impl Scene {
             connections: Vec::new(),
             editables: Vec::new(),
             doc: Document {
-                text: String::new(),
+                text: Default::default(),
                 prefix: 0..0,
                 sections: Vec::new(),
             },
@@ -725,6 +731,22 @@ shape = SubResource("CircleShape2D_a")
         assert_eq!(s.connections[0].key.signal, "hit");
         assert_eq!(s.editables[0].path, "Enemy");
         assert_eq!(s.expected_load_steps(), 4);
+    }
+
+    /// A scene parsed from a [`Source`] holds the caller's bytes, not a copy, and keys
+    /// them exactly as a scene parsed from a slice.
+    #[test]
+    fn a_scene_from_a_source_shares_its_bytes() {
+        let src = Source::new(SCENE.as_bytes().to_vec());
+        let shared = Scene::parse_source(&src).unwrap();
+        assert_eq!(shared.doc.text.as_ptr(), src.as_ptr());
+        let copied = Scene::parse(SCENE.as_bytes()).unwrap();
+        assert_ne!(copied.doc.text.as_ptr(), SCENE.as_ptr());
+        assert_eq!(format!("{:?}", shared.nodes), format!("{:?}", copied.nodes));
+        assert_eq!(shared.doc.print(), SCENE);
+        let bad = Source::new(b"[gd_scene format=3]\n\xff\n".to_vec());
+        let e = Scene::parse_source(&bad).unwrap_err();
+        assert!(e.to_string().contains("UTF-8"), "{e}");
     }
 
     #[test]

@@ -12,9 +12,12 @@
 //! at the start of a line inside a string is not a section), a property key runs up to
 //! the first `=` with whitespace dropped, or is a quoted string.
 
+mod text;
+
 pub use crate::smallstr::SmallStr;
 use std::fmt;
 use std::ops::Range;
+pub use text::{Source, Text};
 
 /// Deepest bracket nesting accepted in one value; deeper input is rejected with a clear
 /// error instead of risking the stack in later recursive stages.
@@ -23,8 +26,9 @@ pub const MAX_DEPTH: usize = 128;
 /// A parsed file: its text and the sections that cover it.
 #[derive(Debug, Clone)]
 pub struct Document {
-    /// The whole input, as UTF-8 (a BOM, if any, is kept at the start).
-    pub text: String,
+    /// The whole input, as UTF-8 (a BOM, if any, is kept at the start); shared with the
+    /// [`Source`] it was parsed from, if any.
+    pub text: Text,
     /// Bytes before the first tag: a UTF-8 BOM, blank lines or comments.
     pub prefix: Range<usize>,
     /// Sections in file order; the first is the file header (`gd_scene` / `gd_resource`).
@@ -173,6 +177,19 @@ impl Document {
     /// [`Document::parse`] of a text the caller gives away: no copy of it is made (a
     /// merged 20 MB scene is validated this way).
     pub fn from_text(text: String) -> Result<Document, ParseError> {
+        Document::from_shared(Text::from(text))
+    }
+
+    /// [`Document::parse`] of bytes the caller keeps as well: the document shares them
+    /// when they are UTF-8 (the inputs of a merge, held once instead of twice).
+    pub fn parse_source(src: &Source) -> Result<Document, ParseError> {
+        match src.text() {
+            Some(text) => Document::from_shared(text.clone()),
+            None => Document::parse(src),
+        }
+    }
+
+    fn from_shared(text: Text) -> Result<Document, ParseError> {
         Splitter::new(&text)
             .run()
             .map(|(prefix, sections)| Document {

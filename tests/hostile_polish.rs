@@ -236,3 +236,65 @@ fn diff_markdown_names_the_mermaid_root() {
     assert!(md.contains("[\"Level"), "root named: {md}");
     assert!(!md.contains("(root)"), "{md}");
 }
+
+/// `merge --explain` and the conflict report, and `solve --explain`, with stderr a
+/// closed pipe: no panic (exit 101); the exit code and the written result are those of a
+/// run whose stderr is read.
+#[test]
+fn explain_and_conflict_reports_survive_a_closed_stderr() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let scene = |speed: &str| {
+        format!("[gd_scene format=3]\n\n[node name=\"Root\" type=\"Node2D\"]\nspeed = {speed}\n")
+    };
+    for (name, speed) in [("base", "1.0"), ("ours", "2.0"), ("theirs", "3.0")] {
+        std::fs::write(d.join(format!("{name}.tscn")), scene(speed)).expect("write");
+    }
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/merge");
+    let sides = |dir: &Path| ["base", "ours", "theirs"].map(|n| dir.join(format!("{n}.tscn")));
+    // A clean merge with decisions to explain, then one with a conflict to report.
+    for (inputs, code) in [(sides(&example), 0), (sides(d), 1)] {
+        for explain in ["--explain", "--explain=json"] {
+            let run = |out: &str, closed: bool| {
+                let mut c = Command::new(bin());
+                c.arg("merge")
+                    .arg(explain)
+                    .arg("-o")
+                    .arg(d.join(out))
+                    .args(&inputs);
+                let o = if closed {
+                    stderr_closed(c)
+                } else {
+                    c.output().expect("run")
+                };
+                (
+                    o.status.code(),
+                    std::fs::read(d.join(out)).expect("result"),
+                    o,
+                )
+            };
+            let (want_code, want, normal) = run("read.tscn", false);
+            assert_eq!(want_code, Some(code), "{normal:?}");
+            assert!(!normal.stderr.is_empty(), "something to say on stderr");
+            let (got_code, got, closed) = run("closed.tscn", true);
+            assert_eq!(got_code, want_code, "merge {explain} 2>closed: {closed:?}");
+            assert_eq!(got, want, "merge {explain} 2>closed wrote another result");
+        }
+    }
+    let m = marked_in(d);
+    let out = stderr_closed({
+        let mut c = Command::new(bin());
+        c.args(["solve", "--explain"]).arg(&m);
+        c
+    });
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "solve --explain 2>closed: {out:?}"
+    );
+    let solved = std::fs::read_to_string(&m).expect("read");
+    assert!(
+        solved.contains("speed = 250.0") && solved.contains("jump = 12.0"),
+        "{solved}"
+    );
+}

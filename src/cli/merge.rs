@@ -3,9 +3,11 @@
 //! 1 conflicts remain, 2 error (nothing written).
 
 use super::gitconfig::{self, resolve_markers};
+use super::io::stderr_line;
 use super::{io, ExplainFormat, FavorArg, MergeArgs};
 use tscn_merge::linemerge::MarkerOptions;
-use tscn_merge::merge::{merge, Decision, MergeOptions, MergeOutcome, Method};
+use tscn_merge::merge::{merge_sources, Decision, MergeOptions, MergeOutcome, Method};
+use tscn_merge::syntax::Source;
 
 /// Print `--explain` output on stderr.
 pub fn explain(outcome: &MergeOutcome, format: Option<ExplainFormat>, path: &str) {
@@ -13,10 +15,10 @@ pub fn explain(outcome: &MergeOutcome, format: Option<ExplainFormat>, path: &str
         None => {}
         Some(ExplainFormat::Text) => {
             if outcome.decisions.is_empty() {
-                eprintln!("{path}: no automatic decisions were needed");
+                stderr_line!("{path}: no automatic decisions were needed");
             }
             for d in &outcome.decisions {
-                eprintln!("{path}: {d}");
+                stderr_line!("{path}: {d}");
             }
         }
         Some(ExplainFormat::Json) => {
@@ -33,7 +35,7 @@ pub fn explain(outcome: &MergeOutcome, format: Option<ExplainFormat>, path: &str
                 "conflicts": outcome.conflict_count,
                 "decisions": outcome.decisions.iter().map(Decision::to_json).collect::<Vec<_>>(),
             });
-            eprintln!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+            stderr_line!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
         }
     }
 }
@@ -43,25 +45,25 @@ pub fn report_conflicts(outcome: &MergeOutcome, path: &str) {
     // Not a conflict, but a person should know: order has no marker.
     for d in &outcome.decisions {
         if matches!(d, Decision::OrderConflictOursKept) {
-            eprintln!("{path}: note: {d}");
+            stderr_line!("{path}: note: {d}");
         }
     }
     if outcome.conflict_count == 0 {
         return;
     }
     if let Method::LineFallback(reason) = &outcome.method {
-        eprintln!(
+        stderr_line!(
             "{path}: {} conflict(s) from the line merge ({reason})",
             outcome.conflict_count
         );
         for c in &outcome.conflicts {
             if let Some(why) = &c.theirs {
-                eprintln!("  {}: {why}: review it before `git add`", c.location);
+                stderr_line!("  {}: {why}: review it before `git add`", c.location);
             }
         }
         return;
     }
-    eprintln!("{path}: {} conflict(s)", outcome.conflict_count);
+    stderr_line!("{path}: {} conflict(s)", outcome.conflict_count);
     let show = |v: &Option<String>| v.clone().unwrap_or_else(|| "(absent)".into());
     for c in &outcome.conflicts {
         let what = c
@@ -69,7 +71,7 @@ pub fn report_conflicts(outcome: &MergeOutcome, path: &str) {
             .as_deref()
             .map(|p| format!(" {p}"))
             .unwrap_or_default();
-        eprintln!(
+        stderr_line!(
             "  {}{what}: base {} | ours {} | theirs {}",
             c.location,
             show(&c.base),
@@ -92,10 +94,10 @@ enum Finished {
 /// from the deadline on the first result in is used. The line merge is what
 /// `git merge-file` does and takes about git's time: only that can outlast `secs`. The
 /// library stays free of clocks and threads.
-pub fn merge_within<B: AsRef<[u8]> + Send + Sync + 'static>(
-    base: B,
-    ours: B,
-    theirs: B,
+pub fn merge_within(
+    base: Source,
+    ours: Source,
+    theirs: Source,
     opts: MergeOptions,
     secs: f64,
 ) -> MergeOutcome {
@@ -149,17 +151,16 @@ pub fn merge_within<B: AsRef<[u8]> + Send + Sync + 'static>(
 
 /// Run the structural merge (`fallback_reason` None) or the line merge in a thread of its
 /// own, sending the outcome to `tx`.
-fn spawn_merge<B: AsRef<[u8]> + Send + Sync + 'static>(
-    inputs: &std::sync::Arc<(B, B, B, MergeOptions)>,
+fn spawn_merge(
+    inputs: &std::sync::Arc<(Source, Source, Source, MergeOptions)>,
     tx: std::sync::mpsc::Sender<Finished>,
     fallback_reason: Option<String>,
 ) {
     let shared = std::sync::Arc::clone(inputs);
     std::thread::spawn(move || {
         let (b, o, t, opts) = &*shared;
-        let (b, o, t) = (b.as_ref(), o.as_ref(), t.as_ref());
         let _ = tx.send(match &fallback_reason {
-            None => Finished::Structural(merge(b, o, t, opts)),
+            None => Finished::Structural(merge_sources(b, o, t, opts)),
             Some(reason) => Finished::Line(line_merge(b, o, t, opts, reason)),
         });
     });
@@ -246,7 +247,7 @@ fn favored(a: &MergeArgs, text: Vec<u8>, conflicts: usize, path: &str) -> (Vec<u
         "theirs"
     };
     if !a.quiet {
-        eprintln!("{path}: {conflicts} conflict(s) resolved in favour of {name} (--favor)");
+        stderr_line!("{path}: {conflicts} conflict(s) resolved in favour of {name} (--favor)");
     }
     (resolve_markers(&text, a.marker_size, side), 0)
 }
@@ -281,7 +282,7 @@ fn report_clean_merge(a: &MergeArgs, outcome: &MergeOutcome, path: &str) {
         what.push_str(&format!(" ({renamed} id(s) renamed)"));
     }
     let more = outcome.decisions.len();
-    eprintln!("tscn-merge: {path}: {what}; {more} automatic decision(s); details: tscn-merge merge --explain (or TSCN_MERGE_EXPLAIN=1)");
+    stderr_line!("tscn-merge: {path}: {what}; {more} automatic decision(s); details: tscn-merge merge --explain (or TSCN_MERGE_EXPLAIN=1)");
 }
 
 /// The conflict labels, marker size and style from the arguments: `--style`, else
@@ -301,29 +302,14 @@ fn marker_options(a: &MergeArgs) -> MarkerOptions {
     }
 }
 
-/// An input as read, or a text made in its place.
-enum Input {
-    Read(io::Bytes),
-    Made(Vec<u8>),
-}
-
-impl AsRef<[u8]> for Input {
-    fn as_ref(&self) -> &[u8] {
-        match self {
-            Input::Read(b) => b,
-            Input::Made(v) => v,
-        }
-    }
-}
-
 /// Both branches added the file (git passes an empty base): the base is taken to be a
 /// file with ours' header and nothing else, without its `uid` and `load_steps`, so that
 /// the two additions merge structurally, each node and resource an addition of its own.
-fn empty_base_stand_in(base: &[u8], ours: &Input) -> Option<Vec<u8>> {
+fn empty_base_stand_in(base: &[u8], ours: &[u8]) -> Option<Vec<u8>> {
     if !base.iter().all(u8::is_ascii_whitespace) {
         return None;
     }
-    let text = std::str::from_utf8(ours.as_ref()).ok()?;
+    let text = std::str::from_utf8(ours).ok()?;
     let first = text.lines().next()?.trim_end();
     if !(first.starts_with("[gd_scene") || first.starts_with("[gd_resource")) {
         return None;
@@ -341,13 +327,11 @@ fn empty_base_stand_in(base: &[u8], ours: &Input) -> Option<Vec<u8>> {
 }
 
 fn run_structural(a: &MergeArgs) -> anyhow::Result<i32> {
-    let ours = Input::Read(io::read_big(&a.ours)?);
-    let theirs = Input::Read(io::read_big(&a.theirs)?);
-    let base = io::read_big(&a.base)?;
-    let base = match empty_base_stand_in(&base, &ours) {
-        Some(header) => Input::Made(header),
-        None => Input::Read(base),
-    };
+    // Each input is held once: the parsed scenes share these bytes.
+    let ours = Source::new(io::read(&a.ours)?);
+    let theirs = Source::new(io::read(&a.theirs)?);
+    let base = io::read(&a.base)?;
+    let base = Source::new(empty_base_stand_in(&base, &ours).unwrap_or(base));
     let opts = MergeOptions {
         markers: marker_options(a),
         // This process ends once the result is written.
@@ -387,7 +371,7 @@ fn note_broken_inputs(a: &MergeArgs, outcome: &MergeOutcome, path: &str) {
     let sides = [("base", &b[..]), ("ours", &o[..]), ("theirs", &t[..])];
     for (side, errors) in tscn_merge::check::input_errors(&sides) {
         if let Some(first) = errors.first() {
-            eprintln!("{path}: note: {side} was already broken before the merge ({} error(s), the first at its line {}: {}); the merge does not repair that", errors.len(), first.line, first.message);
+            stderr_line!("{path}: note: {side} was already broken before the merge ({} error(s), the first at its line {}: {}); the merge does not repair that", errors.len(), first.line, first.message);
         }
     }
 }

@@ -8,6 +8,7 @@
 
 mod renames;
 
+use super::io::stderr_line;
 use super::{use_color, DiffFormat, ReviewArgs};
 use anyhow::Result;
 use renames::Paired;
@@ -33,17 +34,17 @@ pub fn collect(repo: &gix::Repository, range: &str, progress: bool) -> Result<Ve
     let mut out = Vec::with_capacity(total);
     for (i, c) in changes.into_iter().enumerate() {
         if progress {
-            eprint!(
+            super::io::write_stderr(&format!(
                 "\rtscn-merge review: {}/{} {}\x1b[K",
                 i + 1,
                 total,
                 visible(&c.path)
-            );
+            ));
         }
         out.push(diff_one(c));
     }
     if progress && total > 0 {
-        eprintln!();
+        super::io::write_stderr("\n");
     }
     Ok(out)
 }
@@ -83,7 +84,7 @@ pub fn run(a: &ReviewArgs) -> Result<i32> {
     let progress = !a.quiet && std::io::stderr().is_terminal();
     if progress {
         let commits = super::git::commits_in_range(&repo, &a.range)?;
-        eprintln!(
+        stderr_line!(
             "tscn-merge review: {} commit{} in {}",
             commits,
             if commits == 1 { "" } else { "s" },

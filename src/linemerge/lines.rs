@@ -54,31 +54,53 @@ impl<'a> Files<'a> {
         let guess = memchr::memchr_iter(b'\n', base).count() + 16;
         let mut map = Interner::with_capacity_and_hasher(guess, Default::default());
         let mut texts = Vec::new();
-        let b = split(base, &mut map, &mut texts);
-        let o = split(ours, &mut map, &mut texts);
-        let t = split(theirs, &mut map, &mut texts);
+        let none = Lines {
+            buf: &[],
+            starts: vec![0],
+            ids: Vec::new(),
+        };
+        let b = split(base, &none, &mut map, &mut texts);
+        let o = split(ours, &b, &mut map, &mut texts);
+        let t = split(theirs, &b, &mut map, &mut texts);
         Files { b, o, t, texts }
     }
 }
 
-fn split<'a>(buf: &'a [u8], map: &mut Interner<'a>, texts: &mut Vec<&'a [u8]>) -> Lines<'a> {
+/// Split `buf` in lines and give each its id. The lines it shares with the start and the
+/// end of `like` (base, for a side) take `like`'s ids without a lookup: a side is mostly
+/// base, and a hash lookup per line was the largest cost of line-merging a huge string.
+/// Those lines are in the interner already, so every other line gets the id it would
+/// have got anyway.
+fn split<'a>(
+    buf: &'a [u8],
+    like: &Lines<'a>,
+    map: &mut Interner<'a>,
+    texts: &mut Vec<&'a [u8]>,
+) -> Lines<'a> {
     let mut starts = vec![0];
-    let mut ids = Vec::new();
-    let mut start = 0;
-    while start < buf.len() {
-        let end = match memchr::memchr(b'\n', &buf[start..]) {
-            Some(p) => start + p + 1,
-            None => buf.len(),
-        };
-        let line = &buf[start..end];
-        let id = *map.entry(line).or_insert_with(|| {
-            texts.push(line);
+    starts.extend(memchr::memchr_iter(b'\n', buf).map(|p| p + 1));
+    if starts.last() != Some(&buf.len()) {
+        starts.push(buf.len());
+    }
+    let line = |i: usize| &buf[starts[i]..starts[i + 1]];
+    let (n, m) = (starts.len() - 1, like.len());
+    let head = (0..n.min(m))
+        .take_while(|&i| line(i) == like.line(i))
+        .count();
+    let tail = (0..(n - head).min(m - head))
+        .take_while(|&k| line(n - 1 - k) == like.line(m - 1 - k))
+        .count();
+    let mut ids = Vec::with_capacity(n);
+    ids.extend_from_slice(&like.ids[..head]);
+    for i in head..n - tail {
+        let text = line(i);
+        let id = *map.entry(text).or_insert_with(|| {
+            texts.push(text);
             texts.len() as u32 - 1
         });
         ids.push(id);
-        starts.push(end);
-        start = end;
     }
+    ids.extend_from_slice(&like.ids[m - tail..]);
     Lines { buf, starts, ids }
 }
 

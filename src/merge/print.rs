@@ -355,7 +355,7 @@ impl Printer<'_, '_> {
                 (None, None) => {}
             }
         }
-        marks.render(&out, self.markers)
+        marks.render(out, self.markers)
     }
 }
 
@@ -387,10 +387,12 @@ impl Marks {
         }
     }
 
-    /// The text with every conflict between markers, and how many hunks it has.
-    fn render(self, text: &str, markers: &MarkerOptions) -> (String, usize) {
-        if self.take_ours {
-            return (text.to_string(), self.at.len());
+    /// The text with every conflict between markers, and how many hunks it has. A text
+    /// without conflicts is handed back as it is: a copy of a 20 MB result was the
+    /// largest single step of a big merge's peak memory.
+    fn render(self, text: String, markers: &MarkerOptions) -> (String, usize) {
+        if self.take_ours || self.at.is_empty() {
+            return (text, self.at.len());
         }
         let mut pieces = Vec::with_capacity(self.at.len() * 2 + 1);
         let mut from = 0;
@@ -404,8 +406,10 @@ impl Marks {
         pieces.push(Piece::Stable(
             text.get(from..).unwrap_or_default().to_string(),
         ));
+        let len = text.len();
+        drop(text);
         let pieces = join_hunks(pieces, markers.style);
-        let mut out = Vec::with_capacity(text.len() + 1024);
+        let mut out = Vec::with_capacity(len + 1024);
         let mut n = 0;
         for p in &pieces {
             match p {
@@ -416,7 +420,9 @@ impl Marks {
                 }
             }
         }
-        (String::from_utf8_lossy(&out).into_owned(), n)
+        let text = String::from_utf8(out)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+        (text, n)
     }
 }
 

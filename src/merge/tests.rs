@@ -428,3 +428,19 @@ fn both_sides_reordering_differently_keeps_ours_and_says_so() {
             .any(|d| matches!(d, Decision::OrderConflictOursKept)));
     }
 }
+
+/// `shorten` of a long value is the start of all its words joined by single spaces, cut
+/// to `max` characters with an ellipsis; it stops joining once the text is surely too long.
+#[test]
+fn shorten_cuts_long_values_as_the_whole_join_would() {
+    let long: String = (0..100_000)
+        .map(|i| format!("\tvar v{i} = é{i}\n"))
+        .collect();
+    for max in [0usize, 1, 5, 40, 77] {
+        let joined = long.split_whitespace().collect::<Vec<_>>().join(" ");
+        let cut: String = joined.chars().take(max.saturating_sub(1)).collect();
+        assert_eq!(shorten(&long, max), format!("{cut}…"), "max {max}");
+    }
+    assert_eq!(shorten("  a \n b  ", 10), "a b");
+    assert_eq!(shorten(&"x".repeat(50), 10), format!("{}…", "x".repeat(9)));
+}
