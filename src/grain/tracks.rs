@@ -6,8 +6,9 @@
 //! result reads as the editor writes it. Properties that are not `tracks/N/FIELD` are left
 //! to the caller.
 
+use super::describe::ValueChange;
 use super::text::same_value;
-use super::three::merge_keyed;
+use super::three::{diff_keyed, merge_keyed};
 use super::{keys, ConflictAt, Grain, GrainConflict, PropertyContext};
 use crate::value::{parse, Value};
 
@@ -151,4 +152,58 @@ pub fn merge_tracks(
         ),
         Err(c) => Grain::Conflict(c),
     }
+}
+
+/// Tracks added or removed (by type and path), and the fields and keys (by time) of the
+/// tracks both lists have; `None` when a list holds anything but readable tracks.
+pub(crate) fn describe(
+    ctx: &PropertyContext,
+    old: &[(String, String)],
+    new: &[(String, String)],
+) -> Option<Vec<ValueChange>> {
+    let (a, b) = (tracks_of(old)?, tracks_of(new)?);
+    let mut out = Vec::new();
+    for (id, x, y) in diff_keyed(&a, &b, fields_eq) {
+        let at = format!("track {}", label(id));
+        match (x, y) {
+            (Some(x), Some(y)) => out.extend(
+                describe_fields(ctx, id, x, y)
+                    .into_iter()
+                    .map(|c| c.within(&at)),
+            ),
+            (None, _) => out.push(ValueChange::whole("track", at, "added")),
+            (_, None) => out.push(ValueChange::whole("track", at, "removed")),
+        }
+    }
+    Some(out)
+}
+
+/// The fields of one track that differ: `keys` key by key, the rest whole.
+fn describe_fields(
+    ctx: &PropertyContext,
+    id: &TrackId,
+    x: &Fields,
+    y: &Fields,
+) -> Vec<ValueChange> {
+    let kctx = PropertyContext {
+        track_type: Some(&id.0),
+        ..*ctx
+    };
+    let mut out = Vec::new();
+    for (field, fx, fy) in diff_keyed(x, y, |p, q| same_value(p, q)) {
+        let by_key = match (field.as_str(), fx, fy) {
+            ("keys", Some(fx), Some(fy)) => keys::describe(&kctx, fx, fy),
+            _ => None,
+        };
+        match by_key {
+            Some(changes) => out.extend(changes),
+            None => out.push(ValueChange::of(
+                "entry",
+                field.clone(),
+                fx.map(String::as_str),
+                fy.map(String::as_str),
+            )),
+        }
+    }
+    out
 }
