@@ -189,11 +189,17 @@ pub(crate) fn picture(groups: &[Vec<Pos>; 3], kept: &[Pos]) -> Vec<String> {
     rows.into_iter().map(|r| r.into_iter().collect()).collect()
 }
 
-/// Items of a sequence (frames, array elements) that differ, by position: the common
-/// start and end are skipped, the middle is paired up as changed, the rest is added or
-/// removed. `at` is `NOUN N` with N counted from 0, as the engine counts.
-pub fn describe_sequence(noun: &'static str, old: &[String], new: &[String]) -> Vec<ValueChange> {
-    let same = |a: &String, b: &String| super::text::same_value(a, b);
+/// Items of a sequence (frames, array elements, lines) that differ, by position: the
+/// common start and end are skipped, the middle is paired up as changed, the rest is added
+/// or removed. `at` is `NOUN N`, N counted from `first` (0 as the engine counts items, 1
+/// for lines as editors do).
+pub fn describe_sequence(
+    noun: &'static str,
+    first: usize,
+    old: &[String],
+    new: &[String],
+    same: impl Fn(&str, &str) -> bool,
+) -> Vec<ValueChange> {
     let start = old.iter().zip(new).take_while(|(a, b)| same(a, b)).count();
     let room = old.len().min(new.len()) - start;
     let end = old
@@ -204,18 +210,42 @@ pub fn describe_sequence(noun: &'static str, old: &[String], new: &[String]) -> 
         .take_while(|(a, b)| same(a, b))
         .count();
     let (om, nm) = (&old[start..old.len() - end], &new[start..new.len() - end]);
-    let at = |i: usize| format!("{noun} {}", start + i);
-    let mut out = Vec::new();
-    for i in 0..om.len().max(nm.len()) {
-        let (o, n) = (om.get(i), nm.get(i));
-        if o.is_some() || n.is_some() {
-            out.push(ValueChange::of(
-                noun,
-                at(i),
-                o.map(String::as_str),
-                n.map(String::as_str),
-            ));
+    (0..om.len().max(nm.len()))
+        .map(|i| {
+            let (o, n) = (om.get(i).map(String::as_str), nm.get(i).map(String::as_str));
+            ValueChange::of(noun, format!("{noun} {}", first + start + i), o, n)
+        })
+        .collect()
+}
+
+/// The elements of an array or packed array that differ, by position (`element N`);
+/// `None` when either value is not an array.
+pub fn describe_elements(old: &str, new: &str) -> Option<Vec<ValueChange>> {
+    let items = |text: &str| -> Option<Vec<String>> {
+        match super::text::shape(text)? {
+            super::text::Shape::Array(v) | super::text::Shape::Call(_, v) => {
+                Some(v.iter().map(|i| fold(i)).collect())
+            }
+            _ => None,
         }
-    }
-    out
+    };
+    let (a, b) = (items(old)?, items(new)?);
+    Some(describe_sequence(
+        "element",
+        0,
+        &a,
+        &b,
+        super::text::same_value,
+    ))
+}
+
+/// The lines of a multi-line string that differ, by line number from 1.
+pub fn describe_lines(old: &str, new: &str) -> Vec<ValueChange> {
+    let lines = |s: &str| -> Vec<String> { s.lines().map(str::to_string).collect() };
+    describe_sequence("line", 1, &lines(old), &lines(new), |a, b| a == b)
+}
+
+/// A value on one line: runs of whitespace folded to one space.
+pub(crate) fn fold(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }

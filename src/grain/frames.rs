@@ -6,7 +6,7 @@
 //! sides changing the frames of one animation differently is a conflict. The order is ours',
 //! then the animations only theirs added.
 
-use super::describe::{describe_sequence, ValueChange};
+use super::describe::{describe_sequence, fold, ValueChange};
 use super::dict::{entries, merge_entries};
 use super::text::{same_value, shape, string_of, write_array, write_dict, Shape, Spelling};
 use super::three::merge_keyed;
@@ -120,15 +120,10 @@ fn describe_anim(old: &[(String, String)], new: &[(String, String)]) -> Vec<Valu
     let (fa, fb) = (frames(old), frames(new));
     let mut out = Vec::new();
     if let (Some(fa), Some(fb)) = (&fa, &fb) {
-        out.extend(describe_sequence("frame", fa, fb));
+        out.extend(describe_sequence("frame", 0, fa, fb, same_value));
         out.extend(super::dict::describe_entries(&rest(old), &rest(new)));
     } else {
         out.extend(super::dict::describe_entries(old, new));
     }
     out
-}
-
-/// A value on one line: runs of whitespace folded to one space.
-fn fold(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }

@@ -21,7 +21,10 @@ mod tracks;
 #[cfg(test)]
 mod tests;
 
-pub use describe::{describe_change, describe_tracks, ValueChange, ValueDiff, PICTURE_MAX};
+pub use describe::{
+    describe_change, describe_elements, describe_lines, describe_sequence, describe_tracks,
+    ValueChange, ValueDiff, PICTURE_MAX,
+};
 pub use tracks::merge_tracks;
 
 use std::fmt;
