@@ -93,6 +93,64 @@ fn animation_key_changed_differently_is_a_conflict_naming_the_key() {
     assert!(!r.is_clean());
     let prop = r.conflicts[0].property.clone().unwrap_or_default();
     assert!(prop.contains("tracks/0/keys"), "{prop}");
+    assert!(
+        prop.contains("track \"value\" Sprite:position, key at time 0"),
+        "{prop}"
+    );
+    assert_eq!(r.conflicts[0].ours.as_deref(), Some("Vector2(1, 0)"));
+    assert_eq!(r.conflicts[0].theirs.as_deref(), Some("Vector2(2, 0)"));
+}
+
+/// A Godot 3 AnimationPlayer scene: `anims/walk` is a sub_resource Animation whose tracks
+/// are as given (`(path, times, values)`, one key per time).
+fn player3(tracks: &[(&str, &str, &str)]) -> String {
+    let mut anim = String::from("[sub_resource type=\"Animation\" id=1]\nlength = 1.0\n");
+    for (i, (path, times, values)) in tracks.iter().enumerate() {
+        let n = times.split(',').count();
+        anim.push_str(&format!(
+            "tracks/{i}/type = \"value\"\ntracks/{i}/path = NodePath(\"{path}\")\n\
+             tracks/{i}/interp = 1\ntracks/{i}/loop_wrap = true\ntracks/{i}/imported = false\n\
+             tracks/{i}/enabled = true\ntracks/{i}/keys = {{\n\"times\": PoolRealArray( {times} ),\n\
+             \"transitions\": PoolRealArray( {} ),\n\"update\": 0,\n\"values\": [ {values} ]\n}}\n",
+            vec!["1"; n].join(", ")
+        ));
+    }
+    format!(
+        "[gd_scene load_steps=2 format=2]\n\n{anim}\n[node name=\"Root\" type=\"Node2D\"]\n\n\
+         [node name=\"Sprite\" type=\"Sprite\" parent=\".\"]\n\n\
+         [node name=\"AnimationPlayer\" type=\"AnimationPlayer\" parent=\".\"]\n\
+         anims/walk = SubResource( 1 )\n"
+    )
+}
+
+#[test]
+fn godot3_track_conflict_names_the_track_and_key_time_after_a_reorder() {
+    let base = player3(&[
+        ("Sprite:position", "0", "Vector2( 0, 0 )"),
+        ("Sprite:modulate", "0", "1"),
+    ]);
+    // Theirs reorders the tracks; both change the position key at time 0 differently.
+    let ours = player3(&[
+        ("Sprite:position", "0", "Vector2( 1, 0 )"),
+        ("Sprite:modulate", "0", "1"),
+    ]);
+    let theirs = player3(&[
+        ("Sprite:modulate", "0", "1"),
+        ("Sprite:position", "0", "Vector2( 2, 0 )"),
+    ]);
+    let r = run(&base, &ours, &theirs);
+    assert!(!r.is_clean());
+    let named: Vec<String> = r
+        .conflicts
+        .iter()
+        .filter_map(|c| c.property.clone())
+        .filter(|p| p.contains("key at time 0"))
+        .collect();
+    assert_eq!(named.len(), 1, "{:?}", r.conflicts);
+    assert!(
+        named[0].contains("track \"value\" Sprite:position"),
+        "{named:?}"
+    );
 }
 
 /// The real merge: both sides painted the level's tile maps; git conflicts. Merged cell

@@ -41,20 +41,7 @@ fn tracks_of(props: &[(String, String)]) -> Option<Vec<(TrackId, Fields)>> {
     by_index.sort_by_key(|(n, _)| *n);
     let mut out: Vec<(TrackId, Fields)> = Vec::with_capacity(by_index.len());
     for (_, fields) in by_index {
-        let get = |name: &str| {
-            fields
-                .iter()
-                .find(|(f, _)| f == name)
-                .map(|(_, v)| v.as_str())
-        };
-        let ty = match parse(get("type")?).ok()? {
-            Value::String(s) | Value::StringName(s) => s,
-            _ => return None,
-        };
-        let path = match parse(get("path")?).ok()? {
-            Value::NodePath(p) | Value::String(p) => p,
-            _ => return None,
-        };
+        let (ty, path) = type_and_path(&fields)?;
         let nth = out
             .iter()
             .filter(|((t, p, _), _)| *t == ty && *p == path)
@@ -62,6 +49,51 @@ fn tracks_of(props: &[(String, String)]) -> Option<Vec<(TrackId, Fields)>> {
         out.push(((ty, path, nth), fields));
     }
     Some(out)
+}
+
+/// A track's decoded `type` and `path`, from its fields.
+fn type_and_path(fields: &[(String, String)]) -> Option<(String, String)> {
+    let get = |name: &str| {
+        fields
+            .iter()
+            .find(|(f, _)| f == name)
+            .map(|(_, v)| v.as_str())
+    };
+    let ty = match parse(get("type")?).ok()? {
+        Value::String(s) | Value::StringName(s) => s,
+        _ => return None,
+    };
+    let path = match parse(get("path")?).ok()? {
+        Value::NodePath(p) | Value::String(p) => p,
+        _ => return None,
+    };
+    Some((ty, path))
+}
+
+/// The conflicts of [`merge_tracks`] about track number `n` of `side` (its `tracks/*`
+/// properties): a clash at one of its keys, in one of its fields, or over the whole track.
+pub fn conflicts_of_track(
+    conflicts: &[GrainConflict],
+    side: &[(String, String)],
+    n: usize,
+) -> Vec<GrainConflict> {
+    let fields: Fields = side
+        .iter()
+        .filter_map(|(k, v)| match split_track_key(k) {
+            Some((i, f)) if i == n => Some((f.to_string(), v.clone())),
+            _ => None,
+        })
+        .collect();
+    let Some((ty, path)) = type_and_path(&fields) else {
+        return Vec::new();
+    };
+    let name = label(&(ty, path, 0));
+    let about = |c: &&GrainConflict| match &c.at {
+        ConflictAt::Key { track: Some(t), .. } | ConflictAt::Track(t) => *t == name,
+        ConflictAt::Entry(e) => e.strip_prefix(&name).is_some_and(|r| r.starts_with(' ')),
+        _ => false,
+    };
+    conflicts.iter().filter(about).cloned().collect()
 }
 
 fn label(id: &TrackId) -> String {
