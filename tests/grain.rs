@@ -514,3 +514,129 @@ fn diff_shows_a_small_change_inside_a_long_string_where_it_is() {
         "{text}"
     );
 }
+
+// ---- Animation track paths follow renamed and moved nodes ----
+
+/// A Godot 4 scene: an AnimationPlayer whose library holds one Animation with a track on
+/// `TRACK_PATH`, keys as given; the animated Sprite2D is `SPRITE` under `PARENT`.
+fn player4(track_path: &str, times: &str, values: &str, sprite: &str, parent: &str) -> String {
+    let n = times.split(',').count();
+    let holder = if parent == "." {
+        String::new()
+    } else {
+        format!("[node name=\"{parent}\" type=\"Node2D\" parent=\".\"]\n\n")
+    };
+    format!(
+        "[gd_scene load_steps=3 format=3]\n\n\
+         [sub_resource type=\"Animation\" id=\"Animation_walk1\"]\nresource_name = \"walk\"\n\
+         length = 1.0\ntracks/0/type = \"value\"\ntracks/0/imported = false\n\
+         tracks/0/enabled = true\ntracks/0/path = NodePath(\"{track_path}\")\n\
+         tracks/0/interp = 1\ntracks/0/loop_wrap = true\ntracks/0/keys = {{\n\
+         \"times\": PackedFloat32Array({times}),\n\"transitions\": PackedFloat32Array({}),\n\
+         \"update\": 0,\n\"values\": [{values}]\n}}\n\n\
+         [sub_resource type=\"AnimationLibrary\" id=\"AnimationLibrary_lib01\"]\n\
+         _data = {{\n&\"walk\": SubResource(\"Animation_walk1\")\n}}\n\n\
+         [node name=\"Root\" type=\"Node2D\"]\n\n{holder}\
+         [node name=\"{sprite}\" type=\"Sprite2D\" parent=\"{parent}\"]\n\n\
+         [node name=\"AnimationPlayer\" type=\"AnimationPlayer\" parent=\".\"]\n\
+         libraries = {{\n&\"\": SubResource(\"AnimationLibrary_lib01\")\n}}\n",
+        vec!["1"; n].join(", ")
+    )
+}
+
+#[test]
+fn godot4_track_path_follows_a_rename_while_the_other_side_adds_a_key() {
+    let base = player4("Sprite:position", "0", "Vector2(0, 0)", "Sprite", ".");
+    let ours = player4(
+        "Sprite:position",
+        "0, 0.5",
+        "Vector2(0, 0), Vector2(4, 0)",
+        "Sprite",
+        ".",
+    );
+    let theirs = player4("Sprite:position", "0", "Vector2(0, 0)", "Body", ".");
+    let r = run(&base, &ours, &theirs);
+    assert!(r.is_clean(), "{:?}", r.conflicts);
+    let want = player4(
+        "Body:position",
+        "0, 0.5",
+        "Vector2(0, 0), Vector2(4, 0)",
+        "Body",
+        ".",
+    );
+    assert_eq!(String::from_utf8_lossy(&r.text), want);
+    let explained: Vec<String> = r.decisions.iter().map(|d| d.to_string()).collect();
+    assert!(
+        explained.iter().any(|d| d.contains("Body:position")),
+        "{explained:?}"
+    );
+    // And the other way round: ours renames, theirs adds the key.
+    let r = run(&base, &theirs, &ours);
+    assert!(r.is_clean(), "{:?}", r.conflicts);
+    assert_eq!(String::from_utf8_lossy(&r.text), want);
+}
+
+#[test]
+fn godot4_track_path_follows_a_move_under_a_new_parent() {
+    let base = player4("Sprite:position", "0", "Vector2(0, 0)", "Sprite", ".");
+    let ours = player4(
+        "Sprite:position",
+        "0, 1",
+        "Vector2(0, 0), Vector2(1, 1)",
+        "Sprite",
+        ".",
+    );
+    let theirs = player4("Sprite:position", "0", "Vector2(0, 0)", "Sprite", "Pivot");
+    let r = run(&base, &ours, &theirs);
+    assert!(r.is_clean(), "{:?}", r.conflicts);
+    let text = String::from_utf8_lossy(&r.text);
+    assert!(
+        text.contains("tracks/0/path = NodePath(\"Pivot/Sprite:position\")"),
+        "{text}"
+    );
+}
+
+#[test]
+fn godot3_track_path_follows_a_rename_while_the_other_side_adds_a_key() {
+    let base = player3(&[("Sprite:position", "0", "Vector2( 0, 0 )")]);
+    let ours = player3(&[(
+        "Sprite:position",
+        "0, 0.5",
+        "Vector2( 0, 0 ), Vector2( 4, 0 )",
+    )]);
+    let theirs = player3(&[("Sprite:position", "0", "Vector2( 0, 0 )")]).replace(
+        "[node name=\"Sprite\" type=\"Sprite\" parent=\".\"]",
+        "[node name=\"Body\" type=\"Sprite\" parent=\".\"]",
+    );
+    let r = run(&base, &ours, &theirs);
+    assert!(r.is_clean(), "{:?}", r.conflicts);
+    let text = String::from_utf8_lossy(&r.text);
+    assert!(
+        text.contains("tracks/0/path = NodePath(\"Body:position\")"),
+        "{text}"
+    );
+    assert!(text.contains("Vector2( 4, 0 )"), "{text}");
+    assert!(
+        text.contains("[node name=\"Body\" type=\"Sprite\" parent=\".\"]"),
+        "{text}"
+    );
+}
+
+#[test]
+fn track_paths_of_an_unmoved_node_or_an_absolute_path_stay_as_written() {
+    let base = player4("/root/Sprite:position", "0", "Vector2(0, 0)", "Sprite", ".");
+    let ours = player4(
+        "/root/Sprite:position",
+        "0, 1",
+        "Vector2(0, 0), Vector2(1, 1)",
+        "Sprite",
+        ".",
+    );
+    let theirs = player4("/root/Sprite:position", "0", "Vector2(0, 0)", "Body", ".");
+    let r = run(&base, &ours, &theirs);
+    let text = String::from_utf8_lossy(&r.text);
+    assert!(
+        text.contains("NodePath(\"/root/Sprite:position\")"),
+        "{text}"
+    );
+}

@@ -1214,6 +1214,33 @@ pub mod gen {
         out
     }
 
+    /// Whether `got` is `val` with the track paths of the Animations it holds (inlined,
+    /// escaped) following renames and moves: they are relative to the player's root node,
+    /// its parent unless `root_node` says otherwise.
+    fn tracks_followed(
+        val: &str,
+        got: Option<&String>,
+        holder: &str,
+        holder_now: &str,
+        n: &NodeCanon,
+        now: &dyn Fn(&str) -> Option<String>,
+    ) -> bool {
+        let parent =
+            |p: &str| (p != ".").then(|| p.rsplit_once('/').map_or(".", |x| x.0).to_string());
+        let (Some(root), Some(root_now), Some(got)) = (parent(holder), parent(holder_now), got)
+        else {
+            return false;
+        };
+        let default_root = n
+            .props
+            .get("root_node")
+            .is_none_or(|r| r == "NodePath(\"..\")");
+        default_root
+            && val.contains("tracks/")
+            && got.replace('\\', "")
+                == retarget_node_paths(&val.replace('\\', ""), &root, &root_now, now)
+    }
+
     /// What neither side touched is unchanged (NodePaths still name the same node).
     fn expect_untouched(t: &Triple, bc: &Canon, m: &Canon, v: &mut Vec<String>) {
         let mut removed = BTreeSet::new();
@@ -1246,7 +1273,14 @@ pub mod gen {
                 // The generator's renames and moves do not rewrite paths the way the editor
                 // does, so a side's own bytes (kept as they are) may still hold the old path.
                 let got = mn.props.get(k);
-                if !set.contains(&(p.clone(), k.clone())) && got != Some(&want) && got != Some(val)
+                let track_paths_followed = tracks_followed(val, got, p, &mp, n, &|target| {
+                    (bc.nodes.contains_key(target) && !removed.contains(target))
+                        .then(|| cur_path(&t.info, &t.state, target))
+                });
+                if !set.contains(&(p.clone(), k.clone()))
+                    && got != Some(&want)
+                    && got != Some(val)
+                    && !track_paths_followed
                 {
                     v.push(format!(
                         "node {p}: untouched property {k} changed from {val} to {:?}",
