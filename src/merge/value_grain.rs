@@ -31,6 +31,27 @@ fn has_refs(text: &str) -> bool {
     text.contains("Resource")
 }
 
+/// An Animation's `tracks/*` (key, value text) merged as one set by grain; `None` when the
+/// owner is no Animation or a track names a resource (ids are settled only when printed).
+fn tracks_merge(
+    owner: &Owner,
+    sides: [&[(String, String)]; 3],
+) -> Option<Grain<Vec<(String, String)>>> {
+    let refs = |l: &[(String, String)]| l.iter().any(|(_, v)| has_refs(v));
+    if owner.type_name != "Animation" || sides.iter().any(|l| refs(l)) {
+        return None;
+    }
+    let ctx = PropertyContext {
+        owner_type: &owner.type_name,
+        key: "tracks",
+        file_format: owner.file_format,
+        tile_format: None,
+        track_type: None,
+    };
+    let [b, o, t] = sides;
+    Some(grain::merge_tracks(&ctx, b, o, t))
+}
+
 /// Where a grain merge clashed, in words: `cell (0, 0)`, `cells (0, 0), (1, 0)`,
 /// `5 cells in (0, 0)-(4, 2), first (0, 0)`, or the first clashes and how many more.
 fn places(c: &[GrainConflict]) -> String {
@@ -168,18 +189,7 @@ impl<'a> Ctx<'a> {
             .parse()
             .ok()?;
         let [b, o, t] = [B, O, T].map(|side| self.track_props(secs, side));
-        let refs = |l: &[(String, String)]| l.iter().any(|(_, v)| has_refs(v));
-        if owner.type_name != "Animation" || refs(&b) || refs(&o) || refs(&t) {
-            return None;
-        }
-        let ctx = PropertyContext {
-            owner_type: &owner.type_name,
-            key: "tracks",
-            file_format: owner.file_format,
-            tile_format: None,
-            track_type: None,
-        };
-        let Grain::Conflict(all) = grain::merge_tracks(&ctx, &b, &o, &t) else {
+        let Grain::Conflict(all) = tracks_merge(owner, [&b, &o, &t])? else {
             return None;
         };
         let mine = grain::conflicts_of_track(&all, &o, n);
@@ -231,19 +241,7 @@ impl<'a> Ctx<'a> {
         if b == o || b == t || o == t {
             return None;
         }
-        let refs = |l: &[(String, String)]| l.iter().any(|(_, v)| has_refs(v));
-        if refs(&b) || refs(&o) || refs(&t) || self.owner(secs)?.type_name != "Animation" {
-            return None;
-        }
-        let owner = self.owner(secs)?;
-        let ctx = PropertyContext {
-            owner_type: &owner.type_name,
-            key: "tracks",
-            file_format: owner.file_format,
-            tile_format: None,
-            track_type: None,
-        };
-        let Grain::Merged(merged) = grain::merge_tracks(&ctx, &b, &o, &t) else {
+        let Grain::Merged(merged) = tracks_merge(&self.owner(secs)?, [&b, &o, &t])? else {
             return None;
         };
         let anchor = [O, T, B]
