@@ -895,8 +895,11 @@ fn corpus_values_merged_with_themselves_are_unchanged() {
     }
 }
 
+/// A section's identity, its type and its properties (key, value text).
+type SectionProps = (String, String, Vec<(String, String)>);
+
 /// Section identity across the three sides of a real merge: tag plus name/parent/id/type.
-fn section_props(text: &str) -> Vec<(String, String, Vec<(String, String)>)> {
+fn section_props(text: &str) -> Vec<SectionProps> {
     let Ok(sections) = outline(text) else {
         return Vec::new();
     };
@@ -959,9 +962,7 @@ fn real_merges_grain_values_merge_or_conflict() {
         };
         let [bs, os, ts, rs] = [&b, &o, &t, &r].map(|x| section_props(x));
         for (id, ty, oprops) in &os {
-            let side = |s: &Vec<(String, String, Vec<(String, String)>)>| {
-                s.iter().find(|x| &x.0 == id).map(|x| x.2.clone())
-            };
+            let side = |s: &Vec<SectionProps>| s.iter().find(|x| &x.0 == id).map(|x| x.2.clone());
             let (Some(bp), Some(tp)) = (side(&bs), side(&ts)) else {
                 continue;
             };
