@@ -1227,16 +1227,38 @@ pub mod gen {
     ) -> bool {
         let parent =
             |p: &str| (p != ".").then(|| p.rsplit_once('/').map_or(".", |x| x.0).to_string());
-        let (Some(root), Some(root_now), Some(got)) = (parent(holder), parent(holder_now), got)
-        else {
+        // No `root_node`: the player's parent wherever it is now; a written one names a
+        // node, wherever that node is now.
+        let resolve = |holder: &str, rel: &str| -> Option<String> {
+            let mut parts: Vec<&str> = holder.split('/').filter(|s| *s != ".").collect();
+            for s in rel.split('/') {
+                match s {
+                    "" | "." => {}
+                    ".." => {
+                        parts.pop()?;
+                    }
+                    x => parts.push(x),
+                }
+            }
+            Some(if parts.is_empty() {
+                ".".into()
+            } else {
+                parts.join("/")
+            })
+        };
+        let written = n.props.get("root_node").map(|r| {
+            r.trim_start_matches("NodePath(\"")
+                .trim_end_matches("\")")
+                .to_string()
+        });
+        let roots = match written {
+            None => parent(holder).zip(parent(holder_now)),
+            Some(rel) => resolve(holder, &rel).and_then(|r| Some((r.clone(), now(&r)?))),
+        };
+        let (Some((root, root_now)), Some(got)) = (roots, got) else {
             return false;
         };
-        let default_root = n
-            .props
-            .get("root_node")
-            .is_none_or(|r| r == "NodePath(\"..\")");
-        default_root
-            && val.contains("tracks/")
+        val.contains("tracks/")
             && got.replace('\\', "")
                 == retarget_node_paths(&val.replace('\\', ""), &root, &root_now, now)
     }

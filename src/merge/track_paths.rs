@@ -6,6 +6,8 @@
 //! Godot 4 `libraries` -> an AnimationLibrary whose `_data` names them. When one side
 //! renames or moves the animated node and the other side's line is the one kept, the path
 //! is rewritten to reach the same node in the result, as node properties' NodePaths are
+//! (a written `root_node` follows its node that way; the default one is the player's
+//! parent in the result)
 //! ([`super::nodepaths`]). Paths that cannot be resolved (absolute, `%Unique`, a root
 //! above the scene, an Animation no player of this scene uses) are left as written.
 //!
@@ -28,8 +30,8 @@ type Roots = [BTreeMap<usize, Player>; 3];
 struct Player {
     /// Its scene path.
     path: String,
-    /// Its `root_node` as written (`..` when absent).
-    root_node: String,
+    /// Whether it writes `root_node` (else the root is its parent, wherever it goes).
+    explicit_root: bool,
     /// The node its track paths are relative to.
     root: String,
 }
@@ -129,9 +131,14 @@ fn follow_line(
         if !resolves(text, &player.root, &locate) {
             continue;
         }
-        // The player may have moved too: its root is then another node.
+        // A written `root_node` follows its node (`follow_node_paths`); the default one is
+        // the player's parent, wherever the player went.
         let player_out = locate(&player.path)?;
-        let root_out = resolve(&player_out, &player.root_node)?;
+        let root_out = if player.explicit_root {
+            locate(&player.root)?
+        } else {
+            resolve(&player_out, "..")?
+        };
         let mut new = rewrite(text, &player.root, &root_out, &locate)?;
         if !new.ends_with('\n') {
             new.push('\n');
@@ -161,7 +168,8 @@ fn animation_roots(ctx: &Ctx, s: usize) -> BTreeMap<usize, Player> {
     for node in &sc.nodes {
         let sec = ctx.sec(s, node.section);
         let prop = |k: &str| sec.props.iter().rev().find(|p| p.key == k);
-        let root_node = prop("root_node")
+        let written = prop("root_node");
+        let root_node = written
             .and_then(|p| match parse(sc.doc.slice(&p.value)).ok()? {
                 Value::NodePath(p) => Some(p),
                 _ => None,
@@ -178,7 +186,7 @@ fn animation_roots(ctx: &Ctx, s: usize) -> BTreeMap<usize, Player> {
             for si in animations_in(ctx, s, sc.doc.slice(&p.value), 0) {
                 out.entry(si).or_insert_with(|| Player {
                     path: node.path.to_string(),
-                    root_node: root_node.clone(),
+                    explicit_root: written.is_some(),
                     root: root.clone(),
                 });
             }
