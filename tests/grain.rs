@@ -640,3 +640,21 @@ fn track_paths_of_an_unmoved_node_or_an_absolute_path_stay_as_written() {
         "{text}"
     );
 }
+
+#[test]
+fn diff_shows_a_small_change_inside_a_long_nested_array_where_it_is() {
+    let scene = |y: &str| {
+        let mut pts: Vec<String> = (0..30).map(|i| format!("{i}, 0")).collect();
+        pts[7] = format!("7, {y}");
+        format!(
+            "[gd_scene format=3]\n\n[node name=\"Root\" type=\"Node2D\"]\n\
+             data = [{{\n\"points\": PackedVector2Array({}),\n\"closed\": true\n}}]\n",
+            pts.join(", ")
+        )
+    };
+    let text = diff_of(&scene("0"), &scene("5"), "text");
+    assert!(
+        text.contains("data: element 0 \"points\" element 15: 0 -> 5"),
+        "{text}"
+    );
+}

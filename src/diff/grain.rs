@@ -15,6 +15,10 @@ use std::collections::BTreeMap;
 /// More parts than this in a long string or array: the value is shown whole instead.
 const MAX_PIECES: usize = 8;
 
+/// A long array or dictionary bigger than this is shown whole: looking into it level by
+/// level would cost more than the rest of the diff.
+const MAX_SCAN: usize = 256 * 1024;
+
 /// Longest old or new version of one part in a report line.
 const PART_LIMIT: usize = 60;
 
@@ -161,11 +165,13 @@ fn long_value_pieces(
     if ov.len() <= VALUE_LIMIT && nv.len() <= VALUE_LIMIT {
         return None;
     }
+    let huge = ov.len() > MAX_SCAN || nv.len() > MAX_SCAN;
     let changes = match parsed? {
         (Value::String(x), Value::String(y)) => grain::describe_lines(x, y),
-        (Value::Array(_) | Value::Packed(_), Value::Array(_) | Value::Packed(_)) => {
-            grain::describe_elements(a, b)?
-        }
+        (
+            Value::Array(_) | Value::Packed(_) | Value::Dict(_),
+            Value::Array(_) | Value::Packed(_) | Value::Dict(_),
+        ) if !huge => grain::describe_elements(a, b, MAX_PIECES)?,
         _ => return None,
     };
     (!changes.is_empty() && changes.len() <= MAX_PIECES).then(|| ValueDiff {

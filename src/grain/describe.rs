@@ -105,6 +105,7 @@ pub fn describe_change(ctx: &PropertyContext, old: &str, new: &str) -> Option<Va
         }
         Kind::TrackKeys => Some(plain(keys::describe(ctx, old, new)?)),
         Kind::SpriteFrames => Some(plain(frames::describe(old, new)?)),
+        Kind::Dict if !old.trim_start().starts_with('{') => None,
         Kind::Dict => Some(plain(dict::describe(old, new)?)),
     }
 }
@@ -193,13 +194,14 @@ pub(crate) fn picture(groups: &[Vec<Pos>; 3], kept: &[Pos]) -> Vec<String> {
 /// common start and end are skipped, the middle is paired up as changed, the rest is added
 /// or removed. `at` is `NOUN N`, N counted from `first` (0 as the engine counts items, 1
 /// for lines as editors do).
-pub fn describe_sequence(
+pub fn describe_sequence<S: AsRef<str>>(
     noun: &'static str,
     first: usize,
-    old: &[String],
-    new: &[String],
+    old: &[S],
+    new: &[S],
     same: impl Fn(&str, &str) -> bool,
 ) -> Vec<ValueChange> {
+    let same = |a: &S, b: &S| same(a.as_ref(), b.as_ref());
     let start = old.iter().zip(new).take_while(|(a, b)| same(a, b)).count();
     let room = old.len().min(new.len()) - start;
     let end = old
@@ -212,31 +214,95 @@ pub fn describe_sequence(
     let (om, nm) = (&old[start..old.len() - end], &new[start..new.len() - end]);
     (0..om.len().max(nm.len()))
         .map(|i| {
-            let (o, n) = (om.get(i).map(String::as_str), nm.get(i).map(String::as_str));
+            let (o, n) = (om.get(i).map(AsRef::as_ref), nm.get(i).map(AsRef::as_ref));
             ValueChange::of(noun, format!("{noun} {}", first + start + i), o, n)
         })
         .collect()
 }
 
-/// The elements of an array or packed array that differ, by position (`element N`);
-/// `None` when either value is not an array.
-pub fn describe_elements(old: &str, new: &str) -> Option<Vec<ValueChange>> {
-    let items = |text: &str| -> Option<Vec<String>> {
-        match super::text::shape(text)? {
-            super::text::Shape::Array(v) | super::text::Shape::Call(_, v) => {
-                Some(v.iter().map(|i| fold(i)).collect())
-            }
-            _ => None,
+/// Where two versions of a long array, packed array or dictionary differ, down to the
+/// smallest part that changed: `element 0 "arrays" element 3: 0 -> 2.5`. `None` when
+/// either is not such a container or more than `max` parts changed (the value is then
+/// better shown whole).
+pub fn describe_elements(old: &str, new: &str, max: usize) -> Option<Vec<ValueChange>> {
+    let mut out = Vec::new();
+    parts_of(String::new(), old, new, 0, max, &mut out)?;
+    Some(out)
+}
+
+/// How deep [`describe_elements`] goes into nested containers.
+const DEPTH: usize = 6;
+
+/// Add the parts of `old` -> `new` at `at` to `out`; `None` when over `max` or not a
+/// container at the top.
+fn parts_of(
+    at: String,
+    old: &str,
+    new: &str,
+    depth: usize,
+    max: usize,
+    out: &mut Vec<ValueChange>,
+) -> Option<()> {
+    use super::text::{shape, Shape};
+    let place = |inner: String| {
+        if at.is_empty() {
+            inner
+        } else {
+            format!("{at} {inner}")
         }
     };
-    let (a, b) = (items(old)?, items(new)?);
-    Some(describe_sequence(
-        "element",
-        0,
-        &a,
-        &b,
-        super::text::same_value,
-    ))
+    let pairs: Vec<ValueChange> = match (shape(old), shape(new)) {
+        (Some(Shape::Dict(a)), Some(Shape::Dict(b))) if depth < DEPTH => {
+            let own = |e: &[(&str, &str)]| -> Vec<(String, String)> {
+                e.iter()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect()
+            };
+            super::dict::describe_entries_by(&own(&a), &own(&b), cheap_same)
+        }
+        (Some(Shape::Array(a)), Some(Shape::Array(b))) if depth < DEPTH => sequence(&a, &b),
+        (Some(Shape::Call(x, a)), Some(Shape::Call(y, b))) if x == y && depth < DEPTH => {
+            sequence(&a, &b)
+        }
+        _ if depth == 0 => return None,
+        _ => {
+            out.push(ValueChange::of(
+                "element",
+                at,
+                Some(&fold(old)),
+                Some(&fold(new)),
+            ));
+            return (out.len() <= max).then_some(());
+        }
+    };
+    for c in pairs {
+        match (c.change, &c.old, &c.new) {
+            ("changed", Some(o), Some(n)) => {
+                parts_of(place(c.at.clone()), o, n, depth + 1, max, out)?
+            }
+            _ => out.push(ValueChange {
+                at: place(c.at),
+                old: c.old.map(|v| fold(&v)),
+                new: c.new.map(|v| fold(&v)),
+                ..c
+            }),
+        }
+        if out.len() > max {
+            return None;
+        }
+    }
+    Some(())
+}
+
+/// The items of two sequences that differ, `element N`; identical text is the same item.
+fn sequence(a: &[&str], b: &[&str]) -> Vec<ValueChange> {
+    describe_sequence("element", 0, a, b, cheap_same)
+}
+
+/// Equal text, or small items the engine reads alike (a big item that differs in text is
+/// looked into rather than parsed whole).
+fn cheap_same(x: &str, y: &str) -> bool {
+    x == y || (x.len() < 256 && y.len() < 256 && super::text::same_value(x, y))
 }
 
 /// The lines of a multi-line string that differ, by line number from 1.

@@ -101,13 +101,22 @@ pub(crate) fn describe_entries(
     old: &[(String, String)],
     new: &[(String, String)],
 ) -> Vec<ValueChange> {
+    describe_entries_by(old, new, same_value)
+}
+
+/// [`describe_entries`] with the caller's equality of values.
+pub(crate) fn describe_entries_by(
+    old: &[(String, String)],
+    new: &[(String, String)],
+    same: impl Fn(&str, &str) -> bool,
+) -> Vec<ValueChange> {
     let keyed = |side: &[(String, String)]| -> Vec<(String, (String, String))> {
         side.iter()
             .map(|(k, v)| (identity(k), (k.clone(), v.clone())))
             .collect()
     };
     let (a, b) = (keyed(old), keyed(new));
-    super::three::diff_keyed(&a, &b, |x, y| same_value(&x.1, &y.1))
+    super::three::diff_keyed(&a, &b, |x, y| same(&x.1, &y.1))
         .into_iter()
         .filter_map(|(_, x, y)| {
             let key = x.or(y)?.0.clone();
