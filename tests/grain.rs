@@ -93,6 +93,64 @@ fn animation_key_changed_differently_is_a_conflict_naming_the_key() {
     assert!(!r.is_clean());
     let prop = r.conflicts[0].property.clone().unwrap_or_default();
     assert!(prop.contains("tracks/0/keys"), "{prop}");
+    assert!(
+        prop.contains("track \"value\" Sprite:position, key at time 0"),
+        "{prop}"
+    );
+    assert_eq!(r.conflicts[0].ours.as_deref(), Some("Vector2(1, 0)"));
+    assert_eq!(r.conflicts[0].theirs.as_deref(), Some("Vector2(2, 0)"));
+}
+
+/// A Godot 3 AnimationPlayer scene: `anims/walk` is a sub_resource Animation whose tracks
+/// are as given (`(path, times, values)`, one key per time).
+fn player3(tracks: &[(&str, &str, &str)]) -> String {
+    let mut anim = String::from("[sub_resource type=\"Animation\" id=1]\nlength = 1.0\n");
+    for (i, (path, times, values)) in tracks.iter().enumerate() {
+        let n = times.split(',').count();
+        anim.push_str(&format!(
+            "tracks/{i}/type = \"value\"\ntracks/{i}/path = NodePath(\"{path}\")\n\
+             tracks/{i}/interp = 1\ntracks/{i}/loop_wrap = true\ntracks/{i}/imported = false\n\
+             tracks/{i}/enabled = true\ntracks/{i}/keys = {{\n\"times\": PoolRealArray( {times} ),\n\
+             \"transitions\": PoolRealArray( {} ),\n\"update\": 0,\n\"values\": [ {values} ]\n}}\n",
+            vec!["1"; n].join(", ")
+        ));
+    }
+    format!(
+        "[gd_scene load_steps=2 format=2]\n\n{anim}\n[node name=\"Root\" type=\"Node2D\"]\n\n\
+         [node name=\"Sprite\" type=\"Sprite\" parent=\".\"]\n\n\
+         [node name=\"AnimationPlayer\" type=\"AnimationPlayer\" parent=\".\"]\n\
+         anims/walk = SubResource( 1 )\n"
+    )
+}
+
+#[test]
+fn godot3_track_conflict_names_the_track_and_key_time_after_a_reorder() {
+    let base = player3(&[
+        ("Sprite:position", "0", "Vector2( 0, 0 )"),
+        ("Sprite:modulate", "0", "1"),
+    ]);
+    // Theirs reorders the tracks; both change the position key at time 0 differently.
+    let ours = player3(&[
+        ("Sprite:position", "0", "Vector2( 1, 0 )"),
+        ("Sprite:modulate", "0", "1"),
+    ]);
+    let theirs = player3(&[
+        ("Sprite:modulate", "0", "1"),
+        ("Sprite:position", "0", "Vector2( 2, 0 )"),
+    ]);
+    let r = run(&base, &ours, &theirs);
+    assert!(!r.is_clean());
+    let named: Vec<String> = r
+        .conflicts
+        .iter()
+        .filter_map(|c| c.property.clone())
+        .filter(|p| p.contains("key at time 0"))
+        .collect();
+    assert_eq!(named.len(), 1, "{:?}", r.conflicts);
+    assert!(
+        named[0].contains("track \"value\" Sprite:position"),
+        "{named:?}"
+    );
 }
 
 /// The real merge: both sides painted the level's tile maps; git conflicts. Merged cell
@@ -244,4 +302,359 @@ fn layout_outside_a_container_still_conflicts() {
     let plain = |v: &str| vbox(v, false).replace("VBoxContainer", "Control");
     let r = run(&plain("20.0"), &plain("22.0"), &plain("24.0"));
     assert_eq!(r.conflict_count, 1);
+}
+
+// ---- readable changes: diff, review and the JSON document at the value's grain ----
+
+/// `tscn-merge diff --format FORMAT OLD NEW` on two texts; the output.
+fn diff_of(old: &str, new: &str, format: &str) -> String {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (a, b) = (dir.path().join("old.tscn"), dir.path().join("new.tscn"));
+    std::fs::write(&a, old).expect("write");
+    std::fs::write(&b, new).expect("write");
+    let out = std::process::Command::new(common::bin())
+        .args(["diff", "--color", "never", "--format", format])
+        .arg(&a)
+        .arg(&b)
+        .output()
+        .expect("run diff");
+    assert_eq!(out.status.code(), Some(1), "{}", common::stderr(&out));
+    common::stdout(&out)
+}
+
+/// A Godot 4.0-4.2 scene with one TileMap layer (three ints per cell).
+fn tilemap4(cells: &str) -> String {
+    format!(
+        "[gd_scene format=3]\n\n[node name=\"Level\" type=\"Node2D\"]\n\n\
+         [node name=\"TileMap\" type=\"TileMap\" parent=\".\"]\n\
+         format = 2\nlayer_0/tile_data = PackedInt32Array({cells})\n"
+    )
+}
+
+/// Cell `(x, y)` as the packed coordinate int of an int tile array.
+fn at(x: i32, y: i32) -> i64 {
+    ((((y as u16 as u32) << 16) | (x as u16 as u32)) as i32) as i64
+}
+
+#[test]
+fn diff_shows_tile_cells_painted_erased_and_changed_in_both_spellings() {
+    let g3 = |cells: &[(i32, i32, i64)]| {
+        let v: Vec<String> = cells
+            .iter()
+            .map(|(x, y, t)| format!("{}, {t}, 0", at(*x, *y)))
+            .collect();
+        tilemap3(&v.join(", "))
+    };
+    let g4 = |cells: &[(i32, i32, i64)]| {
+        let v: Vec<String> = cells
+            .iter()
+            .map(|(x, y, t)| format!("{}, {t}, 0", at(*x, *y)))
+            .collect();
+        tilemap4(&v.join(", "))
+    };
+    let old = [(0, 0, 1), (1, 0, 1), (2, 0, 1)];
+    let new = [(0, 0, 1), (1, 0, 7), (0, 1, 1), (1, 1, 1), (2, 1, 1)];
+    for (name, a, b) in [
+        ("godot 3", g3(&old), g3(&new)),
+        ("godot 4", g4(&old), g4(&new)),
+    ] {
+        let text = diff_of(&a, &b, "text");
+        for want in [
+            "3 cells painted in (0, 1)-(2, 1)",
+            "1 cell erased at (2, 0)",
+            "1 cell changed at (1, 0)",
+        ] {
+            assert!(text.contains(want), "{name}: no `{want}` in\n{text}");
+        }
+        let md = diff_of(&a, &b, "markdown");
+        assert!(
+            md.contains("```text\n    #~-\n    +++\n    ```"),
+            "{name}:\n{md}"
+        );
+    }
+}
+
+#[test]
+fn diff_draws_no_picture_of_a_large_tile_change() {
+    let row = |n: i32| {
+        let v: Vec<String> = (0..n).map(|x| format!("{}, 1, 0", at(x * 2, 0))).collect();
+        tilemap3(&v.join(", "))
+    };
+    let md = diff_of(&row(2), &row(20), "markdown");
+    assert!(md.contains("18 cells painted in (4, 0)-(38, 0)"), "{md}");
+    assert!(!md.contains("```text"), "{md}");
+}
+
+#[test]
+fn diff_shows_animation_keys_by_time_in_both_spellings() {
+    let old4 = animation("0, 0.2", "Vector2(0, 0), Vector2(0, -10)", 2);
+    let new4 = animation(
+        "0, 0.2, 0.5",
+        "Vector2(0, 0), Vector2(0, -12), Vector2(3, 3)",
+        3,
+    );
+    let g3 = |times: &str, values: &str, n: usize| {
+        format!(
+            "[gd_scene load_steps=2 format=2]\n\n[sub_resource type=\"Animation\" id=1]\n\
+             tracks/0/type = \"value\"\ntracks/0/path = NodePath(\"Sprite:position\")\n\
+             tracks/0/interp = 1\ntracks/0/loop_wrap = true\ntracks/0/imported = false\n\
+             tracks/0/enabled = true\ntracks/0/keys = {{\n\"times\": PoolRealArray( {times} ),\n\
+             \"transitions\": PoolRealArray( {} ),\n\"update\": 0,\n\"values\": [ {values} ]\n}}\n\n\
+             [node name=\"Root\" type=\"Node2D\"]\n",
+            vec!["1"; n].join(", ")
+        )
+    };
+    let old3 = g3("0, 0.2", "Vector2( 0, 0 ), Vector2( 0, -10 )", 2);
+    let new3 = g3(
+        "0, 0.2, 0.5",
+        "Vector2( 0, 0 ), Vector2( 0, -12 ), Vector2( 3, 3 )",
+        3,
+    );
+    for (name, a, b) in [("godot 4", old4, new4), ("godot 3", old3, new3)] {
+        let text = diff_of(&a, &b, "text");
+        let track = "track \"value\" Sprite:position";
+        for want in [
+            format!("{track} time 0.2: Vector2(0, -10) -> Vector2(0, -12)"),
+            format!("{track} time 0.5: added Vector2(3, 3)"),
+        ] {
+            let want = if name == "godot 3" {
+                want.replace("Vector2(", "Vector2( ").replace(")", " )")
+            } else {
+                want
+            };
+            assert!(text.contains(&want), "{name}: no `{want}` in\n{text}");
+        }
+        assert!(!text.contains("tracks/0/keys"), "{name}:\n{text}");
+    }
+}
+
+#[test]
+fn diff_names_tracks_added_and_removed_by_path_not_index() {
+    let with_tracks = |paths: &[&str]| {
+        let mut s =
+            "[gd_resource type=\"Animation\" format=3]\n\n[resource]\nlength = 1.0\n".to_string();
+        for (i, p) in paths.iter().enumerate() {
+            s.push_str(&format!(
+                "tracks/{i}/type = \"value\"\ntracks/{i}/path = NodePath(\"{p}\")\n\
+                 tracks/{i}/keys = {{\n\"times\": PackedFloat32Array(0),\n\
+                 \"transitions\": PackedFloat32Array(1),\n\"update\": 0,\n\"values\": [1.0]\n}}\n"
+            ));
+        }
+        s
+    };
+    let text = diff_of(
+        &with_tracks(&["A:modulate", "B:scale", "C:rotation"]),
+        &with_tracks(&["B:scale", "C:rotation", "D:skew"]),
+        "text",
+    );
+    assert!(
+        text.contains("track \"value\" A:modulate: removed"),
+        "{text}"
+    );
+    assert!(text.contains("track \"value\" D:skew: added"), "{text}");
+    assert!(text.contains("tracks: 2 changes"), "{text}");
+    assert!(
+        !text.contains("B:scale"),
+        "renumbered, not changed:\n{text}"
+    );
+    let json = diff_of(
+        &with_tracks(&["A:modulate"]),
+        &with_tracks(&["A:modulate", "D:skew"]),
+        "json",
+    );
+    let v: serde_json::Value = serde_json::from_str(&json).expect("json");
+    let part = &v["changes"][0]["parts"][0];
+    assert_eq!(part["part"], "track", "{json}");
+    assert_eq!(part["change"], "added", "{json}");
+    assert_eq!(part["at"], "track \"value\" D:skew", "{json}");
+}
+
+#[test]
+fn diff_shows_sprite_frames_per_animation_and_frame_with_textures_named() {
+    let frames = |list: &str, speed: &str| {
+        format!(
+            "[gd_resource type=\"SpriteFrames\" load_steps=4 format=3]\n\n\
+             [ext_resource type=\"Texture2D\" path=\"res://a.png\" id=\"1_aaaaa\"]\n\
+             [ext_resource type=\"Texture2D\" path=\"res://b.png\" id=\"2_bbbbb\"]\n\
+             [ext_resource type=\"Texture2D\" path=\"res://c.png\" id=\"3_ccccc\"]\n\n\
+             [resource]\nanimations = [{{\n\"frames\": [{list}],\n\"loop\": true,\n\
+             \"name\": &\"run\",\n\"speed\": {speed}\n}}]\n"
+        )
+    };
+    let f = |id: &str| format!("{{\n\"duration\": 1.0,\n\"texture\": ExtResource(\"{id}\")\n}}");
+    let old = frames(&format!("{}, {}", f("1_aaaaa"), f("2_bbbbb")), "5.0");
+    let new = frames(
+        &format!("{}, {}, {}", f("1_aaaaa"), f("3_ccccc"), f("2_bbbbb")),
+        "8.0",
+    );
+    let text = diff_of(&old, &new, "text");
+    assert!(text.contains("animation \"run\" frame 1: added"), "{text}");
+    assert!(text.contains("res://c.png"), "{text}");
+    assert!(
+        text.contains("animation \"run\" \"speed\": 5.0 -> 8.0"),
+        "{text}"
+    );
+}
+
+#[test]
+fn diff_shows_a_small_change_inside_a_long_string_where_it_is() {
+    let script = |line: &str| {
+        let body: Vec<String> = (0..40).map(|i| format!("var v{i} = {i}")).collect();
+        let mut body = body.join("\n");
+        body.push_str(&format!("\n{line}\n"));
+        format!(
+            "[gd_scene load_steps=2 format=3]\n\n[sub_resource type=\"GDScript\" id=\"GDScript_x1\"]\n\
+             script/source = \"extends Node\n{body}\"\n\n\
+             [node name=\"Root\" type=\"Node\"]\nscript = SubResource(\"GDScript_x1\")\n"
+        )
+    };
+    let text = diff_of(&script("func a(): pass"), &script("func b(): pass"), "text");
+    assert!(
+        text.contains("line 42: func a(): pass -> func b(): pass"),
+        "{text}"
+    );
+}
+
+// ---- Animation track paths follow renamed and moved nodes ----
+
+/// A Godot 4 scene: an AnimationPlayer whose library holds one Animation with a track on
+/// `TRACK_PATH`, keys as given; the animated Sprite2D is `SPRITE` under `PARENT`.
+fn player4(track_path: &str, times: &str, values: &str, sprite: &str, parent: &str) -> String {
+    let n = times.split(',').count();
+    let holder = if parent == "." {
+        String::new()
+    } else {
+        format!("[node name=\"{parent}\" type=\"Node2D\" parent=\".\"]\n\n")
+    };
+    format!(
+        "[gd_scene load_steps=3 format=3]\n\n\
+         [sub_resource type=\"Animation\" id=\"Animation_walk1\"]\nresource_name = \"walk\"\n\
+         length = 1.0\ntracks/0/type = \"value\"\ntracks/0/imported = false\n\
+         tracks/0/enabled = true\ntracks/0/path = NodePath(\"{track_path}\")\n\
+         tracks/0/interp = 1\ntracks/0/loop_wrap = true\ntracks/0/keys = {{\n\
+         \"times\": PackedFloat32Array({times}),\n\"transitions\": PackedFloat32Array({}),\n\
+         \"update\": 0,\n\"values\": [{values}]\n}}\n\n\
+         [sub_resource type=\"AnimationLibrary\" id=\"AnimationLibrary_lib01\"]\n\
+         _data = {{\n&\"walk\": SubResource(\"Animation_walk1\")\n}}\n\n\
+         [node name=\"Root\" type=\"Node2D\"]\n\n{holder}\
+         [node name=\"{sprite}\" type=\"Sprite2D\" parent=\"{parent}\"]\n\n\
+         [node name=\"AnimationPlayer\" type=\"AnimationPlayer\" parent=\".\"]\n\
+         libraries = {{\n&\"\": SubResource(\"AnimationLibrary_lib01\")\n}}\n",
+        vec!["1"; n].join(", ")
+    )
+}
+
+#[test]
+fn godot4_track_path_follows_a_rename_while_the_other_side_adds_a_key() {
+    let base = player4("Sprite:position", "0", "Vector2(0, 0)", "Sprite", ".");
+    let ours = player4(
+        "Sprite:position",
+        "0, 0.5",
+        "Vector2(0, 0), Vector2(4, 0)",
+        "Sprite",
+        ".",
+    );
+    let theirs = player4("Sprite:position", "0", "Vector2(0, 0)", "Body", ".");
+    let r = run(&base, &ours, &theirs);
+    assert!(r.is_clean(), "{:?}", r.conflicts);
+    let want = player4(
+        "Body:position",
+        "0, 0.5",
+        "Vector2(0, 0), Vector2(4, 0)",
+        "Body",
+        ".",
+    );
+    assert_eq!(String::from_utf8_lossy(&r.text), want);
+    let explained: Vec<String> = r.decisions.iter().map(|d| d.to_string()).collect();
+    assert!(
+        explained.iter().any(|d| d.contains("Body:position")),
+        "{explained:?}"
+    );
+    // And the other way round: ours renames, theirs adds the key.
+    let r = run(&base, &theirs, &ours);
+    assert!(r.is_clean(), "{:?}", r.conflicts);
+    assert_eq!(String::from_utf8_lossy(&r.text), want);
+}
+
+#[test]
+fn godot4_track_path_follows_a_move_under_a_new_parent() {
+    let base = player4("Sprite:position", "0", "Vector2(0, 0)", "Sprite", ".");
+    let ours = player4(
+        "Sprite:position",
+        "0, 1",
+        "Vector2(0, 0), Vector2(1, 1)",
+        "Sprite",
+        ".",
+    );
+    let theirs = player4("Sprite:position", "0", "Vector2(0, 0)", "Sprite", "Pivot");
+    let r = run(&base, &ours, &theirs);
+    assert!(r.is_clean(), "{:?}", r.conflicts);
+    let text = String::from_utf8_lossy(&r.text);
+    assert!(
+        text.contains("tracks/0/path = NodePath(\"Pivot/Sprite:position\")"),
+        "{text}"
+    );
+}
+
+#[test]
+fn godot3_track_path_follows_a_rename_while_the_other_side_adds_a_key() {
+    let base = player3(&[("Sprite:position", "0", "Vector2( 0, 0 )")]);
+    let ours = player3(&[(
+        "Sprite:position",
+        "0, 0.5",
+        "Vector2( 0, 0 ), Vector2( 4, 0 )",
+    )]);
+    let theirs = player3(&[("Sprite:position", "0", "Vector2( 0, 0 )")]).replace(
+        "[node name=\"Sprite\" type=\"Sprite\" parent=\".\"]",
+        "[node name=\"Body\" type=\"Sprite\" parent=\".\"]",
+    );
+    let r = run(&base, &ours, &theirs);
+    assert!(r.is_clean(), "{:?}", r.conflicts);
+    let text = String::from_utf8_lossy(&r.text);
+    assert!(
+        text.contains("tracks/0/path = NodePath(\"Body:position\")"),
+        "{text}"
+    );
+    assert!(text.contains("Vector2( 4, 0 )"), "{text}");
+    assert!(
+        text.contains("[node name=\"Body\" type=\"Sprite\" parent=\".\"]"),
+        "{text}"
+    );
+}
+
+#[test]
+fn track_paths_of_an_unmoved_node_or_an_absolute_path_stay_as_written() {
+    let base = player4("/root/Sprite:position", "0", "Vector2(0, 0)", "Sprite", ".");
+    let ours = player4(
+        "/root/Sprite:position",
+        "0, 1",
+        "Vector2(0, 0), Vector2(1, 1)",
+        "Sprite",
+        ".",
+    );
+    let theirs = player4("/root/Sprite:position", "0", "Vector2(0, 0)", "Body", ".");
+    let r = run(&base, &ours, &theirs);
+    let text = String::from_utf8_lossy(&r.text);
+    assert!(
+        text.contains("NodePath(\"/root/Sprite:position\")"),
+        "{text}"
+    );
+}
+
+#[test]
+fn diff_shows_a_small_change_inside_a_long_nested_array_where_it_is() {
+    let scene = |y: &str| {
+        let mut pts: Vec<String> = (0..30).map(|i| format!("{i}, 0")).collect();
+        pts[7] = format!("7, {y}");
+        format!(
+            "[gd_scene format=3]\n\n[node name=\"Root\" type=\"Node2D\"]\n\
+             data = [{{\n\"points\": PackedVector2Array({}),\n\"closed\": true\n}}]\n",
+            pts.join(", ")
+        )
+    };
+    let text = diff_of(&scene("0"), &scene("5"), "text");
+    assert!(
+        text.contains("data: element 0 \"points\" element 15: 0 -> 5"),
+        "{text}"
+    );
 }

@@ -1214,6 +1214,55 @@ pub mod gen {
         out
     }
 
+    /// Whether `got` is `val` with the track paths of the Animations it holds (inlined,
+    /// escaped) following renames and moves: they are relative to the player's root node,
+    /// its parent unless `root_node` says otherwise.
+    fn tracks_followed(
+        val: &str,
+        got: Option<&String>,
+        holder: &str,
+        holder_now: &str,
+        n: &NodeCanon,
+        now: &dyn Fn(&str) -> Option<String>,
+    ) -> bool {
+        let parent =
+            |p: &str| (p != ".").then(|| p.rsplit_once('/').map_or(".", |x| x.0).to_string());
+        // No `root_node`: the player's parent wherever it is now; a written one names a
+        // node, wherever that node is now.
+        let resolve = |holder: &str, rel: &str| -> Option<String> {
+            let mut parts: Vec<&str> = holder.split('/').filter(|s| *s != ".").collect();
+            for s in rel.split('/') {
+                match s {
+                    "" | "." => {}
+                    ".." => {
+                        parts.pop()?;
+                    }
+                    x => parts.push(x),
+                }
+            }
+            Some(if parts.is_empty() {
+                ".".into()
+            } else {
+                parts.join("/")
+            })
+        };
+        let written = n.props.get("root_node").map(|r| {
+            r.trim_start_matches("NodePath(\"")
+                .trim_end_matches("\")")
+                .to_string()
+        });
+        let roots = match written {
+            None => parent(holder).zip(parent(holder_now)),
+            Some(rel) => resolve(holder, &rel).and_then(|r| Some((r.clone(), now(&r)?))),
+        };
+        let (Some((root, root_now)), Some(got)) = (roots, got) else {
+            return false;
+        };
+        val.contains("tracks/")
+            && got.replace('\\', "")
+                == retarget_node_paths(&val.replace('\\', ""), &root, &root_now, now)
+    }
+
     /// What neither side touched is unchanged (NodePaths still name the same node).
     fn expect_untouched(t: &Triple, bc: &Canon, m: &Canon, v: &mut Vec<String>) {
         let mut removed = BTreeSet::new();
@@ -1246,7 +1295,14 @@ pub mod gen {
                 // The generator's renames and moves do not rewrite paths the way the editor
                 // does, so a side's own bytes (kept as they are) may still hold the old path.
                 let got = mn.props.get(k);
-                if !set.contains(&(p.clone(), k.clone())) && got != Some(&want) && got != Some(val)
+                let track_paths_followed = tracks_followed(val, got, p, &mp, n, &|target| {
+                    (bc.nodes.contains_key(target) && !removed.contains(target))
+                        .then(|| cur_path(&t.info, &t.state, target))
+                });
+                if !set.contains(&(p.clone(), k.clone()))
+                    && got != Some(&want)
+                    && got != Some(val)
+                    && !track_paths_followed
                 {
                     v.push(format!(
                         "node {p}: untouched property {k} changed from {val} to {:?}",

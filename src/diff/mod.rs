@@ -18,13 +18,15 @@
 //! - `matching.rs`: which node is which (unique_id, path, renames, moves), with
 //!   `godot3.rs`, the node classes Godot 4 renamed;
 //! - `noise.rs`: whether a difference counts, and the re-save noise found;
-//! - `properties.rs`: property lists and header fields of two paired sections;
+//! - `properties.rs`: property lists and header fields of two paired sections, with
+//!   `grain.rs` describing a changed value by its own parts (cells, tracks, keys, ...);
 //! - `nodes.rs`, `resources.rs`, `connections.rs`, `header.rs`: the changes of each part;
 //! - `report.rs`: the result types; `show.rs`: how values read in a report.
 
 mod connections;
 mod context;
 mod godot3;
+mod grain;
 mod header;
 mod identity;
 mod matching;

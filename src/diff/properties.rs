@@ -1,14 +1,16 @@
 //! Property lists and header fields of two paired sections: which keys were set, removed
 //! or changed, with per-component or per-element detail ([`Delta`]) for math types and
-//! packed arrays. Whether a difference counts is [`super::noise`]'s decision; which
+//! packed arrays, and at the value's own grain (`grain.rs`). Whether a difference counts is [`super::noise`]'s decision; which
 //! sections are paired is the matching's.
 
 use super::context::Differ;
+use super::grain::Owner;
 use super::noise::{Eq3, NoiseKind};
 use super::report::{Delta, Detail};
 use super::show::{self, component_names, packed_len, Detail as ShowDetail};
 use super::side::props_of;
 use super::VALUE_LIMIT;
+use crate::grain::{ValueChange, ValueDiff};
 use crate::syntax::Section;
 use crate::value::{self, PackedElems, PackedKind, RefKind, Value};
 use std::collections::BTreeMap;
@@ -24,8 +26,18 @@ impl<'a> Differ<'a> {
         out: &mut Vec<Detail>,
         script_as_field: bool,
     ) {
-        let op = props_of(self.old.sc, os);
-        let np = props_of(self.new.sc, ns);
+        let mut op = props_of(self.old.sc, os);
+        let mut np = props_of(self.new.sc, ns);
+        let owner = Owner::of(&self.new, ns);
+        if let Some((before, after, changes)) = self.tracks_delta(&owner, &op, &np) {
+            if changes.is_empty() {
+                let detail = "tracks renumbered".into();
+                self.note(NoiseKind::Reordered, subject, detail);
+            }
+            out.extend(tracks_change(before, after, changes));
+            op.retain(|(k, _)| !k.starts_with("tracks/"));
+            np.retain(|(k, _)| !k.starts_with("tracks/"));
+        }
         let omap: BTreeMap<&str, &str> = op.iter().copied().collect();
         let nmap: BTreeMap<&str, &str> = np.iter().copied().collect();
         let script = |k: &str| script_as_field && k == "script";
@@ -36,7 +48,7 @@ impl<'a> Differ<'a> {
                     key: k.to_string(),
                     value: self.new.short(nv),
                 }),
-                Some(ov) => self.prop_pair(subject, k, (ov, nv), script(k), out),
+                Some(ov) => self.prop_pair(subject, &owner, k, (ov, nv), script(k), out),
             }
         }
         for (k, ov) in &op {
@@ -65,6 +77,7 @@ impl<'a> Differ<'a> {
     fn prop_pair(
         &mut self,
         subject: &str,
+        owner: &Owner,
         k: &str,
         (ov, nv): (&str, &str),
         script: bool,
@@ -82,19 +95,21 @@ impl<'a> Differ<'a> {
                     Some(self.new.short(nv)),
                 ));
             }
-            Eq3::Differs(parsed) => out.push(self.changed(k, ov, nv, parsed)),
+            Eq3::Differs(parsed) => out.push(self.changed(owner, k, ov, nv, parsed)),
         }
     }
 
     /// A changed property, shown from the parsed values when there are some.
     fn changed(
         &self,
+        owner: &Owner,
         key: &str,
         ov: &str,
         nv: &str,
         parsed: Option<Box<(Value, Value)>>,
     ) -> Detail {
         let short = ShowDetail::Short { limit: VALUE_LIMIT };
+        let grain = self.grain_delta(owner, key, (ov, nv), parsed.as_deref());
         let (old, new, delta) = match parsed {
             Some(p) => (
                 show::show(&p.0, &|k, id| self.old.display(k, id), short),
@@ -107,7 +122,7 @@ impl<'a> Differ<'a> {
             key: key.to_string(),
             old,
             new,
-            delta,
+            delta: grain.map_or(delta, Delta::Grain),
         }
     }
 
@@ -141,6 +156,21 @@ impl<'a> Differ<'a> {
             }),
         }
     }
+}
+
+/// An Animation's tracks as one change (`N tracks -> M tracks`, the parts below); none
+/// when only the numbering changed.
+fn tracks_change(before: usize, after: usize, changes: Vec<ValueChange>) -> Option<Detail> {
+    let n = |c: usize| format!("{c} track{}", if c == 1 { "" } else { "s" });
+    (!changes.is_empty()).then(|| Detail::PropertyChanged {
+        key: "tracks".into(),
+        old: n(before),
+        new: n(after),
+        delta: Delta::Grain(ValueDiff {
+            changes,
+            picture: Vec::new(),
+        }),
+    })
 }
 
 /// `script` set, changed or cleared, reported as a field.

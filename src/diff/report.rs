@@ -218,4 +218,8 @@ pub enum Delta {
         /// Elements of the common prefix that differ.
         changed: usize,
     },
+    /// The value's own parts that changed: tile cells, Animation tracks and keys,
+    /// SpriteFrames animations and frames, dictionary entries, the lines of a long string
+    /// or the elements of a long array ([`crate::grain::describe_change`]).
+    Grain(crate::grain::ValueDiff),
 }

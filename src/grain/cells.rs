@@ -7,7 +7,9 @@
 //! editor saves them: Godot 3 keeps them in a sorted map (coordinate order), Godot 4 in an
 //! insertion-ordered map (file order, new cells last).
 
-use super::text::{same_value, shape, string_of, write_call, write_dict, Shape, Spelling};
+use super::describe::{cell_summary, ValueDiff};
+use super::dict::entries;
+use super::text::{same_value, string_of, write_call, write_dict, Spelling};
 use super::three::merge_keyed;
 use super::{ConflictAt, Grain, GrainConflict, GrainOutcome, Kind, PropertyContext};
 use crate::value::{parse, PackedElems, Value};
@@ -51,20 +53,17 @@ pub(crate) fn layout(kind: Kind, ctx: &PropertyContext) -> Option<Layout> {
     }
 }
 
-pub(crate) fn merge(
+/// Merge a Godot 3 `tile_data` or Godot 4.0-4.2 `layer_N/tile_data` cell by cell.
+pub(crate) fn merge_tile_ints(
     kind: Kind,
     ctx: &PropertyContext,
     base: Option<&str>,
     ours: &str,
     theirs: &str,
 ) -> GrainOutcome {
-    match kind {
-        Kind::TileMapLayer => merge_bytes(ctx, base, ours, theirs).unwrap_or(Grain::NotMine),
-        Kind::GridMap => merge_grid(ctx, base, ours, theirs).unwrap_or(Grain::NotMine),
-        _ => layout(kind, ctx)
-            .and_then(|l| merge_int_array(l, ctx, base, ours, theirs))
-            .unwrap_or(Grain::NotMine),
-    }
+    layout(kind, ctx)
+        .and_then(|l| merge_int_array(l, ctx, base, ours, theirs))
+        .unwrap_or(Grain::NotMine)
 }
 
 /// A packed array's name as written and its ints.
@@ -262,7 +261,17 @@ fn bytes_of(text: &str) -> Option<(String, Vec<u8>, bool)> {
     }
 }
 
-fn merge_bytes(
+/// Merge a 4.3+ `tile_map_data` cell by cell.
+pub(crate) fn merge_bytes(
+    ctx: &PropertyContext,
+    base: Option<&str>,
+    ours: &str,
+    theirs: &str,
+) -> GrainOutcome {
+    merge_byte_cells(ctx, base, ours, theirs).unwrap_or(Grain::NotMine)
+}
+
+fn merge_byte_cells(
     ctx: &PropertyContext,
     base: Option<&str>,
     ours: &str,
@@ -309,26 +318,25 @@ fn write_bytes(name: &str, bytes: &[u8], base64: bool) -> String {
 
 // ---- GridMap ----
 
-fn grid_entries(text: &str) -> Option<Vec<(String, String)>> {
-    match shape(text)? {
-        Shape::Dict(e) => Some(
-            e.iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect(),
-        ),
-        _ => None,
-    }
+/// Merge a GridMap's `data`: its `cells` cell by cell, its other entries key by key.
+pub(crate) fn merge_grid(
+    ctx: &PropertyContext,
+    base: Option<&str>,
+    ours: &str,
+    theirs: &str,
+) -> GrainOutcome {
+    merge_grid_cells(ctx, base, ours, theirs).unwrap_or(Grain::NotMine)
 }
 
-fn merge_grid(
+fn merge_grid_cells(
     ctx: &PropertyContext,
     base: Option<&str>,
     ours: &str,
     theirs: &str,
 ) -> Option<GrainOutcome> {
-    let o = grid_entries(ours)?;
-    let t = grid_entries(theirs)?;
-    let b = base.map_or(Some(Vec::new()), grid_entries)?;
+    let o = entries(ours)?;
+    let t = entries(theirs)?;
+    let b = base.map_or(Some(Vec::new()), entries)?;
     let is_cells = |k: &str| string_of(k).as_deref() == Some("cells");
     let cells_of = |side: &[(String, String)]| {
         side.iter()
@@ -380,7 +388,7 @@ fn cells_of(kind: Kind, ctx: &PropertyContext, text: &str) -> Option<Vec<Cell>> 
     match kind {
         Kind::TileMapLayer => Some(cells_from_bytes(&bytes_of(text)?.1)?.1),
         Kind::GridMap => {
-            let e = grid_entries(text)?;
+            let e = entries(text)?;
             let (_, v) = e
                 .iter()
                 .find(|(k, _)| string_of(k).as_deref() == Some("cells"))?;
@@ -390,13 +398,14 @@ fn cells_of(kind: Kind, ctx: &PropertyContext, text: &str) -> Option<Vec<Cell>> 
     }
 }
 
-/// Cells painted, erased and changed between `old` and `new`, each with its bounding box.
+/// Cells painted, erased and changed between `old` and `new`, each group with its
+/// bounding box; a picture of the changed area when it is a small 2D one.
 pub(crate) fn describe(
     kind: Kind,
     ctx: &PropertyContext,
     old: &str,
     new: &str,
-) -> Option<Vec<String>> {
+) -> Option<ValueDiff> {
     let (a, b) = (cells_of(kind, ctx, old)?, cells_of(kind, ctx, new)?);
     let mut groups: [Vec<Pos>; 3] = Default::default();
     for (pos, x, y) in super::three::diff_keyed(&a, &b, |p, q| p == q) {
@@ -408,11 +417,16 @@ pub(crate) fn describe(
         groups[slot].push(*pos);
     }
     let grid = kind == Kind::GridMap;
-    Some(
-        ["painted", "erased", "changed"]
-            .iter()
-            .zip(&groups)
-            .filter_map(|(what, cells)| super::describe::cell_summary(what, cells, grid))
-            .collect(),
-    )
+    let changes = ["painted", "erased", "changed"]
+        .into_iter()
+        .zip(&groups)
+        .filter_map(|(what, cells)| cell_summary(what, cells, grid))
+        .collect();
+    let picture = if grid {
+        Vec::new()
+    } else {
+        let kept: Vec<Pos> = b.iter().map(|(p, _)| *p).collect();
+        super::describe::picture(&groups, &kept)
+    };
+    Some(ValueDiff { changes, picture })
 }

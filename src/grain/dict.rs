@@ -6,6 +6,7 @@
 //! The editor writes dictionaries with their keys sorted, so a merged dictionary whose keys
 //! are all strings is sorted the same way; other key mixes keep ours' order.
 
+use super::describe::ValueChange;
 use super::text::{same_value, shape, string_of, write_dict, Shape, Spelling};
 use super::three::merge_keyed;
 use super::{ConflictAt, Grain, GrainConflict, GrainOutcome, PropertyContext};
@@ -95,26 +96,37 @@ pub(crate) fn merge_entries(
     Ok(out)
 }
 
-/// One line per entry added, removed or changed between two entry lists.
-pub(crate) fn describe_entries(old: &[(String, String)], new: &[(String, String)]) -> Vec<String> {
+/// One change per entry added, removed or changed between two entry lists.
+pub(crate) fn describe_entries(
+    old: &[(String, String)],
+    new: &[(String, String)],
+) -> Vec<ValueChange> {
+    describe_entries_by(old, new, same_value)
+}
+
+/// [`describe_entries`] with the caller's equality of values.
+pub(crate) fn describe_entries_by(
+    old: &[(String, String)],
+    new: &[(String, String)],
+    same: impl Fn(&str, &str) -> bool,
+) -> Vec<ValueChange> {
     let keyed = |side: &[(String, String)]| -> Vec<(String, (String, String))> {
         side.iter()
             .map(|(k, v)| (identity(k), (k.clone(), v.clone())))
             .collect()
     };
     let (a, b) = (keyed(old), keyed(new));
-    super::three::diff_keyed(&a, &b, |x, y| same_value(&x.1, &y.1))
+    super::three::diff_keyed(&a, &b, |x, y| same(&x.1, &y.1))
         .into_iter()
-        .filter_map(|(_, x, y)| match (x, y) {
-            (Some(x), Some(y)) => Some(format!("{}: {} -> {}", x.0, x.1, y.1)),
-            (None, Some(y)) => Some(format!("{}: added {}", y.0, y.1)),
-            (Some(x), None) => Some(format!("{}: removed {}", x.0, x.1)),
-            (None, None) => None,
+        .filter_map(|(_, x, y)| {
+            let key = x.or(y)?.0.clone();
+            let (x, y) = (x.map(|e| e.1.as_str()), y.map(|e| e.1.as_str()));
+            Some(ValueChange::of("entry", key, x, y))
         })
         .collect()
 }
 
 /// Entries added, removed or changed between two dictionary values.
-pub(crate) fn describe(old: &str, new: &str) -> Option<Vec<String>> {
+pub(crate) fn describe(old: &str, new: &str) -> Option<Vec<ValueChange>> {
     Some(describe_entries(&entries(old)?, &entries(new)?))
 }

@@ -6,6 +6,7 @@
 //! sides changing the frames of one animation differently is a conflict. The order is ours',
 //! then the animations only theirs added.
 
+use super::describe::{describe_sequence, fold, ValueChange};
 use super::dict::{entries, merge_entries};
 use super::text::{same_value, shape, string_of, write_array, write_dict, Shape, Spelling};
 use super::three::merge_keyed;
@@ -84,21 +85,45 @@ fn in_anim(name: &str, mut c: GrainConflict) -> GrainConflict {
     c
 }
 
-/// `animation "run": added`, `animation "idle": speed: 5.0 -> 8.0`, ...
-pub(crate) fn describe(old: &str, new: &str) -> Option<Vec<String>> {
+/// `animation "run": added`, `animation "idle" "speed": 5.0 -> 8.0`, `animation "idle"
+/// frame 2: ... -> ...`.
+pub(crate) fn describe(old: &str, new: &str) -> Option<Vec<ValueChange>> {
     let (a, b) = (anims(old)?, anims(new)?);
     let mut lines = Vec::new();
     for (name, x, y) in super::three::diff_keyed(&a, &b, |p, q| anim_eq(p, q)) {
+        let at = format!("animation \"{name}\"");
         match (x, y) {
-            (Some(x), Some(y)) => lines.extend(
-                super::dict::describe_entries(x, y)
-                    .into_iter()
-                    .map(|l| format!("animation \"{name}\": {l}")),
-            ),
-            (None, Some(_)) => lines.push(format!("animation \"{name}\": added")),
-            (Some(_), None) => lines.push(format!("animation \"{name}\": removed")),
+            (Some(x), Some(y)) => {
+                lines.extend(describe_anim(x, y).into_iter().map(|c| c.within(&at)))
+            }
+            (None, Some(_)) => lines.push(ValueChange::whole("animation", at, "added")),
+            (Some(_), None) => lines.push(ValueChange::whole("animation", at, "removed")),
             (None, None) => {}
         }
     }
     Some(lines)
+}
+
+/// One animation's entries; its `frames` frame by frame.
+fn describe_anim(old: &[(String, String)], new: &[(String, String)]) -> Vec<ValueChange> {
+    let is_frames = |k: &String| string_of(k).as_deref() == Some("frames");
+    let frames = |e: &[(String, String)]| -> Option<Vec<String>> {
+        let (_, v) = e.iter().find(|(k, _)| is_frames(k))?;
+        match shape(v)? {
+            Shape::Array(items) => Some(items.iter().map(|i| fold(i)).collect()),
+            _ => None,
+        }
+    };
+    let rest = |e: &[(String, String)]| -> Vec<(String, String)> {
+        e.iter().filter(|(k, _)| !is_frames(k)).cloned().collect()
+    };
+    let (fa, fb) = (frames(old), frames(new));
+    let mut out = Vec::new();
+    if let (Some(fa), Some(fb)) = (&fa, &fb) {
+        out.extend(describe_sequence("frame", 0, fa, fb, same_value));
+        out.extend(super::dict::describe_entries(&rest(old), &rest(new)));
+    } else {
+        out.extend(super::dict::describe_entries(old, new));
+    }
+    out
 }

@@ -9,6 +9,7 @@
 //! keys are written sorted by time, as the engine keeps them; other dictionary entries
 //! (`update`) merge as whole values.
 
+use super::describe::ValueChange;
 use super::text::{
     same_value, shape, string_of, write_array, write_call, write_dict, Shape, Spelling,
 };
@@ -339,7 +340,7 @@ fn render(
 }
 
 /// `time 0.2: Vector2(0, -10) -> Vector2(0, -12)`, `time 0.5: added ...`, `time 1: removed ...`.
-pub(crate) fn describe(ctx: &PropertyContext, old: &str, new: &str) -> Option<Vec<String>> {
+pub(crate) fn describe(ctx: &PropertyContext, old: &str, new: &str) -> Option<Vec<ValueChange>> {
     let flat = ctx.track_type.and_then(flat_stride);
     let (a, b) = (table(old, flat)?, table(new, flat)?);
     let order = if a.keys.is_empty() {
@@ -348,24 +349,14 @@ pub(crate) fn describe(ctx: &PropertyContext, old: &str, new: &str) -> Option<Ve
         &a.columns
     };
     let (ak, bk) = (align(&a, order)?, align(&b, order)?);
-    let time = |k: &Key| {
-        k.first()
-            .and_then(|t| t.first())
-            .cloned()
-            .unwrap_or_default()
-    };
-    let mut lines: Vec<String> = super::three::diff_keyed(&ak, &bk, key_eq)
+    let time = |k: &Key| k.first().and_then(|t| t.first()).cloned();
+    let mut lines: Vec<ValueChange> = super::three::diff_keyed(&ak, &bk, key_eq)
         .into_iter()
-        .map(|(_, x, y)| match (x, y) {
-            (Some(x), Some(y)) => format!(
-                "time {}: {} -> {}",
-                time(x),
-                describe_key(order, x),
-                describe_key(order, y)
-            ),
-            (None, Some(y)) => format!("time {}: added {}", time(y), describe_key(order, y)),
-            (Some(x), _) => format!("time {}: removed {}", time(x), describe_key(order, x)),
-            (None, None) => String::new(),
+        .filter_map(|(_, x, y)| {
+            let at = format!("time {}", time(x.or(y)?)?);
+            let words = |k: Option<&Key>| k.map(|k| describe_key(order, k));
+            let (x, y) = (words(x), words(y));
+            Some(ValueChange::of("key", at, x.as_deref(), y.as_deref()))
         })
         .collect();
     lines.extend(super::dict::describe_entries(

@@ -21,8 +21,11 @@ mod tracks;
 #[cfg(test)]
 mod tests;
 
-pub use describe::describe_change;
-pub use tracks::merge_tracks;
+pub use describe::{
+    describe_change, describe_elements, describe_lines, describe_sequence, describe_tracks,
+    ValueChange, ValueDiff, PICTURE_MAX,
+};
+pub use tracks::{conflicts_of_track, merge_tracks};
 
 use std::fmt;
 
@@ -195,9 +198,11 @@ fn merge_kind(
     theirs: &str,
 ) -> GrainOutcome {
     match kind {
-        Kind::TileMap3 | Kind::TileMapLayers4 | Kind::TileMapLayer | Kind::GridMap => {
-            cells::merge(kind, ctx, base, ours, theirs)
+        Kind::TileMap3 | Kind::TileMapLayers4 => {
+            cells::merge_tile_ints(kind, ctx, base, ours, theirs)
         }
+        Kind::TileMapLayer => cells::merge_bytes(ctx, base, ours, theirs),
+        Kind::GridMap => cells::merge_grid(ctx, base, ours, theirs),
         Kind::TrackKeys => keys::merge(ctx, None, base, ours, theirs),
         Kind::SpriteFrames => frames::merge(ctx, base, ours, theirs),
         Kind::Dict => dict::merge_top(ctx, base, ours, theirs),

@@ -6,8 +6,9 @@
 //! result reads as the editor writes it. Properties that are not `tracks/N/FIELD` are left
 //! to the caller.
 
+use super::describe::ValueChange;
 use super::text::same_value;
-use super::three::merge_keyed;
+use super::three::{diff_keyed, merge_keyed};
 use super::{keys, ConflictAt, Grain, GrainConflict, PropertyContext};
 use crate::value::{parse, Value};
 
@@ -40,20 +41,7 @@ fn tracks_of(props: &[(String, String)]) -> Option<Vec<(TrackId, Fields)>> {
     by_index.sort_by_key(|(n, _)| *n);
     let mut out: Vec<(TrackId, Fields)> = Vec::with_capacity(by_index.len());
     for (_, fields) in by_index {
-        let get = |name: &str| {
-            fields
-                .iter()
-                .find(|(f, _)| f == name)
-                .map(|(_, v)| v.as_str())
-        };
-        let ty = match parse(get("type")?).ok()? {
-            Value::String(s) | Value::StringName(s) => s,
-            _ => return None,
-        };
-        let path = match parse(get("path")?).ok()? {
-            Value::NodePath(p) | Value::String(p) => p,
-            _ => return None,
-        };
+        let (ty, path) = type_and_path(&fields)?;
         let nth = out
             .iter()
             .filter(|((t, p, _), _)| *t == ty && *p == path)
@@ -61,6 +49,51 @@ fn tracks_of(props: &[(String, String)]) -> Option<Vec<(TrackId, Fields)>> {
         out.push(((ty, path, nth), fields));
     }
     Some(out)
+}
+
+/// A track's decoded `type` and `path`, from its fields.
+fn type_and_path(fields: &[(String, String)]) -> Option<(String, String)> {
+    let get = |name: &str| {
+        fields
+            .iter()
+            .find(|(f, _)| f == name)
+            .map(|(_, v)| v.as_str())
+    };
+    let ty = match parse(get("type")?).ok()? {
+        Value::String(s) | Value::StringName(s) => s,
+        _ => return None,
+    };
+    let path = match parse(get("path")?).ok()? {
+        Value::NodePath(p) | Value::String(p) => p,
+        _ => return None,
+    };
+    Some((ty, path))
+}
+
+/// The conflicts of [`merge_tracks`] about track number `n` of `side` (its `tracks/*`
+/// properties): a clash at one of its keys, in one of its fields, or over the whole track.
+pub fn conflicts_of_track(
+    conflicts: &[GrainConflict],
+    side: &[(String, String)],
+    n: usize,
+) -> Vec<GrainConflict> {
+    let fields: Fields = side
+        .iter()
+        .filter_map(|(k, v)| match split_track_key(k) {
+            Some((i, f)) if i == n => Some((f.to_string(), v.clone())),
+            _ => None,
+        })
+        .collect();
+    let Some((ty, path)) = type_and_path(&fields) else {
+        return Vec::new();
+    };
+    let name = label(&(ty, path, 0));
+    let about = |c: &&GrainConflict| match &c.at {
+        ConflictAt::Key { track: Some(t), .. } | ConflictAt::Track(t) => *t == name,
+        ConflictAt::Entry(e) => e.strip_prefix(&name).is_some_and(|r| r.starts_with(' ')),
+        _ => false,
+    };
+    conflicts.iter().filter(about).cloned().collect()
 }
 
 fn label(id: &TrackId) -> String {
@@ -151,4 +184,58 @@ pub fn merge_tracks(
         ),
         Err(c) => Grain::Conflict(c),
     }
+}
+
+/// Tracks added or removed (by type and path), and the fields and keys (by time) of the
+/// tracks both lists have; `None` when a list holds anything but readable tracks.
+pub(crate) fn describe(
+    ctx: &PropertyContext,
+    old: &[(String, String)],
+    new: &[(String, String)],
+) -> Option<Vec<ValueChange>> {
+    let (a, b) = (tracks_of(old)?, tracks_of(new)?);
+    let mut out = Vec::new();
+    for (id, x, y) in diff_keyed(&a, &b, fields_eq) {
+        let at = format!("track {}", label(id));
+        match (x, y) {
+            (Some(x), Some(y)) => out.extend(
+                describe_fields(ctx, id, x, y)
+                    .into_iter()
+                    .map(|c| c.within(&at)),
+            ),
+            (None, _) => out.push(ValueChange::whole("track", at, "added")),
+            (_, None) => out.push(ValueChange::whole("track", at, "removed")),
+        }
+    }
+    Some(out)
+}
+
+/// The fields of one track that differ: `keys` key by key, the rest whole.
+fn describe_fields(
+    ctx: &PropertyContext,
+    id: &TrackId,
+    x: &Fields,
+    y: &Fields,
+) -> Vec<ValueChange> {
+    let kctx = PropertyContext {
+        track_type: Some(&id.0),
+        ..*ctx
+    };
+    let mut out = Vec::new();
+    for (field, fx, fy) in diff_keyed(x, y, |p, q| same_value(p, q)) {
+        let by_key = match (field.as_str(), fx, fy) {
+            ("keys", Some(fx), Some(fy)) => keys::describe(&kctx, fx, fy),
+            _ => None,
+        };
+        match by_key {
+            Some(changes) => out.extend(changes),
+            None => out.push(ValueChange::of(
+                "entry",
+                field.clone(),
+                fx.map(String::as_str),
+                fy.map(String::as_str),
+            )),
+        }
+    }
+    out
 }

@@ -38,6 +38,7 @@ mod rivals;
 mod sections;
 pub mod sequence;
 mod spelling;
+mod track_paths;
 mod value_grain;
 
 use crate::check::{check, is_broken};
@@ -738,6 +739,7 @@ fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, opts: &MergeOptions) -> Structu
     resources::keep_held_edits(&mut ctx, &mut merged, resource.as_mut(), &mut subs);
     let used = resources::used(&mut ctx, &merged, resource.as_ref(), &subs);
     nodepaths::follow_node_paths(&mut ctx, &mut merged, &paths);
+    track_paths::follow_track_paths(&mut ctx, &mut subs, &paths);
     let mut ext_order = order::exts(&ctx, &used.ext);
     let ext_ids = ids::ext_ids(&mut ctx, &ext_order);
     order::exts_by_id(&ctx, &mut ext_order, &ext_ids);

@@ -10,7 +10,7 @@
 use super::context::{field_text_cow, Ctx};
 use super::matching::{B, O, T};
 use super::sections::{Line, Src};
-use crate::grain::{self, Grain, GrainConflict, PropertyContext};
+use crate::grain::{self, ConflictAt, Grain, GrainConflict, PropertyContext};
 
 /// Facts about the section a property lives in, for grain's choice of encoding.
 struct Owner {
@@ -29,6 +29,82 @@ pub(super) enum GrainAnswer {
 /// Whether a value names a resource (its ids are settled only at print time).
 fn has_refs(text: &str) -> bool {
     text.contains("Resource")
+}
+
+/// An Animation's `tracks/*` (key, value text) merged as one set by grain; `None` when the
+/// owner is no Animation or a track names a resource (ids are settled only when printed).
+fn tracks_merge(
+    owner: &Owner,
+    sides: [&[(String, String)]; 3],
+) -> Option<Grain<Vec<(String, String)>>> {
+    let refs = |l: &[(String, String)]| l.iter().any(|(_, v)| has_refs(v));
+    if owner.type_name != "Animation" || sides.iter().any(|l| refs(l)) {
+        return None;
+    }
+    let ctx = PropertyContext {
+        owner_type: &owner.type_name,
+        key: "tracks",
+        file_format: owner.file_format,
+        tile_format: None,
+        track_type: None,
+    };
+    let [b, o, t] = sides;
+    Some(grain::merge_tracks(&ctx, b, o, t))
+}
+
+/// Where a grain merge clashed, in words: `cell (0, 0)`, `cells (0, 0), (1, 0)`,
+/// `5 cells in (0, 0)-(4, 2), first (0, 0)`, or the first clashes and how many more.
+fn places(c: &[GrainConflict]) -> String {
+    let cells: Vec<&Vec<i32>> = c
+        .iter()
+        .filter_map(|x| match &x.at {
+            ConflictAt::Cell(p) => Some(p),
+            _ => None,
+        })
+        .collect();
+    let show = |p: &[i32]| {
+        let s: Vec<String> = p.iter().map(i32::to_string).collect();
+        format!("({})", s.join(", "))
+    };
+    match (cells.len() == c.len(), c) {
+        (_, [one]) => one.at.to_string(),
+        (true, _) if c.len() <= 4 => {
+            let list: Vec<String> = cells.iter().map(|p| show(p)).collect();
+            format!("cells {}", list.join(", "))
+        }
+        (true, _) => {
+            let (lo, hi) = cell_box(&cells);
+            let first = cells.first().map(|p| show(p)).unwrap_or_default();
+            format!(
+                "{} cells in {}-{}, first {first}",
+                c.len(),
+                show(&lo),
+                show(&hi)
+            )
+        }
+        (false, _) => {
+            let list: Vec<String> = c.iter().take(3).map(|x| x.at.to_string()).collect();
+            match c.len() {
+                n if n > 3 => format!("{} (and {} more)", list.join("; "), n - 3),
+                _ => list.join("; "),
+            }
+        }
+    }
+}
+
+/// The corners of the box around some cells (all of one dimension).
+fn cell_box(cells: &[&Vec<i32>]) -> (Vec<i32>, Vec<i32>) {
+    let mut lo = cells.first().map(|p| p.to_vec()).unwrap_or_default();
+    let mut hi = lo.clone();
+    for p in cells {
+        for (i, v) in p.iter().enumerate() {
+            if let (Some(l), Some(h)) = (lo.get_mut(i), hi.get_mut(i)) {
+                *l = (*l).min(*v);
+                *h = (*h).max(*v);
+            }
+        }
+    }
+    (lo, hi)
 }
 
 impl<'a> Ctx<'a> {
@@ -70,11 +146,15 @@ impl<'a> Ctx<'a> {
         if has_refs(ours) || has_refs(theirs) || base.is_some_and(has_refs) {
             return None;
         }
-        // `tracks/*` of an Animation merge as one set (`merge_animation_tracks`).
-        if !ours.contains(['{', '(', '[']) || key.starts_with("tracks/") {
+        let owner = self.owner(secs)?;
+        // `tracks/*` of an Animation merge as one set (`merge_animation_tracks`); here
+        // only a clash inside that set is named.
+        if key.starts_with("tracks/") {
+            return self.track_clash(secs, &owner, key);
+        }
+        if !ours.contains(['{', '(', '[']) {
             return None;
         }
-        let owner = self.owner(secs)?;
         let tile_format = self.ours_prop(secs, "format").and_then(|f| f.parse().ok());
         let ctx = PropertyContext {
             owner_type: &owner.type_name,
@@ -93,17 +173,54 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// The clash inside an Animation's tracks that a conflicting `tracks/N/...` line is
+    /// about (a key by its time, a field, the whole track), so the report names it;
+    /// `None` when the tracks merge as a set or the clash is elsewhere.
+    fn track_clash(
+        &self,
+        secs: [Option<usize>; 3],
+        owner: &Owner,
+        key: &str,
+    ) -> Option<GrainAnswer> {
+        let n: usize = key
+            .strip_prefix("tracks/")?
+            .split('/')
+            .next()?
+            .parse()
+            .ok()?;
+        let [b, o, t] = [B, O, T].map(|side| self.track_props(secs, side));
+        let Grain::Conflict(all) = tracks_merge(owner, [&b, &o, &t])? else {
+            return None;
+        };
+        let mine = grain::conflicts_of_track(&all, &o, n);
+        (!mine.is_empty()).then_some(GrainAnswer::Conflict(mine))
+    }
+
+    /// One side's `tracks/*` properties of a section as (key, value text).
+    fn track_props(&self, secs: [Option<usize>; 3], side: usize) -> Vec<(String, String)> {
+        let Some(si) = secs[side] else {
+            return Vec::new();
+        };
+        let props = self.sec(side, si).props.iter();
+        props
+            .filter(|p| p.key.starts_with("tracks/"))
+            .map(|p| {
+                (
+                    p.key.to_string(),
+                    self.text(&(side, p.value.clone())).trim().to_string(),
+                )
+            })
+            .collect()
+    }
+
     /// Record grain's conflicts on one property as one report (one marker block): the
-    /// property names the first cell or key, the values are that clash's.
+    /// property names where they are (the cells, or the first clashes), the values are
+    /// the first clash's.
     pub(super) fn grain_conflict(&mut self, location: String, key: &str, c: &[GrainConflict]) {
         let Some(first) = c.first() else { return };
-        let more = match c.len() {
-            1 => String::new(),
-            n => format!(" (and {} more)", n - 1),
-        };
         let short = |v: &Option<String>| v.as_ref().map(|v| super::shorten(v, 60));
         let values = [short(&first.base), short(&first.ours), short(&first.theirs)];
-        self.part_conflict(location, Some(format!("{key}, {}{more}", first.at)), values);
+        self.part_conflict(location, Some(format!("{key}, {}", places(c))), values);
     }
 
     /// An Animation's `tracks/*` properties when both sides changed them: merged as one
@@ -124,19 +241,7 @@ impl<'a> Ctx<'a> {
         if b == o || b == t || o == t {
             return None;
         }
-        let refs = |l: &[(String, String)]| l.iter().any(|(_, v)| has_refs(v));
-        if refs(&b) || refs(&o) || refs(&t) || self.owner(secs)?.type_name != "Animation" {
-            return None;
-        }
-        let owner = self.owner(secs)?;
-        let ctx = PropertyContext {
-            owner_type: &owner.type_name,
-            key: "tracks",
-            file_format: owner.file_format,
-            tile_format: None,
-            track_type: None,
-        };
-        let Grain::Merged(merged) = grain::merge_tracks(&ctx, &b, &o, &t) else {
+        let Grain::Merged(merged) = tracks_merge(&self.owner(secs)?, [&b, &o, &t])? else {
             return None;
         };
         let anchor = [O, T, B]

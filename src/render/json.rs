@@ -130,6 +130,15 @@ pub fn change(c: &crate::diff::Change) -> Value {
             m.insert("new".into(), json!(new));
             match delta {
                 Delta::None => {}
+                Delta::Grain(g) => {
+                    m.insert(
+                        "parts".into(),
+                        Value::Array(g.changes.iter().map(part).collect()),
+                    );
+                    if !g.picture.is_empty() {
+                        m.insert("picture".into(), json!(g.picture));
+                    }
+                }
                 Delta::Components(c) => {
                     m.insert(
                         "components".into(),
@@ -152,6 +161,19 @@ pub fn change(c: &crate::diff::Change) -> Value {
         }
     }
     Value::Object(m)
+}
+
+/// One part of a value that changed (a cell box, a track, a key, an entry, a frame).
+fn part(c: &crate::grain::ValueChange) -> Value {
+    json!({
+        "part": c.part,
+        "at": c.at,
+        "change": c.change,
+        "count": c.count,
+        "old": c.old,
+        "new": c.new,
+        "text": c.to_string(),
+    })
 }
 
 /// The diff document of one file. Noise is always included (an empty list when none).

@@ -7,7 +7,7 @@
 //! Everything from the repository goes through [`escape`]: code spans, table cells and
 //! Mermaid labels. Choosing and diffing the files is the caller's business.
 
-use super::text::{describe, subject_title};
+use super::text::{describe, part_marker, subject_title};
 use super::{groups, node_name, parent_path, Counts, FileDiff, FileStatus, Options};
 use crate::diff::{Change, Detail, DiffReport, Subject};
 use std::collections::BTreeMap;
@@ -197,10 +197,41 @@ fn item(ch: &Change, out: &mut String) -> usize {
                 _ => "✏️",
             };
             out.push_str(&format!("  - {sign} {}\n", code(&s)));
-            1
+            1 + value_parts_md(d, out)
         }
     }
 }
+
+/// The parts of a changed value as a nested list (at most [`MAX_PARTS`]), then the
+/// picture of a small tile map change in a code block. Returns the lines written.
+fn value_parts_md(d: &Detail, out: &mut String) -> usize {
+    let parts = super::value_parts(d);
+    for p in parts.iter().take(MAX_PARTS) {
+        out.push_str(&format!(
+            "    - {}\n",
+            code(&format!("{} {p}", part_marker(p)))
+        ));
+    }
+    if parts.len() > MAX_PARTS {
+        out.push_str(&format!("    - … {} more\n", parts.len() - MAX_PARTS));
+    }
+    let picture = super::value_picture(d);
+    if !picture.is_empty() {
+        out.push_str("\n    ```text\n");
+        for row in picture {
+            out.push_str(&format!("    {row}\n"));
+        }
+        out.push_str("    ```\n\n");
+        out.push_str(&format!("    {PICTURE_KEY}\n"));
+    }
+    parts.len().min(MAX_PARTS + 1) + picture.len()
+}
+
+/// Parts of one value listed before "… N more".
+const MAX_PARTS: usize = 20;
+
+/// What the picture's characters mean.
+const PICTURE_KEY: &str = "`+` painted, `-` erased, `~` changed, `#` unchanged, `.` empty";
 
 fn noise(report: &DiffReport, opts: &Options, out: &mut String) {
     if report.noise.is_empty() {

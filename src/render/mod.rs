@@ -7,7 +7,7 @@ pub mod json;
 pub mod markdown;
 pub mod text;
 
-use crate::diff::{Change, DiffReport, Subject};
+use crate::diff::{Change, Delta, Detail, DiffReport, Subject};
 
 /// What every renderer needs to know.
 #[derive(Debug, Clone, Copy, Default)]
@@ -243,6 +243,28 @@ pub fn node_name(path: &str) -> &str {
         return "(root)";
     }
     path.rsplit('/').next().unwrap_or(path)
+}
+
+/// The parts listed under a changed value (none when its headline already says it all).
+pub fn value_parts(d: &Detail) -> &[crate::grain::ValueChange] {
+    match d {
+        Detail::PropertyChanged {
+            delta: Delta::Grain(g),
+            ..
+        } if g.changes.len() > 1 => &g.changes,
+        _ => &[],
+    }
+}
+
+/// The picture of a tile map's changed area, when small enough to draw.
+pub fn value_picture(d: &Detail) -> &[String] {
+    match d {
+        Detail::PropertyChanged {
+            delta: Delta::Grain(g),
+            ..
+        } => &g.picture,
+        _ => &[],
+    }
 }
 
 #[cfg(test)]

@@ -7,8 +7,10 @@
 //! reader's terminal, and a name with a line break cannot forge a line.
 
 use super::escape::{self, visible};
+use super::value_parts;
 use super::{depth, groups, Counts, FileDiff, FileStatus, Options};
 use crate::diff::{Change, Delta, Detail, DiffReport, Subject};
+use crate::grain::{ValueChange, ValueDiff};
 
 const GREEN: &str = "\x1b[32m";
 const RED: &str = "\x1b[31m";
@@ -65,6 +67,7 @@ pub fn describe(d: &Detail) -> (char, String) {
         } => {
             let mut s = format!("{key}: {old} -> {new}");
             match delta {
+                Delta::Grain(g) => s = grain_headline(key, g),
                 Delta::None => {}
                 Delta::Components(c) => {
                     let parts: Vec<String> = c
@@ -88,6 +91,24 @@ pub fn describe(d: &Detail) -> (char, String) {
             }
             ('~', s)
         }
+    }
+}
+
+/// `tile_data: 3 cells painted in (0, 0)-(2, 1)` when one part changed, else
+/// `tile_data: 4 changes` with the parts listed below ([`super::value_parts`]).
+fn grain_headline(key: &str, g: &ValueDiff) -> String {
+    match g.changes.as_slice() {
+        [one] => format!("{key}: {one}"),
+        many => format!("{key}: {} changes", many.len()),
+    }
+}
+
+/// The marker of one part of a value: `+` added or painted, `-` removed or erased, `~`.
+pub fn part_marker(c: &ValueChange) -> char {
+    match c.change {
+        "added" | "painted" => '+',
+        "removed" | "erased" => '-',
+        _ => '~',
     }
 }
 
@@ -229,6 +250,11 @@ pub fn render(report: &DiffReport, opts: &Options) -> String {
                         "{indent}    {}\n",
                         paint(c, color_of(m), &format!("{m} {s}"))
                     ));
+                    for part in value_parts(d) {
+                        let m = part_marker(part);
+                        let line = paint(c, color_of(m), &format!("{m} {part}"));
+                        out.push_str(&format!("{indent}        {line}\n"));
+                    }
                 }
             }
         }
