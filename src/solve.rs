@@ -478,11 +478,23 @@ pub struct Solved {
 /// Solve a file that holds conflict markers (see the module documentation).
 /// `Ok(None)` when there is nothing to solve (no conflict block of any size).
 pub fn solve_markers(text: &[u8], marker_size: usize) -> Result<Option<Solved>, ParseError> {
+    solve_markers_styled(text, marker_size, ConflictStyle::Diff3)
+}
+
+/// [`solve_markers`], with the conflicts left written in `style` (the user's
+/// `merge.conflictStyle`); blocks kept as they were keep their own markers.
+pub fn solve_markers_styled(
+    text: &[u8],
+    marker_size: usize,
+    style: ConflictStyle,
+) -> Result<Option<Solved>, ParseError> {
     let Some(marked) = find_markers(text, marker_size)? else {
         return Ok(None);
     };
+    let mut markers = marked.marker_options();
+    markers.style = style;
     let opts = MergeOptions {
-        markers: marked.marker_options(),
+        markers,
         ..MergeOptions::default()
     };
     let blocks = marked.block_count();
