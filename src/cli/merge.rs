@@ -251,6 +251,40 @@ fn favored(a: &MergeArgs, text: Vec<u8>, conflicts: usize, path: &str) -> (Vec<u
     (resolve_markers(&text, a.marker_size, side), 0)
 }
 
+/// One [`Decision::HunkFavored`] per conflict hunk `--favor` will resolve in `text`.
+fn favor_decisions(a: &MergeArgs, text: &[u8]) -> Vec<Decision> {
+    let Some(side) = a.favor.or_else(gitconfig::favor_from_env) else {
+        return Vec::new();
+    };
+    let Ok(marked) = tscn_merge::solve::parse_markers(text, a.marker_size) else {
+        return Vec::new();
+    };
+    let name = if side == FavorArg::Ours {
+        "ours"
+    } else {
+        "theirs"
+    };
+    marked
+        .blocks()
+        .map(|b| {
+            let lines = if side == FavorArg::Ours {
+                &b.ours
+            } else {
+                &b.theirs
+            };
+            let first = String::from_utf8_lossy(lines)
+                .lines()
+                .find(|l| !l.trim().is_empty())
+                .map(|l| format!("`{}`", tscn_merge::merge::shorten(l, 60)));
+            Decision::HunkFavored {
+                side: name,
+                line: b.line,
+                kept: first.unwrap_or_else(|| "(nothing)".into()),
+            }
+        })
+        .collect()
+}
+
 /// The result written over OURS (`--git`), to `-o`, or to standard output.
 fn write_result(a: &MergeArgs, text: &[u8]) -> anyhow::Result<()> {
     if a.git {
@@ -344,7 +378,11 @@ fn run_structural(a: &MergeArgs) -> anyhow::Result<i32> {
     let ours = Input::Read(io::read_big(&a.ours)?);
     let theirs = Input::Read(io::read_big(&a.theirs)?);
     let base = io::read_big(&a.base)?;
-    let base = match empty_base_stand_in(&base, &ours) {
+    let stand_in = empty_base_stand_in(&base, &ours);
+    let header = stand_in
+        .as_deref()
+        .map(|h| String::from_utf8_lossy(h).trim_end().to_string());
+    let base = match stand_in {
         Some(header) => Input::Made(header),
         None => Input::Read(base),
     };
@@ -354,7 +392,16 @@ fn run_structural(a: &MergeArgs) -> anyhow::Result<i32> {
         exit_after: true,
         no_layout_policy: a.no_layout_policy,
     };
-    let outcome = merge_within(base, ours, theirs, opts, a.timeout);
+    let mut outcome = merge_within(base, ours, theirs, opts, a.timeout);
+    if let (Some(header), false) = (header, outcome.method == Method::Trivial) {
+        outcome
+            .decisions
+            .insert(0, Decision::AddAddStandInBase { header });
+    }
+    if outcome.conflict_count > 0 {
+        let favored = favor_decisions(a, &outcome.text);
+        outcome.decisions.extend(favored);
+    }
     let path = display_path(a);
     let explain_as = a.explain.or_else(|| {
         if a.git {

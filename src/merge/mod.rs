@@ -228,6 +228,21 @@ pub enum Decision {
         /// The node, as the conflict report names it.
         node: String,
     },
+    /// Both sides added the file (git passed an empty base): it was merged against a
+    /// stand-in base holding only ours' header, so every part is one side's addition.
+    AddAddStandInBase {
+        /// The stand-in base's header line.
+        header: String,
+    },
+    /// A conflict hunk resolved to one side by `--favor` (`git merge -X ours|theirs`).
+    HunkFavored {
+        /// `ours` or `theirs`.
+        side: &'static str,
+        /// The hunk's `<<<<<<<` line in the text with markers.
+        line: usize,
+        /// The first line kept (shortened), or `(nothing)`.
+        kept: String,
+    },
     /// The structural merge was not used.
     FellBack {
         /// Why.
@@ -303,6 +318,14 @@ impl fmt::Display for Decision {
                 f,
                 "deleted {node}: the other side changed only its container layout or editor-only state"
             ),
+            Decision::AddAddStandInBase { header } => write!(
+                f,
+                "both sides added this file (git passed an empty base): merged against a stand-in base holding only `{header}`, so each node and resource is one side's addition"
+            ),
+            Decision::HunkFavored { side, line, kept } => write!(
+                f,
+                "resolved the conflict hunk at line {line} to {side} (--favor): kept {kept}"
+            ),
             Decision::FellBack { reason } => write!(f, "used a line merge instead of the structural merge: {reason}"),
         }
     }
@@ -331,6 +354,8 @@ impl Decision {
             Decision::ConflictSpellsParents { .. } => "conflict_spells_parents",
             Decision::ChurnOursKept { .. } => "churn_ours_kept",
             Decision::ChurnedNodeDeleted { .. } => "churned_node_deleted",
+            Decision::AddAddStandInBase { .. } => "add_add_stand_in_base",
+            Decision::HunkFavored { .. } => "hunk_favored",
             Decision::FellBack { .. } => "fell_back",
         };
         let mut v = json!({ "kind": kind, "message": self.to_string() });
@@ -364,6 +389,10 @@ impl Decision {
                 json!({"section": section, "id": id})
             }
             Decision::FellBack { reason } => json!({"reason": reason}),
+            Decision::AddAddStandInBase { header } => json!({"header": header}),
+            Decision::HunkFavored { side, line, kept } => {
+                json!({"side": side, "line": line, "kept": kept})
+            }
             Decision::ConflictCarriesSubtree { node, nodes }
             | Decision::ConflictSpellsParents { node, nodes } => {
                 json!({"node": node, "nodes": nodes})
