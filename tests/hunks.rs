@@ -280,3 +280,76 @@ fn favored_hunks_are_explained() {
         "{favored:?}"
     );
 }
+
+const G46_SHAPE: &str = r#"[gd_scene format=3 uid="uid://c8x1v2k3m4n5p"]
+
+[sub_resource type="CircleShape2D" id="CircleShape2D_k2m4p"]
+radius = 8.0
+
+[node name="World" type="Node2D" unique_id=1294051873]
+
+[node name="Hero" type="CharacterBody2D" parent="." unique_id=771203492]
+speed = 100.0
+jump = 300.0
+
+[node name="Body" type="CollisionShape2D" parent="Hero" unique_id=1620488355]
+shape = SubResource("CircleShape2D_k2m4p")
+"#;
+
+/// The stderr report lists conflicts in file order (the sub_resource before the node
+/// that holds it, though the merge finds it later), and the count is of hunks as
+/// written: two neighbouring property conflicts are one hunk, as git joins them.
+#[test]
+fn conflicts_are_reported_in_file_order_and_counted_as_hunks() {
+    let side = |speed: &str, jump: &str, radius: &str| {
+        G46_SHAPE
+            .replace("speed = 100.0", &format!("speed = {speed}"))
+            .replace("jump = 300.0", &format!("jump = {jump}"))
+            .replace("radius = 8.0", &format!("radius = {radius}"))
+    };
+    let (ours, theirs) = (side("90.0", "310.0", "9.0"), side("110.0", "320.0", "7.0"));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = |n: &str, t: &str| {
+        let f = dir.path().join(n);
+        std::fs::write(&f, t).expect("write");
+        f
+    };
+    let (b, o, t) = (
+        p("b.tscn", G46_SHAPE),
+        p("o.tscn", &ours),
+        p("t.tscn", &theirs),
+    );
+    let out = Command::new(common::bin())
+        .args(["merge", "--explain=json"])
+        .args([&b, &o, &t])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    let hunks = text.lines().filter(|l| l.starts_with("<<<<<<<")).count();
+    assert_eq!(hunks, 2, "{text}");
+    assert!(err.contains(": 2 conflict(s), over 3 parts"), "{err}");
+    let at = |what: &str| err.find(what).unwrap_or_else(|| panic!("{what} in {err}"));
+    let report = &err[at(" over 3 parts")..];
+    let pos = |what: &str| {
+        report
+            .find(what)
+            .unwrap_or_else(|| panic!("{what} in {report}"))
+    };
+    assert!(
+        pos("radius") < pos("speed") && pos("speed") < pos("jump"),
+        "{report}"
+    );
+    // --explain=json: the same count, the reports in the same order.
+    let json = &err[at("{")..err.rfind('}').map_or(0, |k| k + 1)];
+    let doc: serde_json::Value = serde_json::from_str(json).expect("json");
+    assert_eq!(doc["conflicts"], 2, "{json}");
+    let props: Vec<&str> = doc["conflict_reports"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|c| c["property"].as_str())
+        .collect();
+    assert_eq!(props, ["radius", "speed", "jump"], "{json}");
+}

@@ -31,11 +31,23 @@ pub fn explain(outcome: &MergeOutcome, format: Option<ExplainFormat>, path: &str
                 "path": path,
                 "method": method,
                 "conflicts": outcome.conflict_count,
+                "conflict_reports": outcome.conflicts.iter().map(report_json).collect::<Vec<_>>(),
                 "decisions": outcome.decisions.iter().map(Decision::to_json).collect::<Vec<_>>(),
             });
             eprintln!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
         }
     }
+}
+
+/// One conflict of the report as JSON (`--explain=json`, in file order).
+fn report_json(c: &tscn_merge::merge::ConflictReport) -> serde_json::Value {
+    serde_json::json!({
+        "location": c.location,
+        "property": c.property,
+        "base": c.base,
+        "ours": c.ours,
+        "theirs": c.theirs,
+    })
 }
 
 /// Print the short per-conflict report on stderr.
@@ -61,7 +73,11 @@ pub fn report_conflicts(outcome: &MergeOutcome, path: &str) {
         }
         return;
     }
-    eprintln!("{path}: {} conflict(s)", outcome.conflict_count);
+    let n = outcome.conflict_count;
+    match outcome.conflicts.len() {
+        m if m > n => eprintln!("{path}: {n} conflict(s), over {m} parts (neighbouring conflicts share a hunk, as git joins them):"),
+        _ => eprintln!("{path}: {n} conflict(s)"),
+    }
     let show = |v: &Option<String>| v.clone().unwrap_or_else(|| "(absent)".into());
     for c in &outcome.conflicts {
         let what = c

@@ -432,9 +432,11 @@ pub struct MergeOutcome {
     /// The merged file (with conflict markers when `conflicts` is not empty, or when the
     /// line fallback left some).
     pub text: Vec<u8>,
-    /// Number of conflict blocks in `text`.
+    /// Number of conflict blocks in `text` (hunks as written: neighbouring conflicts
+    /// joined as git joins them count once).
     pub conflict_count: usize,
-    /// Structural conflicts, for the report (empty after a line fallback).
+    /// Structural conflicts, for the report, in file order (empty after a line
+    /// fallback); one hunk may hold several.
     pub conflicts: Vec<ConflictReport>,
     /// How the result was produced.
     pub method: Method,
@@ -651,7 +653,8 @@ pub fn merge(base: &[u8], ours: &[u8], theirs: &[u8], opts: &MergeOptions) -> Me
     }
     MergeOutcome {
         text: structural.text.into_bytes(),
-        conflict_count: structural.conflicts.len(),
+        // What the user finds in the file; a conflict always prints at least one.
+        conflict_count: structural.hunks.max(1),
         conflicts: structural.conflicts,
         method: Method::Structural,
         decisions: structural.decisions,
@@ -665,7 +668,9 @@ struct Structural {
     /// Every conflict resolved to ours (used to validate the structure); `None` when
     /// there is no conflict, so that `text` is that already.
     take_ours: Option<String>,
-    /// Conflicts.
+    /// Conflict hunks as written (after git-style joining).
+    hunks: usize,
+    /// Conflicts, in file order.
     conflicts: Vec<ConflictReport>,
     /// Decisions.
     decisions: Vec<Decision>,
@@ -739,9 +744,11 @@ fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, opts: &MergeOptions) -> Structu
     let (text, nconf) = printer.print(&secs, false);
     // Without a conflict printed, resolving them to ours changes nothing.
     let take_ours = (nconf > 0).then(|| printer.print(&secs, true).0);
+    ctx.conflicts_in_file_order(&node_order, &sub_order);
     Structural {
         text,
         take_ours,
+        hunks: nconf,
         conflicts: ctx.conflicts,
         decisions: ctx.decisions,
         line_merge_blind: path_needed,
