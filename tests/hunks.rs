@@ -99,6 +99,11 @@ fn godot3_keeping_ours_after_delete_against_modify_keeps_the_subtree() {
     let t = resolve_all(&text, Side::Theirs);
     assert_eq!(valid_nodes(&t), [".", "B"], "{t}");
     assert!(t.contains("visible = false"), "{t}");
+    // The shape only `A/A2/Shape` uses goes with the subtree: a hunk of its own in the
+    // sub_resource area, kept by ours' resolution and gone from theirs'.
+    assert!(o.contains("[sub_resource type=\"RectangleShape2D\" id=1]"), "{o}");
+    assert!(!t.contains("[sub_resource"), "{t}");
+    assert_eq!(text.matches("<<<<<<< ").count(), 2, "{text}");
 }
 
 const G46_BASE: &str = r#"[gd_scene format=3 uid="uid://c8x1v2k3m4n5p"]

@@ -16,6 +16,7 @@
 //! [`crate::check`]; otherwise the merge falls back to [`crate::linemerge`], which behaves
 //! like `git merge-file`.
 
+mod carried;
 mod conflicts;
 mod connections;
 mod context;
@@ -205,6 +206,12 @@ pub enum Decision {
         /// How many descendants the hunk carries.
         nodes: usize,
     },
+    /// A sub_resource that only a carried subtree uses (see `ConflictCarriesSubtree`) is
+    /// written inside a hunk of its own in the sub_resource area.
+    ConflictCarriesSubResource {
+        /// Its id on the side that kept the subtree.
+        id: String,
+    },
     /// A node's name or place conflicts: the `parent=` of the nodes under it is
     /// written between markers in each side's spelling.
     ConflictSpellsParents {
@@ -306,6 +313,10 @@ impl fmt::Display for Decision {
                 f,
                 "the conflict on node \"{node}\" (deleted on one side) carries its {nodes} descendant node(s) inside the markers, so picking a side keeps or drops the whole subtree"
             ),
+            Decision::ConflictCarriesSubResource { id } => write!(
+                f,
+                "sub_resource \"{id}\", used only by a subtree a conflict carries, is written between markers too, so picking a side keeps or drops it with the subtree"
+            ),
             Decision::ConflictSpellsParents { node, nodes } => write!(
                 f,
                 "the name or place of node \"{node}\" conflicts: the parent= of {nodes} node(s) under it is written between markers in each side's spelling"
@@ -352,6 +363,7 @@ impl Decision {
             Decision::DeletedResourceKept { .. } => "deleted_resource_kept",
             Decision::ConflictCarriesSubtree { .. } => "conflict_carries_subtree",
             Decision::ConflictSpellsParents { .. } => "conflict_spells_parents",
+            Decision::ConflictCarriesSubResource { .. } => "conflict_carries_sub_resource",
             Decision::ChurnOursKept { .. } => "churn_ours_kept",
             Decision::ChurnedNodeDeleted { .. } => "churned_node_deleted",
             Decision::AddAddStandInBase { .. } => "add_add_stand_in_base",
@@ -401,6 +413,7 @@ impl Decision {
                 json!({"node": node, "key": key, "reason": reason})
             }
             Decision::ChurnedNodeDeleted { node } => json!({"node": node}),
+            Decision::ConflictCarriesSubResource { id } => json!({"id": id}),
             Decision::NodePathFollowed { node, from, to } => {
                 json!({"node": node, "from": from, "to": to})
             }
@@ -723,6 +736,7 @@ fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, opts: &MergeOptions) -> Structu
     let (mut conn_out, conn_order) = connections::merge(&mut ctx, &paths);
     let (edit_out, edit_order) = editables::merge(&ctx, &paths);
     spelling::respell_under_conflicts(&mut ctx, &mut merged, &paths, &mut conn_out);
+    carried::carry_subs(&mut ctx, &merged, &mut subs, &sub_ids);
     let in_result = merged.iter().flatten().map(|m| &m.out).chain(subs.values());
     let header = header::merge(&mut ctx, ext_order.len() + sub_order.len(), in_result);
     let mut owned = vec![header];
