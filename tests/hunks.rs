@@ -101,7 +101,10 @@ fn godot3_keeping_ours_after_delete_against_modify_keeps_the_subtree() {
     assert!(t.contains("visible = false"), "{t}");
     // The shape only `A/A2/Shape` uses goes with the subtree: a hunk of its own in the
     // sub_resource area, kept by ours' resolution and gone from theirs'.
-    assert!(o.contains("[sub_resource type=\"RectangleShape2D\" id=1]"), "{o}");
+    assert!(
+        o.contains("[sub_resource type=\"RectangleShape2D\" id=1]"),
+        "{o}"
+    );
     assert!(!t.contains("[sub_resource"), "{t}");
     assert_eq!(text.matches("<<<<<<< ").count(), 2, "{text}");
 }
