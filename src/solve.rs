@@ -242,148 +242,177 @@ pub fn parse_markers(text: &[u8], marker_size: usize) -> Result<Marked, ParseErr
     } else {
         marker_size
     };
-    let mut pieces = Vec::new();
-    let mut outside: Vec<u8> = Vec::new();
-    let mut state = State::Outside;
-    let mut cur = Block {
-        line: 0,
-        ours_label: String::new(),
-        base_label: None,
-        theirs_label: String::new(),
-        ours: Vec::new(),
-        base: None,
-        theirs: Vec::new(),
-        raw: Vec::new(),
+    let mut reader = Reader {
+        size,
+        state: State::Outside,
+        pieces: Vec::new(),
+        outside: Vec::new(),
+        cur: Block::opened(0, String::new(), &[]),
     };
-    let err = |line: usize, message: String| Err(ParseError { line, message });
     for (i, line) in lines(text).into_iter().enumerate() {
-        let n = i + 1;
-        let start = marker(line, b'<', size);
-        let mid = marker(line, b'|', size);
-        let sep = marker(line, b'=', size);
-        let end = marker(line, b'>', size);
-        match state {
-            State::Outside => {
-                if let Some(label) = start {
-                    if !outside.is_empty() {
-                        pieces.push(Piece::Text(std::mem::take(&mut outside)));
-                    }
-                    cur = Block {
-                        line: n,
-                        ours_label: label,
-                        base_label: None,
-                        theirs_label: String::new(),
-                        ours: Vec::new(),
-                        base: None,
-                        theirs: Vec::new(),
-                        raw: line.to_vec(),
-                    };
-                    state = State::Ours;
-                } else {
-                    outside.extend_from_slice(line);
-                }
-                continue;
-            }
-            State::Ours | State::Base | State::Theirs => {}
+        reader.line(i + 1, line)?;
+    }
+    reader.finish()
+}
+
+impl Block {
+    /// A block whose `<<<<<<<` line (number `line`, label `label`) was just read.
+    fn opened(line: usize, label: String, raw: &[u8]) -> Block {
+        Block {
+            line,
+            ours_label: label,
+            base_label: None,
+            theirs_label: String::new(),
+            ours: Vec::new(),
+            base: None,
+            theirs: Vec::new(),
+            raw: raw.to_vec(),
         }
-        if start.is_some() {
-            return err(
+    }
+}
+
+/// The four markers a line may be, by their labels.
+struct Markers {
+    start: Option<String>,
+    mid: Option<String>,
+    sep: Option<String>,
+    end: Option<String>,
+}
+
+/// [`parse_markers`] line by line: the pieces so far, the text since the last block,
+/// and the block being read.
+struct Reader {
+    size: usize,
+    state: State,
+    pieces: Vec<Piece>,
+    outside: Vec<u8>,
+    cur: Block,
+}
+
+impl Reader {
+    /// Read line `n`.
+    fn line(&mut self, n: usize, line: &[u8]) -> Result<(), ParseError> {
+        let size = self.size;
+        let m = Markers {
+            start: marker(line, b'<', size),
+            mid: marker(line, b'|', size),
+            sep: marker(line, b'=', size),
+            end: marker(line, b'>', size),
+        };
+        if self.state == State::Outside {
+            self.outside_line(n, line, m.start);
+            return Ok(());
+        }
+        if m.start.is_some() {
+            return self.err(
                 n,
-                format!(
-                    "a new conflict block starts inside the block opened on line {}",
-                    cur.line
-                ),
+                "a new conflict block starts inside the block opened on line {line}",
             );
         }
-        cur.raw.extend_from_slice(line);
-        match state {
-            State::Ours => {
-                if let Some(label) = mid {
-                    cur.base_label = Some(label);
-                    cur.base = Some(Vec::new());
-                    state = State::Base;
-                } else if sep.is_some() {
-                    state = State::Theirs;
-                } else if end.is_some() {
-                    return err(
-                        n,
-                        format!(
-                            "the block opened on line {} ends before its separator",
-                            cur.line
-                        ),
-                    );
-                } else {
-                    cur.ours.extend_from_slice(line);
-                }
-            }
-            State::Base => {
-                if sep.is_some() {
-                    state = State::Theirs;
-                } else if mid.is_some() {
-                    return err(
-                        n,
-                        format!(
-                            "a second base section in the block opened on line {}",
-                            cur.line
-                        ),
-                    );
-                } else if end.is_some() {
-                    return err(
-                        n,
-                        format!(
-                            "the block opened on line {} ends before its separator",
-                            cur.line
-                        ),
-                    );
-                } else if let Some(b) = cur.base.as_mut() {
-                    b.extend_from_slice(line);
-                }
-            }
-            State::Theirs => {
-                if let Some(label) = end {
-                    cur.theirs_label = label;
-                    pieces.push(Piece::Block(std::mem::replace(
-                        &mut cur,
-                        Block {
-                            line: 0,
-                            ours_label: String::new(),
-                            base_label: None,
-                            theirs_label: String::new(),
-                            ours: Vec::new(),
-                            base: None,
-                            theirs: Vec::new(),
-                            raw: Vec::new(),
-                        },
-                    )));
-                    state = State::Outside;
-                } else if mid.is_some() || sep.is_some() {
-                    return err(
-                        n,
-                        format!(
-                            "a marker out of order in the block opened on line {}",
-                            cur.line
-                        ),
-                    );
-                } else {
-                    cur.theirs.extend_from_slice(line);
-                }
-            }
-            State::Outside => {}
+        self.cur.raw.extend_from_slice(line);
+        match self.state {
+            State::Ours => self.ours_line(n, line, m),
+            State::Base => self.base_line(n, line, m),
+            State::Theirs => self.theirs_line(n, line, m),
+            State::Outside => Ok(()),
         }
     }
-    if state != State::Outside {
-        return err(
-            cur.line,
-            "the conflict block opened here never ends".to_string(),
-        );
+
+    /// A line outside any block: text, or the `<<<<<<<` opening one.
+    fn outside_line(&mut self, n: usize, line: &[u8], start: Option<String>) {
+        let Some(label) = start else {
+            self.outside.extend_from_slice(line);
+            return;
+        };
+        if !self.outside.is_empty() {
+            self.pieces
+                .push(Piece::Text(std::mem::take(&mut self.outside)));
+        }
+        self.cur = Block::opened(n, label, line);
+        self.state = State::Ours;
     }
-    if !outside.is_empty() {
-        pieces.push(Piece::Text(outside));
+
+    /// A line of ours' section: a line of ours, `|||||||` or `=======`.
+    fn ours_line(&mut self, n: usize, line: &[u8], m: Markers) -> Result<(), ParseError> {
+        if let Some(label) = m.mid {
+            self.cur.base_label = Some(label);
+            self.cur.base = Some(Vec::new());
+            self.state = State::Base;
+        } else if m.sep.is_some() {
+            self.state = State::Theirs;
+        } else if m.end.is_some() {
+            return self.err(
+                n,
+                "the block opened on line {line} ends before its separator",
+            );
+        } else {
+            self.cur.ours.extend_from_slice(line);
+        }
+        Ok(())
     }
-    Ok(Marked {
-        pieces,
-        marker_size: size,
-    })
+
+    /// A line of the base section: a line of base or `=======`.
+    fn base_line(&mut self, n: usize, line: &[u8], m: Markers) -> Result<(), ParseError> {
+        if m.sep.is_some() {
+            self.state = State::Theirs;
+        } else if m.mid.is_some() {
+            return self.err(
+                n,
+                "a second base section in the block opened on line {line}",
+            );
+        } else if m.end.is_some() {
+            return self.err(
+                n,
+                "the block opened on line {line} ends before its separator",
+            );
+        } else if let Some(b) = self.cur.base.as_mut() {
+            b.extend_from_slice(line);
+        }
+        Ok(())
+    }
+
+    /// A line of theirs' section: a line of theirs or the `>>>>>>>` closing the block.
+    fn theirs_line(&mut self, n: usize, line: &[u8], m: Markers) -> Result<(), ParseError> {
+        if let Some(label) = m.end {
+            let mut done = std::mem::replace(&mut self.cur, Block::opened(0, String::new(), &[]));
+            done.theirs_label = label;
+            self.pieces.push(Piece::Block(done));
+            self.state = State::Outside;
+        } else if m.mid.is_some() || m.sep.is_some() {
+            return self.err(
+                n,
+                "a marker out of order in the block opened on line {line}",
+            );
+        } else {
+            self.cur.theirs.extend_from_slice(line);
+        }
+        Ok(())
+    }
+
+    /// An error at line `n`: `what`, with `{line}` the line the block was opened on.
+    fn err(&self, n: usize, what: &str) -> Result<(), ParseError> {
+        Err(ParseError {
+            line: n,
+            message: what.replace("{line}", &self.cur.line.to_string()),
+        })
+    }
+
+    /// The pieces, once every line is read.
+    fn finish(mut self) -> Result<Marked, ParseError> {
+        if self.state != State::Outside {
+            return Err(ParseError {
+                line: self.cur.line,
+                message: "the conflict block opened here never ends".to_string(),
+            });
+        }
+        if !self.outside.is_empty() {
+            self.pieces.push(Piece::Text(self.outside));
+        }
+        Ok(Marked {
+            pieces: self.pieces,
+            marker_size: self.size,
+        })
+    }
 }
 
 /// Find the conflict blocks of a file: first with markers of `preferred_size`, then,
@@ -449,11 +478,23 @@ pub struct Solved {
 /// Solve a file that holds conflict markers (see the module documentation).
 /// `Ok(None)` when there is nothing to solve (no conflict block of any size).
 pub fn solve_markers(text: &[u8], marker_size: usize) -> Result<Option<Solved>, ParseError> {
+    solve_markers_styled(text, marker_size, ConflictStyle::Diff3)
+}
+
+/// [`solve_markers`], with the conflicts left written in `style` (the user's
+/// `merge.conflictStyle`); blocks kept as they were keep their own markers.
+pub fn solve_markers_styled(
+    text: &[u8],
+    marker_size: usize,
+    style: ConflictStyle,
+) -> Result<Option<Solved>, ParseError> {
     let Some(marked) = find_markers(text, marker_size)? else {
         return Ok(None);
     };
+    let mut markers = marked.marker_options();
+    markers.style = style;
     let opts = MergeOptions {
-        markers: marked.marker_options(),
+        markers,
         ..MergeOptions::default()
     };
     let blocks = marked.block_count();

@@ -99,6 +99,14 @@ fn godot3_keeping_ours_after_delete_against_modify_keeps_the_subtree() {
     let t = resolve_all(&text, Side::Theirs);
     assert_eq!(valid_nodes(&t), [".", "B"], "{t}");
     assert!(t.contains("visible = false"), "{t}");
+    // The shape only `A/A2/Shape` uses goes with the subtree: a hunk of its own in the
+    // sub_resource area, kept by ours' resolution and gone from theirs'.
+    assert!(
+        o.contains("[sub_resource type=\"RectangleShape2D\" id=1]"),
+        "{o}"
+    );
+    assert!(!t.contains("[sub_resource"), "{t}");
+    assert_eq!(text.matches("<<<<<<< ").count(), 2, "{text}");
 }
 
 const G46_BASE: &str = r#"[gd_scene format=3 uid="uid://c8x1v2k3m4n5p"]
@@ -173,4 +181,183 @@ fn godot46_delete_against_modify_with_wide_markers() {
     );
     let t = resolve_all(&text, Side::Theirs);
     assert_eq!(valid_nodes(&t), [".", "Sign"], "{t}");
+}
+
+/// `merge --explain=json` over three texts with `args`: exit code, result and the
+/// decisions' kinds and messages.
+fn explained(
+    base: &str,
+    ours: &str,
+    theirs: &str,
+    args: &[&str],
+) -> (i32, String, Vec<(String, String)>) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = |n: &str, t: &str| {
+        let f = dir.path().join(n);
+        std::fs::write(&f, t).expect("write");
+        f
+    };
+    let (b, o, t) = (p("b.tscn", base), p("o.tscn", ours), p("t.tscn", theirs));
+    let out = Command::new(common::bin())
+        .args(["merge", "--explain=json"])
+        .args(args)
+        .args([&b, &o, &t])
+        .output()
+        .expect("run");
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    let json = &err[err.find('{').unwrap_or(0)..err.rfind('}').map_or(0, |k| k + 1)];
+    let doc: serde_json::Value =
+        serde_json::from_str(json).unwrap_or_else(|e| panic!("{e}: {err}"));
+    let decisions = doc["decisions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|d| {
+            (
+                d["kind"].as_str().unwrap_or("").to_string(),
+                d["message"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    (out.status.code().unwrap_or(-1), text, decisions)
+}
+
+/// Both branches add the scene (git passes an empty base): the stand-in base is a
+/// decision `--explain` shows.
+#[test]
+fn add_add_merge_is_explained() {
+    let ours = G46_BASE.replace(
+        "[connection",
+        "[node name=\"Post\" type=\"Label\" parent=\".\" unique_id=55502]\n\n[connection",
+    );
+    let theirs = G46_BASE.replace(
+        "[connection",
+        "[node name=\"Sign\" type=\"Label\" parent=\".\" unique_id=55501]\n\n[connection",
+    );
+    let (code, text, decisions) = explained("", &ours, &theirs, &[]);
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains("name=\"Post\"") && text.contains("name=\"Sign\""),
+        "{text}"
+    );
+    let stand_in = decisions.iter().find(|(k, _)| k == "add_add_stand_in_base");
+    let (_, message) = stand_in.unwrap_or_else(|| panic!("{decisions:?}"));
+    assert!(message.contains("[gd_scene format=3]"), "{message}");
+    // A merge with a real base has no such decision.
+    let (_, _, decisions) = explained(G46_BASE, &ours, &theirs, &[]);
+    assert!(
+        decisions.iter().all(|(k, _)| k != "add_add_stand_in_base"),
+        "{decisions:?}"
+    );
+}
+
+/// Every hunk `--favor` resolves is a decision, naming its side and what it kept.
+#[test]
+fn favored_hunks_are_explained() {
+    let ours = G46_BASE.replace("speed = 100.0", "speed = 90.0").replace(
+        "parent=\"Hero/Sprite2D\" unique_id=402918337]\n",
+        "parent=\"Hero/Sprite2D\" unique_id=402918337]\nscale = Vector2(2, 2)\n",
+    );
+    let theirs = G46_BASE.replace("speed = 100.0", "speed = 110.0").replace(
+        "parent=\"Hero/Sprite2D\" unique_id=402918337]\n",
+        "parent=\"Hero/Sprite2D\" unique_id=402918337]\nscale = Vector2(3, 3)\n",
+    );
+    let (code, plain, decisions) = explained(G46_BASE, &ours, &theirs, &[]);
+    assert_eq!(code, 1, "{plain}");
+    assert!(
+        decisions.iter().all(|(k, _)| k != "hunk_favored"),
+        "{decisions:?}"
+    );
+    let hunks = plain.lines().filter(|l| l.starts_with("<<<<<<<")).count();
+    assert_eq!(hunks, 2, "{plain}");
+    let (code, text, decisions) = explained(G46_BASE, &ours, &theirs, &["--favor=theirs"]);
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains("speed = 110.0") && text.contains("Vector2(3, 3)"),
+        "{text}"
+    );
+    let favored: Vec<&String> = decisions
+        .iter()
+        .filter(|(k, _)| k == "hunk_favored")
+        .map(|(_, m)| m)
+        .collect();
+    assert_eq!(favored.len(), hunks, "{decisions:?}");
+    assert!(
+        favored[0].contains("to theirs") && favored[0].contains("speed = 110.0"),
+        "{favored:?}"
+    );
+}
+
+const G46_SHAPE: &str = r#"[gd_scene format=3 uid="uid://c8x1v2k3m4n5p"]
+
+[sub_resource type="CircleShape2D" id="CircleShape2D_k2m4p"]
+radius = 8.0
+
+[node name="World" type="Node2D" unique_id=1294051873]
+
+[node name="Hero" type="CharacterBody2D" parent="." unique_id=771203492]
+speed = 100.0
+jump = 300.0
+
+[node name="Body" type="CollisionShape2D" parent="Hero" unique_id=1620488355]
+shape = SubResource("CircleShape2D_k2m4p")
+"#;
+
+/// The stderr report lists conflicts in file order (the sub_resource before the node
+/// that holds it, though the merge finds it later), and the count is of hunks as
+/// written: two neighbouring property conflicts are one hunk, as git joins them.
+#[test]
+fn conflicts_are_reported_in_file_order_and_counted_as_hunks() {
+    let side = |speed: &str, jump: &str, radius: &str| {
+        G46_SHAPE
+            .replace("speed = 100.0", &format!("speed = {speed}"))
+            .replace("jump = 300.0", &format!("jump = {jump}"))
+            .replace("radius = 8.0", &format!("radius = {radius}"))
+    };
+    let (ours, theirs) = (side("90.0", "310.0", "9.0"), side("110.0", "320.0", "7.0"));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = |n: &str, t: &str| {
+        let f = dir.path().join(n);
+        std::fs::write(&f, t).expect("write");
+        f
+    };
+    let (b, o, t) = (
+        p("b.tscn", G46_SHAPE),
+        p("o.tscn", &ours),
+        p("t.tscn", &theirs),
+    );
+    let out = Command::new(common::bin())
+        .args(["merge", "--explain=json"])
+        .args([&b, &o, &t])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    let hunks = text.lines().filter(|l| l.starts_with("<<<<<<<")).count();
+    assert_eq!(hunks, 2, "{text}");
+    assert!(err.contains(": 2 conflict(s), over 3 parts"), "{err}");
+    let at = |what: &str| err.find(what).unwrap_or_else(|| panic!("{what} in {err}"));
+    let report = &err[at(" over 3 parts")..];
+    let pos = |what: &str| {
+        report
+            .find(what)
+            .unwrap_or_else(|| panic!("{what} in {report}"))
+    };
+    assert!(
+        pos("radius") < pos("speed") && pos("speed") < pos("jump"),
+        "{report}"
+    );
+    // --explain=json: the same count, the reports in the same order.
+    let json = &err[at("{")..err.rfind('}').map_or(0, |k| k + 1)];
+    let doc: serde_json::Value = serde_json::from_str(json).expect("json");
+    assert_eq!(doc["conflicts"], 2, "{json}");
+    let props: Vec<&str> = doc["conflict_reports"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|c| c["property"].as_str())
+        .collect();
+    assert_eq!(props, ["radius", "speed", "jump"], "{json}");
 }

@@ -792,3 +792,58 @@ fn solving_real_diff3_markers_equals_the_direct_merge_or_leaves_markers() {
     );
     assert!(equal >= 30, "{equal}");
 }
+
+/// main and other change the player's speed differently: a conflict no merge removes.
+fn speed_conflict(style: Option<&str>) -> TempRepo {
+    let t = TempRepo::new();
+    if let Some(s) = style {
+        t.git_ok(["config", "merge.conflictStyle", s]);
+    }
+    t.write(SCENE, BASE);
+    t.commit_all("base");
+    t.checkout_new("other");
+    t.write(SCENE, BASE.replace("speed = 200.0", "speed = 150.0"));
+    t.commit_all("theirs: slower");
+    t.checkout("main");
+    t.write(SCENE, BASE.replace("speed = 200.0", "speed = 250.0"));
+    t.commit_all("ours: faster");
+    assert!(!t.merge("other").status.success());
+    t
+}
+
+/// Solve `SCENE` (with `env` set) and say whether the conflict left has a base section.
+fn solved_with_base(t: &TempRepo, args: &[&str], env: Option<(&str, &str)>) -> bool {
+    // Start from git's line merge each time (solve leaves the file unmerged).
+    t.git_ok(["checkout", "--merge", "--", SCENE]);
+    let mut cmd = t.command(common::bin());
+    cmd.args(["solve", "--no-backup"]).args(args).arg(SCENE);
+    if let Some((k, v)) = env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().unwrap();
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    let text = String::from_utf8(t.read(SCENE)).unwrap();
+    assert!(
+        text.contains("speed = 250.0") && text.contains("speed = 150.0"),
+        "{text}"
+    );
+    text.lines().any(|l| l.starts_with("|||||||"))
+}
+
+#[test]
+fn solve_writes_markers_in_the_configured_conflict_style() {
+    // The repository's merge.conflictStyle, as `merge --git` reads it.
+    let t = speed_conflict(Some("diff3"));
+    assert!(solved_with_base(&t, &[], None));
+    // `--style` overrides it.
+    assert!(!solved_with_base(&t, &["--style=merge"], None));
+    // `git -c merge.conflictStyle=merge` reaches solve run as a git alias or hook.
+    let merge_style = ("GIT_CONFIG_PARAMETERS", "'merge.conflictStyle'='merge'");
+    assert!(!solved_with_base(&t, &[], Some(merge_style)));
+    // Unset: git's default style, which has no base section.
+    let t = speed_conflict(None);
+    assert!(!solved_with_base(&t, &[], None));
+    let diff3 = ("GIT_CONFIG_PARAMETERS", "'merge.conflictStyle'='diff3'");
+    assert!(solved_with_base(&t, &[], Some(diff3)));
+    assert!(solved_with_base(&t, &["--style=zdiff3"], None));
+}

@@ -12,7 +12,16 @@ use tscn_merge::linemerge::ConflictStyle;
 /// A value of git's configuration as `git config --get` prints it (repository, global
 /// and system files, and the `-c` overrides git passes in `GIT_CONFIG_PARAMETERS`).
 fn git_config(key: &str) -> Option<String> {
-    let out = Command::new("git")
+    git_config_in(None, key)
+}
+
+/// [`git_config`] as git run in `dir` sees it (that directory's repository).
+fn git_config_in(dir: Option<&std::path::Path>, key: &str) -> Option<String> {
+    let mut cmd = Command::new("git");
+    if let Some(d) = dir {
+        cmd.arg("-C").arg(d);
+    }
+    let out = cmd
         .args(["config", "--get", key])
         .stdin(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
@@ -38,6 +47,12 @@ pub fn style_of(s: StyleArg) -> ConflictStyle {
 /// default (git also falls back to it for a value it does not know).
 pub fn git_conflict_style() -> ConflictStyle {
     style_named(git_config("merge.conflictStyle").as_deref())
+}
+
+/// `merge.conflictStyle` as configured for the repository around `dir` (`-c`
+/// overrides included), `None` when it is not set anywhere.
+pub fn configured_style_in(dir: &std::path::Path) -> Option<ConflictStyle> {
+    git_config_in(Some(dir), "merge.conflictStyle").map(|v| style_named(Some(&v)))
 }
 
 fn style_named(v: Option<&str>) -> ConflictStyle {

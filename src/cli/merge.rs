@@ -33,11 +33,23 @@ pub fn explain(outcome: &MergeOutcome, format: Option<ExplainFormat>, path: &str
                 "path": path,
                 "method": method,
                 "conflicts": outcome.conflict_count,
+                "conflict_reports": outcome.conflicts.iter().map(report_json).collect::<Vec<_>>(),
                 "decisions": outcome.decisions.iter().map(Decision::to_json).collect::<Vec<_>>(),
             });
             stderr_line!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
         }
     }
+}
+
+/// One conflict of the report as JSON (`--explain=json`, in file order).
+fn report_json(c: &tscn_merge::merge::ConflictReport) -> serde_json::Value {
+    serde_json::json!({
+        "location": c.location,
+        "property": c.property,
+        "base": c.base,
+        "ours": c.ours,
+        "theirs": c.theirs,
+    })
 }
 
 /// Print the short per-conflict report on stderr.
@@ -63,7 +75,11 @@ pub fn report_conflicts(outcome: &MergeOutcome, path: &str) {
         }
         return;
     }
-    stderr_line!("{path}: {} conflict(s)", outcome.conflict_count);
+    let n = outcome.conflict_count;
+    match outcome.conflicts.len() {
+        m if m > n => stderr_line!("{path}: {n} conflict(s), over {m} parts (neighbouring conflicts share a hunk, as git joins them):"),
+        _ => stderr_line!("{path}: {n} conflict(s)"),
+    }
     let show = |v: &Option<String>| v.clone().unwrap_or_else(|| "(absent)".into());
     for c in &outcome.conflicts {
         let what = c
@@ -252,6 +268,40 @@ fn favored(a: &MergeArgs, text: Vec<u8>, conflicts: usize, path: &str) -> (Vec<u
     (resolve_markers(&text, a.marker_size, side), 0)
 }
 
+/// One [`Decision::HunkFavored`] per conflict hunk `--favor` will resolve in `text`.
+fn favor_decisions(a: &MergeArgs, text: &[u8]) -> Vec<Decision> {
+    let Some(side) = a.favor.or_else(gitconfig::favor_from_env) else {
+        return Vec::new();
+    };
+    let Ok(marked) = tscn_merge::solve::parse_markers(text, a.marker_size) else {
+        return Vec::new();
+    };
+    let name = if side == FavorArg::Ours {
+        "ours"
+    } else {
+        "theirs"
+    };
+    marked
+        .blocks()
+        .map(|b| {
+            let lines = if side == FavorArg::Ours {
+                &b.ours
+            } else {
+                &b.theirs
+            };
+            let first = String::from_utf8_lossy(lines)
+                .lines()
+                .find(|l| !l.trim().is_empty())
+                .map(|l| format!("`{}`", tscn_merge::merge::shorten(l, 60)));
+            Decision::HunkFavored {
+                side: name,
+                line: b.line,
+                kept: first.unwrap_or_else(|| "(nothing)".into()),
+            }
+        })
+        .collect()
+}
+
 /// The result written over OURS (`--git`), to `-o`, or to standard output.
 fn write_result(a: &MergeArgs, text: &[u8]) -> anyhow::Result<()> {
     if a.git {
@@ -331,14 +381,27 @@ fn run_structural(a: &MergeArgs) -> anyhow::Result<i32> {
     let ours = Source::new(io::read(&a.ours)?);
     let theirs = Source::new(io::read(&a.theirs)?);
     let base = io::read(&a.base)?;
-    let base = Source::new(empty_base_stand_in(&base, &ours).unwrap_or(base));
+    let stand_in = empty_base_stand_in(&base, &ours);
+    let header = stand_in
+        .as_deref()
+        .map(|h| String::from_utf8_lossy(h).trim_end().to_string());
+    let base = Source::new(stand_in.unwrap_or(base));
     let opts = MergeOptions {
         markers: marker_options(a),
         // This process ends once the result is written.
         exit_after: true,
         no_layout_policy: a.no_layout_policy,
     };
-    let outcome = merge_within(base, ours, theirs, opts, a.timeout);
+    let mut outcome = merge_within(base, ours, theirs, opts, a.timeout);
+    if let (Some(header), false) = (header, outcome.method == Method::Trivial) {
+        outcome
+            .decisions
+            .insert(0, Decision::AddAddStandInBase { header });
+    }
+    if outcome.conflict_count > 0 {
+        let favored = favor_decisions(a, &outcome.text);
+        outcome.decisions.extend(favored);
+    }
     let path = display_path(a);
     let explain_as = a.explain.or_else(|| {
         if a.git {

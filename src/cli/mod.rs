@@ -230,6 +230,10 @@ pub struct SolveArgs {
     /// Print each automatic decision (text or json) on stderr.
     #[arg(long, num_args = 0..=1, default_missing_value = "text", require_equals = true)]
     pub explain: Option<ExplainFormat>,
+    /// Conflict style of the markers written (default: git's `merge.conflictStyle`
+    /// for a file in a repository, else diff3).
+    #[arg(long, value_enum)]
+    pub style: Option<StyleArg>,
     /// Conflicted files (default: every unmerged scene of the current repository).
     pub files: Vec<PathBuf>,
 }

@@ -17,9 +17,9 @@ use super::io::stderr_line;
 use super::{git, io, merge as cli_merge, SolveArgs};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use tscn_merge::linemerge::MarkerOptions;
+use tscn_merge::linemerge::{ConflictStyle, MarkerOptions};
 use tscn_merge::merge::{merge, MergeOptions, MergeOutcome};
-use tscn_merge::solve::{find_markers, is_untouched_line_merge, solve_markers, Source};
+use tscn_merge::solve::{find_markers, is_untouched_line_merge, solve_markers_styled, Source};
 
 /// Run the solve command over every file; the exit code is the worst of them.
 pub fn run(a: &SolveArgs) -> anyhow::Result<i32> {
@@ -115,6 +115,25 @@ fn index_stages(file: &Path) -> Option<git::Stages> {
     git::conflict_stages(&repo, &abs).ok().flatten()
 }
 
+/// The style of the markers a solve writes: `--style`, else `merge.conflictStyle` as
+/// git sees it in the file's directory (`-c` overrides included, the same lookup as
+/// `merge --git`), else git's default (`merge`) inside a repository and diff3 outside
+/// one (the base section lets a later solve re-merge everything).
+fn style_for(a: &SolveArgs, file: &Path) -> ConflictStyle {
+    if let Some(s) = a.style {
+        return super::gitconfig::style_of(s);
+    }
+    let abs = std::path::absolute(file).unwrap_or_else(|_| file.to_path_buf());
+    let Some(dir) = abs.parent().filter(|d| d.is_dir()) else {
+        return ConflictStyle::Diff3;
+    };
+    match super::gitconfig::configured_style_in(dir) {
+        Some(s) => s,
+        None if git::open_repo(dir).is_ok() => ConflictStyle::Merge,
+        None => ConflictStyle::Diff3,
+    }
+}
+
 /// What was solved and how, before writing.
 struct Plan {
     outcome: MergeOutcome,
@@ -140,6 +159,7 @@ enum FromIndex {
 /// the stages would throw away.
 fn from_index(
     a: &SolveArgs,
+    style: ConflictStyle,
     shown: &str,
     text: &[u8],
     stages: git::Stages,
@@ -171,6 +191,7 @@ fn from_index(
     }
     let mut markers_opts = MarkerOptions {
         marker_size: markers.marker_size,
+        style,
         ..MarkerOptions::default()
     };
     if let Some(b) = markers.blocks().next() {
@@ -203,8 +224,13 @@ fn from_index(
 }
 
 /// Solve from the conflict markers in the file. `None`: nothing to solve.
-fn from_markers(a: &SolveArgs, shown: &str, text: &[u8]) -> anyhow::Result<Option<Plan>> {
-    let solved = match solve_markers(text, a.marker_size) {
+fn from_markers(
+    a: &SolveArgs,
+    style: ConflictStyle,
+    shown: &str,
+    text: &[u8],
+) -> anyhow::Result<Option<Plan>> {
+    let solved = match solve_markers_styled(text, a.marker_size, style) {
         Ok(Some(s)) => s,
         Ok(None) => return Ok(None),
         Err(e) => anyhow::bail!("cannot read the conflict markers in {shown}: {e}"),
@@ -250,8 +276,9 @@ fn from_markers(a: &SolveArgs, shown: &str, text: &[u8]) -> anyhow::Result<Optio
 fn solve_file(a: &SolveArgs, file: &Path) -> anyhow::Result<i32> {
     let shown = file.display().to_string();
     let text = io::read(file)?;
+    let style = style_for(a, file);
     let (from_index_plan, unmerged) = match index_stages(file) {
-        Some(stages) => match from_index(a, &shown, &text, stages)? {
+        Some(stages) => match from_index(a, style, &shown, &text, stages)? {
             FromIndex::Done(code) => return Ok(code),
             FromIndex::Plan(p) => (Some(p), true),
             FromIndex::Edited => (None, true),
@@ -260,7 +287,7 @@ fn solve_file(a: &SolveArgs, file: &Path) -> anyhow::Result<i32> {
     };
     let plan = match from_index_plan {
         Some(p) => p,
-        None => match from_markers(a, &shown, &text)? {
+        None => match from_markers(a, style, &shown, &text)? {
             Some(p) => Plan { unmerged, ..p },
             None => {
                 stderr_line!("{shown}: nothing to solve (no conflict markers)");

@@ -2,13 +2,16 @@
 //! (`ConflictReport`): each side's value with its resource references resolved to what
 //! they name (two files' `ExtResource( 1 )` are often different resources), and a long
 //! value shown around where the sides first differ rather than by a common prefix.
-//! Deciding that something conflicts is left to the phases; printing the markers is
-//! left to [`super::print`].
+//! Once every phase has run, the records are put in file order (the order of the parts
+//! they name in the result). Deciding that something conflicts is left to the phases;
+//! printing the markers is left to [`super::print`].
 
 use super::context::Ctx;
+use super::matching::{B, O, T};
 use super::sections::Src;
 use super::{shorten, ConflictReport};
 use crate::value::{rewrite_refs_in_text, RefKind};
+use std::collections::HashMap;
 
 /// How long a value may be in a report.
 const SHORT: usize = 60;
@@ -72,6 +75,83 @@ impl Ctx<'_> {
     }
 }
 
+impl Ctx<'_> {
+    /// Put the conflict records in file order: the header, sub_resources, `[resource]`,
+    /// nodes, connections, each part where the result has it (`nodes` and `subs` are
+    /// the result's orders, by identity). Records of one part keep the order the
+    /// phases found them in.
+    pub(super) fn conflicts_in_file_order(&mut self, nodes: &[usize], subs: &[usize]) {
+        let mut place: HashMap<String, usize> = HashMap::new();
+        for (p, &ident) in nodes.iter().enumerate() {
+            for side in [O, T, B] {
+                if let Some(k) = self.id.node.at.get(ident).and_then(|a| a[side]) {
+                    let n = &self.sc[side].nodes[k];
+                    let path = if n.path == "." { &n.name } else { &n.path };
+                    let head = format!("node \"{path}\"");
+                    self.place_props(&mut place, &head, side, n.section);
+                    place.entry(head).or_insert(p);
+                }
+            }
+        }
+        for (p, &ident) in subs.iter().enumerate() {
+            for side in [O, T, B] {
+                if let Some(k) = self.id.sub.at.get(ident).and_then(|a| a[side]) {
+                    let r = &self.sc[side].sub_resources[k];
+                    let head = format!("sub_resource \"{}\"", r.id);
+                    self.place_props(&mut place, &head, side, r.section);
+                    place.entry(head).or_insert(p);
+                }
+            }
+        }
+        self.conflicts.sort_by_key(|c| {
+            let prop = c.property.as_deref().unwrap_or_default();
+            let key = format!("{}\0{prop}", part_head(&c.location));
+            (file_rank(&c.location, &place), place.get(&key).copied())
+        });
+    }
+
+    /// Each property's place in section `section` of `side`, under `head` + NUL + key.
+    fn place_props(
+        &self,
+        place: &mut HashMap<String, usize>,
+        head: &str,
+        side: usize,
+        section: usize,
+    ) {
+        for (i, p) in self.sec(side, section).props.iter().enumerate() {
+            place.entry(format!("{head}\0{}", p.key)).or_insert(i);
+        }
+    }
+}
+
+/// Where a part named in a report comes in the file: its kind of section, then its
+/// place among those (unknown places last).
+fn file_rank(location: &str, place: &HashMap<String, usize>) -> (u8, usize) {
+    let head = part_head(location);
+    let at = || place.get(head).copied().unwrap_or(usize::MAX);
+    match location {
+        l if l.starts_with("file header") => (0, 0),
+        l if l.starts_with("ext_resource") => (1, 0),
+        l if l.starts_with("sub_resource") => (2, at()),
+        l if l.starts_with("[resource]") => (3, 0),
+        l if l.starts_with("node ") => (4, at()),
+        l if l.starts_with("connection") => (5, 0),
+        l if l.starts_with("editable") => (6, 0),
+        _ => (7, 0),
+    }
+}
+
+/// `kind "name"`: a location up to the closing quote of its first quoted name.
+fn part_head(location: &str) -> &str {
+    let Some(open) = location.find('"') else {
+        return location;
+    };
+    match location[open + 1..].find('"') {
+        Some(close) => &location[..open + close + 2],
+        None => location,
+    }
+}
+
 /// The three values shortened for one line: whole when short, else each from a little
 /// before the first place where ours and theirs differ, so the report shows the
 /// difference and not a prefix both share.
@@ -104,6 +184,37 @@ fn around_difference(values: [Option<String>; 3]) -> [Option<String>; 3] {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reports_are_ranked_by_the_part_they_name() {
+        let place: HashMap<String, usize> = [
+            ("node \"Player\"".to_string(), 0),
+            ("node \"Player/Sprite\"".to_string(), 1),
+            ("sub_resource \"Shape_a\"".to_string(), 0),
+        ]
+        .into_iter()
+        .collect();
+        let mut locations = vec![
+            "connection ready from \".\" to \".\" (go)",
+            "node \"Player/Sprite\"",
+            "sub_resource \"Shape_a\" (RectangleShape2D)",
+            "node \"Player\"",
+            "file header",
+        ];
+        locations.sort_by_key(|l| file_rank(l, &place));
+        assert_eq!(
+            locations,
+            [
+                "file header",
+                "sub_resource \"Shape_a\" (RectangleShape2D)",
+                "node \"Player\"",
+                "node \"Player/Sprite\"",
+                "connection ready from \".\" to \".\" (go)",
+            ]
+        );
+        assert_eq!(part_head("node \"A\" x"), "node \"A\"");
+        assert_eq!(part_head("node \"A"), "node \"A");
+    }
 
     #[test]
     fn long_values_are_shown_where_they_differ() {

@@ -16,6 +16,7 @@
 //! [`crate::check`]; otherwise the merge falls back to [`crate::linemerge`], which behaves
 //! like `git merge-file`.
 
+mod carried;
 mod conflicts;
 mod connections;
 mod context;
@@ -218,6 +219,12 @@ pub enum Decision {
         /// Descendants theirs' part carries.
         theirs_nodes: usize,
     },
+    /// A sub_resource that only a carried subtree uses (see `ConflictCarriesSubtree`) is
+    /// written inside a hunk of its own in the sub_resource area.
+    ConflictCarriesSubResource {
+        /// Its id on the side that kept the subtree.
+        id: String,
+    },
     /// A node's name or place conflicts: the `parent=` of the nodes under it is
     /// written between markers in each side's spelling.
     ConflictSpellsParents {
@@ -240,6 +247,21 @@ pub enum Decision {
     ChurnedNodeDeleted {
         /// The node, as the conflict report names it.
         node: String,
+    },
+    /// Both sides added the file (git passed an empty base): it was merged against a
+    /// stand-in base holding only ours' header, so every part is one side's addition.
+    AddAddStandInBase {
+        /// The stand-in base's header line.
+        header: String,
+    },
+    /// A conflict hunk resolved to one side by `--favor` (`git merge -X ours|theirs`).
+    HunkFavored {
+        /// `ours` or `theirs`.
+        side: &'static str,
+        /// The hunk's `<<<<<<<` line in the text with markers.
+        line: usize,
+        /// The first line kept (shortened), or `(nothing)`.
+        kept: String,
     },
     /// The structural merge was not used.
     FellBack {
@@ -308,6 +330,10 @@ impl fmt::Display for Decision {
                 f,
                 "both sides added a different node \"{node}\" (another unique_id): one conflict holds ours' node with {ours_nodes} descendant node(s) and theirs' with {theirs_nodes}, so picking a side keeps that side's whole subtree"
             ),
+            Decision::ConflictCarriesSubResource { id } => write!(
+                f,
+                "sub_resource \"{id}\", used only by a subtree a conflict carries, is written between markers too, so picking a side keeps or drops it with the subtree"
+            ),
             Decision::ConflictSpellsParents { node, nodes } => write!(
                 f,
                 "the name or place of node \"{node}\" conflicts: the parent= of {nodes} node(s) under it is written between markers in each side's spelling"
@@ -319,6 +345,14 @@ impl fmt::Display for Decision {
             Decision::ChurnedNodeDeleted { node } => write!(
                 f,
                 "deleted {node}: the other side changed only its container layout or editor-only state"
+            ),
+            Decision::AddAddStandInBase { header } => write!(
+                f,
+                "both sides added this file (git passed an empty base): merged against a stand-in base holding only `{header}`, so each node and resource is one side's addition"
+            ),
+            Decision::HunkFavored { side, line, kept } => write!(
+                f,
+                "resolved the conflict hunk at line {line} to {side} (--favor): kept {kept}"
             ),
             Decision::FellBack { reason } => write!(f, "used a line merge instead of the structural merge: {reason}"),
         }
@@ -347,8 +381,11 @@ impl Decision {
             Decision::ConflictCarriesSubtree { .. } => "conflict_carries_subtree",
             Decision::ConflictSpellsParents { .. } => "conflict_spells_parents",
             Decision::RivalNodesConflict { .. } => "rival_nodes_conflict",
+            Decision::ConflictCarriesSubResource { .. } => "conflict_carries_sub_resource",
             Decision::ChurnOursKept { .. } => "churn_ours_kept",
             Decision::ChurnedNodeDeleted { .. } => "churned_node_deleted",
+            Decision::AddAddStandInBase { .. } => "add_add_stand_in_base",
+            Decision::HunkFavored { .. } => "hunk_favored",
             Decision::FellBack { .. } => "fell_back",
         };
         let mut v = json!({ "kind": kind, "message": self.to_string() });
@@ -382,6 +419,10 @@ impl Decision {
                 json!({"section": section, "id": id})
             }
             Decision::FellBack { reason } => json!({"reason": reason}),
+            Decision::AddAddStandInBase { header } => json!({"header": header}),
+            Decision::HunkFavored { side, line, kept } => {
+                json!({"side": side, "line": line, "kept": kept})
+            }
             Decision::ConflictCarriesSubtree { node, nodes }
             | Decision::ConflictSpellsParents { node, nodes } => {
                 json!({"node": node, "nodes": nodes})
@@ -395,6 +436,7 @@ impl Decision {
                 json!({"node": node, "key": key, "reason": reason})
             }
             Decision::ChurnedNodeDeleted { node } => json!({"node": node}),
+            Decision::ConflictCarriesSubResource { id } => json!({"id": id}),
             Decision::NodePathFollowed { node, from, to } => {
                 json!({"node": node, "from": from, "to": to})
             }
@@ -426,9 +468,11 @@ pub struct MergeOutcome {
     /// The merged file (with conflict markers when `conflicts` is not empty, or when the
     /// line fallback left some).
     pub text: Vec<u8>,
-    /// Number of conflict blocks in `text`.
+    /// Number of conflict blocks in `text` (hunks as written: neighbouring conflicts
+    /// joined as git joins them count once).
     pub conflict_count: usize,
-    /// Structural conflicts, for the report (empty after a line fallback).
+    /// Structural conflicts, for the report, in file order (empty after a line
+    /// fallback); one hunk may hold several.
     pub conflicts: Vec<ConflictReport>,
     /// How the result was produced.
     pub method: Method,
@@ -680,7 +724,8 @@ fn merge_inputs<I: Input>(
     }
     MergeOutcome {
         text: structural.text.into_bytes(),
-        conflict_count: structural.conflicts.len(),
+        // What the user finds in the file; a conflict always prints at least one.
+        conflict_count: structural.hunks.max(1),
         conflicts: structural.conflicts,
         method: Method::Structural,
         decisions: structural.decisions,
@@ -694,7 +739,9 @@ struct Structural {
     /// Every conflict resolved to ours (used to validate the structure); `None` when
     /// there is no conflict, so that `text` is that already.
     take_ours: Option<String>,
-    /// Conflicts.
+    /// Conflict hunks as written (after git-style joining).
+    hunks: usize,
+    /// Conflicts, in file order.
     conflicts: Vec<ConflictReport>,
     /// Decisions.
     decisions: Vec<Decision>,
@@ -748,6 +795,7 @@ fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, opts: &MergeOptions) -> Structu
     let (mut conn_out, conn_order) = connections::merge(&mut ctx, &paths);
     let (edit_out, edit_order) = editables::merge(&ctx, &paths);
     spelling::respell_under_conflicts(&mut ctx, &mut merged, &paths, &mut conn_out);
+    carried::carry_subs(&mut ctx, &merged, &mut subs, &sub_ids);
     let in_result = merged.iter().flatten().map(|m| &m.out).chain(subs.values());
     let header = header::merge(&mut ctx, ext_order.len() + sub_order.len(), in_result);
     let mut owned = vec![header];
@@ -769,9 +817,11 @@ fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, opts: &MergeOptions) -> Structu
     let (text, nconf) = printer.print(&secs, false);
     // Without a conflict printed, resolving them to ours changes nothing.
     let take_ours = (nconf > 0).then(|| printer.print(&secs, true).0);
+    ctx.conflicts_in_file_order(&node_order, &sub_order);
     Structural {
         text,
         take_ours,
+        hunks: nconf,
         conflicts: ctx.conflicts,
         decisions: ctx.decisions,
         line_merge_blind: path_needed,

@@ -132,6 +132,32 @@ fn path_part(body: &str) -> (&str, &str) {
     }
 }
 
+/// Whether every `NodePath("…")` in `text` that names a scene node, read from `holder`,
+/// reaches a node `locate` knows: a value whose paths cannot be followed stays as written.
+pub fn resolves(text: &str, holder: &str, locate: &dyn Fn(&str) -> Option<String>) -> bool {
+    node_paths(text).into_iter().all(|(start, end)| {
+        let (path, _) = path_part(&text[start..end]);
+        let names_a_scene_node = !(path.is_empty() || path.starts_with('/') || path.contains('%'));
+        !names_a_scene_node || resolve(holder, path).is_some_and(|t| locate(&t).is_some())
+    })
+}
+
+/// Rewrite the `NodePath("…")` values of `text`, read from `holder_src`, to reach the
+/// same nodes (moved by `locate` to their place in the result) from `holder_out`: for
+/// values read in one tree only (animation track paths). `None` when nothing changes.
+pub fn rewrite(
+    text: &str,
+    holder_src: &str,
+    holder_out: &str,
+    locate: &dyn Fn(&str) -> Option<String>,
+) -> Option<String> {
+    let targets: Vec<Option<String>> = node_paths(text)
+        .into_iter()
+        .map(|(start, end)| locate(&resolve(holder_src, path_part(&text[start..end]).0)?))
+        .collect();
+    rewrite_to(text, holder_out, &targets)
+}
+
 /// Rewrite the `NodePath("…")` values of `text` so that the k-th names `targets[k]` (a
 /// scene path in the result) from `holder_out`; `None` targets, and paths that already
 /// reach their target however they are spelled, stay as written. `None` when nothing

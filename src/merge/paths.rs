@@ -27,6 +27,11 @@ impl MergedPaths {
         MergedPaths(memo)
     }
 
+    /// Every node identity's path in the result (`None`: not in it), by identity.
+    pub(super) fn all(&self) -> &[Option<SmallStr>] {
+        &self.0
+    }
+
     /// The path of a node identity, if it is in the result.
     pub(super) fn get(&self, ident: usize) -> Option<&str> {
         self.0.get(ident).and_then(Option::as_deref)

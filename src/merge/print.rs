@@ -8,7 +8,7 @@ use super::context::{body_end, Ctx};
 use super::ids::is_int_id;
 use super::matching::{B, O, T};
 use super::nodes::MergedNode;
-use super::sections::{Chunk, Line, OutSec, Src, TagOut};
+use super::sections::{Chunk, Line, OutSec, SideFields, Src, TagOut};
 use crate::linemerge::{merge_hunks_styled, write_conflict, ConflictStyle, Hunk, MarkerOptions};
 use crate::model::SectionKind;
 use crate::value::{rewrite_refs_in_text, RefKind};
@@ -165,14 +165,14 @@ impl Printer<'_, '_> {
     fn per_side(
         &self,
         inner: &TagOut,
-        sides: &[Option<Vec<(&'static str, String)>>; 3],
+        sides: &[SideFields; 3],
         out: &mut String,
         marks: &mut Marks,
     ) {
         let mut tag = String::new();
         // The fields both sides agree on; the inner tag holds no conflict of its own.
         self.tag(inner, &mut tag, &mut Marks::new(true));
-        let part = |s: &Option<Vec<(&'static str, String)>>| match s {
+        let part = |s: &SideFields| match s {
             None => String::new(),
             Some(fields) => {
                 let t = fields

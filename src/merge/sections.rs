@@ -14,6 +14,9 @@ pub(super) type Src = (usize, Range<usize>);
 /// own fields, as they are.
 pub(super) type NodeFields<'a> = (usize, Option<Vec<(&'a str, Option<Src>)>>);
 
+/// One side's replaced `[node]` fields in a per-side tag (`None`: the side lacks it).
+pub(super) type SideFields = Option<Vec<(&'static str, String)>>;
+
 /// A piece of a tag: taken from a side, or written by us.
 #[derive(Clone, Debug)]
 pub(super) enum Chunk {
@@ -34,7 +37,7 @@ pub(super) enum TagOut {
     /// above it, a node inside a delete-against-modify hunk): printed between markers,
     /// on each side (base, ours, theirs) with these fields' values (quoted) replaced,
     /// or left out (`None`).
-    PerSide(Box<TagOut>, Box<[Option<Vec<(&'static str, String)>>; 3]>),
+    PerSide(Box<TagOut>, Box<[SideFields; 3]>),
     /// An ext/sub tag whose id is assigned at print time.
     Resource {
         side: usize,

@@ -1,0 +1,84 @@
+//! The sub_resources a delete-against-modify hunk takes with its subtree: those that only
+//! the carried node sections use on the side that keeps them (and the sub_resources only
+//! those use), and that the deleting side no longer has. Each is written as a hunk of its
+//! own in the sub_resource area (sub_resources come before nodes in the file): the kept
+//! side's section against nothing, so that resolving every hunk to either side gives a
+//! scene without an unused or a dangling sub_resource. Which nodes a hunk carries is
+//! decided in [`super::nodes`]; printing is left to [`super::print`].
+
+use super::context::Ctx;
+use super::matching::{B, O, T};
+use super::nodes::MergedNode;
+use super::resources::sub_refs_in;
+use super::sections::OutSec;
+use super::Decision;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+/// Put inside a hunk each sub_resource that only a carried subtree uses.
+pub(super) fn carry_subs(
+    ctx: &mut Ctx,
+    merged: &[Option<MergedNode>],
+    subs: &mut BTreeMap<usize, OutSec>,
+    sub_ids: &HashMap<usize, String>,
+) {
+    for kept in [O, T] {
+        let carried: BTreeSet<usize> = merged
+            .iter()
+            .flatten()
+            .filter_map(|m| m.out.whole.as_deref())
+            .filter(|w| w[3 - kept].is_empty())
+            .flat_map(|w| w[kept].iter().copied())
+            .collect();
+        if carried.is_empty() {
+            continue;
+        }
+        for ident in only_used_by(ctx, kept, &carried) {
+            let Some(out) = subs.get_mut(&ident) else {
+                continue;
+            };
+            let at = ctx.id.sub.at[ident];
+            let Some(k) = at[kept] else { continue };
+            let r = &ctx.sc[kept].sub_resources[k];
+            // The hunk prints the side's own tag: only where the id stays the same.
+            if sub_ids.get(&ident) != Some(&r.id.to_string()) {
+                continue;
+            }
+            let base = at[B].map(|b| ctx.sc[B].sub_resources[b].section);
+            let mut whole: [Vec<usize>; 3] = [base.into_iter().collect(), Vec::new(), Vec::new()];
+            whole[kept] = vec![r.section];
+            out.whole = Some(Box::new(whole));
+            ctx.decisions.push(Decision::ConflictCarriesSubResource {
+                id: r.id.to_string(),
+            });
+        }
+    }
+}
+
+/// The sub_resources (by identity) that sections `carried` of side `kept` use, directly
+/// or through each other, that no other section of that side uses and that the other
+/// side does not have.
+fn only_used_by(ctx: &Ctx, kept: usize, carried: &BTreeSet<usize>) -> Vec<usize> {
+    let sc = ctx.sc[kept];
+    let other = 3 - kept;
+    let sub_section = |s: usize| ctx.id.sub.at[s][kept].map(|k| sc.sub_resources[k].section);
+    let mut inside: BTreeSet<usize> = BTreeSet::new();
+    let mut frontier: Vec<usize> = carried.iter().copied().collect();
+    while let Some(si) = frontier.pop() {
+        for s in sub_refs_in(ctx, kept, si) {
+            if ctx.id.sub.at[s][other].is_none() && inside.insert(s) {
+                frontier.extend(sub_section(s));
+            }
+        }
+    }
+    let own: BTreeSet<usize> = inside.iter().filter_map(|&s| sub_section(s)).collect();
+    let mut outside_uses = BTreeSet::new();
+    for si in 0..sc.doc.sections.len() {
+        if !carried.contains(&si) && !own.contains(&si) {
+            outside_uses.extend(sub_refs_in(ctx, kept, si));
+        }
+    }
+    // A sub_resource a carried one uses, but also used from outside, stays outside, and
+    // so must every one it uses: keep only those reachable without it.
+    inside.retain(|s| !outside_uses.contains(s));
+    inside.into_iter().collect()
+}
