@@ -221,6 +221,41 @@ fn load_steps_removed_by_a_46_resave_stays_removed() {
         "{t}"
     );
     assert!(t.contains("unique_id=612074932]\ntext = \"000\""), "{t}");
+    let said: Vec<String> = out.decisions.iter().map(|d| d.to_string()).collect();
+    assert!(
+        said.iter().any(|d| d
+            == "removed load_steps (base had 3): theirs re-saved without load_steps (Godot 4.6 no longer writes it)"),
+        "{said:?}"
+    );
+    assert!(!said.iter().any(|d| d.contains("recomputed")), "{said:?}");
+}
+
+/// Ours re-saved in 4.6 (no load_steps); theirs edited and still carries it: the
+/// result follows ours, and `--explain` names ours' re-save, not a recount.
+#[test]
+fn load_steps_removed_by_ours_is_explained() {
+    let ours = HUD_45.replace("load_steps=3 ", "");
+    let theirs = HUD_45.replace("text = \"0\"", "text = \"1\"");
+    let (out, t) = run(HUD_45, &ours, &theirs);
+    assert!(out.is_clean(), "{t}");
+    assert!(t.starts_with("[gd_scene format=3 uid="), "{t}");
+    assert!(
+        out.decisions.iter().any(|d| matches!(
+            d,
+            Decision::LoadStepsRemoved {
+                side: "ours",
+                base: 3
+            }
+        )),
+        "{:?}",
+        out.decisions
+    );
+    let json = out
+        .decisions
+        .iter()
+        .map(|d| d.to_json())
+        .find(|j| j["kind"] == "load_steps_removed");
+    assert_eq!(json.map(|j| j["side"].clone()), Some("ours".into()));
 }
 
 /// Ours adds a node with a sub_resource; nobody removed load_steps: it is recomputed.

@@ -176,6 +176,22 @@ pub enum Decision {
         /// Value written.
         to: Option<i64>,
     },
+    /// `load_steps` removed: base had it and one side's re-save (Godot 4.6 no longer
+    /// writes it) dropped it; the removal is a header change like any other.
+    LoadStepsRemoved {
+        /// `ours` or `theirs`: the side that re-saved without it.
+        side: &'static str,
+        /// Value in base.
+        base: i64,
+    },
+    /// A node deleted on one side that the other side only re-saved (a new `unique_id`,
+    /// resource ids renamed consistently): a re-save is no change, so the deletion wins.
+    ResavedNodeDeleted {
+        /// The node, by its path in base.
+        node: String,
+        /// `ours` or `theirs`: the side that re-saved it.
+        side: &'static str,
+    },
     /// `format` raised because merged content needs it.
     FormatRaised {
         /// Value on ours.
@@ -276,6 +292,14 @@ impl fmt::Display for Decision {
                 from.map_or("absent".to_string(), |v| v.to_string()),
                 to.map_or("absent".to_string(), |v| v.to_string())
             ),
+            Decision::LoadStepsRemoved { side, base } => write!(
+                f,
+                "removed load_steps (base had {base}): {side} re-saved without load_steps (Godot 4.6 no longer writes it)"
+            ),
+            Decision::ResavedNodeDeleted { node, side } => write!(
+                f,
+                "deleted node \"{node}\": {side} only re-saved it (a new unique_id or renamed resource ids), which is no change"
+            ),
             Decision::FormatRaised { from, to } => write!(
                 f,
                 "raised format from {} to {to}: the merged content needs it",
@@ -324,6 +348,8 @@ impl Decision {
             Decision::SiblingOrderMerged => "sibling_order_merged",
             Decision::OrderConflictOursKept => "order_conflict_ours_kept",
             Decision::LoadStepsRecomputed { .. } => "load_steps_recomputed",
+            Decision::LoadStepsRemoved { .. } => "load_steps_removed",
+            Decision::ResavedNodeDeleted { .. } => "resaved_node_deleted",
             Decision::FormatRaised { .. } => "format_raised",
             Decision::UnusedResourceDropped { .. } => "unused_resource_dropped",
             Decision::DeletedResourceKept { .. } => "deleted_resource_kept",
@@ -359,6 +385,8 @@ impl Decision {
             }
             Decision::LoadStepsRecomputed { from, to } => json!({"from": from, "to": to}),
             Decision::FormatRaised { from, to } => json!({"from": from, "to": to}),
+            Decision::LoadStepsRemoved { side, base } => json!({"side": side, "base": base}),
+            Decision::ResavedNodeDeleted { node, side } => json!({"node": node, "side": side}),
             Decision::UnusedResourceDropped { section, id }
             | Decision::DeletedResourceKept { section, id } => {
                 json!({"section": section, "id": id})
