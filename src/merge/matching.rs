@@ -964,9 +964,10 @@ fn alike(a: (&Scene, usize), b: (&Scene, usize)) -> bool {
 }
 
 /// Step a of sub_resource matching on side `x`: a sub_resource joins base's of the same
-/// id and type when their content confirms it. When it does not and base's content
-/// reappears under another id on `x` (a re-import moved it there and reused the id), the
-/// content is followed instead (recorded as a [`SubMatch`] "content (re-import)").
+/// id and type when its content is base's. When it is not and base's content reappears
+/// under another id on `x` (a re-import moved it there and reused the id, or a re-save
+/// permuted ids), the content is followed instead (recorded as a [`SubMatch`] "content
+/// (re-import)"); see [`moved_content`].
 fn match_subs_by_id(
     sc: [&Scene; 3],
     x: usize,
@@ -986,11 +987,7 @@ fn match_subs_by_id(
         {
             continue;
         }
-        let text = |s: usize, i: usize| {
-            let sec = &sc[s].doc.sections[sc[s].sub_resources[i].section];
-            sc[s].doc.slice(&(sec.span.start..sec.body_end))
-        };
-        if text(B, bi) == text(x, k) || alike((sc[B], bi), (sc[x], k)) {
+        if sub_body(sc[B], bi) == sub_body(sc[x], k) {
             sub.bind(ident, x, k);
         } else {
             doubted.push((bi, k));
@@ -1000,15 +997,7 @@ fn match_subs_by_id(
     let search = doubted.len() <= MAX_DOUBTED;
     for &(bi, k) in &doubted {
         let ident = sub.of[B][bi];
-        let moved = (0..sc[x].sub_resources.len())
-            .filter(|_| search)
-            .find(|&j| {
-                j != k
-                    && !sub.bound(x, j)
-                    && !reused_alike(sc, x, idx, j)
-                    && alike((sc[B], bi), (sc[x], j))
-            });
-        match moved {
+        match moved_content(sc, x, idx, sub, (bi, k)).filter(|_| search) {
             Some(j) => {
                 sub.bind(ident, x, j);
                 sub_matches.push(SubMatch {
@@ -1022,6 +1011,44 @@ fn match_subs_by_id(
             None => {}
         }
     }
+}
+
+/// A sub_resource's properties as written (its tag, and so its id, left out).
+fn sub_body(s: &Scene, i: usize) -> &str {
+    let sec = &s.doc.sections[s.sub_resources[i].section];
+    s.doc.slice(&(sec.tag.span.end..sec.body_end)).trim()
+}
+
+/// Where base's sub_resource `bi` went on side `x`, whose own id there (`k`) holds other
+/// content: an unbound sub_resource of `x` with exactly base's content, when `k` no longer
+/// looks like it or now holds exactly what base had under another id (ids permuted);
+/// else, when `k` no longer looks like it, one alike that does not keep base's content
+/// under its own id. `None`: the id is followed (an edit).
+fn moved_content(
+    sc: [&Scene; 3],
+    x: usize,
+    idx: &[IdIndex; 3],
+    sub: &Table,
+    (bi, k): (usize, usize),
+) -> Option<usize> {
+    let kept_alike = alike((sc[B], bi), (sc[x], k));
+    let ty = &sc[B].sub_resources[bi].type_name;
+    let free = |j: &usize| *j != k && !sub.bound(x, *j) && sc[x].sub_resources[*j].type_name == *ty;
+    let n = sc[x].sub_resources.len();
+    let permuted = || {
+        (0..sc[B].sub_resources.len())
+            .any(|bj| bj != bi && sub_body(sc[B], bj) == sub_body(sc[x], k))
+    };
+    let exact = (0..n)
+        .filter(free)
+        .find(|&j| sub_body(sc[x], j) == sub_body(sc[B], bi));
+    if exact.is_some() && (!kept_alike || permuted()) {
+        return exact;
+    }
+    (0..n)
+        .filter(|_| !kept_alike)
+        .filter(free)
+        .find(|&j| !reused_alike(sc, x, idx, j) && alike((sc[B], bi), (sc[x], j)))
 }
 
 /// How a sub_resource whose content a re-import moved to another id was matched.

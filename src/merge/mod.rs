@@ -187,7 +187,7 @@ pub enum Decision {
     /// A node deleted on one side that the other side only re-saved (a new `unique_id`,
     /// resource ids renamed consistently): a re-save is no change, so the deletion wins.
     ResavedNodeDeleted {
-        /// The node, by its path in base.
+        /// The node, as the conflict report names it (`node "Player/Sprite"`).
         node: String,
         /// `ours` or `theirs`: the side that re-saved it.
         side: &'static str,
@@ -298,7 +298,7 @@ impl fmt::Display for Decision {
             ),
             Decision::ResavedNodeDeleted { node, side } => write!(
                 f,
-                "deleted node \"{node}\": {side} only re-saved it (a new unique_id or renamed resource ids), which is no change"
+                "deleted {node}: {side} only re-saved it (a new unique_id or renamed resource ids), which is no change"
             ),
             Decision::FormatRaised { from, to } => write!(
                 f,
