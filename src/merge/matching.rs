@@ -1064,6 +1064,9 @@ fn match_subs_by_id(
     let search = doubted.len() <= MAX_DOUBTED;
     for &(bi, k) in &doubted {
         let ident = sub.of[B][bi];
+        if sub.claimed(ident, x) {
+            continue; // a repeated id, bound already
+        }
         match moved_content(sc, x, idx, sub, (bi, k)).filter(|_| search) {
             Some(j) => {
                 sub.bind(ident, x, j);
@@ -1078,6 +1081,29 @@ fn match_subs_by_id(
             None => {}
         }
     }
+}
+
+/// Where a scene refers to sub_resource `id`: (the section's `name` or tag, property).
+/// Ids a re-save permuted are permuted in their references too; an edited resource
+/// whose content happens to equal another one's is still referred to by its own id.
+fn uses(s: &Scene, id: &str) -> std::collections::BTreeSet<(String, String)> {
+    let mut out = std::collections::BTreeSet::new();
+    for sec in &s.doc.sections {
+        let name = sec.tag.fields.iter().find(|f| f.key == "name");
+        let label = name.map_or(sec.tag.name.to_string(), |f| {
+            s.doc.slice(&f.value).to_string()
+        });
+        for p in &sec.props {
+            let mut hit = false;
+            scan_refs_in_text(s.doc.slice(&p.value), &mut |k, r| {
+                hit |= k == RefKind::Sub && r == id
+            });
+            if hit {
+                out.insert((label.clone(), p.key.to_string()));
+            }
+        }
+    }
+    out
 }
 
 /// A sub_resource's properties as written (its tag, and so its id, left out).
@@ -1109,7 +1135,16 @@ fn moved_content(
     let exact = (0..n)
         .filter(free)
         .find(|&j| sub_body(sc[x], j) == sub_body(sc[B], bi));
-    if exact.is_some() && (!kept_alike || permuted()) {
+    let used_alike = |j: usize| {
+        let bu = uses(sc[B], &sc[B].sub_resources[bi].id);
+        !bu.is_disjoint(&uses(sc[x], &sc[x].sub_resources[j].id))
+    };
+    // An id base has, alike there, is taken over only when the references agree.
+    let confirmed = |j: usize| !reused_alike(sc, x, idx, j) || used_alike(j);
+    // A file that repeats the id (a broken theme, shadowed entries) says nothing sure.
+    let id = &sc[B].sub_resources[bi].id;
+    let repeated = sc[B].sub_resources.iter().filter(|r| r.id == *id).count() > 1;
+    if !repeated && exact.is_some_and(|j| (!kept_alike || permuted()) && confirmed(j)) {
         return exact;
     }
     (0..n)
