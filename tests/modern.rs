@@ -3,7 +3,7 @@
 //! `unique_id` changes, re-imports that reuse sub_resource ids, `load_steps` removed by a
 //! 4.6 re-save, the order of a new subtree, and false identities (issue 12 §2).
 
-use tscn_merge::merge::{merge, Decision, MergeOptions, MergeOutcome};
+use tscn_merge::merge::{merge, Decision, MergeOptions, MergeOutcome, Method};
 
 fn run(base: &str, ours: &str, theirs: &str) -> (MergeOutcome, String) {
     let out = merge(
@@ -221,6 +221,41 @@ fn load_steps_removed_by_a_46_resave_stays_removed() {
         "{t}"
     );
     assert!(t.contains("unique_id=612074932]\ntext = \"000\""), "{t}");
+    let said: Vec<String> = out.decisions.iter().map(|d| d.to_string()).collect();
+    assert!(
+        said.iter().any(|d| d
+            == "removed load_steps (base had 3): theirs re-saved without load_steps (Godot 4.6 no longer writes it)"),
+        "{said:?}"
+    );
+    assert!(!said.iter().any(|d| d.contains("recomputed")), "{said:?}");
+}
+
+/// Ours re-saved in 4.6 (no load_steps); theirs edited and still carries it: the
+/// result follows ours, and `--explain` names ours' re-save, not a recount.
+#[test]
+fn load_steps_removed_by_ours_is_explained() {
+    let ours = HUD_45.replace("load_steps=3 ", "");
+    let theirs = HUD_45.replace("text = \"0\"", "text = \"1\"");
+    let (out, t) = run(HUD_45, &ours, &theirs);
+    assert!(out.is_clean(), "{t}");
+    assert!(t.starts_with("[gd_scene format=3 uid="), "{t}");
+    assert!(
+        out.decisions.iter().any(|d| matches!(
+            d,
+            Decision::LoadStepsRemoved {
+                side: "ours",
+                base: 3
+            }
+        )),
+        "{:?}",
+        out.decisions
+    );
+    let json = out
+        .decisions
+        .iter()
+        .map(|d| d.to_json())
+        .find(|j| j["kind"] == "load_steps_removed");
+    assert_eq!(json.map(|j| j["side"].clone()), Some("ours".into()));
 }
 
 /// Ours adds a node with a sub_resource; nobody removed load_steps: it is recomputed.
@@ -373,4 +408,150 @@ fn new_resources_on_both_sides_are_one_only_when_identical() {
     assert!(t.contains("region = Rect2(16, 0, 16, 16)"), "{t}");
     assert!(t.contains("region = Rect2(0, 16, 16, 16)"), "{t}");
     assert_eq!(t.matches("[sub_resource").count(), 3, "{t}");
+}
+
+const PLATFORM_46: &str = r#"[gd_scene format=3 uid="uid://coq6d3u6wnvs2"]
+
+[ext_resource type="Script" uid="uid://dilh5jyuklov6" path="res://components/platform/platform.gd" id="1_dpc6h"]
+
+[sub_resource type="RectangleShape2D" id="RectangleShape2D_i4vtk"]
+resource_local_to_scene = true
+size = Vector2(384, 40)
+
+[sub_resource type="RectangleShape2D" id="RectangleShape2D_o2vn2"]
+resource_local_to_scene = true
+size = Vector2(384, 128)
+
+[sub_resource type="CapsuleShape2D" id="CapsuleShape2D_ome07"]
+radius = 23.0
+height = 46.0
+
+[sub_resource type="CapsuleShape2D" id="CapsuleShape2D_jpypa"]
+radius = 23.0
+height = 46.0
+
+[node name="Platform" type="Node2D" unique_id=1217866424]
+script = ExtResource("1_dpc6h")
+
+[node name="Top" type="CollisionShape2D" parent="." unique_id=1510004971]
+shape = SubResource("RectangleShape2D_i4vtk")
+
+[node name="Body" type="CollisionShape2D" parent="." unique_id=1726835146]
+position = Vector2(0, 84)
+shape = SubResource("RectangleShape2D_o2vn2")
+
+[node name="Bumper" type="CollisionShape2D" parent="." unique_id=339334640]
+position = Vector2(-74, -35)
+shape = SubResource("CapsuleShape2D_ome07")
+
+[node name="Bumper2" type="CollisionShape2D" parent="." unique_id=669807724]
+position = Vector2(74, -35)
+shape = SubResource("CapsuleShape2D_jpypa")
+"#;
+
+/// `PLATFORM_46` with the ids `a` and `b` swapped in their tags and every reference, as
+/// a re-save that renumbers sub_resources writes it (the scene is the same one).
+fn swap_ids(text: &str, a: &str, b: &str) -> String {
+    text.replace(&format!("\"{a}\""), "\u{1}")
+        .replace(&format!("\"{b}\""), &format!("\"{a}\""))
+        .replace('\u{1}', &format!("\"{b}\""))
+}
+
+fn deleted_as_resaved(out: &MergeOutcome, node: &str, side: &str) -> bool {
+    out.decisions.iter().any(|d| {
+        matches!(d, Decision::ResavedNodeDeleted { node: n, side: s } if n.contains(node) && *s == side)
+    })
+}
+
+/// Ours re-saved Top (a new unique_id, nothing else); theirs deleted it: a re-save is
+/// no change, so Top is gone, and `--explain` says why.
+#[test]
+fn node_only_resaved_on_one_side_is_deleted() {
+    let ours = PLATFORM_46.replace("unique_id=1510004971]", "unique_id=2093514250]");
+    let top = "[node name=\"Top\" type=\"CollisionShape2D\" parent=\".\" unique_id=1510004971]\nshape = SubResource(\"RectangleShape2D_i4vtk\")\n\n";
+    let theirs = PLATFORM_46.replace(top, "");
+    let (out, t) = run(PLATFORM_46, &ours, &theirs);
+    assert!(out.is_clean(), "{t}");
+    assert!(!t.contains("name=\"Top\""), "{t}");
+    assert!(
+        deleted_as_resaved(&out, "Top", "ours"),
+        "{:?}",
+        out.decisions
+    );
+    let said: Vec<String> = out.decisions.iter().map(|d| d.to_string()).collect();
+    assert!(
+        said.iter()
+            .any(|d| d.starts_with("deleted node \"Top\": ours only re-saved it")),
+        "{said:?}"
+    );
+    // The same the other way round: theirs re-saved, ours deleted.
+    let (out, t) = run(PLATFORM_46, &theirs, &ours);
+    assert!(out.is_clean() && !t.contains("name=\"Top\""), "{t}");
+    assert!(
+        deleted_as_resaved(&out, "Top", "theirs"),
+        "{:?}",
+        out.decisions
+    );
+}
+
+/// Theirs re-saved with renamed ids (the script's ext_resource id, and Bumper pointed
+/// at the identical copy of its capsule) and a new unique_id for Bumper; ours deleted
+/// Bumper: deleted, no conflict. A real edit on theirs still conflicts.
+#[test]
+fn node_whose_ids_a_resave_renamed_is_deleted() {
+    let theirs = PLATFORM_46
+        .replace("1_dpc6h", "1_k3v0q")
+        .replace(
+            "unique_id=339334640]\nposition = Vector2(-74, -35)\nshape = SubResource(\"CapsuleShape2D_ome07\")",
+            "unique_id=88163054]\nposition = Vector2(-74, -35)\nshape = SubResource(\"CapsuleShape2D_jpypa\")",
+        );
+    let bumper = "[node name=\"Bumper\" type=\"CollisionShape2D\" parent=\".\" unique_id=339334640]\nposition = Vector2(-74, -35)\nshape = SubResource(\"CapsuleShape2D_ome07\")\n\n";
+    let ours = PLATFORM_46.replace(bumper, "");
+    assert_ne!(ours, PLATFORM_46);
+    let (out, t) = run(PLATFORM_46, &ours, &theirs);
+    assert!(out.is_clean(), "{t}");
+    assert!(!t.contains("name=\"Bumper\""), "{t}");
+    assert!(
+        deleted_as_resaved(&out, "Bumper", "theirs"),
+        "{:?}",
+        out.decisions
+    );
+    let edited = theirs.replace(
+        "position = Vector2(-74, -35)",
+        "position = Vector2(-70, -35)",
+    );
+    let (out, t) = run(PLATFORM_46, &ours, &edited);
+    assert!(!out.is_clean(), "{t}");
+}
+
+/// Ours re-saved and the ids of Top's and Body's shapes were permuted (each id now
+/// holds what base had under the other, half their properties alike); theirs made
+/// Body's shape taller and moved Body (beside ours' new shape line, so a line merge
+/// conflicts). The edit follows Body's shape, not its old id.
+#[test]
+fn permuted_sub_resource_ids_follow_the_content() {
+    let ours = swap_ids(
+        PLATFORM_46,
+        "RectangleShape2D_i4vtk",
+        "RectangleShape2D_o2vn2",
+    );
+    let theirs = PLATFORM_46
+        .replace("size = Vector2(384, 128)", "size = Vector2(384, 140)")
+        .replace("position = Vector2(0, 84)", "position = Vector2(0, 90)");
+    let (out, t) = run(PLATFORM_46, &ours, &theirs);
+    assert!(out.is_clean(), "{t}");
+    assert_eq!(out.method, Method::Structural, "{t}");
+    // In ours, Body's shape is "RectangleShape2D_i4vtk".
+    assert!(
+        t.contains("id=\"RectangleShape2D_i4vtk\"]\nresource_local_to_scene = true\nsize = Vector2(384, 140)\n"),
+        "{t}"
+    );
+    assert!(
+        t.contains("id=\"RectangleShape2D_o2vn2\"]\nresource_local_to_scene = true\nsize = Vector2(384, 40)\n"),
+        "{t}"
+    );
+    assert!(
+        t.contains("position = Vector2(0, 90)\nshape = SubResource(\"RectangleShape2D_i4vtk\")"),
+        "{t}"
+    );
 }

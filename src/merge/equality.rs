@@ -6,6 +6,9 @@ use super::context::{pick3, Ctx, Pick};
 use super::sections::Src;
 use crate::value::{parse, rewrite_refs_in_text, scan_refs_in_text, sem_eq_top, RefKind};
 
+/// References [`Ctx::same_content`] reads before it gives up.
+const CONTENT_BUDGET: usize = 4096;
+
 impl<'a> Ctx<'a> {
     /// Normalized text (ids replaced by identities) for comparisons.
     pub(super) fn norm(&self, s: &Src) -> String {
@@ -106,6 +109,56 @@ impl<'a> Ctx<'a> {
             }
         }
         v
+    }
+
+    /// Whether two values are the same when each `SubResource` is read as its content:
+    /// a re-save may point a node at another of several identical sub_resources. Only
+    /// for deciding whether a change is one (never for picking a value).
+    pub(super) fn same_content(&self, a: &Option<Src>, b: &Option<Src>) -> bool {
+        let (Some(x), Some(y)) = (a, b) else {
+            return a.is_none() && b.is_none();
+        };
+        let mut budget = CONTENT_BUDGET;
+        let nx = self.content_norm(x.0, self.text(x), &mut budget);
+        let ny = self.content_norm(y.0, self.text(y), &mut budget);
+        matches!((nx, ny), (Some(nx), Some(ny)) if nx == ny)
+    }
+
+    /// `text` of side `side` with every ExtResource read as its identity and every
+    /// SubResource as its content, whitespace collapsed; `None` past the budget (a
+    /// reference cycle, or a value too big to compare this way).
+    fn content_norm(&self, side: usize, text: &str, budget: &mut usize) -> Option<String> {
+        let mut over = false;
+        let r = rewrite_refs_in_text(text, &mut |kind, id| {
+            if *budget == 0 {
+                over = true;
+                return None;
+            }
+            *budget -= 1;
+            Some(match (kind, self.ref_index(side, kind, id)) {
+                (RefKind::Ext, Some(i)) => format!("@E{}", self.id.ext.of[side][i]),
+                (RefKind::Sub, Some(i)) => {
+                    let sc = self.sc[side];
+                    let sec = &sc.doc.sections[sc.sub_resources[i].section];
+                    let body = sc.doc.slice(&(sec.tag.span.end..sec.body_end));
+                    let inner = self.content_norm(side, body, budget);
+                    format!(
+                        "{}{{{}}}",
+                        sc.sub_resources[i].type_name,
+                        inner.unwrap_or_default()
+                    )
+                }
+                (_, None) => format!("?{id}"),
+            })
+        });
+        (!over && *budget > 0).then(|| r.split_whitespace().collect::<Vec<_>>().join(" "))
+    }
+
+    fn ref_index(&self, side: usize, kind: RefKind, id: &str) -> Option<usize> {
+        match kind {
+            RefKind::Ext => self.idx[side].ext.get(id).copied(),
+            RefKind::Sub => self.idx[side].sub.get(id).copied(),
+        }
     }
 
     /// The same as `same`, answered only when the bytes are equal (no normalization).

@@ -52,6 +52,7 @@ pub(super) fn merge<'s>(
         format = Some(4);
     }
     let mut hf = HeaderFields::default();
+    note_removed_by_ours(ctx);
     for key in keys {
         match key.as_str() {
             "load_steps" => load_steps(ctx, resources, key, &mut hf),
@@ -91,13 +92,29 @@ fn load_steps(ctx: &mut Ctx, resources: usize, key: String, hf: &mut HeaderField
     let want = if removed { 0 } else { (resources + 1) as i64 };
     if have != Some(want) {
         hf.changed = true;
-        ctx.decisions.push(Decision::LoadStepsRecomputed {
-            from: have,
-            to: (want > 1).then_some(want),
+        ctx.decisions.push(match (removed, steps(B)) {
+            (true, Some(base)) => Decision::LoadStepsRemoved {
+                side: "theirs",
+                base,
+            },
+            _ => Decision::LoadStepsRecomputed {
+                from: have,
+                to: (want > 1).then_some(want),
+            },
         });
     }
     if want > 1 {
         hf.fields.push((key, Chunk::Lit(want.to_string())));
+    }
+}
+
+/// Ours' 4.6 re-save dropped `load_steps` that base and theirs still carry: the result
+/// follows ours (no `load_steps` key to merge), and `--explain` says why theirs' is gone.
+fn note_removed_by_ours(ctx: &mut Ctx) {
+    let steps = |s: usize| ctx.sc[s].header.load_steps;
+    if let (Some(base), None, Some(_)) = (steps(B), steps(O), steps(T)) {
+        ctx.decisions
+            .push(Decision::LoadStepsRemoved { side: "ours", base });
     }
 }
 

@@ -300,7 +300,7 @@ fn match_nodes<'a>(sc: [&'a Scene; 3]) -> (Table, Paths<'a>, ParentAt, Vec<Share
         mut t, parent_at, ..
     } = keys;
     follow_moves(sc, &mut t);
-    let shared = follow_shared(sc, &mut t);
+    let shared = follow_shared(sc, &mut t, &all_paths);
     (t, all_paths, parent_at, shared)
 }
 
@@ -321,70 +321,126 @@ pub struct SharedChange {
 /// path and type, then by name and type), when the pairing is unambiguous. The merge is
 /// then three-way against base. A re-saved node (new unique_id, same path and type) only
 /// one side still has pairs the same way: the other side deleted it.
-fn follow_shared(sc: [&Scene; 3], t: &mut Table) -> Vec<SharedChange> {
+fn follow_shared(sc: [&Scene; 3], t: &mut Table, paths: &Paths) -> Vec<SharedChange> {
     let mut paired = Vec::new();
-    for by_path in [true, false] {
-        let key = |s: usize, i: usize| {
-            let (name, what) = node_kind(sc[s], i);
-            let place = if by_path {
-                sc[s].nodes[i].path.to_string()
-            } else {
-                name
-            };
-            (place, what)
-        };
-        let mut gone: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
-        let mut both: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
-        let re_identified = |s: usize, i: usize| by_path && sc[s].nodes[i].unique_id.is_some();
-        for (ident, at) in t.at.iter().enumerate() {
-            match *at {
-                [Some(b), None, None] => gone.entry(key(B, b)).or_default().push(ident),
-                [None, Some(o), Some(th)] => {
-                    let (ko, kt) = (key(O, o), key(T, th));
-                    if kt != ko {
-                        both.entry(kt).or_default().push(ident);
-                    }
-                    both.entry(ko).or_default().push(ident);
-                }
-                // A re-saved node the other side deleted (or changed otherwise).
-                [None, Some(i), None] if re_identified(O, i) => {
-                    both.entry(key(O, i)).or_default().push(ident)
-                }
-                [None, None, Some(i)] if re_identified(T, i) => {
-                    both.entry(key(T, i)).or_default().push(ident)
-                }
-                _ => {}
-            }
-        }
-        for (k, g) in &gone {
-            let Some(n) = both.get(k).filter(|n| n.len() == 1 && g.len() == 1) else {
-                continue;
-            };
-            if k.1.is_empty() {
-                continue;
-            }
-            let (keep, drop) = (g[0], n[0]);
-            let [_, o, th] = t.at[drop];
-            if o.is_none() && th.is_none() {
-                continue; // paired under its other key
-            }
-            t.at[drop] = [None; 3];
-            for (s, i) in [(O, o), (T, th)] {
-                if let Some(i) = i {
-                    t.bind(keep, s, i);
-                }
-            }
-            let uid = |s: usize, i: Option<usize>| i.and_then(|i| sc[s].nodes[i].unique_id);
-            if o.is_some() && th.is_some() {
-                let by_unique_id = uid(O, o).is_some() && uid(O, o) == uid(T, th);
-                paired.push(SharedChange {
-                    ident: keep,
-                    by_unique_id,
-                });
-            }
+    pair_shared(sc, t, paths, SharedBy::Path, &mut paired);
+    // The parent's identity and the name pair a re-saved node whose ancestor one side
+    // renamed or moved (its path changed) once that ancestor is paired: one level a round.
+    for _ in 0..MAX_SHARED_ROUNDS {
+        if pair_shared(sc, t, paths, SharedBy::Parent, &mut paired) == 0 {
+            break;
         }
     }
+    pair_shared(sc, t, paths, SharedBy::Name, &mut paired);
     paired
+}
+
+/// Rounds of [`SharedBy::Parent`] pairing (levels of a re-saved subtree under a renamed
+/// or moved ancestor).
+const MAX_SHARED_ROUNDS: usize = 32;
+
+/// One round of [`follow_shared`] by the key `place`; how many base nodes it paired.
+fn pair_shared(
+    sc: [&Scene; 3],
+    t: &mut Table,
+    paths: &Paths,
+    place: SharedBy,
+    paired: &mut Vec<SharedChange>,
+) -> usize {
+    let by_path = place != SharedBy::Name;
+    let (gone, both) = shared_keys(sc, t, paths, place);
+    let mut count = 0;
+    for (k, g) in &gone {
+        let Some(n) = both.get(k).filter(|n| n.len() == 1 && g.len() == 1) else {
+            continue;
+        };
+        // By name alone a node without a type (an override inside an instance) is
+        // too vague; by its whole path it is as sure as any.
+        if k.1.is_empty() && !by_path {
+            continue;
+        }
+        let (keep, drop) = (g[0], n[0]);
+        let [_, o, th] = t.at[drop];
+        if o.is_none() && th.is_none() {
+            continue; // paired under its other key
+        }
+        t.at[drop] = [None; 3];
+        count += 1;
+        for (s, i) in [(O, o), (T, th)] {
+            if let Some(i) = i {
+                t.bind(keep, s, i);
+            }
+        }
+        let uid = |s: usize, i: Option<usize>| i.and_then(|i| sc[s].nodes[i].unique_id);
+        if o.is_some() && th.is_some() {
+            let by_unique_id = uid(O, o).is_some() && uid(O, o) == uid(T, th);
+            paired.push(SharedChange {
+                ident: keep,
+                by_unique_id,
+            });
+        }
+    }
+    count
+}
+
+/// Base nodes neither side matched (`gone`) and nodes both sides share or one side
+/// re-saved (`both`), by the key `place`.
+fn shared_keys(sc: [&Scene; 3], t: &Table, paths: &Paths, place: SharedBy) -> (Keyed, Keyed) {
+    let by_path = place != SharedBy::Name;
+    let key = |s: usize, i: usize| {
+        let (name, what) = node_kind(sc[s], i);
+        let n = &sc[s].nodes[i];
+        let place = match place {
+            SharedBy::Path => n.path.to_string(),
+            SharedBy::Parent => format!("{}/{name}", parent_ident(t, paths, s, n)),
+            SharedBy::Name => name,
+        };
+        (place, what)
+    };
+    let mut gone: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
+    let mut both: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
+    let re_identified = |s: usize, i: usize| by_path && sc[s].nodes[i].unique_id.is_some();
+    for (ident, at) in t.at.iter().enumerate() {
+        match *at {
+            [Some(b), None, None] => gone.entry(key(B, b)).or_default().push(ident),
+            [None, Some(o), Some(th)] => {
+                let (ko, kt) = (key(O, o), key(T, th));
+                if kt != ko {
+                    both.entry(kt).or_default().push(ident);
+                }
+                both.entry(ko).or_default().push(ident);
+            }
+            // A re-saved node the other side deleted (or changed otherwise).
+            [None, Some(i), None] if re_identified(O, i) => {
+                both.entry(key(O, i)).or_default().push(ident)
+            }
+            [None, None, Some(i)] if re_identified(T, i) => {
+                both.entry(key(T, i)).or_default().push(ident)
+            }
+            _ => {}
+        }
+    }
+    (gone, both)
+}
+
+/// Identities by a [`follow_shared`] key.
+type Keyed = BTreeMap<(String, String), Vec<usize>>;
+
+/// The keys [`follow_shared`] pairs by, in order.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum SharedBy {
+    Path,
+    Parent,
+    Name,
+}
+
+/// The identity of a node's parent on side `s` (`usize::MAX` for the root or an unknown
+/// parent), for [`SharedBy::Parent`].
+fn parent_ident(t: &Table, paths: &Paths, s: usize, n: &crate::model::Node) -> usize {
+    n.parent.as_ref().map_or(usize::MAX, |_| {
+        let parent = n.path.rsplit_once('/').map_or(".", |(p, _)| p);
+        paths[s].get(parent).map_or(usize::MAX, |&i| t.of[s][i])
+    })
 }
 
 /// Each side's node paths. Big scenes: theirs' map is built on a second thread.
@@ -721,6 +777,17 @@ fn node_kind(s: &Scene, i: usize) -> (String, String) {
     (n.name.to_string(), what)
 }
 
+/// A value with every SubResource id left out: sub_resources are matched after nodes, and
+/// a re-save that renumbers them must not hide a rename.
+fn sub_ids_blank(text: &str) -> String {
+    if !text.contains("SubResource") {
+        return text.to_string();
+    }
+    crate::value::rewrite_refs_in_text(text, &mut |kind, _| {
+        (kind == crate::value::RefKind::Sub).then(String::new)
+    })
+}
+
 /// Without unique ids a moved node looks deleted and re-added. Pair a node that
 /// disappeared from base on one side with a node that appeared on the same side when
 /// both have the same name and type and the pairing is unambiguous.
@@ -760,7 +827,7 @@ fn follow_moves(sc: [&Scene; 3], t: &mut Table) {
             let props = sec
                 .props
                 .iter()
-                .map(|p| (p.key.to_string(), sc[s].doc.slice(&p.value).to_string()))
+                .map(|p| (p.key.to_string(), sub_ids_blank(sc[s].doc.slice(&p.value))))
                 .collect();
             (node_kind(sc[s], i).1, props)
         };
@@ -956,9 +1023,10 @@ fn alike(a: (&Scene, usize), b: (&Scene, usize)) -> bool {
 }
 
 /// Step a of sub_resource matching on side `x`: a sub_resource joins base's of the same
-/// id and type when their content confirms it. When it does not and base's content
-/// reappears under another id on `x` (a re-import moved it there and reused the id), the
-/// content is followed instead (recorded as a [`SubMatch`] "content (re-import)").
+/// id and type when its content is base's. When it is not and base's content reappears
+/// under another id on `x` (a re-import moved it there and reused the id, or a re-save
+/// permuted ids), the content is followed instead (recorded as a [`SubMatch`] "content
+/// (re-import)"); see [`moved_content`].
 fn match_subs_by_id(
     sc: [&Scene; 3],
     x: usize,
@@ -978,11 +1046,7 @@ fn match_subs_by_id(
         {
             continue;
         }
-        let text = |s: usize, i: usize| {
-            let sec = &sc[s].doc.sections[sc[s].sub_resources[i].section];
-            sc[s].doc.slice(&(sec.span.start..sec.body_end))
-        };
-        if text(B, bi) == text(x, k) || alike((sc[B], bi), (sc[x], k)) {
+        if sub_body(sc[B], bi) == sub_body(sc[x], k) {
             sub.bind(ident, x, k);
         } else {
             doubted.push((bi, k));
@@ -992,15 +1056,10 @@ fn match_subs_by_id(
     let search = doubted.len() <= MAX_DOUBTED;
     for &(bi, k) in &doubted {
         let ident = sub.of[B][bi];
-        let moved = (0..sc[x].sub_resources.len())
-            .filter(|_| search)
-            .find(|&j| {
-                j != k
-                    && !sub.bound(x, j)
-                    && !reused_alike(sc, x, idx, j)
-                    && alike((sc[B], bi), (sc[x], j))
-            });
-        match moved {
+        if sub.claimed(ident, x) {
+            continue; // a repeated id, bound already
+        }
+        match moved_content(sc, x, idx, sub, (bi, k)).filter(|_| search) {
             Some(j) => {
                 sub.bind(ident, x, j);
                 sub_matches.push(SubMatch {
@@ -1014,6 +1073,76 @@ fn match_subs_by_id(
             None => {}
         }
     }
+}
+
+/// Where a scene refers to sub_resource `id`: (the section's `name` or tag, property).
+/// Ids a re-save permuted are permuted in their references too; an edited resource
+/// whose content happens to equal another one's is still referred to by its own id.
+fn uses(s: &Scene, id: &str) -> std::collections::BTreeSet<(String, String)> {
+    let mut out = std::collections::BTreeSet::new();
+    for sec in &s.doc.sections {
+        let name = sec.tag.fields.iter().find(|f| f.key == "name");
+        let label = name.map_or(sec.tag.name.to_string(), |f| {
+            s.doc.slice(&f.value).to_string()
+        });
+        for p in &sec.props {
+            let mut hit = false;
+            scan_refs_in_text(s.doc.slice(&p.value), &mut |k, r| {
+                hit |= k == RefKind::Sub && r == id
+            });
+            if hit {
+                out.insert((label.clone(), p.key.to_string()));
+            }
+        }
+    }
+    out
+}
+
+/// A sub_resource's properties as written (its tag, and so its id, left out).
+fn sub_body(s: &Scene, i: usize) -> &str {
+    let sec = &s.doc.sections[s.sub_resources[i].section];
+    s.doc.slice(&(sec.tag.span.end..sec.body_end)).trim()
+}
+
+/// Where base's sub_resource `bi` went on side `x`, whose own id there (`k`) holds other
+/// content: an unbound sub_resource of `x` with exactly base's content, when `k` no longer
+/// looks like it or now holds exactly what base had under another id (ids permuted);
+/// else, when `k` no longer looks like it, one alike that does not keep base's content
+/// under its own id. `None`: the id is followed (an edit).
+fn moved_content(
+    sc: [&Scene; 3],
+    x: usize,
+    idx: &[IdIndex; 3],
+    sub: &Table,
+    (bi, k): (usize, usize),
+) -> Option<usize> {
+    let kept_alike = alike((sc[B], bi), (sc[x], k));
+    let ty = &sc[B].sub_resources[bi].type_name;
+    let free = |j: &usize| *j != k && !sub.bound(x, *j) && sc[x].sub_resources[*j].type_name == *ty;
+    let n = sc[x].sub_resources.len();
+    let permuted = || {
+        (0..sc[B].sub_resources.len())
+            .any(|bj| bj != bi && sub_body(sc[B], bj) == sub_body(sc[x], k))
+    };
+    let exact = (0..n)
+        .filter(free)
+        .find(|&j| sub_body(sc[x], j) == sub_body(sc[B], bi));
+    let used_alike = |j: usize| {
+        let bu = uses(sc[B], &sc[B].sub_resources[bi].id);
+        !bu.is_disjoint(&uses(sc[x], &sc[x].sub_resources[j].id))
+    };
+    // An id base has, alike there, is taken over only when the references agree.
+    let confirmed = |j: usize| !reused_alike(sc, x, idx, j) || used_alike(j);
+    // A file that repeats the id (a broken theme, shadowed entries) says nothing sure.
+    let id = &sc[B].sub_resources[bi].id;
+    let repeated = sc[B].sub_resources.iter().filter(|r| r.id == *id).count() > 1;
+    if !repeated && exact.is_some_and(|j| (!kept_alike || permuted()) && confirmed(j)) {
+        return exact;
+    }
+    (0..n)
+        .filter(|_| !kept_alike)
+        .filter(free)
+        .find(|&j| !reused_alike(sc, x, idx, j) && alike((sc[B], bi), (sc[x], j)))
 }
 
 /// How a sub_resource whose content a re-import moved to another id was matched.

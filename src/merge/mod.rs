@@ -180,6 +180,22 @@ pub enum Decision {
         /// Value written.
         to: Option<i64>,
     },
+    /// `load_steps` removed: base had it and one side's re-save (Godot 4.6 no longer
+    /// writes it) dropped it; the removal is a header change like any other.
+    LoadStepsRemoved {
+        /// `ours` or `theirs`: the side that re-saved without it.
+        side: &'static str,
+        /// Value in base.
+        base: i64,
+    },
+    /// A node deleted on one side that the other side only re-saved (a new `unique_id`,
+    /// resource ids renamed consistently): a re-save is no change, so the deletion wins.
+    ResavedNodeDeleted {
+        /// The node, as the conflict report names it (`node "Player/Sprite"`).
+        node: String,
+        /// `ours` or `theirs`: the side that re-saved it.
+        side: &'static str,
+    },
     /// `format` raised because merged content needs it.
     FormatRaised {
         /// Value on ours.
@@ -311,6 +327,14 @@ impl fmt::Display for Decision {
                 from.map_or("absent".to_string(), |v| v.to_string()),
                 to.map_or("absent".to_string(), |v| v.to_string())
             ),
+            Decision::LoadStepsRemoved { side, base } => write!(
+                f,
+                "removed load_steps (base had {base}): {side} re-saved without load_steps (Godot 4.6 no longer writes it)"
+            ),
+            Decision::ResavedNodeDeleted { node, side } => write!(
+                f,
+                "deleted {node}: {side} only re-saved it (a new unique_id or renamed resource ids), which is no change"
+            ),
             Decision::FormatRaised { from, to } => write!(
                 f,
                 "raised format from {} to {to}: the merged content needs it",
@@ -375,6 +399,8 @@ impl Decision {
             Decision::SiblingOrderMerged => "sibling_order_merged",
             Decision::OrderConflictOursKept => "order_conflict_ours_kept",
             Decision::LoadStepsRecomputed { .. } => "load_steps_recomputed",
+            Decision::LoadStepsRemoved { .. } => "load_steps_removed",
+            Decision::ResavedNodeDeleted { .. } => "resaved_node_deleted",
             Decision::FormatRaised { .. } => "format_raised",
             Decision::UnusedResourceDropped { .. } => "unused_resource_dropped",
             Decision::DeletedResourceKept { .. } => "deleted_resource_kept",
@@ -414,6 +440,8 @@ impl Decision {
             }
             Decision::LoadStepsRecomputed { from, to } => json!({"from": from, "to": to}),
             Decision::FormatRaised { from, to } => json!({"from": from, "to": to}),
+            Decision::LoadStepsRemoved { side, base } => json!({"side": side, "base": base}),
+            Decision::ResavedNodeDeleted { node, side } => json!({"node": node, "side": side}),
             Decision::UnusedResourceDropped { section, id }
             | Decision::DeletedResourceKept { section, id } => {
                 json!({"section": section, "id": id})

@@ -1,6 +1,7 @@
 //! The three-way decision per node identity: added by one side, deleted by one side
-//! (gone when the other side left it alone, else a delete-against-modify conflict on the
-//! whole section), kept by both (unchanged everywhere, or merged: renamed, moved, fields
+//! (gone when the other side left it alone, only re-saved it (a new `unique_id`, an
+//! identical sub_resource named) or only re-laid it out, else a delete-against-modify
+//! conflict on the whole section), kept by both (unchanged everywhere, or merged: renamed, moved, fields
 //! and properties), deleted by both. A parent deleted under a node that stays comes back
 //! as a conflict. A node in conflict as a whole carries its subtree on the side that
 //! kept it (the descendants the other side deleted, changed, added or left alone), so
@@ -171,20 +172,17 @@ fn deleted_by<'a>(
     needs: Option<&Needs>,
 ) -> Option<MergedNode<'a>> {
     let kept = if deleter == O { T } else { O };
-    let unchanged = unchanged_since_base(ctx, ident, kept, false);
-    let churn_only =
-        !unchanged && ctx.layout_policy && unchanged_since_base(ctx, ident, kept, true);
-    let why = if unchanged || churn_only {
-        // Left alone (or only re-laid-out): it goes, unless an edit of the kept side needs it.
-        let why = needs.and_then(|n| n.why(ctx, ident, kept, deleter));
-        if why.is_none() && churn_only {
-            let node = location(ctx, ident);
-            ctx.decisions
-                .push(super::Decision::ChurnedNodeDeleted { node });
+    let why = match left_alone(ctx, ident, kept) {
+        // Left alone (or only re-saved or re-laid-out): it goes, unless an edit of the
+        // kept side needs it.
+        Some(how) => {
+            let why = needs.and_then(|n| n.why(ctx, ident, kept, deleter));
+            if why.is_none() {
+                note_quiet_deletion(ctx, ident, kept, how);
+            }
+            Some(why?)
         }
-        Some(why?)
-    } else {
-        None
+        None => None,
     };
     let state = |s: usize| Some(if s == kept { "changed" } else { "deleted" }.to_string());
     let loc = location(ctx, ident);
@@ -202,18 +200,52 @@ fn deleted_by<'a>(
     })
 }
 
+/// How side `kept` left a node the other side deleted, when that is no change.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum LeftAlone {
+    /// As base had it.
+    Exactly,
+    /// Only what a re-save assigns changed: its `unique_id`, or which of several
+    /// identical sub_resources it names.
+    Resaved,
+    /// Only editor churn ([`super::layout`]) changed (re-save differences allowed too).
+    Churned,
+}
+
+fn left_alone(ctx: &Ctx, ident: usize, kept: usize) -> Option<LeftAlone> {
+    [LeftAlone::Exactly, LeftAlone::Resaved, LeftAlone::Churned]
+        .into_iter()
+        .filter(|&how| how != LeftAlone::Churned || ctx.layout_policy)
+        .find(|&how| unchanged_since_base(ctx, ident, kept, how))
+}
+
+/// The decision for a deletion that won over a change that was none.
+fn note_quiet_deletion(ctx: &mut Ctx, ident: usize, kept: usize, how: LeftAlone) {
+    let node = location(ctx, ident);
+    let side = if kept == O { "ours" } else { "theirs" };
+    match how {
+        LeftAlone::Exactly => {}
+        LeftAlone::Resaved => ctx
+            .decisions
+            .push(Decision::ResavedNodeDeleted { node, side }),
+        LeftAlone::Churned => ctx.decisions.push(Decision::ChurnedNodeDeleted { node }),
+    }
+}
+
 /// Whether side `kept` has the node as base has it: the same properties and fields
 /// (engine equality), and the same parent by identity (a renamed ancestor changes its
-/// text only). `ignore_churn`: editor churn ([`super::layout`]) is no change.
-fn unchanged_since_base(ctx: &Ctx, ident: usize, kept: usize, ignore_churn: bool) -> bool {
+/// text only). `how` says which differences are no change (see [`LeftAlone`]).
+fn unchanged_since_base(ctx: &Ctx, ident: usize, kept: usize, how: LeftAlone) -> bool {
     let at = ctx.id.node.at[ident];
     let secs = sections_of(ctx, ident);
     let (bs, ks) = (secs[B].unwrap_or_default(), secs[kept].unwrap_or_default());
     let (sb, sk) = (ctx.sec(B, bs), ctx.sec(kept, ks));
+    let resave = how != LeftAlone::Exactly;
     let same = |x: &std::ops::Range<usize>, y: &std::ops::Range<usize>| {
-        ctx.same(&Some((B, x.clone())), &Some((kept, y.clone())))
+        let (x, y) = (Some((B, x.clone())), Some((kept, y.clone())));
+        ctx.same(&x, &y) || (resave && ctx.same_content(&x, &y))
     };
-    let churn = |k: &str| ignore_churn && ctx.churn(kept, ks, k).is_some();
+    let churn = |k: &str| how == LeftAlone::Churned && ctx.churn(kept, ks, k).is_some();
     let pb: Vec<_> = sb.props.iter().filter(|p| !churn(&p.key)).collect();
     let pk: Vec<_> = sk.props.iter().filter(|p| !churn(&p.key)).collect();
     let same_props = pb.len() == pk.len()
@@ -227,7 +259,7 @@ fn unchanged_since_base(ctx: &Ctx, ident: usize, kept: usize, ignore_churn: bool
         s.tag
             .fields
             .iter()
-            .filter(|f| f.key != "parent")
+            .filter(|f| f.key != "parent" && !(resave && f.key == "unique_id"))
             .cloned()
             .collect::<Vec<_>>()
     };
