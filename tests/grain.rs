@@ -658,3 +658,61 @@ fn diff_shows_a_small_change_inside_a_long_nested_array_where_it_is() {
         "{text}"
     );
 }
+
+/// `player4`'s scene with a second AnimationPlayer, under its own parent, playing the
+/// same library (so the Animation is read from two roots).
+fn shared_player4(track_path: &str, times: &str, values: &str, sprite: &str) -> String {
+    player4(track_path, times, values, sprite, ".")
+        + "\n[node name=\"Other\" type=\"Node2D\" parent=\".\"]\n\n\
+           [node name=\"AnimationPlayer2\" type=\"AnimationPlayer\" parent=\"Other\"]\n\
+           libraries = {\n&\"\": SubResource(\"AnimationLibrary_lib01\")\n}\n"
+}
+
+#[test]
+fn track_paths_of_an_animation_two_players_share_stay_as_written() {
+    let base = shared_player4("Sprite:position", "0", "Vector2(0, 0)", "Sprite");
+    let ours = shared_player4(
+        "Sprite:position",
+        "0, 0.5",
+        "Vector2(0, 0), Vector2(4, 0)",
+        "Sprite",
+    );
+    let theirs = shared_player4("Sprite:position", "0", "Vector2(0, 0)", "Body");
+    for (o, t) in [(&ours, &theirs), (&theirs, &ours)] {
+        let r = run(&base, o, t);
+        let text = String::from_utf8_lossy(&r.text);
+        // Read from `Other`, a rewrite for the first player would change what the second
+        // one animates: the path is left as both sides wrote it.
+        assert!(
+            text.contains("tracks/0/path = NodePath(\"Sprite:position\")"),
+            "{text}"
+        );
+        assert!(text.contains("PackedFloat32Array(0, 0.5)"), "{text}");
+    }
+}
+
+#[test]
+fn track_paths_stay_as_written_when_one_side_moves_the_player() {
+    let base = player4("Sprite:position", "0", "Vector2(0, 0)", "Sprite", ".");
+    let ours = player4(
+        "Sprite:position",
+        "0, 0.5",
+        "Vector2(0, 0), Vector2(4, 0)",
+        "Sprite",
+        ".",
+    );
+    // Theirs moves the player under a new node and keeps its paths: in theirs' tree they
+    // are read from that node, so the merge keeps theirs' text (as merge(base, theirs,
+    // base) would), and ours' key still lands.
+    let moved = |s: &str| {
+        s.replace(
+            "[node name=\"AnimationPlayer\" type=\"AnimationPlayer\" parent=\".\"]",
+            "[node name=\"Rig\" type=\"Node2D\" parent=\".\"]\n\n\
+             [node name=\"AnimationPlayer\" type=\"AnimationPlayer\" parent=\"Rig\"]",
+        )
+    };
+    let theirs = moved(&base);
+    let r = run(&base, &ours, &theirs);
+    assert!(r.is_clean(), "{:?}", r.conflicts);
+    assert_eq!(String::from_utf8_lossy(&r.text), moved(&ours));
+}

@@ -6,10 +6,11 @@
 //! Godot 4 `libraries` -> an AnimationLibrary whose `_data` names them. When one side
 //! renames or moves the animated node and the other side's line is the one kept, the path
 //! is rewritten to reach the same node in the result, as node properties' NodePaths are
-//! (a written `root_node` follows its node that way; the default one is the player's
-//! parent in the result)
-//! ([`super::nodepaths`]). Paths that cannot be resolved (absolute, `%Unique`, a root
-//! above the scene, an Animation no player of this scene uses) are left as written.
+//! ([`super::nodepaths`]; a written `root_node` follows its node that way). Left as
+//! written: paths that cannot be resolved (absolute, `%Unique`, a root above the scene, an
+//! Animation no player of this scene uses), an Animation two players play (their roots
+//! may differ), and the paths of a player that changed parents on a side (that side kept
+//! them in its own tree, as node properties' paths are read).
 //!
 //! It decides only the path text; where nodes end up is [`super::paths`]'s and how the
 //! tracks merge is [`crate::grain`]'s.
@@ -23,10 +24,12 @@ use super::Decision;
 use crate::value::{parse, rewrite_refs_in_text, RefKind, Value};
 use std::collections::BTreeMap;
 
-/// Per side: sub_resource index of an Animation -> its player.
-type Roots = [BTreeMap<usize, Player>; 3];
+/// Per side: sub_resource index of an Animation -> its player (`None`: played by more
+/// than one player, whose roots may differ, so its paths are left as written).
+type Roots = [BTreeMap<usize, Option<Player>>; 3];
 
 /// An AnimationPlayer as its Animations see it.
+#[derive(Clone, PartialEq)]
 struct Player {
     /// Its scene path.
     path: String,
@@ -117,7 +120,7 @@ fn follow_line(
         if !has_track_path(ctx, s, si, value.trim()) {
             continue;
         }
-        let Some(player) = roots[s].get(&si) else {
+        let Some(Some(player)) = roots[s].get(&si) else {
             continue;
         };
         let (paths, of) = (&ctx.paths[s], &ctx.id.node.of[s]);
@@ -139,6 +142,11 @@ fn follow_line(
         } else {
             resolve(&player_out, "..")?
         };
+        // A player that changed parents on one side kept (or wrote) its paths in that
+        // side's tree: its meaning there is not base's, so the text stays as written.
+        if locate(&player.root).as_deref() != Some(root_out.as_str()) {
+            return None;
+        }
         let mut new = rewrite(text, &player.root, &root_out, &locate)?;
         if !new.ends_with('\n') {
             new.push('\n');
@@ -161,8 +169,9 @@ fn has_track_path(ctx: &Ctx, s: usize, si: usize, value: &str) -> bool {
     })
 }
 
-/// Every Animation a player of side `s` reaches, with that player.
-fn animation_roots(ctx: &Ctx, s: usize) -> BTreeMap<usize, Player> {
+/// Every Animation a player of side `s` reaches, with that player (`None` when several
+/// players reach it).
+fn animation_roots(ctx: &Ctx, s: usize) -> BTreeMap<usize, Option<Player>> {
     let sc = ctx.sc[s];
     let mut out = BTreeMap::new();
     for node in &sc.nodes {
@@ -183,12 +192,16 @@ fn animation_roots(ctx: &Ctx, s: usize) -> BTreeMap<usize, Player> {
             .iter()
             .filter(|p| p.key.starts_with("anims/") || p.key.starts_with("libraries"));
         for p in holds {
+            let player = Player {
+                path: node.path.to_string(),
+                explicit_root: written.is_some(),
+                root: root.clone(),
+            };
             for si in animations_in(ctx, s, sc.doc.slice(&p.value), 0) {
-                out.entry(si).or_insert_with(|| Player {
-                    path: node.path.to_string(),
-                    explicit_root: written.is_some(),
-                    root: root.clone(),
-                });
+                let entry = out.entry(si).or_insert_with(|| Some(player.clone()));
+                if entry.as_ref() != Some(&player) {
+                    *entry = None;
+                }
             }
         }
     }
