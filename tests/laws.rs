@@ -1145,6 +1145,26 @@ pub mod gen {
         let _ = bc;
     }
 
+    /// The scene path `rel` reaches from `holder` (`.` the root; `None` above it): the
+    /// laws' own small resolver, independent of the merge's.
+    fn follow_rel(holder: &str, rel: &str) -> Option<String> {
+        let mut parts: Vec<&str> = holder.split('/').filter(|s| *s != ".").collect();
+        for s in rel.split('/') {
+            match s {
+                "" | "." => {}
+                ".." => {
+                    parts.pop()?;
+                }
+                x => parts.push(x),
+            }
+        }
+        Some(if parts.is_empty() {
+            ".".into()
+        } else {
+            parts.join("/")
+        })
+    }
+
     /// `val` with every relative `NodePath("…")` written from `holder` rewritten to name the
     /// same node from `holder_now`, where `now` tells where a node of the base is now. The
     /// law's own small resolver, independent of the merge's.
@@ -1165,21 +1185,7 @@ pub mod gen {
             if rel.is_empty() || rel.starts_with('/') || rel.contains('%') {
                 return None;
             }
-            let mut parts = steps(holder);
-            for s in rel.split('/') {
-                match s {
-                    "" | "." => {}
-                    ".." => {
-                        parts.pop()?;
-                    }
-                    x => parts.push(x),
-                }
-            }
-            Some(if parts.is_empty() {
-                ".".into()
-            } else {
-                parts.join("/")
-            })
+            follow_rel(holder, rel)
         }
         let mut out = String::new();
         let mut rest = val;
@@ -1230,23 +1236,7 @@ pub mod gen {
             |p: &str| (p != ".").then(|| p.rsplit_once('/').map_or(".", |x| x.0).to_string());
         // No `root_node`: the player's parent wherever it is now; a written one names a
         // node, wherever that node is now.
-        let resolve = |holder: &str, rel: &str| -> Option<String> {
-            let mut parts: Vec<&str> = holder.split('/').filter(|s| *s != ".").collect();
-            for s in rel.split('/') {
-                match s {
-                    "" | "." => {}
-                    ".." => {
-                        parts.pop()?;
-                    }
-                    x => parts.push(x),
-                }
-            }
-            Some(if parts.is_empty() {
-                ".".into()
-            } else {
-                parts.join("/")
-            })
-        };
+        let resolve = follow_rel;
         let written = n.props.get("root_node").map(|r| {
             r.trim_start_matches("NodePath(\"")
                 .trim_end_matches("\")")

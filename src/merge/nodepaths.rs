@@ -327,24 +327,6 @@ fn merge_meaning(m: [Option<Option<usize>>; 3]) -> Option<usize> {
 mod tests {
     use super::*;
 
-    /// Rewrite every `NodePath("...")` in `text` (a property line or value) that was written
-    /// relative to `holder_src` on its side, so that it names the same node from `holder_out`
-    /// in the result. `locate` maps a node's scene path on the source side to its path in the
-    /// result (`None` when the node is not in the result, or not a node of this scene).
-    /// Returns `None` when nothing changes, so callers keep the original bytes.
-    fn rewrite(
-        text: &str,
-        holder_src: &str,
-        holder_out: &str,
-        locate: &dyn Fn(&str) -> Option<String>,
-    ) -> Option<String> {
-        let targets: Vec<Option<String>> = node_paths(text)
-            .into_iter()
-            .map(|(start, end)| locate(&resolve(holder_src, path_part(&text[start..end]).0)?))
-            .collect();
-        rewrite_to(text, holder_out, &targets)
-    }
-
     #[test]
     fn resolves_relative_paths() {
         assert_eq!(resolve(".", "Player").as_deref(), Some("Player"));
