@@ -11,7 +11,7 @@ use super::matching::{B, O, T};
 use super::sections::Src;
 use super::{shorten, ConflictReport};
 use crate::value::{rewrite_refs_in_text, RefKind};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// How long a value may be in a report.
 const SHORT: usize = 60;
@@ -81,6 +81,16 @@ impl Ctx<'_> {
     /// the result's orders, by identity). Records of one part keep the order the
     /// phases found them in.
     pub(super) fn conflicts_in_file_order(&mut self, nodes: &[usize], subs: &[usize]) {
+        if self.conflicts.len() < 2 {
+            return;
+        }
+        // Only the parts the records name are placed: a 100,000-node scene with a few
+        // conflicts would otherwise build a key for every property of every node.
+        let named: HashSet<String> = self
+            .conflicts
+            .iter()
+            .map(|c| part_head(&c.location).to_string())
+            .collect();
         let mut place: HashMap<String, usize> = HashMap::new();
         for (p, &ident) in nodes.iter().enumerate() {
             for side in [O, T, B] {
@@ -88,8 +98,10 @@ impl Ctx<'_> {
                     let n = &self.sc[side].nodes[k];
                     let path = if n.path == "." { &n.name } else { &n.path };
                     let head = format!("node \"{path}\"");
-                    self.place_props(&mut place, &head, side, n.section);
-                    place.entry(head).or_insert(p);
+                    if named.contains(&head) {
+                        self.place_props(&mut place, &head, side, n.section);
+                        place.entry(head).or_insert(p);
+                    }
                 }
             }
         }
@@ -98,8 +110,10 @@ impl Ctx<'_> {
                 if let Some(k) = self.id.sub.at.get(ident).and_then(|a| a[side]) {
                     let r = &self.sc[side].sub_resources[k];
                     let head = format!("sub_resource \"{}\"", r.id);
-                    self.place_props(&mut place, &head, side, r.section);
-                    place.entry(head).or_insert(p);
+                    if named.contains(&head) {
+                        self.place_props(&mut place, &head, side, r.section);
+                        place.entry(head).or_insert(p);
+                    }
                 }
             }
         }
