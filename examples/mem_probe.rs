@@ -111,7 +111,10 @@ fn main() {
                 std::thread::sleep(Duration::from_millis(2));
             }
         });
-        let opts = MergeOptions::default();
+        let opts = MergeOptions {
+            exit_after: std::env::var_os("EXIT_AFTER").is_some(),
+            ..MergeOptions::default()
+        };
         let out = merge_sources(&b, &o, &t, &opts);
         done.store(true, Relaxed);
         out

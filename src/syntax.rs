@@ -12,11 +12,14 @@
 //! at the start of a line inside a string is not a section), a property key runs up to
 //! the first `=` with whitespace dropped, or is a quoted string.
 
+mod items;
 mod text;
 
 pub use crate::smallstr::SmallStr;
+pub use items::Items;
 use std::fmt;
 use std::ops::Range;
+use std::sync::Arc;
 pub use text::{Source, Text};
 
 /// Deepest bracket nesting accepted in one value; deeper input is rejected with a clear
@@ -44,7 +47,7 @@ pub struct Section {
     /// The bracketed header.
     pub tag: Tag,
     /// `key = value` lines in file order.
-    pub props: Vec<Prop>,
+    pub props: Items<Prop>,
     /// End of the section's own lines: after the newline that ends its last property
     /// line (or its tag's line), before the blank lines and comments that trail it.
     /// Known while the section is read; finding it later costs two cache misses per
@@ -60,7 +63,7 @@ pub struct Tag {
     /// `gd_scene`, `ext_resource`, `sub_resource`, `node`, ...
     pub name: SmallStr,
     /// `key=value` fields in written order (a repeated key: the last one wins).
-    pub fields: Vec<Field>,
+    pub fields: Items<Field>,
 }
 
 /// One `key=value` field of a tag.
@@ -366,14 +369,6 @@ static GROUP_STOP: [bool; 256] = {
     t
 };
 
-/// The items of a scratch list in a new list of exactly their number, leaving the
-/// scratch list empty (with its room kept for the next section).
-fn take_exact<T>(scratch: &mut Vec<T>) -> Vec<T> {
-    let mut v = Vec::with_capacity(scratch.len());
-    v.append(scratch);
-    v
-}
-
 /// Files at least this big are split on two threads (see `Splitter::run`).
 const PARALLEL_SPLIT_MIN: usize = 4 << 20;
 
@@ -381,11 +376,13 @@ struct Splitter<'a> {
     src: &'a str,
     s: &'a [u8],
     pos: usize,
-    /// Scratch list of properties, reused from section to section: each section's own
-    /// list is then allocated at its exact length (a growing `Vec` holds room for four,
-    /// and most sections have fewer, 56 bytes each). Tag fields mostly fill those four
-    /// slots, and sizing them exactly costs more time than it saves memory.
+    /// Every tag field read so far, in file order; shared by the sections once read.
+    fields: Vec<Field>,
+    /// Every property read so far, in file order; shared the same way.
     props: Vec<Prop>,
+    /// Stand-ins for the two lists while they grow (see [`Splitter::seal`]).
+    no_fields: Arc<Vec<Field>>,
+    no_props: Arc<Vec<Prop>>,
 }
 
 impl<'a> Splitter<'a> {
@@ -394,7 +391,10 @@ impl<'a> Splitter<'a> {
             src: text,
             s: text.as_bytes(),
             pos: 0,
+            fields: Vec::new(),
             props: Vec::new(),
+            no_fields: Arc::default(),
+            no_props: Arc::default(),
         }
     }
 
@@ -465,8 +465,9 @@ impl<'a> Splitter<'a> {
             None
         };
         let Some(cut) = cut else {
-            let mut sections = Vec::with_capacity(self.guess_sections(from, self.s.len()));
+            let mut sections = Vec::with_capacity(self.reserve(from, self.s.len()));
             self.sections(usize::MAX, &mut sections)?;
+            self.seal(&mut sections);
             return Ok((prefix, sections));
         };
         let (src, text) = (self.src, self.s);
@@ -476,37 +477,62 @@ impl<'a> Splitter<'a> {
                     pos: cut,
                     ..Splitter::new(src)
                 };
-                let mut v = Vec::with_capacity(sp.guess_sections(cut, text.len()));
-                sp.sections(usize::MAX, &mut v).map(|_| v)
+                let mut v = Vec::with_capacity(sp.reserve(cut, text.len()));
+                sp.sections(usize::MAX, &mut v)?;
+                sp.seal(&mut v);
+                Ok(v)
             });
             // No second thread: read the whole file here.
             let stop = if second.is_ok() { cut } else { usize::MAX };
-            let mut v = Vec::with_capacity(self.guess_sections(from, text.len()));
+            let mut v = Vec::with_capacity(self.reserve(from, text.len()));
             let first = self.sections(stop, &mut v).map(|at_cut| (at_cut, v));
             (first, second.map(|h| h.join()))
         });
         let (at_cut, mut sections) = first?;
-        if at_cut {
-            match second {
-                Ok(Ok(rest)) => sections.extend(rest?),
-                // The splitter does not panic; if it ever did, read on here instead.
-                _ => {
-                    self.sections(usize::MAX, &mut sections)?;
-                }
+        let rest = match second {
+            Ok(Ok(rest)) if at_cut => Some(rest?),
+            // The splitter does not panic; if it ever did, read on here instead.
+            _ if at_cut => {
+                self.sections(usize::MAX, &mut sections)?;
+                None
             }
-        }
+            _ => None,
+        };
+        self.seal(&mut sections);
+        sections.extend(rest.into_iter().flatten());
         Ok((prefix, sections))
+    }
+
+    /// Hand the fields and properties read to `sections`, the sections this splitter
+    /// read: each list is shared from now on, at its exact length.
+    fn seal(&mut self, sections: &mut [Section]) {
+        let mut fields = std::mem::take(&mut self.fields);
+        let mut props = std::mem::take(&mut self.props);
+        fields.shrink_to_fit();
+        props.shrink_to_fit();
+        let (fields, props) = (Arc::new(fields), Arc::new(props));
+        for s in sections {
+            s.tag.fields.moved_to(&fields);
+            s.props.moved_to(&props);
+        }
     }
 
     /// A capacity for the sections of `s[from..to]`: the density of line-starting `[` in
     /// its first 256 KiB, so that a scene with a hundred thousand nodes does not grow
     /// (and copy) the vector many times. A wrong guess only costs the growth it was meant
     /// to save; the cap bounds what a hostile sample (dense tags, then one huge value)
-    /// can make it reserve.
-    fn guess_sections(&self, from: usize, to: usize) -> usize {
+    /// can make it reserve. The lists of fields and properties are reserved here too
+    /// (four fields a section, a property a line): room never written is never touched,
+    /// and [`Splitter::seal`] gives it back.
+    fn reserve(&mut self, from: usize, to: usize) -> usize {
         let sample = &self.s[from..to.min(from + (256 << 10))];
+        let scale = (to - from) / sample.len().max(1);
         let in_sample = memchr::memmem::find_iter(sample, b"\n[").count();
-        (in_sample * ((to - from) / sample.len().max(1)) * 9 / 8 + 4).min(1 << 20)
+        let sections = (in_sample * scale * 9 / 8 + 4).min(1 << 20);
+        let lines = (memchr::memchr_iter(b'\n', sample).count() * scale + 4).min(1 << 22);
+        self.fields.reserve(sections * 4);
+        self.props.reserve(lines);
+        sections
     }
 
     /// Read sections from `pos` (at a `[`) to the end of the text, or until a section
@@ -516,7 +542,7 @@ impl<'a> Splitter<'a> {
             // At a `[`.
             let start = self.pos;
             let tag = self.tag()?;
-            self.props.clear();
+            let first_prop = self.props.len();
             loop {
                 self.skip_trivia();
                 if self.pos >= self.s.len() || self.s[self.pos] == b'[' {
@@ -526,12 +552,16 @@ impl<'a> Splitter<'a> {
                 self.props.push(p);
             }
             let end = self.pos;
-            let body_end =
-                self.body_end(self.props.last().map_or(tag.span.end, |p| p.line.end), end);
+            let last = match self.props.len() > first_prop {
+                true => self.props.last().map_or(tag.span.end, |p| p.line.end),
+                false => tag.span.end,
+            };
+            let body_end = self.body_end(last, end);
+            let props = Items::of(&self.no_props, first_prop, self.props.len() - first_prop);
             sections.push(Section {
                 span: start..end,
                 tag,
-                props: take_exact(&mut self.props),
+                props,
                 body_end,
             });
             // Trailing trivia already belongs to the last section (span runs to len).
@@ -598,7 +628,7 @@ impl<'a> Splitter<'a> {
             }
         }
         let name = self.text(name_start..self.pos);
-        let mut fields = Vec::new();
+        let first_field = self.fields.len();
         loop {
             self.skip_trivia();
             if self.pos >= self.s.len() {
@@ -619,12 +649,13 @@ impl<'a> Splitter<'a> {
             self.skip_trivia();
             let value = self.value()?;
             let key = self.text(k);
-            fields.push(Field { key, value });
+            self.fields.push(Field { key, value });
         }
+        let count = self.fields.len() - first_field;
         Ok(Tag {
             span: start..self.pos,
             name,
-            fields,
+            fields: Items::of(&self.no_fields, first_field, count),
         })
     }
 

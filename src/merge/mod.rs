@@ -665,7 +665,7 @@ fn merge_inputs<I: Input>(
         return trivial(theirs);
     }
     let parsed = parse_three(inputs);
-    let (b, o, t) = match parsed {
+    let (mut b, mut o, mut t) = match parsed {
         (Ok(b), Ok(o), Ok(t)) => (b, o, t),
         (b, o, t) => {
             let which = [("base", b.err()), ("ours", o.err()), ("theirs", t.err())]
@@ -693,6 +693,9 @@ fn merge_inputs<I: Input>(
     }
     let mut structural = merge_scenes(&b, &o, &t, opts);
     if base.len() + ours.len() + theirs.len() > 1 << 20 {
+        // A syntax tree is a few large lists: freed at once even with `exit_after`, it
+        // makes room for the validating parse (a 20 MB scene's tree is 53 MB).
+        drop([&mut b, &mut o, &mut t].map(|s| std::mem::take(&mut s.doc.sections)));
         dispose((b, o, t), opts.exit_after);
     }
     // Validate: the clean text itself, or ours' resolution of every conflict. Either is
