@@ -372,53 +372,15 @@ impl Scene {
 
     /// [`Scene::from_document`], building nodes on two threads from `parallel_min` on.
     fn from_document_with(doc: Document, parallel_min: usize) -> Result<Scene, ModelError> {
-        let first = doc
-            .sections
-            .first()
-            .map(|s| s.tag.name.clone())
-            .unwrap_or_default();
-        let kind = match first.as_str() {
-            "gd_scene" => FileKind::Scene,
-            "gd_resource" => FileKind::Resource,
-            _ => {
-                let at = doc.sections.first().map_or(0, |s| s.span.start);
-                return Err(ModelError::NotAScene {
-                    error: ParseError::at(
-                        doc.text.as_bytes(),
-                        at,
-                        format!("`[gd_scene ...]` or `[gd_resource ...]` as the first tag, found `[{first}`"),
-                    ),
-                    found: first.to_string(),
-                });
-            }
-        };
-        let h = &doc.sections[0];
-        let header = Header {
-            format: get_int(&doc, h, "format"),
-            load_steps: get_int(&doc, h, "load_steps"),
-            uid: get(&doc, h, "uid"),
-            resource_type: get(&doc, h, "type"),
-            script_class: get(&doc, h, "script_class"),
-        };
+        let kinds = section_kinds(&doc);
         let mut scene = Scene {
-            kind,
-            header,
-            kinds: doc
-                .sections
-                .iter()
-                .enumerate()
-                .map(|(i, s)| {
-                    if i == 0 {
-                        SectionKind::Header
-                    } else {
-                        SectionKind::of(&s.tag.name)
-                    }
-                })
-                .collect(),
+            kind: file_kind(&doc)?,
+            header: read_header(&doc),
+            nodes: build_nodes(&doc, &kinds, parallel_min),
+            kinds,
             ext_resources: Vec::new(),
             sub_resources: Vec::new(),
             resource: None,
-            nodes: Vec::new(),
             connections: Vec::new(),
             editables: Vec::new(),
             doc: Document {
@@ -427,93 +389,49 @@ impl Scene {
                 sections: Vec::new(),
             },
         };
-        // Instance roots, by path, to scope override entries' unique ids.
-        let mut instanced: BTreeSet<SmallStr> = BTreeSet::new();
-        let mut root_inherited = false;
-        for (i, s) in doc.sections.iter().enumerate() {
-            let k = scene.kinds[i];
-            match k {
-                SectionKind::ExtResource => scene.ext_resources.push(ExtResource {
-                    section: i,
-                    id: s
-                        .tag
-                        .field("id")
-                        .map(|r| id_text(doc.slice(r)))
-                        .unwrap_or_default(),
-                    type_name: get(&doc, s, "type").unwrap_or_default(),
-                    path: get(&doc, s, "path").unwrap_or_default(),
-                    uid: get(&doc, s, "uid"),
-                }),
-                SectionKind::SubResource => scene.sub_resources.push(SubResource {
-                    section: i,
-                    id: s
-                        .tag
-                        .field("id")
-                        .map(|r| id_text(doc.slice(r)))
-                        .unwrap_or_default(),
-                    type_name: get(&doc, s, "type").unwrap_or_default(),
-                }),
-                SectionKind::Resource => {
-                    if scene.resource.is_none() {
-                        scene.resource = Some(i);
-                    }
-                }
-                // Built below, on two threads for a big scene.
-                SectionKind::Node => {}
-                SectionKind::Connection => scene.connections.push(Connection {
-                    section: i,
-                    key: ConnectionKey {
-                        signal: get(&doc, s, "signal").unwrap_or_default(),
-                        from: get(&doc, s, "from").unwrap_or_default(),
-                        to: get(&doc, s, "to").unwrap_or_default(),
-                        method: get(&doc, s, "method").unwrap_or_default(),
-                    },
-                }),
-                SectionKind::Editable => scene.editables.push(Editable {
-                    section: i,
-                    path: get(&doc, s, "path").unwrap_or_default(),
-                }),
-                SectionKind::Header | SectionKind::Other => {}
-            }
-        }
-        let node_secs: Vec<usize> = (0..doc.sections.len())
-            .filter(|&i| scene.kinds[i] == SectionKind::Node)
-            .collect();
-        let build = |list: &[usize]| -> Vec<Node> {
-            list.iter()
-                .map(|&i| build_node(&doc, i, &doc.sections[i]))
-                .collect()
-        };
-        scene.nodes = if node_secs.len() >= parallel_min.max(2) {
-            build_nodes_split(&doc, &node_secs).unwrap_or_else(|| build(&node_secs))
-        } else {
-            build(&node_secs)
-        };
-        for node in &scene.nodes {
-            if node.instance.is_some() {
-                if node.parent.is_none() {
-                    root_inherited = true;
-                }
-                instanced.insert(node.path.clone());
-            }
-        }
-        // Node keys: unique_id (scoped) when the file carries them, else the path.
-        for n in &mut scene.nodes {
-            if let Some(id) = n.unique_id {
-                let scope = if n.is_override() {
-                    override_scope(
-                        n.parent.as_deref().unwrap_or("."),
-                        &instanced,
-                        root_inherited,
-                    )
-                } else {
-                    SmallStr::new()
-                };
-                n.key = NodeKey::UniqueId { scope, id };
-            }
-        }
+        scene.read_parts(&doc);
+        key_nodes(&mut scene.nodes);
         scene.doc = doc;
         Ok(scene)
+    }
+
+    /// Every part but the nodes, in file order: ext_resources, sub_resources, the
+    /// `[resource]`, connections, editables.
+    fn read_parts(&mut self, doc: &Document) {
+        for (i, (s, &k)) in doc.sections.iter().zip(&self.kinds).enumerate() {
+            match k {
+                SectionKind::ExtResource => self.ext_resources.push(ExtResource {
+                    section: i,
+                    id: id_of(doc, s),
+                    type_name: get(doc, s, "type").unwrap_or_default(),
+                    path: get(doc, s, "path").unwrap_or_default(),
+                    uid: get(doc, s, "uid"),
+                }),
+                SectionKind::SubResource => self.sub_resources.push(SubResource {
+                    section: i,
+                    id: id_of(doc, s),
+                    type_name: get(doc, s, "type").unwrap_or_default(),
+                }),
+                SectionKind::Resource => {
+                    self.resource.get_or_insert(i);
+                }
+                SectionKind::Connection => self.connections.push(Connection {
+                    section: i,
+                    key: ConnectionKey {
+                        signal: get(doc, s, "signal").unwrap_or_default(),
+                        from: get(doc, s, "from").unwrap_or_default(),
+                        to: get(doc, s, "to").unwrap_or_default(),
+                        method: get(doc, s, "method").unwrap_or_default(),
+                    },
+                }),
+                SectionKind::Editable => self.editables.push(Editable {
+                    section: i,
+                    path: get(doc, s, "path").unwrap_or_default(),
+                }),
+                // Nodes are built apart, on two threads for a big scene.
+                SectionKind::Node | SectionKind::Header | SectionKind::Other => {}
+            }
+        }
     }
 
     /// The section of a part.
@@ -539,6 +457,104 @@ impl Scene {
     /// What `load_steps` should be (spec §4.12): subs + exts + 1.
     pub fn expected_load_steps(&self) -> i64 {
         (self.sub_resources.len() + self.ext_resources.len() + 1) as i64
+    }
+}
+
+/// Scene or resource, by the first tag; any other first tag is an error.
+fn file_kind(doc: &Document) -> Result<FileKind, ModelError> {
+    let first = doc
+        .sections
+        .first()
+        .map(|s| s.tag.name.clone())
+        .unwrap_or_default();
+    match first.as_str() {
+        "gd_scene" => Ok(FileKind::Scene),
+        "gd_resource" => Ok(FileKind::Resource),
+        _ => {
+            let at = doc.sections.first().map_or(0, |s| s.span.start);
+            Err(ModelError::NotAScene {
+                error: ParseError::at(
+                    doc.text.as_bytes(),
+                    at,
+                    format!("`[gd_scene ...]` or `[gd_resource ...]` as the first tag, found `[{first}`"),
+                ),
+                found: first.to_string(),
+            })
+        }
+    }
+}
+
+/// The decoded fields of the first section (empty when there is none).
+fn read_header(doc: &Document) -> Header {
+    let Some(h) = doc.sections.first() else {
+        return Header::default();
+    };
+    Header {
+        format: get_int(doc, h, "format"),
+        load_steps: get_int(doc, h, "load_steps"),
+        uid: get(doc, h, "uid"),
+        resource_type: get(doc, h, "type"),
+        script_class: get(doc, h, "script_class"),
+    }
+}
+
+/// The kind of each section; the first is the header whatever its tag.
+fn section_kinds(doc: &Document) -> Vec<SectionKind> {
+    doc.sections
+        .iter()
+        .enumerate()
+        .map(|(i, s)| match i {
+            0 => SectionKind::Header,
+            _ => SectionKind::of(&s.tag.name),
+        })
+        .collect()
+}
+
+/// `id=` of a resource section as the loader sees it ("" when absent).
+fn id_of(doc: &Document, s: &Section) -> String {
+    s.tag
+        .field("id")
+        .map(|r| id_text(doc.slice(r)))
+        .unwrap_or_default()
+}
+
+/// The nodes in file order, keyed by path (see [`key_nodes`]); on two threads from
+/// `parallel_min` nodes on.
+fn build_nodes(doc: &Document, kinds: &[SectionKind], parallel_min: usize) -> Vec<Node> {
+    let node_secs: Vec<usize> = (0..doc.sections.len())
+        .filter(|&i| kinds.get(i) == Some(&SectionKind::Node))
+        .collect();
+    let build = |list: &[usize]| -> Vec<Node> {
+        list.iter()
+            .map(|&i| build_node(doc, i, &doc.sections[i]))
+            .collect()
+    };
+    if node_secs.len() >= parallel_min.max(2) {
+        build_nodes_split(doc, &node_secs).unwrap_or_else(|| build(&node_secs))
+    } else {
+        build(&node_secs)
+    }
+}
+
+/// Key each node by its `unique_id` when it has one, scoped by the instance an override
+/// entry sits in (instance roots are known only once every node is built).
+fn key_nodes(nodes: &mut [Node]) {
+    let mut instanced: BTreeSet<SmallStr> = BTreeSet::new();
+    let mut root_inherited = false;
+    for node in nodes.iter().filter(|n| n.instance.is_some()) {
+        root_inherited |= node.parent.is_none();
+        instanced.insert(node.path.clone());
+    }
+    for n in nodes {
+        if let Some(id) = n.unique_id {
+            let scope = if n.is_override() {
+                let parent = n.parent.as_deref().unwrap_or(".");
+                override_scope(parent, &instanced, root_inherited)
+            } else {
+                SmallStr::new()
+            };
+            n.key = NodeKey::UniqueId { scope, id };
+        }
     }
 }
 
