@@ -10,48 +10,11 @@
 //! node (ends inside an instanced or inherited scene are not checked). A stale
 //! `load_steps` or a BOM is a warning.
 
+use crate::fxhash::FxSet;
 use crate::model::{FileKind, Scene, SectionKind};
 use crate::value::{scan_refs_in_text, RefKind};
 use std::cell::OnceCell;
-use std::collections::{BTreeSet, HashSet};
-use std::hash::{BuildHasherDefault, Hasher};
-
-/// The multiply-rotate hash of rustc (FxHash): much cheaper than SipHash for the short
-/// node paths checked here. Only set membership depends on it, never an output order.
-#[derive(Default)]
-struct FxHasher(u64);
-
-impl Hasher for FxHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let mut w = [0; 8];
-            w.copy_from_slice(c);
-            self.add(u64::from_le_bytes(w));
-        }
-        for &b in chunks.remainder() {
-            self.add(u64::from(b));
-        }
-    }
-    fn write_u8(&mut self, i: u8) {
-        self.add(u64::from(i));
-    }
-    fn write_usize(&mut self, i: usize) {
-        self.add(i as u64);
-    }
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-impl FxHasher {
-    #[inline]
-    fn add(&mut self, w: u64) {
-        self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
-
-type FxSet<T> = HashSet<T, BuildHasherDefault<FxHasher>>;
+use std::collections::BTreeSet;
 
 /// How serious a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

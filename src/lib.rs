@@ -7,6 +7,7 @@
 
 pub mod check;
 pub mod diff;
+mod fxhash;
 pub mod grain;
 pub mod linemerge;
 pub mod merge;

@@ -4,27 +4,10 @@
 //! ancestor; two nodes both sides added under one name with different `unique_id`s are
 //! a conflict of the whole nodes. Scenes are written in the editor's 4.6 style.
 
-use tscn_merge::merge::{merge, Decision, MergeOptions, MergeOutcome};
-use tscn_merge::model::Scene;
+mod common;
 
-fn merged(b: &str, o: &str, t: &str) -> MergeOutcome {
-    merge(
-        b.as_bytes(),
-        o.as_bytes(),
-        t.as_bytes(),
-        &MergeOptions::default(),
-    )
-}
-
-fn text(m: &MergeOutcome) -> String {
-    String::from_utf8_lossy(&m.text).into_owned()
-}
-
-/// Whether `check` finds no error in a merged text.
-fn valid(text: &str) -> bool {
-    let scene = Scene::parse(text.as_bytes()).expect("the merged text parses");
-    !tscn_merge::check::is_broken(&tscn_merge::check::check(&scene))
-}
+use common::{merged, run, text, valid};
+use tscn_merge::merge::Decision;
 
 const SPECTATOR: &str = r#"[gd_scene format=3 uid="uid://qb615fcqh8x0"]
 
@@ -178,8 +161,6 @@ fn only_a_target_the_other_side_moved_is_followed() {
     }
 }
 
-mod common;
-
 const COIN: &str = r#"[gd_scene format=3 uid="uid://daf24t18h3n5e"]
 
 [ext_resource type="Script" uid="uid://b4j8f10agdcvu" path="res://scripts/coin.gd" id="1_4bks0"]
@@ -218,18 +199,6 @@ texture = ExtResource("2_u2mam")
 
 [node name="Pulse" type="AnimationPlayer" parent="Glow" unique_id=1249770212]
 "#;
-
-/// Run the built binary; its exit code and standard output.
-fn run_bin(args: &[&std::ffi::OsStr]) -> (i32, String) {
-    let out = std::process::Command::new(common::bin())
-        .args(args)
-        .output()
-        .expect("the binary runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-    )
-}
 
 /// Godot 4.6: both sides add a node "Glow" under the root with different unique_ids and
 /// different children; ours also adds a sub_resource for it and changes the radius,
@@ -287,7 +256,7 @@ fn rival_nodes_are_one_whole_node_conflict() {
         write("ours.tscn", &ours),
         write("theirs.tscn", &theirs),
     );
-    let (code, _) = run_bin(&[
+    let (code, _) = run(&[
         "merge".as_ref(),
         b.as_os_str(),
         o.as_os_str(),
@@ -296,7 +265,7 @@ fn rival_nodes_are_one_whole_node_conflict() {
     assert_eq!(code, 1, "conflicts left");
     for (favor, kept, gone) in [("ours", "Flicker", "Pulse"), ("theirs", "Pulse", "Flicker")] {
         let out = dir.path().join(format!("{favor}.tscn"));
-        let (code, _) = run_bin(&[
+        let (code, _) = run(&[
             "merge".as_ref(),
             "--favor".as_ref(),
             favor.as_ref(),
@@ -321,7 +290,7 @@ fn rival_nodes_are_one_whole_node_conflict() {
             resolved.contains("radius = 40.0") && resolved.contains("collision_layer = 6"),
             "{resolved}"
         );
-        let (code, report) = run_bin(&["check".as_ref(), out.as_os_str()]);
+        let (code, report) = run(&["check".as_ref(), out.as_os_str()]);
         assert_eq!(code, 0, "check --favor {favor}: {report}\n{resolved}");
     }
 }

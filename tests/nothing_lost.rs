@@ -5,35 +5,10 @@
 //! own orphans are dropped, each listed as a decision; a sub_resource a side added while
 //! leaving it unused stays. Scenes are written in the editor's own style.
 
-use tscn_merge::merge::{merge, Decision, MergeOptions, MergeOutcome};
+mod common;
 
-fn merged(b: &str, o: &str, t: &str) -> MergeOutcome {
-    merge(
-        b.as_bytes(),
-        o.as_bytes(),
-        t.as_bytes(),
-        &MergeOptions::default(),
-    )
-}
-
-fn text(m: &MergeOutcome) -> String {
-    String::from_utf8_lossy(&m.text).into_owned()
-}
-
-/// The conflict whose location and property mention every word, with the whole report
-/// in the panic message when there is none.
-fn assert_conflict(m: &MergeOutcome, words: &[&str]) {
-    let found = m.conflicts.iter().any(|c| {
-        let all = format!("{} {}", c.location, c.property.as_deref().unwrap_or(""));
-        words.iter().all(|w| all.contains(w))
-    });
-    assert!(
-        found,
-        "no conflict naming {words:?}: {:#?}\n{}",
-        m.conflicts,
-        text(m)
-    );
-}
+use common::{assert_conflict, merged, text};
+use tscn_merge::merge::{merge, Decision, MergeOptions};
 
 const HITBOX_BASE: &str = r#"[gd_scene load_steps=2 format=3 uid="uid://b1x2y3z4a5b6c"]
 
@@ -309,7 +284,10 @@ fn sub_resource_a_side_added_unused_stays() {
 /// The real merges of issue 12: git conflicts on both, and so must we.
 #[test]
 fn real_deletes_against_edited_built_in_resources_conflict() {
-    let shared = std::env::var("TSCN_SHARED").unwrap_or_else(|_| "../shared".into());
+    let Some(shared) = common::shared_dir() else {
+        eprintln!("skipped: no shared folder");
+        return;
+    };
     let cases = [
         (
             "GDQuest__godot-platformer-2d__54d20956d7__hook!-full-game__src__Game.tscn",
@@ -323,7 +301,7 @@ fn real_deletes_against_edited_built_in_resources_conflict() {
         ),
     ];
     for (dir, node, kind) in cases {
-        let d = std::path::Path::new(&shared).join("merges").join(dir);
+        let d = shared.join("merges").join(dir);
         let Ok(base) = std::fs::read(d.join("base.tscn")) else {
             eprintln!("skipped: no shared merges at {}", d.display());
             return;

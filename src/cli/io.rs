@@ -11,18 +11,18 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 
-/// Read a whole file, naming it in the error.
+/// Read a whole file, naming it in the error. The merge takes these bytes over into a
+/// [`tscn_merge::syntax::Source`], which the parsed document then shares without a copy.
 pub fn read(path: &Path) -> Result<Vec<u8>> {
     std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))
 }
 
-/// A file's bytes, read whole into memory.
+/// A file's bytes, read whole into memory, for a reader that only borrows them
+/// (`textconv`, which shows them as they are when they do not parse).
 ///
-/// Inputs used to be mapped when big (1 MiB or more), which saved a fresh page for
-/// every 4 KiB of a 20 MB scene; but a mapped file that shrinks while it is read
-/// (another process truncating or rewriting it in place) kills the process with
-/// SIGBUS, no message, and with `--git` ours unmerged. Reading costs a copy and is
-/// never a signal death.
+/// Nothing is mapped: a mapped file that shrinks while it is read (another process
+/// truncating or rewriting it in place) kills the process with SIGBUS, no message, and
+/// with `--git` ours unmerged; a read is never a signal death.
 pub struct Bytes(Vec<u8>);
 
 impl std::ops::Deref for Bytes {
@@ -38,8 +38,9 @@ impl AsRef<[u8]> for Bytes {
     }
 }
 
-/// Read a whole file that may be big (a 20 MB scene), naming it in the error; the
-/// buffer is sized from the file's length up front so it is filled without regrowing.
+/// Read a whole file that may be big (a 20 MB scene), naming it in the error, into a
+/// buffer sized from the file's length up front so that it is filled without regrowing.
+/// Inputs that are parsed and kept (the merge's) go through [`read`] into a `Source`.
 pub fn read_big(path: &Path) -> Result<Bytes> {
     let file =
         std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;

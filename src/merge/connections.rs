@@ -71,132 +71,150 @@ fn names_node_deleted_by_other(ctx: &Ctx, side: usize, k: usize) -> bool {
     })
 }
 
+/// One connection's three sides: its index in each side's `connections`, if present.
+type Sides = [Option<usize>; 3];
+
 /// Merge the connections as a set keyed by signal, from, to and method (nodes by
 /// identity): the other fields three-way, from/to following renamed and moved nodes.
 pub(super) fn merge(ctx: &mut Ctx, paths: &MergedPaths) -> (BTreeMap<usize, OutSec>, Vec<usize>) {
-    let sc = ctx.sc;
-    let counts = [0, 1, 2].map(|s| sc[s].connections.len());
+    let counts = [0, 1, 2].map(|s| ctx.sc[s].connections.len());
     let (at, seqs) = key_table(counts, |side, k| conn_key(ctx, side, k));
     let mut out = BTreeMap::new();
-    let tag_src = |side: usize, k: usize| -> Src {
-        (
-            side,
-            sc[side].doc.sections[sc[side].connections[k].section]
-                .tag
-                .span
-                .clone(),
-        )
-    };
-    let norm_tag = |ctx: &Ctx, side: usize, k: usize| -> String {
-        let s = &sc[side].doc.sections[sc[side].connections[k].section];
-        let mut v: Vec<String> = s
-            .tag
-            .fields
-            .iter()
-            .filter(|f| f.key != "from" && f.key != "to")
-            .map(|f| format!("{}={}", f.key, ctx.norm(&(side, f.value.clone()))))
-            .collect();
-        v.sort();
-        v.join(" ")
-    };
-    for (id, a) in at.iter().enumerate() {
-        let n = |s: usize| a[s].map(|k| norm_tag(ctx, s, k));
-        let (nb, no, nt) = (n(B), n(O), n(T));
-        let pick = pick3(&nb, &no, &nt, eq_opt);
-        let chosen = match pick {
-            Pick::Ours => a[O].map(|k| (O, k)),
-            Pick::Theirs => a[T].map(|k| (T, k)),
-            Pick::Conflict => {
-                let loc = a[O].or(a[T]).map(|_| {
-                    let (s, k) = if let Some(k) = a[O] {
-                        (O, k)
-                    } else {
-                        (T, a[T].unwrap_or_default())
-                    };
-                    let c = &sc[s].connections[k].key;
-                    format!(
-                        "connection {} from \"{}\" to \"{}\" ({})",
-                        c.signal, c.from, c.to, c.method
-                    )
-                });
-                let tags = [B, O, T].map(|s| a[s].map(|k| tag_src(s, k)));
-                ctx.value_conflict(
-                    loc.unwrap_or_default(),
-                    None,
-                    [&tags[0], &tags[1], &tags[2]],
-                );
-                out.insert(
-                    id,
-                    OutSec {
-                        kind: SectionKind::Connection,
-                        verbatim: None,
-                        tag: TagOut::Conflict(Box::new([
-                            a[B].map(|k| tag_src(B, k)),
-                            a[O].map(|k| tag_src(O, k)),
-                            a[T].map(|k| tag_src(T, k)),
-                        ])),
-                        lines: Vec::new(),
-                        whole: None,
-                        origin: [None; 3],
-                    },
-                );
-                continue;
-            }
-        };
-        let Some((side, k)) = chosen else { continue };
-        if a[other(side)].is_none() && names_node_deleted_by_other(ctx, side, k) {
-            let tags = [B, O, T].map(|s| a[s].map(|k| tag_src(s, k)));
-            let c = &sc[side].connections[k].key;
-            let loc = format!(
-                "connection {} from \"{}\" to \"{}\" ({})",
-                c.signal, c.from, c.to, c.method
-            );
-            let why = Some("(names a node the other side deleted)".to_string());
-            ctx.value_conflict(loc, why, [&tags[0], &tags[1], &tags[2]]);
-            let tag = TagOut::Conflict(Box::new(tags));
-            out.insert(id, OutSec::tag_only(SectionKind::Connection, None, tag));
-            continue;
+    for (id, &a) in at.iter().enumerate() {
+        if let Some(sec) = merge_connection(ctx, paths, a) {
+            out.insert(id, sec);
         }
-        // from/to follow renamed and moved nodes.
-        let c = &sc[side].connections[k].key;
-        let sec = &sc[side].doc.sections[sc[side].connections[k].section];
-        let new_path = |p: &str| -> Option<String> {
-            let (ident, rest) = anchor(ctx, side, p)?;
-            let np = match (paths.get(ident)?, rest) {
-                (np, "") => np.to_string(),
-                (np, rest) => crate::model::join_path(np, rest),
-            };
-            (np != p).then_some(np)
-        };
-        let (nf, nt2) = (new_path(&c.from), new_path(&c.to));
-        let tag = if nf.is_none() && nt2.is_none() {
-            TagOut::Src(tag_src(side, k))
-        } else {
-            let fields = sec
-                .tag
-                .fields
-                .iter()
-                .map(|f| {
-                    let lit = match f.key.as_str() {
-                        "from" => nf.clone(),
-                        "to" => nt2.clone(),
-                        _ => None,
-                    };
-                    (
-                        f.key.to_string(),
-                        lit.map_or(Chunk::Src((side, f.value.clone())), |p| {
-                            Chunk::Lit(format!("\"{}\"", crate::write::c_escape(&p)))
-                        }),
-                    )
-                })
-                .collect();
-            TagOut::Fields("connection".into(), fields)
-        };
-        let verbatim =
-            (side == O && matches!(tag, TagOut::Src(_))).then(|| sc[O].connections[k].section);
-        out.insert(id, OutSec::tag_only(SectionKind::Connection, verbatim, tag));
     }
     let keep: Vec<bool> = (0..at.len()).map(|i| out.contains_key(&i)).collect();
     let order = merge_order(&seqs[B], &seqs[O], &seqs[T], &keep);
     (out, order)
+}
+
+/// One connection in the result, or `None` when the merge drops it: its fields (from/to
+/// apart) three-way; a disagreement, or a connection that names a node the other side
+/// deleted, is a conflict on the tag.
+fn merge_connection(ctx: &mut Ctx, paths: &MergedPaths, a: Sides) -> Option<OutSec> {
+    let n = |s: usize| a[s].map(|k| norm_tag(ctx, s, k));
+    let (nb, no, nt) = (n(B), n(O), n(T));
+    let (side, k) = match pick3(&nb, &no, &nt, eq_opt) {
+        Pick::Ours => (O, a[O]?),
+        Pick::Theirs => (T, a[T]?),
+        Pick::Conflict => return Some(fields_conflict(ctx, a)),
+    };
+    if a[other(side)].is_none() && names_node_deleted_by_other(ctx, side, k) {
+        return Some(deleted_node_conflict(ctx, a, side, k));
+    }
+    let tag = follow_nodes(ctx, paths, side, k);
+    // Ours' own section when its tag is kept as written (`k` indexes `side`'s list).
+    let ours_verbatim = side == O && matches!(tag, TagOut::Src(_));
+    let verbatim = ours_verbatim.then(|| ctx.sc[O].connections[k].section);
+    Some(OutSec::tag_only(SectionKind::Connection, verbatim, tag))
+}
+
+/// The `[connection]` tag of connection `k` on `side`.
+fn tag_src(ctx: &Ctx, side: usize, k: usize) -> Src {
+    let sc = ctx.sc[side];
+    (
+        side,
+        sc.doc.sections[sc.connections[k].section].tag.span.clone(),
+    )
+}
+
+/// Each side's tag of a connection.
+fn tags(ctx: &Ctx, a: Sides) -> [Option<Src>; 3] {
+    [B, O, T].map(|s| a[s].map(|k| tag_src(ctx, s, k)))
+}
+
+/// The fields of connection `k` on `side` other than `from`/`to`, normalized and
+/// sorted, so that sides compare by what they say and not how they write it.
+fn norm_tag(ctx: &Ctx, side: usize, k: usize) -> String {
+    let sc = ctx.sc[side];
+    let s = &sc.doc.sections[sc.connections[k].section];
+    let mut v: Vec<String> = s
+        .tag
+        .fields
+        .iter()
+        .filter(|f| f.key != "from" && f.key != "to")
+        .map(|f| format!("{}={}", f.key, ctx.norm(&(side, f.value.clone()))))
+        .collect();
+    v.sort();
+    v.join(" ")
+}
+
+/// A connection as the conflict report names it.
+fn location(ctx: &Ctx, side: usize, k: usize) -> String {
+    let c = &ctx.sc[side].connections[k].key;
+    format!(
+        "connection {} from \"{}\" to \"{}\" ({})",
+        c.signal, c.from, c.to, c.method
+    )
+}
+
+/// Both sides changed a connection's flags or binds differently: a conflict on its tag.
+fn fields_conflict(ctx: &mut Ctx, a: Sides) -> OutSec {
+    let named = a[O].map(|k| (O, k)).or(a[T].map(|k| (T, k)));
+    let loc = named.map(|(s, k)| location(ctx, s, k));
+    let tags = tags(ctx, a);
+    ctx.value_conflict(
+        loc.unwrap_or_default(),
+        None,
+        [&tags[0], &tags[1], &tags[2]],
+    );
+    OutSec::tag_only(
+        SectionKind::Connection,
+        None,
+        TagOut::Conflict(Box::new(tags)),
+    )
+}
+
+/// Connection `k` of `side` names a node the other side deleted: a conflict on its tag,
+/// as the node is a delete/modify conflict.
+fn deleted_node_conflict(ctx: &mut Ctx, a: Sides, side: usize, k: usize) -> OutSec {
+    let tags = tags(ctx, a);
+    let why = Some("(names a node the other side deleted)".to_string());
+    ctx.value_conflict(location(ctx, side, k), why, [&tags[0], &tags[1], &tags[2]]);
+    let tag = TagOut::Conflict(Box::new(tags));
+    OutSec::tag_only(SectionKind::Connection, None, tag)
+}
+
+/// The tag of connection `k` of `side` with `from`/`to` rewritten to the nodes' paths
+/// in the result (renamed and moved nodes); the side's own tag when neither changed.
+fn follow_nodes(ctx: &Ctx, paths: &MergedPaths, side: usize, k: usize) -> TagOut {
+    let c = &ctx.sc[side].connections[k].key;
+    let (from, to) = (
+        merged_path(ctx, paths, side, &c.from),
+        merged_path(ctx, paths, side, &c.to),
+    );
+    if from.is_none() && to.is_none() {
+        return TagOut::Src(tag_src(ctx, side, k));
+    }
+    let sc = ctx.sc[side];
+    let sec = &sc.doc.sections[sc.connections[k].section];
+    let fields = sec
+        .tag
+        .fields
+        .iter()
+        .map(|f| {
+            let lit = match f.key.as_str() {
+                "from" => from.as_deref(),
+                "to" => to.as_deref(),
+                _ => None,
+            };
+            let chunk = lit.map_or(Chunk::Src((side, f.value.clone())), |p| {
+                Chunk::Lit(format!("\"{}\"", crate::write::c_escape(p)))
+            });
+            (f.key.to_string(), chunk)
+        })
+        .collect();
+    TagOut::Fields("connection".into(), fields)
+}
+
+/// NodePath `p` of `side` as the result spells it, when that differs from `p`.
+fn merged_path(ctx: &Ctx, paths: &MergedPaths, side: usize, p: &str) -> Option<String> {
+    let (ident, rest) = anchor(ctx, side, p)?;
+    let np = match (paths.get(ident)?, rest) {
+        (np, "") => np.to_string(),
+        (np, rest) => crate::model::join_path(np, rest),
+    };
+    (np != p).then_some(np)
 }

@@ -70,8 +70,8 @@ pub(super) fn merge_fields<'a>(
 /// Every field key of the node on any side, in first-seen order.
 fn field_keys<'a>(ctx: &Ctx<'a>, secs: [Option<usize>; 3]) -> Vec<&'a str> {
     let mut keys: Vec<&str> = Vec::new();
-    for s in 0..3 {
-        if let Some(si) = secs[s] {
+    for (s, sec) in secs.into_iter().enumerate() {
+        if let Some(si) = sec {
             for f in &ctx.sec(s, si).tag.fields {
                 if !keys.contains(&f.key.as_str()) {
                     keys.push(f.key.as_str());
