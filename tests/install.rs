@@ -647,3 +647,30 @@ fn a_foreign_file_where_the_diff_link_goes_leaves_the_shell_command_and_says_why
     uninstall(&t, &[]);
     assert_eq!(std::fs::read(&link).unwrap(), b"mine\n");
 }
+
+#[test]
+fn started_as_tscn_merge_diff_every_argument_is_a_path_or_value() {
+    let t = TempRepo::new();
+    let link = t.scratch().join("tscn-merge-diff");
+    std::os::unix::fs::symlink(bin(), &link).unwrap();
+    t.write("-x.tscn", LINKED_SCENE);
+    t.write("--help", LINKED_SCENE.replace("speed = 1", "speed = 2"));
+    let hex = "0".repeat(40);
+    let args = [
+        "--help", "-x.tscn", &hex, "100644", "--help", &hex, "100644",
+    ];
+    let out = t.command(&link).args(args).output().unwrap();
+    assert_success(&out, "tscn-merge-diff");
+    let shown = stdout(&out);
+    assert!(
+        shown.starts_with("diff --tscn-merge a/--help b/--help\n"),
+        "{shown}"
+    );
+    assert!(shown.contains("speed"), "{shown}");
+    let mut old = vec!["diff", "--git-external", "--"];
+    old.extend(args);
+    assert_eq!(stdout(&t.run_bin(&old)), shown);
+    let short = t.command(&link).arg("-x.tscn").output().unwrap();
+    assert_eq!(short.status.code(), Some(2));
+    assert!(common::stderr(&short).contains("seven arguments"));
+}
