@@ -11,9 +11,11 @@
 # cache) and warm (repeated). Each figure is the best of RUNS wall-clock runs and,
 # beside it, the CPU seconds (user + system of git and everything it started) of that
 # run: on a busy machine wall time mostly measures waiting, CPU time what the work costs.
-# Then the floor of a process per blob: `git log -p -200` with textconv `cat` (started
-# directly), `cat -u` (a space: git goes through `sh -c`), and our command through the
-# shell (`tscn-merge textconv --`, what `install` writes when it cannot make the link).
+# Then the floor of a process per blob: `git log -p -200` and `git log -S` with textconv
+# `cat` (started directly), `cat -u` (a space: git goes through `sh -c`), and our command
+# through the shell (`tscn-merge textconv --`, what `install` writes when it cannot make
+# the link). The binary is linked statically where it can be (build.rs): a dynamic one
+# costs ~0.5 ms more a call (`TSCN_MERGE_DYNAMIC=1 cargo build --release` to compare).
 # Aim: warm cache within 3x of plain git, first run within 10x. Not a test: prints
 # figures and never fails on them.
 #
@@ -168,12 +170,21 @@ for c in "${cases[@]}"; do
     "$pw" "$pc" "$dw" "$dc" "$fw" "$fc" "$ww" "$wc" \
     "$(ratio "$dw" "$pw")" "$(ratio "$dc" "$pc")" "$(ratio "$ww" "$pw")" "$(ratio "$wc" "$pc")"
 done
-# The floor for a textconv process per blob, against plain `git log -p -200`.
-read -r lw lc < <(best git -C "$REPO" log -p -200 --no-textconv --no-ext-diff)
-for tc in cat "cat -u" "$BIN textconv --"; do
-  read -r cw cc < <(best git -C "$REPO" -c diff.tscn-merge.textconv="$tc" log -p -200)
-  printf 'git log -p -200, textconv %-22s %6s/%6s   %s; %s\n' "\"${tc/#$WORK\//}\":" "$cw" "$cc" \
-    "$(ratio "$cw" "$lw")" "$(ratio "$cc" "$lc")"
+# The floor for a textconv process per blob, against plain git: textconv `cat` (git
+# starts it directly, as it starts our link), `cat -u` (a space: git goes through
+# `sh -c`), and our command through the shell (`tscn-merge textconv --`, what `install`
+# writes when it cannot make the link). `log -S` converts both sides of every changed
+# scene, so it pays the most processes for the least output of git's own.
+for c in "log -p -200" "log -S position --oneline"; do
+  read -r -a args <<<"$c"
+  read -r lw lc < <(best git -C "$REPO" "${args[@]}" --no-textconv --no-ext-diff)
+  for tc in cat "cat -u" "$BIN textconv --"; do
+    read -r cw cc < <(best git -C "$REPO" -c diff.tscn-merge.textconv="$tc" "${args[@]}")
+    printf 'git %s, textconv %-22s %6s/%6s   %s; %s\n' "${args[0]} ${args[1]}" "\"${tc/#$WORK\//}\":" \
+      "$cw" "$cc" "$(ratio "$cw" "$lw")" "$(ratio "$cc" "$lc")"
+  done
 done
 printf 'scene changes in the last 200 commits (two textconv calls each): %s\n' \
   "$(g log -200 --format= --name-only | grep -c 'tscn$' || true)"
+printf 'scene changes in all %s commits (log -S converts both sides of each): %s\n' \
+  "$(g rev-list --count HEAD)" "$(g log --format= --name-only | grep -c 'tscn$' || true)"

@@ -86,9 +86,17 @@ fn install_is_idempotent_and_uninstall_restores_bytes() {
         ),
         "{driver}"
     );
+    let diff_link = t.config_get("diff.tscn-merge.command").unwrap();
     assert_eq!(
-        t.config_get("diff.tscn-merge.command").unwrap(),
-        format!("{exe} diff --git-external --")
+        Path::new(&diff_link).parent(),
+        t.config_get("diff.tscn-merge.textconv")
+            .as_deref()
+            .and_then(|l| Path::new(l).parent()),
+        "both links in one folder"
+    );
+    assert_eq!(
+        std::fs::read_link(&diff_link).unwrap(),
+        bin().canonicalize().unwrap()
     );
     let link = t.config_get("diff.tscn-merge.textconv").unwrap();
     assert!(
@@ -342,10 +350,9 @@ fn driver_runs_the_installed_binary_from_a_path_with_spaces() {
     let driver = t.config_get("merge.tscn-merge.driver").unwrap();
     let quoted = format!("; exe='{}';", copy.display());
     assert!(driver.contains(&quoted), "{driver}");
-    assert_eq!(
-        t.config_get("diff.tscn-merge.command").unwrap(),
-        format!("'{}' diff --git-external --", copy.display())
-    );
+    let diff_link = t.config_get("diff.tscn-merge.command").unwrap();
+    assert!(diff_link.ends_with("/tscn-merge-diff"), "{diff_link}");
+    assert_eq!(std::fs::read_link(&diff_link).unwrap(), copy);
 
     let fake = t.scratch().join("fake-driver");
     std::fs::write(&fake, FAKE_DRIVER).unwrap();
@@ -571,4 +578,99 @@ fn each_repository_has_its_own_link_and_a_foreign_file_is_kept() {
     );
     in_home(&b, &["uninstall"]);
     assert_eq!(std::fs::read(&lb).unwrap(), b"mine\n");
+}
+
+#[test]
+fn the_external_diff_link_runs_without_a_shell_and_prints_what_the_old_command_did() {
+    let t = TempRepo::new();
+    let report = install(&t, &[]);
+    let link = t.config_get("diff.tscn-merge.command").unwrap();
+    assert!(link.ends_with("/tscn-merge-diff"), "{link}\n{report}");
+    assert!(
+        !link.contains(|c| SHELL_METACHARACTERS.contains(c)),
+        "{link}"
+    );
+    assert_eq!(
+        std::fs::read_link(&link).unwrap(),
+        bin().canonicalize().unwrap()
+    );
+    t.write("-x.tscn", LINKED_SCENE);
+    t.commit_all("add");
+    t.write("-x.tscn", LINKED_SCENE.replace("speed = 1", "speed = 2"));
+    let old_command = format!(
+        "diff.tscn-merge.command={} diff --git-external --",
+        bin_str()
+    );
+    let old = t.git_ok(["-c", &old_command, "diff"]);
+    assert_eq!(t.git_ok(["diff"]), old);
+    assert!(
+        old.contains("diff --tscn-merge a/-x.tscn b/-x.tscn"),
+        "{old}"
+    );
+    assert!(old.contains("speed"), "{old}");
+
+    // A rename: git passes nine arguments, the new path and a header among them.
+    t.commit_all("faster");
+    t.git_ok(["mv", "--", "-x.tscn", "-y.tscn"]);
+    t.write("-y.tscn", LINKED_SCENE.replace("speed = 1", "speed = 3"));
+    t.commit_all("moved");
+    let moved = t.git_ok(["diff", "-M", "HEAD~1", "HEAD"]);
+    assert_eq!(
+        moved,
+        t.git_ok(["-c", &old_command, "diff", "-M", "HEAD~1", "HEAD"])
+    );
+    assert!(moved.contains("a/-x.tscn b/-y.tscn"), "{moved}");
+
+    uninstall(&t, &[]);
+    assert!(std::fs::symlink_metadata(&link).is_err(), "{link}");
+    assert!(!t.home().join(".local").exists(), "no folder left behind");
+}
+
+#[test]
+fn a_foreign_file_where_the_diff_link_goes_leaves_the_shell_command_and_says_why() {
+    let t = TempRepo::new();
+    install(&t, &[]);
+    let link = t.config_get("diff.tscn-merge.command").unwrap();
+    uninstall(&t, &[]);
+    std::fs::create_dir_all(Path::new(&link).parent().unwrap()).unwrap();
+    std::fs::write(&link, "mine\n").unwrap();
+    let report = install(&t, &[]);
+    assert!(
+        report.contains("external diff link not made:")
+            && report.contains("is not tscn-merge's; git runs"),
+        "{report}"
+    );
+    assert_eq!(
+        t.config_get("diff.tscn-merge.command").unwrap(),
+        format!("{} diff --git-external --", bin_str())
+    );
+    uninstall(&t, &[]);
+    assert_eq!(std::fs::read(&link).unwrap(), b"mine\n");
+}
+
+#[test]
+fn started_as_tscn_merge_diff_every_argument_is_a_path_or_value() {
+    let t = TempRepo::new();
+    let link = t.scratch().join("tscn-merge-diff");
+    std::os::unix::fs::symlink(bin(), &link).unwrap();
+    t.write("-x.tscn", LINKED_SCENE);
+    t.write("--help", LINKED_SCENE.replace("speed = 1", "speed = 2"));
+    let hex = "0".repeat(40);
+    let args = [
+        "--help", "-x.tscn", &hex, "100644", "--help", &hex, "100644",
+    ];
+    let out = t.command(&link).args(args).output().unwrap();
+    assert_success(&out, "tscn-merge-diff");
+    let shown = stdout(&out);
+    assert!(
+        shown.starts_with("diff --tscn-merge a/--help b/--help\n"),
+        "{shown}"
+    );
+    assert!(shown.contains("speed"), "{shown}");
+    let mut old = vec!["diff", "--git-external", "--"];
+    old.extend(args);
+    assert_eq!(stdout(&t.run_bin(&old)), shown);
+    let short = t.command(&link).arg("-x.tscn").output().unwrap();
+    assert_eq!(short.status.code(), Some(2));
+    assert!(common::stderr(&short).contains("seven arguments"));
 }

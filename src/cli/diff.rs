@@ -216,13 +216,30 @@ pub fn run_textconv(a: &TextconvArgs) -> Result<i32> {
 /// goes through `sh -c`, which costs as much again as our own process).
 pub const TEXTCONV_LINK: &str = "tscn-merge-textconv";
 
-/// The files to show when the binary was started as [`TEXTCONV_LINK`]: every argument,
-/// even one starting with `-` (git passes the file alone, and a work tree file keeps
-/// its own name: `-x.tscn`).
-pub fn textconv_link_call() -> Option<Vec<std::path::PathBuf>> {
+/// The name under which the binary is git's external diff and nothing else: `install`
+/// links it to the binary so git starts it directly with its seven arguments (nine for
+/// a rename), each a path or a value, never an option.
+pub const DIFF_LINK: &str = "tscn-merge-diff";
+
+/// The arguments, when the binary was started as `link` ([`TEXTCONV_LINK`] or
+/// [`DIFF_LINK`]): every one, even one starting with `-` (git passes paths and values
+/// only, and a work tree file keeps its own name: `-x.tscn`).
+pub fn link_call(link: &str) -> Option<Vec<std::path::PathBuf>> {
     let mut args = std::env::args_os();
     let name = std::path::PathBuf::from(args.next()?);
-    (name.file_name()? == TEXTCONV_LINK).then(|| args.map(Into::into).collect())
+    (name.file_name()? == link).then(|| args.map(Into::into).collect())
+}
+
+/// [`DIFF_LINK`] `PATH OLD-FILE OLD-HEX OLD-MODE NEW-FILE NEW-HEX NEW-MODE`: what
+/// `diff --git-external --` prints for the same arguments.
+pub fn run_diff_link(files: Vec<std::path::PathBuf>) -> Result<i32> {
+    run(&DiffArgs {
+        format: DiffFormat::Text,
+        color: super::ColorChoice::Auto,
+        show_noise: false,
+        git_external: true,
+        files,
+    })
 }
 
 /// [`TEXTCONV_LINK`] `FILE...`: each file's projection in turn.

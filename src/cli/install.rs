@@ -17,7 +17,7 @@ use std::process::{Command, Output};
 
 use anyhow::{bail, Context, Result};
 
-use super::diff::TEXTCONV_LINK;
+use super::diff::{DIFF_LINK, TEXTCONV_LINK};
 
 /// Name of the merge and diff drivers (`merge=tscn-merge diff=tscn-merge`).
 pub const DRIVER: &str = "tscn-merge";
@@ -135,9 +135,14 @@ fn legacy_entries(exe: &Exe) -> Vec<(String, String)> {
 }
 
 /// `diff.tscn-merge.command` (git appends: path old-file old-hex old-mode
-/// new-file new-hex new-mode; the path may start with `-`, hence `--`).
-pub fn diff_command(exe: &Exe) -> String {
-    format!("{} diff --git-external --", exe_word(exe))
+/// new-file new-hex new-mode): the [`DIFF_LINK`] `install` made, which git starts
+/// without a shell and which takes every argument as a value; else the shell command,
+/// where the path may start with `-`, hence `--`.
+pub fn diff_command(exe: &Exe, link: Option<&Path>) -> String {
+    match link {
+        Some(l) => shell_quote(&l.to_string_lossy()),
+        None => format!("{} diff --git-external --", exe_word(exe)),
+    }
 }
 
 /// `diff.tscn-merge.textconv`: the [`TEXTCONV_LINK`] `install` made, which git starts
@@ -162,17 +167,20 @@ pub const XFUNCNAME: &str = r"^(\[(node|sub_resource|ext_resource|resource)( .*)
 /// Every config key and value that install writes, in order. `cache` turns on
 /// `cachetextconv`, which git keeps as a notes commit: only safe where git has a
 /// commit identity, or every `git log -p` dies ("Author identity unknown").
-pub fn config_entries(exe: &Exe, link: Option<&Path>, cache: bool) -> Vec<(String, String)> {
+pub fn config_entries(exe: &Exe, links: &Links, cache: bool) -> Vec<(String, String)> {
     vec![
         (
             format!("merge.{DRIVER}.name"),
             "tscn-merge: structural merge for Godot scenes".to_string(),
         ),
         (format!("merge.{DRIVER}.driver"), merge_driver_command(exe)),
-        (format!("diff.{DRIVER}.command"), diff_command(exe)),
+        (
+            format!("diff.{DRIVER}.command"),
+            diff_command(exe, links.diff.as_deref()),
+        ),
         (
             format!("diff.{DRIVER}.textconv"),
-            textconv_command(exe, link),
+            textconv_command(exe, links.textconv.as_deref()),
         ),
         (format!("diff.{DRIVER}.cachetextconv"), cache.to_string()),
         (format!("diff.{DRIVER}.xfuncname"), XFUNCNAME.to_string()),
@@ -180,21 +188,57 @@ pub fn config_entries(exe: &Exe, link: Option<&Path>, cache: bool) -> Vec<(Strin
     ]
 }
 
+/// The links `install` makes in a scope's folder, each a name under which the binary
+/// does one job ([`TEXTCONV_LINK`], [`DIFF_LINK`]) so git can start it without a shell;
+/// `None` where there is no such link.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Links {
+    /// Git's textconv, once per blob of `git log -p`.
+    pub textconv: Option<PathBuf>,
+    /// Git's external diff, once per changed file of `git diff`.
+    pub diff: Option<PathBuf>,
+}
+
+impl Links {
+    /// Both links in `folder`.
+    fn in_folder(folder: Option<&Path>) -> Links {
+        Links {
+            textconv: folder.map(|f| f.join(TEXTCONV_LINK)),
+            diff: folder.map(|f| f.join(DIFF_LINK)),
+        }
+    }
+
+    /// Every mix of these links and their absence: the commands `install` may have
+    /// written with or without each.
+    fn variants(&self) -> Vec<Links> {
+        let (t, d) = (&self.textconv, &self.diff);
+        [
+            (None, None),
+            (t.clone(), None),
+            (None, d.clone()),
+            (t.clone(), d.clone()),
+        ]
+        .into_iter()
+        .map(|(textconv, diff)| Links { textconv, diff })
+        .collect()
+    }
+}
+
 /// What `install` may have written in a scope: the commands for these binaries, with or
-/// without the scope's textconv link.
+/// without the scope's links.
 struct Ours {
     exes: [Exe; 2],
-    link: Option<PathBuf>,
+    links: Links,
 }
 
 impl Ours {
     /// Whether `value` of `key` is one `install` writes (now or in an earlier version).
     fn wrote(&self, key: &str, value: &str) -> bool {
-        let links = [None, self.link.as_deref()];
+        let variants = self.links.variants();
         self.exes.iter().any(|exe| {
-            links
+            variants
                 .iter()
-                .flat_map(|&l| [config_entries(exe, l, true), config_entries(exe, l, false)])
+                .flat_map(|l| [config_entries(exe, l, true), config_entries(exe, l, false)])
                 .flatten()
                 .chain(legacy_entries(exe))
                 .any(|(k, v)| k == key && v == value)
@@ -549,11 +593,10 @@ pub fn install(scope: &Scope, exe: &Exe) -> Result<Vec<String>> {
     let cache = identity_configured(scope);
     let ours = Ours {
         exes: [Exe::OnPath, exe.clone()],
-        link: textconv_link_path(scope),
+        links: Links::in_folder(link_folder(scope).as_deref()),
     };
-    let (linked, line) = place_textconv_link(exe, ours.link.as_deref(), dir, flag, &mut rec)?;
-    let mut report = vec![line];
-    for (key, value) in config_entries(exe, ours.link.as_deref().filter(|_| linked), cache) {
+    let (placed, mut report) = place_links(exe, &ours.links, dir, flag, &mut rec)?;
+    for (key, value) in config_entries(exe, &placed, cache) {
         report.push(set_key(dir, flag, &key, &value, &ours, &mut rec)?);
     }
     if !cache {
@@ -603,10 +646,10 @@ pub fn uninstall(scope: &Scope) -> Result<Vec<String>> {
     let rec = Record::read(dir, flag)?;
     let ours = Ours {
         exes: [Exe::OnPath, detect_exe()?],
-        link: textconv_link_path(scope),
+        links: Links::in_folder(link_folder(scope).as_deref()),
     };
     let mut report = Vec::new();
-    for (key, _) in config_entries(&Exe::OnPath, None, false) {
+    for (key, _) in config_entries(&Exe::OnPath, &Links::default(), false) {
         let current = git(dir, ["config", flag, "--get-all", &key])?;
         let now = String::from_utf8_lossy(&current.stdout)
             .trim_end_matches('\n')
@@ -629,7 +672,7 @@ pub fn uninstall(scope: &Scope) -> Result<Vec<String>> {
     remove_empty_sections(dir, flag, &mut report)?;
     report.push(remove_block(&attrs)?);
     remove_created(&rec.created, &mut report);
-    remove_link_folders(ours.link.as_deref(), &mut report);
+    remove_link_folders(ours.links.textconv.as_deref(), &mut report);
     Ok(report)
 }
 
@@ -682,9 +725,13 @@ fn remove_block(attrs: &Path) -> Result<String> {
     }
 }
 
-/// Remove the files and folders `install` created, when nothing is left in them.
+/// Remove the files and folders `install` created, when nothing is left in them: the
+/// links first, so the folders made for the first one are empty when their turn comes.
 fn remove_created(created: &[String], report: &mut Vec<String>) {
-    for path in created.iter().map(Path::new) {
+    let is_link =
+        |p: &&Path| std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink());
+    let (links, rest): (Vec<&Path>, Vec<&Path>) = created.iter().map(Path::new).partition(is_link);
+    for path in links.into_iter().chain(rest) {
         if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
             if is_our_link(path) && std::fs::remove_file(path).is_ok() {
                 report.push(format!("removed {} (install created it)", path.display()));
@@ -703,12 +750,12 @@ fn remove_created(created: &[String], report: &mut Vec<String>) {
     }
 }
 
-/// Where `install` links [`TEXTCONV_LINK`] for `scope`: a folder of its own under the
+/// Where `install` links [`TEXTCONV_LINK`] and [`DIFF_LINK`] for `scope`: a folder of its own under the
 /// user's data folder (`$XDG_DATA_HOME`, else `~/.local/share`), `tscn-merge/global` or
 /// `tscn-merge/repo-HASH` (of the repository's git folder), so moving or copying the
 /// repository keeps the link and each scope's `uninstall` removes only its own.
 /// `None` without a home folder, a git folder, or a UTF-8 path (git's config holds text).
-fn textconv_link_path(scope: &Scope) -> Option<PathBuf> {
+fn link_folder(scope: &Scope) -> Option<PathBuf> {
     let data = std::env::var_os("XDG_DATA_HOME")
         .map(PathBuf::from)
         .filter(|p| p.is_absolute())
@@ -729,7 +776,7 @@ fn textconv_link_path(scope: &Scope) -> Option<PathBuf> {
             )
         }
     };
-    Some(data.join(DRIVER).join(folder).join(TEXTCONV_LINK)).filter(|l| l.to_str().is_some())
+    Some(data.join(DRIVER).join(folder)).filter(|l| l.to_str().is_some())
 }
 
 /// FNV-1a, 64 bits: a stable name for a path (not a secret, not a checksum).
@@ -747,20 +794,55 @@ fn is_our_link(path: &Path) -> bool {
     })
 }
 
+/// Make both [`Links`] (see [`place_link`]); returns the links in place and one line
+/// each to report.
+fn place_links(
+    exe: &Exe,
+    links: &Links,
+    dir: Option<&Path>,
+    flag: &str,
+    rec: &mut Record,
+) -> Result<(Links, Vec<String>)> {
+    let textconv = ("textconv", "textconv --", links.textconv.as_deref());
+    let diff = (
+        "external diff",
+        "diff --git-external --",
+        links.diff.as_deref(),
+    );
+    let mut report = Vec::new();
+    let mut placed = [None, None];
+    for (slot, (what, fallback, link)) in placed.iter_mut().zip([textconv, diff]) {
+        let (made, line) = place_link(exe, link, what, dir, flag, rec)?;
+        *slot = link.filter(|_| made).map(Path::to_path_buf);
+        report.push(if made {
+            line
+        } else {
+            format!(
+                "{line}; git runs `{} {fallback}` through the shell",
+                exe_word(exe)
+            )
+        });
+    }
+    let [textconv, diff] = placed;
+    Ok((Links { textconv, diff }, report))
+}
+
 /// Make `link` a symbolic link to the binary (the one on `PATH` for [`Exe::OnPath`], so
 /// an upgrade there is followed), noting it (and the folders made
 /// for it) so `uninstall` removes them. Returns whether the link is in place, and the
-/// line to report; without it the textconv command goes through the shell.
-fn place_textconv_link(
+/// line to report (`what` names the link's job); without it the command goes through
+/// the shell.
+fn place_link(
     exe: &Exe,
     link: Option<&Path>,
+    what: &str,
     dir: Option<&Path>,
     flag: &str,
     rec: &mut Record,
 ) -> Result<(bool, String)> {
     let Some(link) = link else {
         let why = "no data folder (HOME), git folder, or UTF-8 path for it";
-        return Ok((false, format!("textconv link not made: {why}")));
+        return Ok((false, format!("{what} link not made: {why}")));
     };
     let target = match exe {
         Exe::Absolute(p) => p.clone(),
@@ -772,12 +854,12 @@ fn place_textconv_link(
             if m.file_type().is_symlink()
                 && std::fs::read_link(link).ok() == Some(target.clone()) =>
         {
-            return Ok((true, format!("textconv link {shown} already in place")));
+            return Ok((true, format!("{what} link {shown} already in place")));
         }
         Ok(_) if !is_our_link(link) => {
             return Ok((
                 false,
-                format!("textconv link not made: {shown} is not tscn-merge's"),
+                format!("{what} link not made: {shown} is not tscn-merge's"),
             ));
         }
         Ok(_) => std::fs::remove_file(link).with_context(|| format!("replacing {shown}"))?,
@@ -799,11 +881,8 @@ fn place_textconv_link(
         .transpose()
         .and_then(|_| symlink(&target, link))
     {
-        Ok(()) => Ok((
-            true,
-            format!("textconv link {shown} -> {}", target.display()),
-        )),
-        Err(e) => Ok((false, format!("textconv link {shown} not made: {e}"))),
+        Ok(()) => Ok((true, format!("{what} link {shown} -> {}", target.display()))),
+        Err(e) => Ok((false, format!("{what} link {shown} not made: {e}"))),
     }
 }
 
@@ -897,8 +976,13 @@ mod tests {
     fn diff_commands() {
         let e = abs("/t/debug/tscn-merge");
         assert_eq!(
-            diff_command(&e),
+            diff_command(&e, None),
             "/t/debug/tscn-merge diff --git-external --"
+        );
+        let diff_link = Path::new("/home/me/.local/share/tscn-merge/global/tscn-merge-diff");
+        assert_eq!(
+            diff_command(&e, Some(diff_link)),
+            diff_link.to_str().unwrap()
         );
         assert_eq!(
             textconv_command(&Exe::OnPath, None),
@@ -915,7 +999,7 @@ mod tests {
             difftool_command(&abs("/a b/t")),
             "'/a b/t' diff -- \"$LOCAL\" \"$REMOTE\""
         );
-        let keys: Vec<String> = config_entries(&e, None, false)
+        let keys: Vec<String> = config_entries(&e, &Links::default(), false)
             .into_iter()
             .map(|(k, _)| k)
             .collect();

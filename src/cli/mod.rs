@@ -254,8 +254,11 @@ fn print_lines(lines: Vec<String>) -> anyhow::Result<i32> {
 
 /// Parse arguments, run, and turn the outcome into an exit code.
 pub fn main() -> i32 {
-    if let Some(files) = diff::textconv_link_call() {
+    if let Some(files) = diff::link_call(diff::TEXTCONV_LINK) {
         return finish(diff::run_textconv_link(&files));
+    }
+    if let Some(args) = diff::link_call(diff::DIFF_LINK) {
+        return finish(diff::run_diff_link(args));
     }
     if let Some(a) = textconv_fast_path() {
         return finish(diff::run_textconv(&a));
