@@ -716,3 +716,216 @@ fn track_paths_stay_as_written_when_one_side_moves_the_player() {
     assert!(r.is_clean(), "{:?}", r.conflicts);
     assert_eq!(String::from_utf8_lossy(&r.text), moved(&ours));
 }
+
+/// A Godot 4 scene with an AnimatedSprite2D whose SpriteFrames (a sub_resource) has the
+/// animations given as (name, ext_resource ids of its frames), textures as (id, path).
+fn sprite4(exts: &[(&str, &str)], anims: &[(&str, &[&str])]) -> String {
+    let mut s = format!(
+        "[gd_scene load_steps={} format=3 uid=\"uid://cspr1te\"]\n\n",
+        exts.len() + 2
+    );
+    for (id, path) in exts {
+        s.push_str(&format!(
+            "[ext_resource type=\"Texture2D\" path=\"{path}\" id=\"{id}\"]\n"
+        ));
+    }
+    let frame =
+        |id: &&str| format!("{{\n\"duration\": 1.0,\n\"texture\": ExtResource(\"{id}\")\n}}");
+    let anim: Vec<String> = anims
+        .iter()
+        .map(|(name, frames)| {
+            let f: Vec<String> = frames.iter().map(frame).collect();
+            format!(
+                "{{\n\"frames\": [{}],\n\"loop\": true,\n\"name\": &\"{name}\",\n\"speed\": 5.0\n}}",
+                f.join(", ")
+            )
+        })
+        .collect();
+    s.push_str(&format!(
+        "\n[sub_resource type=\"SpriteFrames\" id=\"SpriteFrames_h3k2p\"]\nanimations = [{}]\n\n\
+         [node name=\"Hero\" type=\"AnimatedSprite2D\"]\nsprite_frames = SubResource(\"SpriteFrames_h3k2p\")\n",
+        anim.join(", ")
+    ));
+    s
+}
+
+/// The same in Godot 3: integer ids, `Texture`, spaced brackets, `name` a String.
+fn sprite3(exts: &[(&str, &str)], anims: &[(&str, &[&str])]) -> String {
+    let mut s = format!("[gd_scene load_steps={} format=2]\n\n", exts.len() + 2);
+    for (id, path) in exts {
+        s.push_str(&format!(
+            "[ext_resource path=\"{path}\" type=\"Texture\" id={id}]\n"
+        ));
+    }
+    let anim: Vec<String> = anims
+        .iter()
+        .map(|(name, frames)| {
+            let f: Vec<String> = frames.iter().map(|id| format!("ExtResource( {id} )")).collect();
+            format!(
+                "{{\n\"frames\": [ {} ],\n\"loop\": true,\n\"name\": \"{name}\",\n\"speed\": 5.0\n}}",
+                f.join(", ")
+            )
+        })
+        .collect();
+    s.push_str(&format!(
+        "\n[sub_resource type=\"SpriteFrames\" id=1]\nanimations = [ {} ]\n\n\
+         [node name=\"Hero\" type=\"AnimatedSprite\"]\nframes = SubResource( 1 )\n",
+        anim.join(", ")
+    ));
+    s
+}
+
+/// The id the result gives the ext_resource of `path`.
+fn ext_id_of(text: &str, path: &str) -> String {
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("[ext_resource") && l.contains(&format!("path=\"{path}\"")))
+        .unwrap_or_else(|| panic!("no ext_resource {path} in\n{text}"));
+    let id = line.split(" id=").nth(1).unwrap_or_default();
+    id.trim_end_matches(']').trim_matches('"').to_string()
+}
+
+#[test]
+fn sprite_frames_with_textures_merge_per_animation_after_an_id_collision_godot4() {
+    let a = ("1_aaaaa", "res://a.png");
+    let base = sprite4(&[a], &[("idle", &["1_aaaaa"]), ("run", &["1_aaaaa"])]);
+    let ours = sprite4(
+        &[a, ("2_bbbbb", "res://b.png")],
+        &[("idle", &["1_aaaaa", "2_bbbbb"]), ("run", &["1_aaaaa"])],
+    );
+    let theirs = sprite4(
+        &[a, ("2_bbbbb", "res://c.png")],
+        &[("idle", &["1_aaaaa"]), ("run", &["1_aaaaa", "2_bbbbb"])],
+    );
+    for (o, t) in [(&ours, &theirs), (&theirs, &ours)] {
+        let r = run(&base, o, t);
+        let text = String::from_utf8_lossy(&r.text).to_string();
+        assert!(r.is_clean(), "{text}");
+        let (b, c) = (
+            ext_id_of(&text, "res://b.png"),
+            ext_id_of(&text, "res://c.png"),
+        );
+        assert_ne!(b, c);
+        let want_anims = sprite4(
+            &[],
+            &[("idle", &["1_aaaaa", &b]), ("run", &["1_aaaaa", &c])],
+        );
+        assert_eq!(body(&text), body(&want_anims), "{text}");
+    }
+}
+
+/// A scene from its first sub_resource on.
+fn body(s: &str) -> String {
+    s[s.find("[sub_resource").unwrap_or(0)..].to_string()
+}
+
+#[test]
+fn sprite_frames_with_textures_merge_per_animation_after_an_id_collision_godot3() {
+    let a = ("1", "res://a.png");
+    let base = sprite3(&[a], &[("idle", &["1"]), ("run", &["1"])]);
+    let ours = sprite3(
+        &[a, ("2", "res://b.png")],
+        &[("idle", &["1", "2"]), ("run", &["1"])],
+    );
+    let theirs = sprite3(
+        &[a, ("2", "res://c.png")],
+        &[("idle", &["1"]), ("run", &["2", "1"])],
+    );
+    for (o, t) in [(&ours, &theirs), (&theirs, &ours)] {
+        let r = run(&base, o, t);
+        let text = String::from_utf8_lossy(&r.text).to_string();
+        assert!(r.is_clean(), "{text}");
+        let (b, c) = (
+            ext_id_of(&text, "res://b.png"),
+            ext_id_of(&text, "res://c.png"),
+        );
+        assert!(b != c && c.parse::<u32>().is_ok(), "{text}");
+        let want = sprite3(&[], &[("idle", &["1", &b]), ("run", &[&c, "1"])]);
+        assert_eq!(body(&text), body(&want), "{text}");
+    }
+}
+
+/// An Animation with one audio track, clips as (time, ext id), streams as (id, path):
+/// Godot 4 when `godot4`, else Godot 3.
+fn audio(godot4: bool, exts: &[(&str, &str)], clips: &[(&str, &str)]) -> String {
+    let (head, ty, arr) = match godot4 {
+        true => ("format=3", "AudioStream", "PackedFloat32Array"),
+        false => ("format=2", "AudioStream", "PoolRealArray"),
+    };
+    let mut s = format!("[gd_scene load_steps={} {head}]\n\n", exts.len() + 2);
+    for (id, path) in exts {
+        let id = if godot4 {
+            format!("\"{id}\"")
+        } else {
+            id.to_string()
+        };
+        s.push_str(&format!(
+            "[ext_resource type=\"{ty}\" path=\"{path}\" id={id}]\n"
+        ));
+    }
+    let sp = if godot4 { "" } else { " " };
+    let re = |id: &str| match godot4 {
+        true => format!("ExtResource(\"{id}\")"),
+        false => format!("ExtResource( {id} )"),
+    };
+    let clip: Vec<String> = clips
+        .iter()
+        .map(|(_, id)| {
+            format!(
+                "{{\n\"end_offset\": 0.0,\n\"start_offset\": 0.0,\n\"stream\": {}\n}}",
+                re(id)
+            )
+        })
+        .collect();
+    let times: Vec<&str> = clips.iter().map(|(t, _)| *t).collect();
+    let (id, r) = if godot4 {
+        ("\"Animation_k2p4q\"", "SubResource(\"Animation_k2p4q\")")
+    } else {
+        ("1", "SubResource( 1 )")
+    };
+    s.push_str(&format!(
+        "\n[sub_resource type=\"Animation\" id={id}]\nlength = 2.0\n\
+         tracks/0/type = \"audio\"\ntracks/0/path = NodePath(\"Sfx\")\n\
+         tracks/0/keys = {{\n\"clips\": [{sp}{}{sp}],\n\"times\": {arr}({sp}{}{sp})\n}}\n\n\
+         [node name=\"Root\" type=\"Node2D\"]\n\n\
+         [node name=\"Sfx\" type=\"AudioStreamPlayer\" parent=\".\"]\n\n\
+         [node name=\"AnimationPlayer\" type=\"AnimationPlayer\" parent=\".\"]\n\
+         anims/door = {r}\n",
+        clip.join(", "),
+        times.join(", ")
+    ));
+    s
+}
+
+#[test]
+fn audio_track_clips_naming_streams_merge_by_time_after_an_id_collision() {
+    for godot4 in [true, false] {
+        let (a, b, c) = match godot4 {
+            true => ("1_aaaaa", "2_bbbbb", "2_bbbbb"),
+            false => ("1", "2", "2"),
+        };
+        let base = audio(godot4, &[(a, "res://a.ogg")], &[("0", a)]);
+        let ours = audio(
+            godot4,
+            &[(a, "res://a.ogg"), (b, "res://b.ogg")],
+            &[("0", a), ("0.5", b)],
+        );
+        let theirs = audio(
+            godot4,
+            &[(a, "res://a.ogg"), (c, "res://c.ogg")],
+            &[("0", a), ("1", c)],
+        );
+        for (o, t) in [(&ours, &theirs), (&theirs, &ours)] {
+            let r = run(&base, o, t);
+            let text = String::from_utf8_lossy(&r.text).to_string();
+            assert!(r.is_clean(), "{text}");
+            let (b, c) = (
+                ext_id_of(&text, "res://b.ogg"),
+                ext_id_of(&text, "res://c.ogg"),
+            );
+            assert_ne!(b, c, "{text}");
+            let want = audio(godot4, &[], &[("0", a), ("0.5", &b), ("1", &c)]);
+            assert_eq!(body(&text), body(&want), "{text}");
+        }
+    }
+}
