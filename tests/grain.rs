@@ -929,3 +929,101 @@ fn audio_track_clips_naming_streams_merge_by_time_after_an_id_collision() {
         }
     }
 }
+
+/// Textures a.png to d.png as Godot 4 or Godot 3 ext_resources.
+fn textures(godot4: bool, names: &str) -> Vec<(String, String)> {
+    names
+        .chars()
+        .enumerate()
+        .map(|(i, c)| {
+            let id = match godot4 {
+                true => format!("{}_{c}{c}{c}{c}{c}", i + 1),
+                false => (i + 1).to_string(),
+            };
+            (id, format!("res://{c}.png"))
+        })
+        .collect()
+}
+
+/// A SpriteFrames scene with one animation "run" whose frames are the textures named
+/// (`"cab"`: c.png, a.png, b.png), given each texture's id.
+fn run_frames(
+    godot4: bool,
+    exts: &[(String, String)],
+    frames: &str,
+    ids: &dyn Fn(char) -> String,
+) -> String {
+    let e: Vec<(&str, &str)> = exts.iter().map(|(i, p)| (i.as_str(), p.as_str())).collect();
+    let f: Vec<String> = frames.chars().map(ids).collect();
+    let f: Vec<&str> = f.iter().map(String::as_str).collect();
+    match godot4 {
+        true => sprite4(&e, &[("run", &f)]),
+        false => sprite3(&e, &[("run", &f)]),
+    }
+}
+
+/// Merge `run` frames (base, ours, theirs: textures named per frame) in both directions and
+/// check the result's frames are `want` with the result's ids; each side's ext_resources
+/// are the textures it uses.
+fn frames_merge_both_ways(godot4: bool, [b, o, t]: [&str; 3], want: &str) {
+    let side = |frames: &str| {
+        let mut names: Vec<char> = frames.chars().collect();
+        names.sort();
+        names.dedup();
+        let all = textures(godot4, "abcd");
+        let exts: Vec<(String, String)> = all
+            .into_iter()
+            .filter(|(_, p)| names.iter().any(|c| p == &format!("res://{c}.png")))
+            .collect();
+        let of = |c: char| {
+            let i = (c as u8 - b'a') as usize;
+            textures(godot4, "abcd")[i].0.clone()
+        };
+        run_frames(godot4, &exts, frames, &of)
+    };
+    let (base, ours, theirs) = (side(b), side(o), side(t));
+    for (x, y) in [(&ours, &theirs), (&theirs, &ours)] {
+        let r = run(&base, x, y);
+        let text = String::from_utf8_lossy(&r.text).to_string();
+        assert!(r.is_clean(), "{text}");
+        let of = |c: char| ext_id_of(&text, &format!("res://{c}.png"));
+        assert_eq!(
+            body(&text),
+            body(&run_frames(godot4, &[], want, &of)),
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn sprite_frames_added_at_different_places_merge_as_a_sequence() {
+    for godot4 in [true, false] {
+        frames_merge_both_ways(godot4, ["ab", "cab", "abd"], "cabd");
+    }
+}
+
+#[test]
+fn sprite_frame_removed_on_one_side_and_added_on_the_other_merge_as_a_sequence() {
+    for godot4 in [true, false] {
+        frames_merge_both_ways(godot4, ["abc", "ac", "abcd"], "acd");
+        // Repeated textures are frames like any other.
+        frames_merge_both_ways(godot4, ["aba", "abba", "abad"], "abbad");
+    }
+}
+
+#[test]
+fn the_same_sprite_frame_changed_differently_on_both_sides_conflicts() {
+    for godot4 in [true, false] {
+        let exts = textures(godot4, "abcd");
+        let id = |c: char| exts[(c as u8 - b'a') as usize].0.clone();
+        let scene = |f: &str| run_frames(godot4, &exts, f, &id);
+        for (o, t) in [("ac", "ad"), ("ad", "ac")] {
+            let r = run(&scene("ab"), &scene(o), &scene(t));
+            assert!(!r.is_clean(), "{}", String::from_utf8_lossy(&r.text));
+            let prop = r.conflicts[0].property.clone().unwrap_or_default();
+            assert!(prop.contains("animation \"run\" frame 1"), "{prop}");
+            let ours = r.conflicts[0].ours.clone().unwrap_or_default();
+            assert!(ours.contains(&format!("res://{}.png", &o[1..])), "{ours}");
+        }
+    }
+}
