@@ -1027,3 +1027,67 @@ fn the_same_sprite_frame_changed_differently_on_both_sides_conflicts() {
         }
     }
 }
+
+/// A Godot 4 scene: a unique `Label` (under `Panel`, named `label`) and a `Button`
+/// holding the lines given; `unique` marks the label `unique_name_in_owner`.
+fn unique4(label: &str, unique: bool, button: &str) -> String {
+    let flag = if unique {
+        "unique_name_in_owner = true\n"
+    } else {
+        ""
+    };
+    format!(
+        "[gd_scene format=3 uid=\"uid://cuniq1\"]\n\n[node name=\"Main\" type=\"Control\"]\n\n\
+         [node name=\"Panel\" type=\"Panel\" parent=\".\"]\n\n\
+         [node name=\"{label}\" type=\"Label\" parent=\"Panel\"]\n{flag}text = \"Hi\"\n\n\
+         [node name=\"Icon\" type=\"TextureRect\" parent=\"Panel/{label}\"]\n\n\
+         [node name=\"Button\" type=\"Button\" parent=\".\"]\n{button}"
+    )
+}
+
+#[test]
+fn unique_name_paths_follow_a_rename_of_their_node() {
+    let paths = "shortcut_context = NodePath(\"%Label\")\nfocus_next = NodePath(\"%Label/Icon\")\n\
+                 focus_previous = NodePath(\"%Label:text\")\n";
+    let renamed =
+        "shortcut_context = NodePath(\"%Title\")\nfocus_next = NodePath(\"%Title/Icon\")\n\
+                   focus_previous = NodePath(\"%Title:text\")\n";
+    let base = unique4("Label", true, "");
+    let ours = unique4("Title", true, "");
+    let theirs = unique4("Label", true, paths);
+    for (o, t) in [(&ours, &theirs), (&theirs, &ours)] {
+        let r = run(&base, o, t);
+        let text = String::from_utf8_lossy(&r.text).to_string();
+        assert!(r.is_clean(), "{text}");
+        assert_eq!(text, unique4("Title", true, renamed));
+        let said = r
+            .decisions
+            .iter()
+            .map(|d| d.to_string())
+            .collect::<Vec<_>>();
+        assert!(said.iter().any(|d| d.contains("%Title/Icon")), "{said:?}");
+    }
+}
+
+#[test]
+fn percent_paths_stay_as_written_when_the_node_is_not_unique_or_not_renamed() {
+    let paths = "shortcut_context = NodePath(\"%Label\")\n";
+    // Not marked unique: `%Label` never named it, and is not made to.
+    let base = unique4("Label", false, "");
+    let r = run(
+        &base,
+        &unique4("Title", false, ""),
+        &unique4("Label", false, paths),
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&r.text),
+        unique4("Title", false, paths)
+    );
+    // A path to a unique node neither side renamed is kept byte for byte.
+    let base = unique4("Label", true, "");
+    let other = "shortcut_context = NodePath(\"%Label\")\nfocus_next = NodePath(\"Panel\")\n";
+    let with_text = unique4("Label", true, paths).replace("text = \"Hi\"", "text = \"Yo\"");
+    let r = run(&base, &with_text, &unique4("Label", true, other));
+    let want = unique4("Label", true, other).replace("text = \"Hi\"", "text = \"Yo\"");
+    assert_eq!(String::from_utf8_lossy(&r.text), want);
+}

@@ -40,6 +40,7 @@ mod sections;
 pub mod sequence;
 mod spelling;
 mod track_paths;
+mod unique_paths;
 mod value_grain;
 
 use crate::check::{check, is_broken};
