@@ -1091,3 +1091,75 @@ fn percent_paths_stay_as_written_when_the_node_is_not_unique_or_not_renamed() {
     let want = unique4("Label", true, other).replace("text = \"Hi\"", "text = \"Yo\"");
     assert_eq!(String::from_utf8_lossy(&r.text), want);
 }
+
+/// The hunks of a text with diff3 markers: (ours part, theirs part).
+fn hunks(text: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut part: Option<usize> = None;
+    let (mut o, mut t) = (String::new(), String::new());
+    for line in text.lines() {
+        match (line.get(..7), part) {
+            (Some("<<<<<<<"), _) => part = Some(0),
+            (Some("|||||||"), _) => part = Some(1),
+            (Some("======="), _) => part = Some(2),
+            (Some(">>>>>>>"), _) => {
+                out.push((std::mem::take(&mut o), std::mem::take(&mut t)));
+                part = None;
+            }
+            (_, Some(0)) => o.push_str(&format!("{line}\n")),
+            (_, Some(2)) => t.push_str(&format!("{line}\n")),
+            _ => {}
+        }
+    }
+    out
+}
+
+#[test]
+fn track_clash_markers_pair_the_same_track_when_theirs_numbered_tracks_otherwise() {
+    // Godot 3 and 4 spellings: theirs reorders the tracks and both change one key.
+    let four = |s: String| {
+        s.replace("format=2", "format=3")
+            .replace("PoolRealArray( 0 )", "PackedFloat32Array(0)")
+            .replace("PoolRealArray( 1 )", "PackedFloat32Array(1)")
+            .replace("Vector2( ", "Vector2(")
+            .replace(", 0 )", ", 0)")
+            .replace("\"Sprite\" type=\"Sprite\"", "\"Sprite\" type=\"Sprite2D\"")
+    };
+    for godot4 in [false, true] {
+        let spell = |s: String| if godot4 { four(s) } else { s };
+        let (pos, modulate) = ("Sprite:position", "Sprite:modulate");
+        let base = spell(player3(&[
+            (pos, "0", "Vector2( 0, 0 )"),
+            (modulate, "0", "1"),
+        ]));
+        let ours = spell(player3(&[
+            (pos, "0", "Vector2( 1, 0 )"),
+            (modulate, "0", "1"),
+        ]));
+        let theirs = spell(player3(&[
+            (modulate, "0", "1"),
+            (pos, "0", "Vector2( 2, 0 )"),
+        ]));
+        for (o, t, mine, other) in [
+            (&ours, &theirs, "1, 0", "2, 0"),
+            (&theirs, &ours, "2, 0", "1, 0"),
+        ] {
+            let r = run(&base, o, t);
+            let text = String::from_utf8_lossy(&r.text).to_string();
+            let h = hunks(&text);
+            assert_eq!(h.len(), 1, "{text}");
+            let (ho, ht) = &h[0];
+            let n = |part: &str| part.split('/').nth(1).map(str::to_string);
+            assert!(ho.contains(mine) && ht.contains(other), "{text}");
+            assert_eq!(n(ho), n(ht), "{text}");
+            // The other track is not inside the hunk, and its lines come once.
+            assert!(!ho.contains(modulate) && !ht.contains(modulate), "{text}");
+            assert_eq!(text.matches(modulate).count(), 1, "{text}");
+            let prop = r.conflicts[0].property.clone().unwrap_or_default();
+            assert!(
+                prop.contains("Sprite:position") && prop.contains("time 0"),
+                "{prop}"
+            );
+        }
+    }
+}

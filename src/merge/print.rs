@@ -301,6 +301,11 @@ impl Printer<'_, '_> {
                 Line::Src(src) => self.line_into(src, out),
                 Line::Lit(text) => out.push_str(text),
                 Line::Idents(text) => out.push_str(&self.idents(text)),
+                Line::Texts(v) => {
+                    let text = |x: &Option<String>| x.as_deref().map(|t| self.idents(t));
+                    let [b, o, t] = [&v[0], &v[1], &v[2]].map(|x| text(x).unwrap_or_default());
+                    marks.put(out, [b, o, t]);
+                }
                 Line::Conflict(v) => {
                     let text =
                         |x: &Option<Src>| x.as_ref().map(|s| self.line_text(s)).unwrap_or_default();

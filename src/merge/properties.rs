@@ -70,7 +70,10 @@ impl<'a> Ctx<'a> {
             &props[O].order[..],
             &props[T].order[..],
         ];
-        let tracks = self.merge_animation_tracks(secs, order, &value);
+        let tracks = match self.merge_animation_tracks(secs, order, &value) {
+            None => self.align_track_clash(secs, order, &value, location),
+            merged => merged,
+        };
         for key in keys {
             if tracks.is_some() && key.starts_with("tracks/") {
                 continue;

@@ -166,7 +166,7 @@ fn sec_refs(ctx: &Ctx, out: &OutSec, refs: &mut Refs) {
         match l {
             Line::Src(s) => each(s),
             Line::Conflict(x) => x.iter().flatten().for_each(&mut each),
-            Line::Lit(_) | Line::Idents(_) => {}
+            Line::Lit(_) | Line::Idents(_) | Line::Texts(_) => {}
         }
     }
     if let Some(w) = &out.whole {
@@ -177,7 +177,12 @@ fn sec_refs(ctx: &Ctx, out: &OutSec, refs: &mut Refs) {
         }
     }
     for l in &out.lines {
-        if let Line::Idents(t) = l {
+        let texts: Vec<&String> = match l {
+            Line::Idents(t) => vec![t],
+            Line::Texts(x) => x.iter().flatten().collect(),
+            _ => Vec::new(),
+        };
+        for t in texts {
             super::value_grain::idents_in(t, &mut |ext, i| {
                 if ext {
                     refs.0.insert(i);
@@ -666,7 +671,7 @@ fn line_key<'t>(ctx: &'t Ctx, line: &'t Line) -> Option<&'t str> {
     let text = match line {
         Line::Src(s) => ctx.text(s),
         Line::Lit(t) | Line::Idents(t) => t.as_str(),
-        Line::Conflict(_) => return None,
+        Line::Conflict(_) | Line::Texts(_) => return None,
     };
     text.split_once('=').map(|(k, _)| k.trim())
 }

@@ -11,11 +11,12 @@
 //! to the printer as [`Line::Idents`], which writes the result's ids once they are
 //! settled. A reference that names nothing on its side leaves the value whole.
 
+use super::context::Pick;
 use super::context::{field_text_cow, Ctx};
 use super::matching::{B, O, T};
 use super::sections::{Line, Src};
 use crate::grain::{self, ConflictAt, Grain, GrainConflict, PropertyContext};
-use crate::value::{rewrite_refs_in_text, scan_refs_in_text, RefKind};
+use crate::value::{parse, rewrite_refs_in_text, scan_refs_in_text, sem_eq_top, RefKind};
 use std::borrow::Cow;
 
 /// Facts about the section a property lives in, for grain's choice of encoding.
@@ -84,6 +85,22 @@ fn tracks_merge(
     };
     let [b, o, t] = sides;
     Some(grain::merge_tracks(&ctx, b, o, t))
+}
+
+/// `N` of a `tracks/N/...` key.
+fn grain_track_number(key: &str) -> Option<usize> {
+    key.strip_prefix("tracks/")?.split('/').next()?.parse().ok()
+}
+
+/// Two values the same, as the engine reads them (`None`: absent).
+fn same_text(a: &Option<String>, b: &Option<String>) -> bool {
+    match (a, b) {
+        (Some(x), Some(y)) => {
+            x.trim() == y.trim()
+                || matches!((parse(x), parse(y)), (Ok(p), Ok(q)) if sem_eq_top(&p, &q))
+        }
+        (x, y) => x.is_none() && y.is_none(),
+    }
 }
 
 /// Where a grain merge clashed, in words: `cell (0, 0)`, `cells (0, 0), (1, 0)`,
@@ -318,17 +335,7 @@ impl<'a> Ctx<'a> {
         order: [&[&'a str]; 3],
         value: &dyn Fn(usize, &str) -> Option<Src>,
     ) -> Option<(&'a str, Vec<Line>)> {
-        let list = |side: usize| -> Option<Vec<(String, String)>> {
-            let keys = order[side].iter().filter(|k| k.starts_with("tracks/"));
-            keys.filter_map(|k| Some((k, value(side, k)?)))
-                .map(|(k, src)| {
-                    let v = self.with_idents(side, self.text(&src))?;
-                    Some((k.to_string(), v.into_owned()))
-                })
-                .collect()
-        };
-        let [b, o, t] = [B, O, T].map(list);
-        let (b, o, t) = (b?, o?, t?);
+        let [b, o, t] = self.track_lists(order, value)?;
         if b == o || b == t || o == t {
             return None;
         }
@@ -340,6 +347,97 @@ impl<'a> Ctx<'a> {
             .find_map(|&s| order[s].iter().find(|k| k.starts_with("tracks/")))?;
         let lines = merged.iter().map(|(k, v)| self.track_line(&o, secs, k, v));
         Some((*anchor, lines.collect()))
+    }
+
+    /// Each side's `tracks/*` as (key, value text with stand-in ids), in its order.
+    fn track_lists(
+        &self,
+        order: [&[&'a str]; 3],
+        value: &dyn Fn(usize, &str) -> Option<Src>,
+    ) -> Option<[Vec<(String, String)>; 3]> {
+        let list = |side: usize| -> Option<Vec<(String, String)>> {
+            let keys = order[side].iter().filter(|k| k.starts_with("tracks/"));
+            keys.filter_map(|k| Some((k, value(side, k)?)))
+                .map(|(k, src)| {
+                    let v = self.with_idents(side, self.text(&src))?;
+                    Some((k.to_string(), v.into_owned()))
+                })
+                .collect()
+        };
+        Some([list(B)?, list(O)?, list(T)?])
+    }
+
+    /// An Animation's `tracks/*` that clash, when theirs or base number the tracks
+    /// otherwise than ours: merged key by key with their tracks renumbered to ours'
+    /// numbering, so each conflict hunk holds one track's lines on every side.
+    /// `None`: no clash, or the numbering already agrees (the usual key-by-key merge).
+    pub(super) fn align_track_clash(
+        &mut self,
+        secs: [Option<usize>; 3],
+        order: [&[&'a str]; 3],
+        value: &dyn Fn(usize, &str) -> Option<Src>,
+        location: &dyn Fn() -> String,
+    ) -> Option<(&'a str, Vec<Line>)> {
+        let [b, o, t] = self.track_lists(order, value)?;
+        let Grain::Conflict(all) = tracks_merge(&self.owner(secs)?, [&b, &o, &t])? else {
+            return None;
+        };
+        let [b2, t2] = grain::renumber_like_ours(&o, [&b, &t])?;
+        if b2 == b && t2 == t {
+            return None;
+        }
+        let anchor = [O, T, B]
+            .iter()
+            .find_map(|&s| order[s].iter().find(|k| k.starts_with("tracks/")))?;
+        let mut keys: Vec<&str> = Vec::new();
+        for (k, _) in o.iter().chain(&t2).chain(&b2) {
+            if !keys.contains(&k.as_str()) {
+                keys.push(k);
+            }
+        }
+        let get = |l: &'_ [(String, String)], k: &str| {
+            l.iter().find(|(x, _)| x == k).map(|(_, v)| v.clone())
+        };
+        let mut lines = Vec::with_capacity(keys.len());
+        for key in keys {
+            let [bv, ov, tv] = [&b2, &o, &t2].map(|l| get(l, key));
+            match super::context::pick3(&bv, &ov, &tv, same_text) {
+                Pick::Ours => lines.extend(ov.map(|v| self.track_line(&o, secs, key, &v))),
+                Pick::Theirs => lines.extend(tv.map(|v| written(format!("{key} = {v}\n")))),
+                Pick::Conflict => {
+                    self.report_track_clash(location(), key, &all, &o, [&bv, &ov, &tv]);
+                    let line = |v: &Option<String>| v.as_ref().map(|v| format!("{key} = {v}\n"));
+                    lines.push(Line::Texts(Box::new([line(&bv), line(&ov), line(&tv)])));
+                }
+            }
+        }
+        Some((*anchor, lines))
+    }
+
+    /// Report one clashing `tracks/N/FIELD` line (N in ours' numbering): the track and
+    /// key grain names, else the three values.
+    fn report_track_clash(
+        &mut self,
+        location: String,
+        key: &str,
+        all: &[GrainConflict],
+        ours: &[(String, String)],
+        values: [&Option<String>; 3],
+    ) {
+        let n = grain_track_number(key);
+        let mine = n
+            .map(|n| grain::conflicts_of_track(all, ours, n))
+            .unwrap_or_default();
+        if mine.is_empty() {
+            let named = values.map(|v| {
+                v.as_ref()
+                    .map(|v| super::shorten(&self.named_idents(v), 60))
+            });
+            self.part_conflict(location, Some(key.to_string()), named);
+        } else {
+            let named = self.named_conflicts(mine);
+            self.grain_conflict(location, key, &named);
+        }
     }
 
     /// One merged track property: ours' own line when ours has it so, else written.
