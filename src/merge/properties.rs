@@ -83,6 +83,7 @@ impl<'a> Ctx<'a> {
             }
         }
         if let Some((anchor, lines)) = tracks {
+            self.note_merged_inside(location, "tracks/*", &lines);
             chosen.insert(anchor, lines);
         }
         order_props(&props, chosen)
@@ -141,7 +142,10 @@ impl<'a> Ctx<'a> {
                     return Some(vec![Line::Lit(line)]);
                 }
                 match self.merge_grain(secs, key, [&b, &o, &t], &line_of(O)) {
-                    Some(GrainAnswer::Merged(line)) => return Some(vec![line]),
+                    Some(GrainAnswer::Merged(line)) => {
+                        self.note_merged_inside(location, key, std::slice::from_ref(&line));
+                        return Some(vec![line]);
+                    }
                     Some(GrainAnswer::Conflict(c)) => self.grain_conflict(location(), key, &c),
                     None => self.value_conflict(location(), Some(key.to_string()), [&b, &o, &t]),
                 }

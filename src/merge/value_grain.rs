@@ -210,6 +210,22 @@ impl<'a> Ctx<'a> {
             .collect()
     }
 
+    /// Record that lines merged inside name resources (their merge rests on what every
+    /// id names on each side, which `solve` cannot see outside the marker blocks).
+    pub(super) fn note_merged_inside(
+        &mut self,
+        location: &dyn Fn() -> String,
+        key: &str,
+        lines: &[Line],
+    ) {
+        if lines.iter().any(|l| matches!(l, Line::Idents(_))) {
+            self.decisions.push(super::Decision::ValueMergedInside {
+                location: location(),
+                key: key.to_string(),
+            });
+        }
+    }
+
     /// The type of the node or resource a section describes (`[resource]`: the file's).
     fn owner(&self, secs: [Option<usize>; 3]) -> Option<Owner> {
         let side = [O, T, B].into_iter().find(|&s| secs[s].is_some())?;
