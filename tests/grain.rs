@@ -785,63 +785,37 @@ fn ext_id_of(text: &str, path: &str) -> String {
     id.trim_end_matches(']').trim_matches('"').to_string()
 }
 
-#[test]
-fn sprite_frames_with_textures_merge_per_animation_after_an_id_collision_godot4() {
-    let a = ("1_aaaaa", "res://a.png");
-    let base = sprite4(&[a], &[("idle", &["1_aaaaa"]), ("run", &["1_aaaaa"])]);
-    let ours = sprite4(
-        &[a, ("2_bbbbb", "res://b.png")],
-        &[("idle", &["1_aaaaa", "2_bbbbb"]), ("run", &["1_aaaaa"])],
-    );
-    let theirs = sprite4(
-        &[a, ("2_bbbbb", "res://c.png")],
-        &[("idle", &["1_aaaaa"]), ("run", &["1_aaaaa", "2_bbbbb"])],
-    );
-    for (o, t) in [(&ours, &theirs), (&theirs, &ours)] {
-        let r = run(&base, o, t);
-        let text = String::from_utf8_lossy(&r.text).to_string();
-        assert!(r.is_clean(), "{text}");
-        let (b, c) = (
-            ext_id_of(&text, "res://b.png"),
-            ext_id_of(&text, "res://c.png"),
-        );
-        assert_ne!(b, c);
-        let want_anims = sprite4(
-            &[],
-            &[("idle", &["1_aaaaa", &b]), ("run", &["1_aaaaa", &c])],
-        );
-        assert_eq!(body(&text), body(&want_anims), "{text}");
-    }
-}
-
 /// A scene from its first sub_resource on.
 fn body(s: &str) -> String {
     s[s.find("[sub_resource").unwrap_or(0)..].to_string()
 }
 
 #[test]
-fn sprite_frames_with_textures_merge_per_animation_after_an_id_collision_godot3() {
-    let a = ("1", "res://a.png");
-    let base = sprite3(&[a], &[("idle", &["1"]), ("run", &["1"])]);
-    let ours = sprite3(
-        &[a, ("2", "res://b.png")],
-        &[("idle", &["1", "2"]), ("run", &["1"])],
-    );
-    let theirs = sprite3(
-        &[a, ("2", "res://c.png")],
-        &[("idle", &["1"]), ("run", &["2", "1"])],
-    );
-    for (o, t) in [(&ours, &theirs), (&theirs, &ours)] {
-        let r = run(&base, o, t);
-        let text = String::from_utf8_lossy(&r.text).to_string();
-        assert!(r.is_clean(), "{text}");
-        let (b, c) = (
-            ext_id_of(&text, "res://b.png"),
-            ext_id_of(&text, "res://c.png"),
+fn sprite_frames_with_textures_merge_per_animation_after_an_id_collision() {
+    type Build = fn(&[(&str, &str)], &[(&str, &[&str])]) -> String;
+    let spellings: [(Build, &str, &str); 2] =
+        [(sprite4, "1_aaaaa", "2_bbbbb"), (sprite3, "1", "2")];
+    for (build, a, b) in spellings {
+        let at = (a, "res://a.png");
+        let base = build(&[at], &[("idle", &[a]), ("run", &[a])]);
+        let ours = build(
+            &[at, (b, "res://b.png")],
+            &[("idle", &[a, b]), ("run", &[a])],
         );
-        assert!(b != c && c.parse::<u32>().is_ok(), "{text}");
-        let want = sprite3(&[], &[("idle", &["1", &b]), ("run", &[&c, "1"])]);
-        assert_eq!(body(&text), body(&want), "{text}");
+        let theirs = build(
+            &[at, (b, "res://c.png")],
+            &[("idle", &[a]), ("run", &[b, a])],
+        );
+        for (o, t) in [(&ours, &theirs), (&theirs, &ours)] {
+            let r = run(&base, o, t);
+            let text = String::from_utf8_lossy(&r.text).to_string();
+            assert!(r.is_clean(), "{text}");
+            let bid = ext_id_of(&text, "res://b.png");
+            let cid = ext_id_of(&text, "res://c.png");
+            assert_ne!(bid, cid, "{text}");
+            let want = build(&[], &[("idle", &[a, &bid]), ("run", &[&cid, a])]);
+            assert_eq!(body(&text), body(&want), "{text}");
+        }
     }
 }
 
