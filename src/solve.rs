@@ -581,6 +581,7 @@ fn needs_base(d: &Decision) -> bool {
             | Decision::NodeRenameFollowed { .. }
             | Decision::NodeMoveFollowed { .. }
             | Decision::ResourceMatched { .. }
+            | Decision::ValueMergedInside { .. }
             | Decision::FellBack { .. }
     )
 }

@@ -716,3 +716,424 @@ fn track_paths_stay_as_written_when_one_side_moves_the_player() {
     assert!(r.is_clean(), "{:?}", r.conflicts);
     assert_eq!(String::from_utf8_lossy(&r.text), moved(&ours));
 }
+
+/// A Godot 4 scene with an AnimatedSprite2D whose SpriteFrames (a sub_resource) has the
+/// animations given as (name, ext_resource ids of its frames), textures as (id, path).
+fn sprite4(exts: &[(&str, &str)], anims: &[(&str, &[&str])]) -> String {
+    let mut s = format!(
+        "[gd_scene load_steps={} format=3 uid=\"uid://cspr1te\"]\n\n",
+        exts.len() + 2
+    );
+    for (id, path) in exts {
+        s.push_str(&format!(
+            "[ext_resource type=\"Texture2D\" path=\"{path}\" id=\"{id}\"]\n"
+        ));
+    }
+    let frame =
+        |id: &&str| format!("{{\n\"duration\": 1.0,\n\"texture\": ExtResource(\"{id}\")\n}}");
+    let anim: Vec<String> = anims
+        .iter()
+        .map(|(name, frames)| {
+            let f: Vec<String> = frames.iter().map(frame).collect();
+            format!(
+                "{{\n\"frames\": [{}],\n\"loop\": true,\n\"name\": &\"{name}\",\n\"speed\": 5.0\n}}",
+                f.join(", ")
+            )
+        })
+        .collect();
+    s.push_str(&format!(
+        "\n[sub_resource type=\"SpriteFrames\" id=\"SpriteFrames_h3k2p\"]\nanimations = [{}]\n\n\
+         [node name=\"Hero\" type=\"AnimatedSprite2D\"]\nsprite_frames = SubResource(\"SpriteFrames_h3k2p\")\n",
+        anim.join(", ")
+    ));
+    s
+}
+
+/// The same in Godot 3: integer ids, `Texture`, spaced brackets, `name` a String.
+fn sprite3(exts: &[(&str, &str)], anims: &[(&str, &[&str])]) -> String {
+    let mut s = format!("[gd_scene load_steps={} format=2]\n\n", exts.len() + 2);
+    for (id, path) in exts {
+        s.push_str(&format!(
+            "[ext_resource path=\"{path}\" type=\"Texture\" id={id}]\n"
+        ));
+    }
+    let anim: Vec<String> = anims
+        .iter()
+        .map(|(name, frames)| {
+            let f: Vec<String> = frames.iter().map(|id| format!("ExtResource( {id} )")).collect();
+            format!(
+                "{{\n\"frames\": [ {} ],\n\"loop\": true,\n\"name\": \"{name}\",\n\"speed\": 5.0\n}}",
+                f.join(", ")
+            )
+        })
+        .collect();
+    s.push_str(&format!(
+        "\n[sub_resource type=\"SpriteFrames\" id=1]\nanimations = [ {} ]\n\n\
+         [node name=\"Hero\" type=\"AnimatedSprite\"]\nframes = SubResource( 1 )\n",
+        anim.join(", ")
+    ));
+    s
+}
+
+/// The id the result gives the ext_resource of `path`.
+fn ext_id_of(text: &str, path: &str) -> String {
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("[ext_resource") && l.contains(&format!("path=\"{path}\"")))
+        .unwrap_or_else(|| panic!("no ext_resource {path} in\n{text}"));
+    let id = line.split(" id=").nth(1).unwrap_or_default();
+    id.trim_end_matches(']').trim_matches('"').to_string()
+}
+
+/// A scene from its first sub_resource on.
+fn body(s: &str) -> String {
+    s[s.find("[sub_resource").unwrap_or(0)..].to_string()
+}
+
+#[test]
+fn sprite_frames_with_textures_merge_per_animation_after_an_id_collision() {
+    type Build = fn(&[(&str, &str)], &[(&str, &[&str])]) -> String;
+    let spellings: [(Build, &str, &str); 2] =
+        [(sprite4, "1_aaaaa", "2_bbbbb"), (sprite3, "1", "2")];
+    for (build, a, b) in spellings {
+        let at = (a, "res://a.png");
+        let base = build(&[at], &[("idle", &[a]), ("run", &[a])]);
+        let ours = build(
+            &[at, (b, "res://b.png")],
+            &[("idle", &[a, b]), ("run", &[a])],
+        );
+        let theirs = build(
+            &[at, (b, "res://c.png")],
+            &[("idle", &[a]), ("run", &[b, a])],
+        );
+        for (o, t) in [(&ours, &theirs), (&theirs, &ours)] {
+            let r = run(&base, o, t);
+            let text = String::from_utf8_lossy(&r.text).to_string();
+            assert!(r.is_clean(), "{text}");
+            let bid = ext_id_of(&text, "res://b.png");
+            let cid = ext_id_of(&text, "res://c.png");
+            assert_ne!(bid, cid, "{text}");
+            let want = build(&[], &[("idle", &[a, &bid]), ("run", &[&cid, a])]);
+            assert_eq!(body(&text), body(&want), "{text}");
+        }
+    }
+}
+
+/// An Animation with one audio track, clips as (time, ext id), streams as (id, path):
+/// Godot 4 when `godot4`, else Godot 3.
+fn audio(godot4: bool, exts: &[(&str, &str)], clips: &[(&str, &str)]) -> String {
+    let (head, ty, arr) = match godot4 {
+        true => ("format=3", "AudioStream", "PackedFloat32Array"),
+        false => ("format=2", "AudioStream", "PoolRealArray"),
+    };
+    let mut s = format!("[gd_scene load_steps={} {head}]\n\n", exts.len() + 2);
+    for (id, path) in exts {
+        let id = if godot4 {
+            format!("\"{id}\"")
+        } else {
+            id.to_string()
+        };
+        s.push_str(&format!(
+            "[ext_resource type=\"{ty}\" path=\"{path}\" id={id}]\n"
+        ));
+    }
+    let sp = if godot4 { "" } else { " " };
+    let re = |id: &str| match godot4 {
+        true => format!("ExtResource(\"{id}\")"),
+        false => format!("ExtResource( {id} )"),
+    };
+    let clip: Vec<String> = clips
+        .iter()
+        .map(|(_, id)| {
+            format!(
+                "{{\n\"end_offset\": 0.0,\n\"start_offset\": 0.0,\n\"stream\": {}\n}}",
+                re(id)
+            )
+        })
+        .collect();
+    let times: Vec<&str> = clips.iter().map(|(t, _)| *t).collect();
+    let (id, r) = if godot4 {
+        ("\"Animation_k2p4q\"", "SubResource(\"Animation_k2p4q\")")
+    } else {
+        ("1", "SubResource( 1 )")
+    };
+    s.push_str(&format!(
+        "\n[sub_resource type=\"Animation\" id={id}]\nlength = 2.0\n\
+         tracks/0/type = \"audio\"\ntracks/0/path = NodePath(\"Sfx\")\n\
+         tracks/0/keys = {{\n\"clips\": [{sp}{}{sp}],\n\"times\": {arr}({sp}{}{sp})\n}}\n\n\
+         [node name=\"Root\" type=\"Node2D\"]\n\n\
+         [node name=\"Sfx\" type=\"AudioStreamPlayer\" parent=\".\"]\n\n\
+         [node name=\"AnimationPlayer\" type=\"AnimationPlayer\" parent=\".\"]\n\
+         anims/door = {r}\n",
+        clip.join(", "),
+        times.join(", ")
+    ));
+    s
+}
+
+#[test]
+fn audio_track_clips_naming_streams_merge_by_time_after_an_id_collision() {
+    for godot4 in [true, false] {
+        let (a, b, c) = match godot4 {
+            true => ("1_aaaaa", "2_bbbbb", "2_bbbbb"),
+            false => ("1", "2", "2"),
+        };
+        let base = audio(godot4, &[(a, "res://a.ogg")], &[("0", a)]);
+        let ours = audio(
+            godot4,
+            &[(a, "res://a.ogg"), (b, "res://b.ogg")],
+            &[("0", a), ("0.5", b)],
+        );
+        let theirs = audio(
+            godot4,
+            &[(a, "res://a.ogg"), (c, "res://c.ogg")],
+            &[("0", a), ("1", c)],
+        );
+        for (o, t) in [(&ours, &theirs), (&theirs, &ours)] {
+            let r = run(&base, o, t);
+            let text = String::from_utf8_lossy(&r.text).to_string();
+            assert!(r.is_clean(), "{text}");
+            let (b, c) = (
+                ext_id_of(&text, "res://b.ogg"),
+                ext_id_of(&text, "res://c.ogg"),
+            );
+            assert_ne!(b, c, "{text}");
+            let want = audio(godot4, &[], &[("0", a), ("0.5", &b), ("1", &c)]);
+            assert_eq!(body(&text), body(&want), "{text}");
+        }
+    }
+}
+
+/// Textures a.png to d.png as Godot 4 or Godot 3 ext_resources.
+fn textures(godot4: bool, names: &str) -> Vec<(String, String)> {
+    names
+        .chars()
+        .enumerate()
+        .map(|(i, c)| {
+            let id = match godot4 {
+                true => format!("{}_{c}{c}{c}{c}{c}", i + 1),
+                false => (i + 1).to_string(),
+            };
+            (id, format!("res://{c}.png"))
+        })
+        .collect()
+}
+
+/// A SpriteFrames scene with one animation "run" whose frames are the textures named
+/// (`"cab"`: c.png, a.png, b.png), given each texture's id.
+fn run_frames(
+    godot4: bool,
+    exts: &[(String, String)],
+    frames: &str,
+    ids: &dyn Fn(char) -> String,
+) -> String {
+    let e: Vec<(&str, &str)> = exts.iter().map(|(i, p)| (i.as_str(), p.as_str())).collect();
+    let f: Vec<String> = frames.chars().map(ids).collect();
+    let f: Vec<&str> = f.iter().map(String::as_str).collect();
+    match godot4 {
+        true => sprite4(&e, &[("run", &f)]),
+        false => sprite3(&e, &[("run", &f)]),
+    }
+}
+
+/// Merge `run` frames (base, ours, theirs: textures named per frame) in both directions and
+/// check the result's frames are `want` with the result's ids; each side's ext_resources
+/// are the textures it uses.
+fn frames_merge_both_ways(godot4: bool, [b, o, t]: [&str; 3], want: &str) {
+    let side = |frames: &str| {
+        let mut names: Vec<char> = frames.chars().collect();
+        names.sort();
+        names.dedup();
+        let all = textures(godot4, "abcd");
+        let exts: Vec<(String, String)> = all
+            .into_iter()
+            .filter(|(_, p)| names.iter().any(|c| p == &format!("res://{c}.png")))
+            .collect();
+        let of = |c: char| {
+            let i = (c as u8 - b'a') as usize;
+            textures(godot4, "abcd")[i].0.clone()
+        };
+        run_frames(godot4, &exts, frames, &of)
+    };
+    let (base, ours, theirs) = (side(b), side(o), side(t));
+    for (x, y) in [(&ours, &theirs), (&theirs, &ours)] {
+        let r = run(&base, x, y);
+        let text = String::from_utf8_lossy(&r.text).to_string();
+        assert!(r.is_clean(), "{text}");
+        let of = |c: char| ext_id_of(&text, &format!("res://{c}.png"));
+        assert_eq!(
+            body(&text),
+            body(&run_frames(godot4, &[], want, &of)),
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn sprite_frames_added_at_different_places_merge_as_a_sequence() {
+    for godot4 in [true, false] {
+        frames_merge_both_ways(godot4, ["ab", "cab", "abd"], "cabd");
+    }
+}
+
+#[test]
+fn sprite_frame_removed_on_one_side_and_added_on_the_other_merge_as_a_sequence() {
+    for godot4 in [true, false] {
+        frames_merge_both_ways(godot4, ["abc", "ac", "abcd"], "acd");
+        // Repeated textures are frames like any other.
+        frames_merge_both_ways(godot4, ["aba", "abba", "abad"], "abbad");
+    }
+}
+
+#[test]
+fn the_same_sprite_frame_changed_differently_on_both_sides_conflicts() {
+    for godot4 in [true, false] {
+        let exts = textures(godot4, "abcd");
+        let id = |c: char| exts[(c as u8 - b'a') as usize].0.clone();
+        let scene = |f: &str| run_frames(godot4, &exts, f, &id);
+        for (o, t) in [("ac", "ad"), ("ad", "ac")] {
+            let r = run(&scene("ab"), &scene(o), &scene(t));
+            assert!(!r.is_clean(), "{}", String::from_utf8_lossy(&r.text));
+            let prop = r.conflicts[0].property.clone().unwrap_or_default();
+            assert!(prop.contains("animation \"run\" frame 1"), "{prop}");
+            let ours = r.conflicts[0].ours.clone().unwrap_or_default();
+            assert!(ours.contains(&format!("res://{}.png", &o[1..])), "{ours}");
+        }
+    }
+}
+
+/// A Godot 4 scene: a unique `Label` (under `Panel`, named `label`) and a `Button`
+/// holding the lines given; `unique` marks the label `unique_name_in_owner`.
+fn unique4(label: &str, unique: bool, button: &str) -> String {
+    let flag = if unique {
+        "unique_name_in_owner = true\n"
+    } else {
+        ""
+    };
+    format!(
+        "[gd_scene format=3 uid=\"uid://cuniq1\"]\n\n[node name=\"Main\" type=\"Control\"]\n\n\
+         [node name=\"Panel\" type=\"Panel\" parent=\".\"]\n\n\
+         [node name=\"{label}\" type=\"Label\" parent=\"Panel\"]\n{flag}text = \"Hi\"\n\n\
+         [node name=\"Icon\" type=\"TextureRect\" parent=\"Panel/{label}\"]\n\n\
+         [node name=\"Button\" type=\"Button\" parent=\".\"]\n{button}"
+    )
+}
+
+#[test]
+fn unique_name_paths_follow_a_rename_of_their_node() {
+    let paths = "shortcut_context = NodePath(\"%Label\")\nfocus_next = NodePath(\"%Label/Icon\")\n\
+                 focus_previous = NodePath(\"%Label:text\")\n";
+    let renamed =
+        "shortcut_context = NodePath(\"%Title\")\nfocus_next = NodePath(\"%Title/Icon\")\n\
+                   focus_previous = NodePath(\"%Title:text\")\n";
+    let base = unique4("Label", true, "");
+    let ours = unique4("Title", true, "");
+    let theirs = unique4("Label", true, paths);
+    for (o, t) in [(&ours, &theirs), (&theirs, &ours)] {
+        let r = run(&base, o, t);
+        let text = String::from_utf8_lossy(&r.text).to_string();
+        assert!(r.is_clean(), "{text}");
+        assert_eq!(text, unique4("Title", true, renamed));
+        let said = r
+            .decisions
+            .iter()
+            .map(|d| d.to_string())
+            .collect::<Vec<_>>();
+        assert!(said.iter().any(|d| d.contains("%Title/Icon")), "{said:?}");
+    }
+}
+
+#[test]
+fn percent_paths_stay_as_written_when_the_node_is_not_unique_or_not_renamed() {
+    let paths = "shortcut_context = NodePath(\"%Label\")\n";
+    // Not marked unique: `%Label` never named it, and is not made to.
+    let base = unique4("Label", false, "");
+    let r = run(
+        &base,
+        &unique4("Title", false, ""),
+        &unique4("Label", false, paths),
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&r.text),
+        unique4("Title", false, paths)
+    );
+    // A path to a unique node neither side renamed is kept byte for byte.
+    let base = unique4("Label", true, "");
+    let other = "shortcut_context = NodePath(\"%Label\")\nfocus_next = NodePath(\"Panel\")\n";
+    let with_text = unique4("Label", true, paths).replace("text = \"Hi\"", "text = \"Yo\"");
+    let r = run(&base, &with_text, &unique4("Label", true, other));
+    let want = unique4("Label", true, other).replace("text = \"Hi\"", "text = \"Yo\"");
+    assert_eq!(String::from_utf8_lossy(&r.text), want);
+}
+
+/// The hunks of a text with diff3 markers: (ours part, theirs part).
+fn hunks(text: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut part: Option<usize> = None;
+    let (mut o, mut t) = (String::new(), String::new());
+    for line in text.lines() {
+        match (line.get(..7), part) {
+            (Some("<<<<<<<"), _) => part = Some(0),
+            (Some("|||||||"), _) => part = Some(1),
+            (Some("======="), _) => part = Some(2),
+            (Some(">>>>>>>"), _) => {
+                out.push((std::mem::take(&mut o), std::mem::take(&mut t)));
+                part = None;
+            }
+            (_, Some(0)) => o.push_str(&format!("{line}\n")),
+            (_, Some(2)) => t.push_str(&format!("{line}\n")),
+            _ => {}
+        }
+    }
+    out
+}
+
+#[test]
+fn track_clash_markers_pair_the_same_track_when_theirs_numbered_tracks_otherwise() {
+    // Godot 3 and 4 spellings: theirs reorders the tracks and both change one key.
+    let four = |s: String| {
+        s.replace("format=2", "format=3")
+            .replace("PoolRealArray( 0 )", "PackedFloat32Array(0)")
+            .replace("PoolRealArray( 1 )", "PackedFloat32Array(1)")
+            .replace("Vector2( ", "Vector2(")
+            .replace(", 0 )", ", 0)")
+            .replace("\"Sprite\" type=\"Sprite\"", "\"Sprite\" type=\"Sprite2D\"")
+    };
+    for godot4 in [false, true] {
+        let spell = |s: String| if godot4 { four(s) } else { s };
+        let (pos, modulate) = ("Sprite:position", "Sprite:modulate");
+        let base = spell(player3(&[
+            (pos, "0", "Vector2( 0, 0 )"),
+            (modulate, "0", "1"),
+        ]));
+        let ours = spell(player3(&[
+            (pos, "0", "Vector2( 1, 0 )"),
+            (modulate, "0", "1"),
+        ]));
+        let theirs = spell(player3(&[
+            (modulate, "0", "1"),
+            (pos, "0", "Vector2( 2, 0 )"),
+        ]));
+        for (o, t, mine, other) in [
+            (&ours, &theirs, "1, 0", "2, 0"),
+            (&theirs, &ours, "2, 0", "1, 0"),
+        ] {
+            let r = run(&base, o, t);
+            let text = String::from_utf8_lossy(&r.text).to_string();
+            let h = hunks(&text);
+            assert_eq!(h.len(), 1, "{text}");
+            let (ho, ht) = &h[0];
+            let n = |part: &str| part.split('/').nth(1).map(str::to_string);
+            assert!(ho.contains(mine) && ht.contains(other), "{text}");
+            assert_eq!(n(ho), n(ht), "{text}");
+            // The other track is not inside the hunk, and its lines come once.
+            assert!(!ho.contains(modulate) && !ht.contains(modulate), "{text}");
+            assert_eq!(text.matches(modulate).count(), 1, "{text}");
+            let prop = r.conflicts[0].property.clone().unwrap_or_default();
+            assert!(
+                prop.contains("Sprite:position") && prop.contains("time 0"),
+                "{prop}"
+            );
+        }
+    }
+}

@@ -25,7 +25,7 @@ pub use describe::{
     describe_change, describe_elements, describe_lines, describe_sequence, describe_tracks,
     ValueChange, ValueDiff, PICTURE_MAX,
 };
-pub use tracks::{conflicts_of_track, merge_tracks};
+pub use tracks::{conflicts_of_track, merge_tracks, renumber_like_ours};
 
 use std::fmt;
 

@@ -618,8 +618,20 @@ fn spriteframes_merge_per_animation_in_both_dialects() {
     let cs = conflicts(merge_property(&c4, Some(&base), &a, &b));
     assert_eq!(
         cs[0].at,
-        ConflictAt::Entry("animation \"default\" \"frames\"".to_string())
+        ConflictAt::Entry("animation \"default\" frame 1".to_string())
     );
+    // Frames added at different places merge as a sequence; a removal meets an addition.
+    let three = |x: &str, y: &str, z: &str| format!("{}, {}, {}", f(x), f(y), f(z));
+    let base = arr4(&[anim4("default", &three("1", "2", "3"), "5.0")]);
+    let a = arr4(&[anim4("default", &format!("{}, {}", f("1"), f("3")), "5.0")]);
+    let b = arr4(&[anim4(
+        "default",
+        &format!("{}, {}", f("4"), three("1", "2", "3")),
+        "5.0",
+    )]);
+    let want = arr4(&[anim4("default", &three("4", "1", "3"), "5.0")]);
+    assert_eq!(merged(merge_property(&c4, Some(&base), &a, &b)), want);
+    assert_eq!(merged(merge_property(&c4, Some(&base), &b, &a)), want);
     let cs = conflicts(merge_property(&c4, Some(&base), &a, "[]"));
     assert_eq!(cs[0].at, ConflictAt::Animation("default".to_string()));
     assert_eq!(merged(merge_property(&c4, Some(&base), &base, "[]")), "[]");

@@ -186,6 +186,42 @@ pub fn merge_tracks(
     }
 }
 
+/// Other sides' `tracks/*` (base's and theirs') renumbered to `ours`' numbering, tracks
+/// matched by type and path; the tracks ours lacks follow, in the order the lists first
+/// have them. `None` when a list is not readable tracks or ours' numbers are not 0..n.
+pub fn renumber_like_ours(
+    ours: &[(String, String)],
+    others: [&[(String, String)]; 2],
+) -> Option<[Vec<(String, String)>; 2]> {
+    let mut numbers: Vec<usize> = ours
+        .iter()
+        .filter_map(|(k, _)| split_track_key(k).map(|(n, _)| n))
+        .collect();
+    numbers.sort_unstable();
+    numbers.dedup();
+    if numbers.iter().enumerate().any(|(i, n)| i != *n) {
+        return None;
+    }
+    let lists = [tracks_of(others[0])?, tracks_of(others[1])?];
+    let mut order: Vec<TrackId> = tracks_of(ours)?.into_iter().map(|(id, _)| id).collect();
+    for (id, _) in lists.iter().flatten() {
+        if !order.contains(id) {
+            order.push(id.clone());
+        }
+    }
+    Some(lists.map(|list| {
+        let at = |id: &TrackId| order.iter().position(|x| x == id).unwrap_or_default();
+        list.into_iter()
+            .flat_map(|(id, fields)| {
+                let n = at(&id);
+                fields
+                    .into_iter()
+                    .map(move |(f, v)| (format!("tracks/{n}/{f}"), v))
+            })
+            .collect()
+    }))
+}
+
 /// Tracks added or removed (by type and path), and the fields and keys (by time) of the
 /// tracks both lists have; `None` when a list holds anything but readable tracks.
 pub(crate) fn describe(

@@ -17,7 +17,7 @@ fn needs_format4<'s>(ctx: &Ctx, mut secs: impl Iterator<Item = &'s OutSec>) -> b
                 let t = ctx.text(src);
                 t.contains("PackedVector4Array(") || t.contains("PackedByteArray(\"")
             }
-            Line::Conflict(_) | Line::Lit(_) => false,
+            Line::Conflict(_) | Line::Lit(_) | Line::Idents(_) | Line::Texts(_) => false,
         })
     })
 }

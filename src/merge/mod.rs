@@ -40,6 +40,7 @@ mod sections;
 pub mod sequence;
 mod spelling;
 mod track_paths;
+mod unique_paths;
 mod value_grain;
 
 use crate::check::{check, is_broken};
@@ -279,6 +280,14 @@ pub enum Decision {
         /// The first line kept (shortened), or `(nothing)`.
         kept: String,
     },
+    /// A value naming resources (SpriteFrames textures, audio clips) both sides changed
+    /// was merged inside, each side's ids read as the resources they name.
+    ValueMergedInside {
+        /// The node or resource, as the conflict report names it.
+        location: String,
+        /// The property.
+        key: String,
+    },
     /// The structural merge was not used.
     FellBack {
         /// Why.
@@ -366,6 +375,10 @@ impl fmt::Display for Decision {
                 f,
                 "both sides changed {key} of {node} differently; kept ours because {reason} (--no-layout-policy to get a conflict)"
             ),
+            Decision::ValueMergedInside { location, key } => write!(
+                f,
+                "merged {key} of {location} inside (both sides changed it), reading each side's resource ids as the resources they name"
+            ),
             Decision::ChurnedNodeDeleted { node } => write!(
                 f,
                 "deleted {node}: the other side changed only its container layout or editor-only state"
@@ -412,6 +425,7 @@ impl Decision {
             Decision::ChurnedNodeDeleted { .. } => "churned_node_deleted",
             Decision::AddAddStandInBase { .. } => "add_add_stand_in_base",
             Decision::HunkFavored { .. } => "hunk_favored",
+            Decision::ValueMergedInside { .. } => "value_merged_inside",
             Decision::FellBack { .. } => "fell_back",
         };
         let mut v = json!({ "kind": kind, "message": self.to_string() });
@@ -447,6 +461,9 @@ impl Decision {
                 json!({"section": section, "id": id})
             }
             Decision::FellBack { reason } => json!({"reason": reason}),
+            Decision::ValueMergedInside { location, key } => {
+                json!({"location": location, "key": key})
+            }
             Decision::AddAddStandInBase { header } => json!({"header": header}),
             Decision::HunkFavored { side, line, kept } => {
                 json!({"side": side, "line": line, "kept": kept})

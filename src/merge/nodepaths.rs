@@ -9,7 +9,8 @@
 //! target's new place, the way Godot's `Node.get_path_to` spells it.
 //!
 //! Paths this cannot resolve are left exactly as written: absolute paths (`/root/...`),
-//! scene-unique names (`%Name`), paths into instanced scenes, and paths that leave the scene.
+//! scene-unique names (`%Name`, [`super::unique_paths`]'), paths into instanced scenes,
+//! and paths that leave the scene.
 //!
 //! Where each node ends up is left to [`super::paths`].
 
@@ -71,7 +72,7 @@ pub fn relative(from: &str, to: &str) -> String {
 
 /// Each `NodePath("…")` in `text` outside other strings: the byte range of its body (the
 /// text between the quotes) and the body. Bodies with escapes are skipped.
-fn node_paths(text: &str) -> Vec<(usize, usize)> {
+pub(super) fn node_paths(text: &str) -> Vec<(usize, usize)> {
     const CTOR: &str = "NodePath(";
     let mut found = Vec::new();
     if !text.contains(CTOR) {
@@ -206,6 +207,7 @@ pub(super) fn follow_node_paths(
     merged: &mut [Option<MergedNode>],
     paths: &MergedPaths,
 ) {
+    super::unique_paths::follow_unique_names(ctx, merged, paths);
     if !any_place_changed(ctx, paths) {
         return;
     }

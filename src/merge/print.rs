@@ -93,6 +93,17 @@ impl Printer<'_, '_> {
         })
     }
 
+    /// A line written with identities for ids ([`Line::Idents`]), with the result's ids.
+    fn idents(&self, text: &str) -> String {
+        rewrite_refs_in_text(text, &mut |kind, id| {
+            let i = super::value_grain::ident_of(id)?;
+            match kind {
+                RefKind::Ext => self.ext_ids.get(&i).cloned(),
+                RefKind::Sub => self.sub_ids.get(&i).cloned(),
+            }
+        })
+    }
+
     fn id_text(&self, id: &str) -> String {
         if self.godot3 && is_int_id(id) {
             id.to_string()
@@ -289,6 +300,12 @@ impl Printer<'_, '_> {
             match l {
                 Line::Src(src) => self.line_into(src, out),
                 Line::Lit(text) => out.push_str(text),
+                Line::Idents(text) => out.push_str(&self.idents(text)),
+                Line::Texts(v) => {
+                    let text = |x: &Option<String>| x.as_deref().map(|t| self.idents(t));
+                    let [b, o, t] = [&v[0], &v[1], &v[2]].map(|x| text(x).unwrap_or_default());
+                    marks.put(out, [b, o, t]);
+                }
                 Line::Conflict(v) => {
                     let text =
                         |x: &Option<Src>| x.as_ref().map(|s| self.line_text(s)).unwrap_or_default();

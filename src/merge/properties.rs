@@ -70,7 +70,10 @@ impl<'a> Ctx<'a> {
             &props[O].order[..],
             &props[T].order[..],
         ];
-        let tracks = self.merge_animation_tracks(secs, order, &value);
+        let tracks = match self.merge_animation_tracks(secs, order, &value) {
+            None => self.align_track_clash(secs, order, &value, location),
+            merged => merged,
+        };
         for key in keys {
             if tracks.is_some() && key.starts_with("tracks/") {
                 continue;
@@ -80,6 +83,7 @@ impl<'a> Ctx<'a> {
             }
         }
         if let Some((anchor, lines)) = tracks {
+            self.note_merged_inside(location, "tracks/*", &lines);
             chosen.insert(anchor, lines);
         }
         order_props(&props, chosen)
@@ -138,7 +142,10 @@ impl<'a> Ctx<'a> {
                     return Some(vec![Line::Lit(line)]);
                 }
                 match self.merge_grain(secs, key, [&b, &o, &t], &line_of(O)) {
-                    Some(GrainAnswer::Merged(line)) => return Some(vec![line]),
+                    Some(GrainAnswer::Merged(line)) => {
+                        self.note_merged_inside(location, key, std::slice::from_ref(&line));
+                        return Some(vec![line]);
+                    }
                     Some(GrainAnswer::Conflict(c)) => self.grain_conflict(location(), key, &c),
                     None => self.value_conflict(location(), Some(key.to_string()), [&b, &o, &t]),
                 }

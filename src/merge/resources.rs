@@ -166,7 +166,7 @@ fn sec_refs(ctx: &Ctx, out: &OutSec, refs: &mut Refs) {
         match l {
             Line::Src(s) => each(s),
             Line::Conflict(x) => x.iter().flatten().for_each(&mut each),
-            Line::Lit(_) => {}
+            Line::Lit(_) | Line::Idents(_) | Line::Texts(_) => {}
         }
     }
     if let Some(w) = &out.whole {
@@ -174,6 +174,22 @@ fn sec_refs(ctx: &Ctx, out: &OutSec, refs: &mut Refs) {
             for &si in list {
                 each(&(s, ctx.sc[s].doc.sections[si].span.clone()));
             }
+        }
+    }
+    for l in &out.lines {
+        let texts: Vec<&String> = match l {
+            Line::Idents(t) => vec![t],
+            Line::Texts(x) => x.iter().flatten().collect(),
+            _ => Vec::new(),
+        };
+        for t in texts {
+            super::value_grain::idents_in(t, &mut |ext, i| {
+                if ext {
+                    refs.0.insert(i);
+                } else {
+                    refs.1.push(i);
+                }
+            });
         }
     }
 }
@@ -654,8 +670,8 @@ fn prop_line(ctx: &Ctx, secs: [Option<usize>; 3], side: usize, key: &str) -> Opt
 fn line_key<'t>(ctx: &'t Ctx, line: &'t Line) -> Option<&'t str> {
     let text = match line {
         Line::Src(s) => ctx.text(s),
-        Line::Lit(t) => t.as_str(),
-        Line::Conflict(_) => return None,
+        Line::Lit(t) | Line::Idents(t) => t.as_str(),
+        Line::Conflict(_) | Line::Texts(_) => return None,
     };
     text.split_once('=').map(|(k, _)| k.trim())
 }

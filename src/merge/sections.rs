@@ -53,6 +53,13 @@ pub(super) enum Line {
     Conflict(Box<[Option<Src>; 3]>),
     /// A property line we wrote (a multi-line string merged line by line).
     Lit(String),
+    /// A property line we wrote whose `ExtResource`/`SubResource` ids stand for
+    /// identities (a value merged at its grain, [`super::value_grain`]): the printer
+    /// writes the result's ids.
+    Idents(String),
+    /// Conflicting lines we wrote (base, ours, theirs; ids as in [`Line::Idents`]): an
+    /// Animation's tracks renumbered to ours' numbering so each hunk is one track's.
+    Texts(Box<[Option<String>; 3]>),
 }
 
 /// One section of the result.

@@ -85,7 +85,7 @@ fn line_text(ctx: &Ctx, line: &Line) -> String {
     match line {
         Line::Src((side, r)) => ctx.sc[*side].doc.slice(r).to_string(),
         Line::Lit(s) => s.clone(),
-        Line::Conflict(_) => String::new(),
+        Line::Conflict(_) | Line::Idents(_) | Line::Texts(_) => String::new(),
     }
 }
 

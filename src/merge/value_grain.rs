@@ -4,13 +4,20 @@
 //! how grain's answer becomes a property line or a conflict report naming the cells or
 //! keys. How a value merges inside is grain's; the conflict markers are the printer's.
 //!
-//! Values holding `ExtResource`/`SubResource` references are left to the whole-value
-//! merge: their ids are only settled when the result is printed.
+//! Values holding `ExtResource`/`SubResource` references (SpriteFrames textures, audio
+//! clips, value tracks of textures) merge at their grain too: each side's ids are read
+//! as the identities matching found (a stand-in id per identity, so theirs' renumbered
+//! or renamed ids compare equal to ours'), grain merges those, and the line is handed
+//! to the printer as [`Line::Idents`], which writes the result's ids once they are
+//! settled. A reference that names nothing on its side leaves the value whole.
 
+use super::context::Pick;
 use super::context::{field_text_cow, Ctx};
 use super::matching::{B, O, T};
 use super::sections::{Line, Src};
 use crate::grain::{self, ConflictAt, Grain, GrainConflict, PropertyContext};
+use crate::value::{parse, rewrite_refs_in_text, scan_refs_in_text, sem_eq_top, RefKind};
+use std::borrow::Cow;
 
 /// Facts about the section a property lives in, for grain's choice of encoding.
 struct Owner {
@@ -26,19 +33,47 @@ pub(super) enum GrainAnswer {
     Conflict(Vec<GrainConflict>),
 }
 
-/// Whether a value names a resource (its ids are settled only at print time).
+/// Whether a value may name a resource.
 fn has_refs(text: &str) -> bool {
     text.contains("Resource")
 }
 
-/// An Animation's `tracks/*` (key, value text) merged as one set by grain; `None` when the
-/// owner is no Animation or a track names a resource (ids are settled only when printed).
+/// The id standing for identity `i` in a value merged at its grain: negative, which no
+/// file's own id is (and an integer, so Godot 3's unquoted spelling stays unquoted).
+fn stand_in(i: usize) -> String {
+    format!("-{}", i + 1)
+}
+
+/// The identity a stand-in id names.
+pub(super) fn ident_of(id: &str) -> Option<usize> {
+    id.strip_prefix('-')?.parse::<usize>().ok()?.checked_sub(1)
+}
+
+/// Every reference of a [`Line::Idents`] text: `(is ext, identity)`, in text order.
+pub(super) fn idents_in(text: &str, f: &mut dyn FnMut(bool, usize)) {
+    scan_refs_in_text(text, &mut |kind, id| {
+        if let Some(i) = ident_of(id) {
+            f(kind == RefKind::Ext, i);
+        }
+    });
+}
+
+/// A line merged at its grain: [`Line::Idents`] when it names resources.
+fn written(text: String) -> Line {
+    if has_refs(&text) {
+        Line::Idents(text)
+    } else {
+        Line::Lit(text)
+    }
+}
+
+/// An Animation's `tracks/*` (key, value text, ids as stand-ins) merged as one set by
+/// grain; `None` when the owner is no Animation.
 fn tracks_merge(
     owner: &Owner,
     sides: [&[(String, String)]; 3],
 ) -> Option<Grain<Vec<(String, String)>>> {
-    let refs = |l: &[(String, String)]| l.iter().any(|(_, v)| has_refs(v));
-    if owner.type_name != "Animation" || sides.iter().any(|l| refs(l)) {
+    if owner.type_name != "Animation" {
         return None;
     }
     let ctx = PropertyContext {
@@ -50,6 +85,22 @@ fn tracks_merge(
     };
     let [b, o, t] = sides;
     Some(grain::merge_tracks(&ctx, b, o, t))
+}
+
+/// `N` of a `tracks/N/...` key.
+fn grain_track_number(key: &str) -> Option<usize> {
+    key.strip_prefix("tracks/")?.split('/').next()?.parse().ok()
+}
+
+/// Two values the same, as the engine reads them (`None`: absent).
+fn same_text(a: &Option<String>, b: &Option<String>) -> bool {
+    match (a, b) {
+        (Some(x), Some(y)) => {
+            x.trim() == y.trim()
+                || matches!((parse(x), parse(y)), (Ok(p), Ok(q)) if sem_eq_top(&p, &q))
+        }
+        (x, y) => x.is_none() && y.is_none(),
+    }
 }
 
 /// Where a grain merge clashed, in words: `cell (0, 0)`, `cells (0, 0), (1, 0)`,
@@ -108,6 +159,73 @@ fn cell_box(cells: &[&Vec<i32>]) -> (Vec<i32>, Vec<i32>) {
 }
 
 impl<'a> Ctx<'a> {
+    /// A side's value with each reference's id replaced by its identity's stand-in;
+    /// `None` when a reference names nothing on that side (or already looks like one).
+    fn with_idents<'t>(&self, side: usize, text: &'t str) -> Option<Cow<'t, str>> {
+        if !has_refs(text) {
+            return Some(Cow::Borrowed(text));
+        }
+        let mut known = true;
+        let out = rewrite_refs_in_text(text, &mut |kind, id| {
+            let i = match kind {
+                RefKind::Ext => self.idx[side].ext.get(id).map(|&i| self.id.ext.of[side][i]),
+                RefKind::Sub => self.idx[side].sub.get(id).map(|&i| self.id.sub.of[side][i]),
+            };
+            known &= i.is_some() && ident_of(id).is_none();
+            i.map(stand_in)
+        });
+        known.then_some(Cow::Owned(out))
+    }
+
+    /// A text with stand-in ids, each reference shown as what it names (for reports).
+    fn named_idents(&self, text: &str) -> String {
+        if !has_refs(text) {
+            return text.to_string();
+        }
+        rewrite_refs_in_text(text, &mut |kind, id| {
+            let i = ident_of(id)?;
+            [O, T, B].into_iter().find_map(|s| match kind {
+                RefKind::Ext => {
+                    let k = self.id.ext.at.get(i)?[s]?;
+                    Some(self.sc[s].ext_resources.get(k)?.path.clone())
+                }
+                RefKind::Sub => {
+                    let r = self.sc[s].sub_resources.get(self.id.sub.at.get(i)?[s]?)?;
+                    Some(format!("{} {}", r.type_name, r.id))
+                }
+            })
+        })
+    }
+
+    /// Grain's clashes with every reference shown as what it names.
+    fn named_conflicts(&self, c: Vec<GrainConflict>) -> Vec<GrainConflict> {
+        let name = |v: Option<String>| v.map(|v| self.named_idents(&v));
+        c.into_iter()
+            .map(|x| GrainConflict {
+                at: x.at,
+                base: name(x.base),
+                ours: name(x.ours),
+                theirs: name(x.theirs),
+            })
+            .collect()
+    }
+
+    /// Record that lines merged inside name resources (their merge rests on what every
+    /// id names on each side, which `solve` cannot see outside the marker blocks).
+    pub(super) fn note_merged_inside(
+        &mut self,
+        location: &dyn Fn() -> String,
+        key: &str,
+        lines: &[Line],
+    ) {
+        if lines.iter().any(|l| matches!(l, Line::Idents(_))) {
+            self.decisions.push(super::Decision::ValueMergedInside {
+                location: location(),
+                key: key.to_string(),
+            });
+        }
+    }
+
     /// The type of the node or resource a section describes (`[resource]`: the file's).
     fn owner(&self, secs: [Option<usize>; 3]) -> Option<Owner> {
         let side = [O, T, B].into_iter().find(|&s| secs[s].is_some())?;
@@ -141,11 +259,12 @@ impl<'a> Ctx<'a> {
         oline: &Option<Src>,
     ) -> Option<GrainAnswer> {
         let (o, t, oline) = (o.as_ref()?, t.as_ref()?, oline.as_ref()?);
-        let base = b.as_ref().map(|b| self.text(b));
-        let (ours, theirs) = (self.text(o), self.text(t));
-        if has_refs(ours) || has_refs(theirs) || base.is_some_and(has_refs) {
-            return None;
-        }
+        let base = match b {
+            Some(b) => Some(self.with_idents(b.0, self.text(b))?),
+            None => None,
+        };
+        let ours = self.with_idents(O, self.text(o))?;
+        let theirs = self.with_idents(t.0, self.text(t))?;
         let owner = self.owner(secs)?;
         // `tracks/*` of an Animation merge as one set (`merge_animation_tracks`); here
         // only a clash inside that set is named.
@@ -163,12 +282,12 @@ impl<'a> Ctx<'a> {
             tile_format,
             track_type: None,
         };
-        match grain::merge_property(&ctx, base, ours, theirs) {
+        match grain::merge_property(&ctx, base.as_deref(), &ours, &theirs) {
             Grain::NotMine => None,
-            Grain::Conflict(c) => Some(GrainAnswer::Conflict(c)),
+            Grain::Conflict(c) => Some(GrainAnswer::Conflict(self.named_conflicts(c))),
             Grain::Merged(v) => {
                 let prefix = self.sc[O].doc.slice(&(oline.1.start..o.1.start));
-                Some(GrainAnswer::Merged(Line::Lit(format!("{prefix}{v}\n"))))
+                Some(GrainAnswer::Merged(written(format!("{prefix}{v}\n"))))
             }
         }
     }
@@ -189,26 +308,26 @@ impl<'a> Ctx<'a> {
             .parse()
             .ok()?;
         let [b, o, t] = [B, O, T].map(|side| self.track_props(secs, side));
+        let (b, o, t) = (b?, o?, t?);
         let Grain::Conflict(all) = tracks_merge(owner, [&b, &o, &t])? else {
             return None;
         };
         let mine = grain::conflicts_of_track(&all, &o, n);
-        (!mine.is_empty()).then_some(GrainAnswer::Conflict(mine))
+        (!mine.is_empty()).then(|| GrainAnswer::Conflict(self.named_conflicts(mine)))
     }
 
-    /// One side's `tracks/*` properties of a section as (key, value text).
-    fn track_props(&self, secs: [Option<usize>; 3], side: usize) -> Vec<(String, String)> {
+    /// One side's `tracks/*` properties of a section as (key, value text with stand-in
+    /// ids); `None` when a reference names nothing on that side.
+    fn track_props(&self, secs: [Option<usize>; 3], side: usize) -> Option<Vec<(String, String)>> {
         let Some(si) = secs[side] else {
-            return Vec::new();
+            return Some(Vec::new());
         };
         let props = self.sec(side, si).props.iter();
         props
             .filter(|p| p.key.starts_with("tracks/"))
             .map(|p| {
-                (
-                    p.key.to_string(),
-                    self.text(&(side, p.value.clone())).trim().to_string(),
-                )
+                let v = self.with_idents(side, self.text(&(side, p.value.clone())).trim())?;
+                Some((p.key.to_string(), v.into_owned()))
             })
             .collect()
     }
@@ -232,12 +351,7 @@ impl<'a> Ctx<'a> {
         order: [&[&'a str]; 3],
         value: &dyn Fn(usize, &str) -> Option<Src>,
     ) -> Option<(&'a str, Vec<Line>)> {
-        let list = |side: usize| -> Vec<(String, String)> {
-            let keys = order[side].iter().filter(|k| k.starts_with("tracks/"));
-            keys.filter_map(|k| Some((k.to_string(), self.text(&value(side, k)?).to_string())))
-                .collect()
-        };
-        let [b, o, t] = [B, O, T].map(list);
+        let [b, o, t] = self.track_lists(order, value)?;
         if b == o || b == t || o == t {
             return None;
         }
@@ -249,6 +363,97 @@ impl<'a> Ctx<'a> {
             .find_map(|&s| order[s].iter().find(|k| k.starts_with("tracks/")))?;
         let lines = merged.iter().map(|(k, v)| self.track_line(&o, secs, k, v));
         Some((*anchor, lines.collect()))
+    }
+
+    /// Each side's `tracks/*` as (key, value text with stand-in ids), in its order.
+    fn track_lists(
+        &self,
+        order: [&[&'a str]; 3],
+        value: &dyn Fn(usize, &str) -> Option<Src>,
+    ) -> Option<[Vec<(String, String)>; 3]> {
+        let list = |side: usize| -> Option<Vec<(String, String)>> {
+            let keys = order[side].iter().filter(|k| k.starts_with("tracks/"));
+            keys.filter_map(|k| Some((k, value(side, k)?)))
+                .map(|(k, src)| {
+                    let v = self.with_idents(side, self.text(&src))?;
+                    Some((k.to_string(), v.into_owned()))
+                })
+                .collect()
+        };
+        Some([list(B)?, list(O)?, list(T)?])
+    }
+
+    /// An Animation's `tracks/*` that clash, when theirs or base number the tracks
+    /// otherwise than ours: merged key by key with their tracks renumbered to ours'
+    /// numbering, so each conflict hunk holds one track's lines on every side.
+    /// `None`: no clash, or the numbering already agrees (the usual key-by-key merge).
+    pub(super) fn align_track_clash(
+        &mut self,
+        secs: [Option<usize>; 3],
+        order: [&[&'a str]; 3],
+        value: &dyn Fn(usize, &str) -> Option<Src>,
+        location: &dyn Fn() -> String,
+    ) -> Option<(&'a str, Vec<Line>)> {
+        let [b, o, t] = self.track_lists(order, value)?;
+        let Grain::Conflict(all) = tracks_merge(&self.owner(secs)?, [&b, &o, &t])? else {
+            return None;
+        };
+        let [b2, t2] = grain::renumber_like_ours(&o, [&b, &t])?;
+        if b2 == b && t2 == t {
+            return None;
+        }
+        let anchor = [O, T, B]
+            .iter()
+            .find_map(|&s| order[s].iter().find(|k| k.starts_with("tracks/")))?;
+        let mut keys: Vec<&str> = Vec::new();
+        for (k, _) in o.iter().chain(&t2).chain(&b2) {
+            if !keys.contains(&k.as_str()) {
+                keys.push(k);
+            }
+        }
+        let get = |l: &'_ [(String, String)], k: &str| {
+            l.iter().find(|(x, _)| x == k).map(|(_, v)| v.clone())
+        };
+        let mut lines = Vec::with_capacity(keys.len());
+        for key in keys {
+            let [bv, ov, tv] = [&b2, &o, &t2].map(|l| get(l, key));
+            match super::context::pick3(&bv, &ov, &tv, same_text) {
+                Pick::Ours => lines.extend(ov.map(|v| self.track_line(&o, secs, key, &v))),
+                Pick::Theirs => lines.extend(tv.map(|v| written(format!("{key} = {v}\n")))),
+                Pick::Conflict => {
+                    self.report_track_clash(location(), key, &all, &o, [&bv, &ov, &tv]);
+                    let line = |v: &Option<String>| v.as_ref().map(|v| format!("{key} = {v}\n"));
+                    lines.push(Line::Texts(Box::new([line(&bv), line(&ov), line(&tv)])));
+                }
+            }
+        }
+        Some((*anchor, lines))
+    }
+
+    /// Report one clashing `tracks/N/FIELD` line (N in ours' numbering): the track and
+    /// key grain names, else the three values.
+    fn report_track_clash(
+        &mut self,
+        location: String,
+        key: &str,
+        all: &[GrainConflict],
+        ours: &[(String, String)],
+        values: [&Option<String>; 3],
+    ) {
+        let n = grain_track_number(key);
+        let mine = n
+            .map(|n| grain::conflicts_of_track(all, ours, n))
+            .unwrap_or_default();
+        if mine.is_empty() {
+            let named = values.map(|v| {
+                v.as_ref()
+                    .map(|v| super::shorten(&self.named_idents(v), 60))
+            });
+            self.part_conflict(location, Some(key.to_string()), named);
+        } else {
+            let named = self.named_conflicts(mine);
+            self.grain_conflict(location, key, &named);
+        }
     }
 
     /// One merged track property: ours' own line when ours has it so, else written.
@@ -265,7 +470,27 @@ impl<'a> Ctx<'a> {
             .filter(|_| same);
         match line {
             Some(p) => Line::Src((O, p.line.clone())),
-            None => Line::Lit(format!("{key} = {v}\n")),
+            None => written(format!("{key} = {v}\n")),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stand_ins_name_identities_and_keep_each_spelling() {
+        assert_eq!(ident_of(&stand_in(0)), Some(0));
+        assert_eq!(ident_of(&stand_in(41)), Some(41));
+        assert_eq!(ident_of("3"), None);
+        assert_eq!(ident_of("-0"), None);
+        assert_eq!(ident_of("1_abcde"), None);
+        let text = "[ ExtResource( -2 ), SubResource(\"-5\"), \"ExtResource( -9 )\" ]";
+        let mut seen = Vec::new();
+        idents_in(text, &mut |ext, i| seen.push((ext, i)));
+        assert_eq!(seen, vec![(true, 1), (false, 4)]);
+        assert!(matches!(written("a = 1\n".into()), Line::Lit(_)));
+        assert!(matches!(written(format!("a = {text}\n")), Line::Idents(_)));
     }
 }
