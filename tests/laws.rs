@@ -1791,7 +1791,7 @@ fn scene_spec() -> impl Strategy<Value = SceneSpec> {
 /// outside the hunk that decides its parent (about 3 of 154 corpus files, and a few
 /// generated cases). Tolerated in the overlapping tests until fixed; the fuzzer and
 /// the disjoint and shared-merge tests check it.
-const TOLERATE_RESOLUTION_GAPS: bool = true;
+const TOLERATE_RESOLUTION_GAPS: bool = false;
 
 /// The laws a test asserts: `laws`, less the tolerated resolution gaps of overlapping
 /// edits.
