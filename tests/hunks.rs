@@ -534,3 +534,53 @@ shape = SubResource( 1 )
     assert!(t.contains("shape = SubResource( 2 )"), "{t}");
     assert_eq!(t.matches("[sub_resource").count(), 2, "{t}");
 }
+
+const G3_LINES: &str = r#"[gd_scene format=2]
+
+[node name="Screen" type="Node2D"]
+
+[node name="Back" type="ColorRect" parent="."]
+
+[node name="Lines" type="VBoxContainer" parent="."]
+
+[node name="Line1" type="HBoxContainer" parent="Lines"]
+
+[node name="Label" type="Label" parent="Lines/Line1"]
+text = "One"
+
+[node name="Line2" type="HBoxContainer" parent="Lines"]
+
+[node name="Label" type="Label" parent="Lines/Line2"]
+text = "Two"
+"#;
+
+/// Without unique_ids, theirs moves `Lines` under `Back`; ours edits the second
+/// `Label` (a name that recurs). The `Label`s move with `Lines`: the edit lands on the
+/// moved node, cleanly, with no second `Lines/Line2/Label` brought back.
+#[test]
+fn descendants_with_recurring_names_follow_a_moved_node() {
+    let theirs = G3_LINES
+        .replace(
+            "[node name=\"Lines\" type=\"VBoxContainer\" parent=\".\"]",
+            "[node name=\"Lines\" type=\"VBoxContainer\" parent=\"Back\"]",
+        )
+        .replace("parent=\"Lines", "parent=\"Back/Lines");
+    let ours = G3_LINES.replace("text = \"Two\"", "text = \"Deux\"");
+    let (code, text) = merge(G3_LINES, &ours, &theirs);
+    assert_eq!(code, 0, "{text}");
+    let nodes = valid_nodes(&text);
+    assert_eq!(
+        nodes,
+        [
+            ".",
+            "Back",
+            "Back/Lines",
+            "Back/Lines/Line1",
+            "Back/Lines/Line1/Label",
+            "Back/Lines/Line2",
+            "Back/Lines/Line2/Label"
+        ],
+        "{text}"
+    );
+    assert!(text.contains("text = \"Deux\""), "{text}");
+}
