@@ -45,7 +45,7 @@ pub(super) fn carry_subs(
             let Some(id) = sub_ids.get(&ident) else {
                 continue;
             };
-            if *id != r.id.to_string() {
+            if id.as_str() != r.id.as_str() {
                 let tag = ctx.sc[kept].doc.sections[r.section].tag.span.start;
                 fields.insert((kept, tag), vec![("id", id_text(ctx, id))]);
             }
