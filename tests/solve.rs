@@ -240,8 +240,13 @@ fn rebase_with_two_conflicting_commits() {
 /// Run `git merge-file -p` with extra flags on the three versions in scratch; returns
 /// the marked text.
 fn merge_file(t: &TempRepo, flags: &[&str]) -> Vec<u8> {
+    merge_file_of(t, [OURS, BASE, THEIRS], flags)
+}
+
+/// [`merge_file`] of other texts: ours, base, theirs.
+fn merge_file_of(t: &TempRepo, sides: [&str; 3], flags: &[&str]) -> Vec<u8> {
     let dir = t.scratch();
-    for (n, s) in [("o", OURS), ("b", BASE), ("t", THEIRS)] {
+    for (n, s) in ["o", "b", "t"].into_iter().zip(sides) {
         std::fs::write(dir.join(n), s).unwrap();
     }
     let mut args = vec![
@@ -890,32 +895,9 @@ fn add_add_from_index_stages_merges_against_an_empty_base() {
 #[test]
 fn solve_from_markers_writes_the_style_asked_for() {
     let t = TempRepo::new();
-    let dir = t.scratch();
     let theirs = THEIRS.replace("speed = 200.0", "speed = 300.0");
-    for (n, s) in [("o", OURS), ("b", BASE), ("t", theirs.as_str())] {
-        std::fs::write(dir.join(n), s).unwrap();
-    }
-    let out = t
-        .command("git")
-        .args([
-            "merge-file",
-            "-p",
-            "--diff3",
-            "-L",
-            "HEAD",
-            "-L",
-            "base",
-            "-L",
-            "other",
-            "o",
-            "b",
-            "t",
-        ])
-        .current_dir(&dir)
-        .output()
-        .unwrap();
-    assert!(code(&out) > 0, "git merge-file must conflict");
-    let file = outside(&t, "player.tscn", &out.stdout);
+    let marked = merge_file_of(&t, [OURS, BASE, &theirs], &["--diff3"]);
+    let file = outside(&t, "player.tscn", &marked);
     for (style, base_part) in [("merge", false), ("diff3", true), ("zdiff3", true)] {
         let out = solve_at(&t, &["--stdout", "--style", style], &file);
         let text = stdout(&out);
@@ -936,7 +918,7 @@ fn solve_from_markers_writes_the_style_asked_for() {
     }
     assert_eq!(
         std::fs::read(&file).unwrap(),
-        out.stdout,
+        marked,
         "--stdout leaves the file"
     );
 }
