@@ -256,3 +256,27 @@ fn hunks_are_never_bigger_than_gits_in_any_style() {
         worse.join("\n")
     );
 }
+
+/// Only a carried subtree's own lines are exempt: the carrying node's section, and a
+/// node in the same part that does not hang under it, still count.
+#[test]
+fn carried_lines_are_only_the_subtree_below_the_carrying_node() {
+    let text = "\
+<<<<<<< ours
+[node name=\"Hero\" type=\"Node2D\" parent=\".\"]
+speed = 1
+
+[node name=\"Hat\" type=\"Sprite2D\" parent=\"Hero\"]
+
+[node name=\"Sign\" type=\"Label\" parent=\".\"]
+=======
+>>>>>>> theirs
+";
+    let decisions = [Decision::ConflictCarriesSubtree {
+        node: "Hero".into(),
+        nodes: 1,
+    }];
+    // `Hat` and the blank line after it: 2 of the 9 lines inside the markers.
+    assert_eq!(carried_lines(text.as_bytes(), &decisions), 2);
+    assert_eq!(carried_lines(text.as_bytes(), &[]), 0);
+}
