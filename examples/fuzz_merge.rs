@@ -12,8 +12,9 @@
 //!
 //! Prints executions, executions per second and failures; failing inputs are written to
 //! `$FUZZ_OUT` (default `target/fuzz-failures`). Exit 1 on any failure.
-//! `FUZZ_SEED` fixes the seed (printed at start); `FUZZ_MAX_MERGES` caps the merges run. `FUZZ_STRICT=1` adds the laws that
-//! still have known failures (see the flag in `main`); CI runs without it.
+//! `FUZZ_SEED` fixes the seed (printed at start); `FUZZ_MAX_MERGES` caps the merges run.
+//! Every law runs, the resolution law on overlapping edits too (`FUZZ_STRICT` is no
+//! longer needed).
 //!
 //! `FUZZ_DUMP=DIR` turns the run into a generator for `scripts/same-output.sh`: the first
 //! argument is then a count of triples, each written to `DIR/NNNNN/{base,ours,theirs}`
@@ -174,9 +175,6 @@ fn main() {
         dir: PathBuf::from(d),
         written: 0,
     });
-    // FUZZ_STRICT=1 also checks the law with a known open gap (issue 13): the resolution
-    // law on overlapping edits. The modern (4.5-4.7) identity variations always run.
-    let strict = std::env::var_os("FUZZ_STRICT").is_some_and(|v| v != "0");
     // FUZZ_MAX_MERGES stops after that many merges: with FUZZ_SEED, the same run on any
     // machine, whatever its speed (CI replays a checked prefix).
     let max_merges: u64 = std::env::var("FUZZ_MAX_MERGES")
@@ -245,11 +243,6 @@ fn main() {
             }
             let mut v = check_laws(&t);
             execs += 4;
-            if !strict && !disjoint {
-                // Known gap (tests/laws.rs TOLERATE_RESOLUTION_GAPS): overlapping edits can
-                // leave a moved node outside the hunk that decides its parent.
-                v.retain(|w| !w.contains("conflicted output resolved to"));
-            }
             if disjoint {
                 // Modern variations: resave with the same new ids, renumber and reuse
                 // ids, refresh a uid, add same-named nodes on both sides.

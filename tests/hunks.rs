@@ -361,3 +361,226 @@ fn conflicts_are_reported_in_file_order_and_counted_as_hunks() {
         .collect();
     assert_eq!(props, ["radius", "speed", "jump"], "{json}");
 }
+
+/// Merge and resolve every hunk to each side: (ours' resolution, theirs'), after
+/// asserting that the merge conflicted.
+fn both_resolutions(base: &str, ours: &str, theirs: &str) -> (String, String) {
+    let (code, text) = merge(base, ours, theirs);
+    assert_eq!(code, 1, "{text}");
+    (
+        resolve_all(&text, Side::Ours),
+        resolve_all(&text, Side::Theirs),
+    )
+}
+
+const G46_TREE: &str = r#"[gd_scene format=3 uid="uid://b3t8kq2m1x7yr"]
+
+[node name="Main" type="Control" unique_id=1110001]
+
+[node name="Client" type="Node" parent="." unique_id=1110002]
+
+[node name="Panel" type="Panel" parent="." unique_id=1110003]
+
+[node name="Grid" type="VBoxContainer" parent="Panel" unique_id=1110004]
+
+[node name="Box" type="MarginContainer" parent="Panel/Grid" unique_id=1110005]
+layout_mode = 2
+
+[node name="Header" type="Label" parent="Panel/Grid/Box" unique_id=1110006]
+text = "News"
+"#;
+
+/// Ours moves `Box` (with its child) under `Client`, which theirs deletes; `Client`
+/// comes back as a conflict, and `Box` must sit where each side's part can reach its
+/// parent: theirs' `Panel/Grid` comes after `Client` in the file.
+#[test]
+fn a_node_moved_under_a_deleted_node_resolves_to_either_side() {
+    let ours = G46_TREE
+        .replace(
+            "parent=\"Panel/Grid\" unique_id=1110005",
+            "parent=\"Client\" unique_id=1110005",
+        )
+        .replace("parent=\"Panel/Grid/Box\"", "parent=\"Client/Box\"");
+    let cut = G46_TREE.find("[node name=\"Client\"").unwrap_or(0);
+    let end = G46_TREE.find("[node name=\"Panel\"").unwrap_or(0);
+    let theirs = format!("{}{}", &G46_TREE[..cut], &G46_TREE[end..]).replace("News", "Today");
+    let (o, t) = both_resolutions(G46_TREE, &ours, &theirs);
+    let want_o = [
+        ".",
+        "Client",
+        "Client/Box",
+        "Client/Box/Header",
+        "Panel",
+        "Panel/Grid",
+    ];
+    let mut got_o = valid_nodes(&o);
+    got_o.sort();
+    assert_eq!(got_o, want_o, "{o}");
+    assert!(o.contains("text = \"Today\""), "{o}");
+    let mut got_t = valid_nodes(&t);
+    got_t.sort();
+    assert_eq!(
+        got_t,
+        [
+            ".",
+            "Panel",
+            "Panel/Grid",
+            "Panel/Grid/Box",
+            "Panel/Grid/Box/Header"
+        ],
+        "{t}"
+    );
+}
+
+/// Ours renames `Panel` to `Frame` and deletes `Box`; theirs edits `Header` under it.
+/// The hunk carries theirs' `Box` and `Header`, spelled under `Frame` as the rest of
+/// the result names it.
+#[test]
+fn a_carried_subtree_is_spelled_under_a_renamed_ancestor() {
+    let cut = G46_TREE.find("[node name=\"Box\"").unwrap_or(0);
+    let ours = G46_TREE[..cut]
+        .replace("\"Panel", "\"Frame")
+        .trim_end()
+        .to_string()
+        + "\n";
+    let theirs = G46_TREE.replace("News", "Today");
+    let (o, t) = both_resolutions(G46_TREE, &ours, &theirs);
+    assert_eq!(
+        valid_nodes(&o),
+        [".", "Client", "Frame", "Frame/Grid"],
+        "{o}"
+    );
+    assert_eq!(
+        valid_nodes(&t),
+        [
+            ".",
+            "Client",
+            "Frame",
+            "Frame/Grid",
+            "Frame/Grid/Box",
+            "Frame/Grid/Box/Header"
+        ],
+        "{t}"
+    );
+    assert!(t.contains("text = \"Today\""), "{t}");
+}
+
+/// Both sides move `Header` (ours under `Grid`, theirs to the root) and theirs renames
+/// `Grid`: the `[node]` line conflicts, and ours' part names `Grid` as the result does.
+#[test]
+fn a_conflicting_node_line_names_its_parent_as_the_result_does() {
+    let move_to =
+        |p: &str| G46_TREE.replace("parent=\"Panel/Grid/Box\"", &format!("parent=\"{p}\""));
+    let ours = move_to("Panel/Grid");
+    let theirs = move_to(".")
+        .replace("name=\"Grid\"", "name=\"List\"")
+        .replace("parent=\"Panel/Grid\"", "parent=\"Panel/List\"");
+    let (o, t) = both_resolutions(G46_TREE, &ours, &theirs);
+    let o_nodes = valid_nodes(&o);
+    assert!(o_nodes.contains(&"Panel/List/Header".to_string()), "{o}");
+    let t_nodes = valid_nodes(&t);
+    assert!(t_nodes.contains(&"Header".to_string()), "{t}");
+    assert!(t_nodes.contains(&"Panel/List/Box".to_string()), "{t}");
+}
+
+const G3_SHAPES: &str = r#"[gd_scene load_steps=2 format=2]
+
+[sub_resource type="RectangleShape2D" id=1]
+extents = Vector2( 8, 8 )
+
+[node name="Level" type="Node2D"]
+
+[node name="A" type="Area2D" parent="."]
+
+[node name="Shape" type="CollisionShape2D" parent="A"]
+shape = SubResource( 1 )
+
+[node name="B" type="Area2D" parent="."]
+"#;
+
+/// Ours deletes `A` and gives `B` a new shape under id 1; theirs edits `A`'s shape. The
+/// hunk carries theirs' shape, renamed to id 2 (ours keeps 1): theirs' resolution has
+/// it under its new id, ours' has only ours' shape.
+#[test]
+fn a_carried_sub_resource_renamed_by_the_merge_sits_inside_its_hunk() {
+    let ours = r#"[gd_scene load_steps=2 format=2]
+
+[sub_resource type="CircleShape2D" id=1]
+radius = 4.0
+
+[node name="Level" type="Node2D"]
+
+[node name="B" type="Area2D" parent="."]
+
+[node name="Round" type="CollisionShape2D" parent="B"]
+shape = SubResource( 1 )
+"#;
+    let theirs = G3_SHAPES.replace("Vector2( 8, 8 )", "Vector2( 9, 9 )");
+    let (code, text) = merge(G3_SHAPES, ours, &theirs);
+    assert_eq!(code, 1, "{text}");
+    let o = resolve_all(&text, Side::Ours);
+    assert_eq!(valid_nodes(&o), [".", "B", "B/Round"], "{o}");
+    assert_eq!(o.matches("[sub_resource").count(), 1, "{o}");
+    let t = resolve_all(&text, Side::Theirs);
+    assert_eq!(
+        valid_nodes(&t),
+        [".", "A", "A/Shape", "B", "B/Round"],
+        "{t}"
+    );
+    assert!(
+        t.contains("[sub_resource type=\"RectangleShape2D\" id=2]\nextents = Vector2( 9, 9 )"),
+        "{t}"
+    );
+    assert!(t.contains("shape = SubResource( 2 )"), "{t}");
+    assert_eq!(t.matches("[sub_resource").count(), 2, "{t}");
+}
+
+const G3_LINES: &str = r#"[gd_scene format=2]
+
+[node name="Screen" type="Node2D"]
+
+[node name="Back" type="ColorRect" parent="."]
+
+[node name="Lines" type="VBoxContainer" parent="."]
+
+[node name="Line1" type="HBoxContainer" parent="Lines"]
+
+[node name="Label" type="Label" parent="Lines/Line1"]
+text = "One"
+
+[node name="Line2" type="HBoxContainer" parent="Lines"]
+
+[node name="Label" type="Label" parent="Lines/Line2"]
+text = "Two"
+"#;
+
+/// Without unique_ids, theirs moves `Lines` under `Back`; ours edits the second
+/// `Label` (a name that recurs). The `Label`s move with `Lines`: the edit lands on the
+/// moved node, cleanly, with no second `Lines/Line2/Label` brought back.
+#[test]
+fn descendants_with_recurring_names_follow_a_moved_node() {
+    let theirs = G3_LINES
+        .replace(
+            "[node name=\"Lines\" type=\"VBoxContainer\" parent=\".\"]",
+            "[node name=\"Lines\" type=\"VBoxContainer\" parent=\"Back\"]",
+        )
+        .replace("parent=\"Lines", "parent=\"Back/Lines");
+    let ours = G3_LINES.replace("text = \"Two\"", "text = \"Deux\"");
+    let (code, text) = merge(G3_LINES, &ours, &theirs);
+    assert_eq!(code, 0, "{text}");
+    let nodes = valid_nodes(&text);
+    assert_eq!(
+        nodes,
+        [
+            ".",
+            "Back",
+            "Back/Lines",
+            "Back/Lines/Line1",
+            "Back/Lines/Line1/Label",
+            "Back/Lines/Line2",
+            "Back/Lines/Line2/Label"
+        ],
+        "{text}"
+    );
+    assert!(text.contains("text = \"Deux\""), "{text}");
+}

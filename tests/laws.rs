@@ -1786,28 +1786,11 @@ fn scene_spec() -> impl Strategy<Value = SceneSpec> {
     )
 }
 
-/// Known gap of the resolution law (see `resolution_law`): in overlapping edits, a node
-/// moved on one side under a node the other side moved or deleted can still be left
-/// outside the hunk that decides its parent (about 3 of 154 corpus files, and a few
-/// generated cases). Tolerated in the overlapping tests until fixed; the fuzzer and
-/// the disjoint and shared-merge tests check it.
-const TOLERATE_RESOLUTION_GAPS: bool = true;
-
-/// The laws a test asserts: `laws`, less the tolerated resolution gaps of overlapping
-/// edits.
-fn asserted_laws(t: &Triple) -> Vec<String> {
-    let mut v = laws(t);
-    if TOLERATE_RESOLUTION_GAPS && !t.disjoint {
-        v.retain(|w| !w.contains("conflicted output resolved to"));
-    }
-    v
-}
-
 fn run_generated(disjoint: bool, cases: u32) {
     let res = runner(cases).run(&(scene_spec(), choices(), choices()), |(spec, co, ct)| {
         let base = scene_text(&spec);
         let t = triple(&base, &co, &ct, disjoint).expect("generated base is valid");
-        let v = asserted_laws(&t);
+        let v = laws(&t);
         if v.is_empty() {
             Ok(())
         } else {
@@ -1911,7 +1894,7 @@ fn run_corpus(disjoint: bool, cases: u32) {
         used += 1;
         let res = runner(cases).run(&(choices(), choices()), |(co, ct)| {
             let t = triple(&text, &co, &ct, disjoint).unwrap();
-            let v = asserted_laws(&t);
+            let v = laws(&t);
             if v.is_empty() {
                 Ok(())
             } else {

@@ -240,8 +240,13 @@ fn rebase_with_two_conflicting_commits() {
 /// Run `git merge-file -p` with extra flags on the three versions in scratch; returns
 /// the marked text.
 fn merge_file(t: &TempRepo, flags: &[&str]) -> Vec<u8> {
+    merge_file_of(t, [OURS, BASE, THEIRS], flags)
+}
+
+/// [`merge_file`] of other texts: ours, base, theirs.
+fn merge_file_of(t: &TempRepo, sides: [&str; 3], flags: &[&str]) -> Vec<u8> {
     let dir = t.scratch();
-    for (n, s) in [("o", OURS), ("b", BASE), ("t", THEIRS)] {
+    for (n, s) in ["o", "b", "t"].into_iter().zip(sides) {
         std::fs::write(dir.join(n), s).unwrap();
     }
     let mut args = vec![
@@ -846,4 +851,74 @@ fn solve_writes_markers_in_the_configured_conflict_style() {
     let diff3 = ("GIT_CONFIG_PARAMETERS", "'merge.conflictStyle'='diff3'");
     assert!(solved_with_base(&t, &[], Some(diff3)));
     assert!(solved_with_base(&t, &["--style=zdiff3"], None));
+}
+
+/// Both branches add the scene (git's add/add: no stage 1): `solve` merges the index
+/// stages against an empty base as the merge driver does, so the two additions merge
+/// (the shared nodes once, each side's node and shape, the colliding id renamed).
+#[test]
+fn add_add_from_index_stages_merges_against_an_empty_base() {
+    let t = TempRepo::new();
+    t.write("README.md", "game\n");
+    t.commit_all("start");
+    t.checkout_new("other");
+    t.write(SCENE, THEIRS.replace("Vector2(0, -20)", "Vector2(0, -16)"));
+    t.commit_all("theirs: adds the player with feet");
+    t.checkout("main");
+    t.write(SCENE, OURS.replace("speed = 250.0", "speed = 200.0"));
+    t.commit_all("ours: adds the player with a hitbox");
+    assert!(!t.merge("other").status.success(), "add/add must conflict");
+    assert!(stage(&t, 1, SCENE).is_empty(), "no base stage");
+    let out = t.run_bin(["solve", "--explain", SCENE]);
+    let err = stderr(&out);
+    assert_eq!(code(&out), 0, "{err}");
+    assert!(err.contains("index stages"), "{err}");
+    assert!(err.contains("stand-in base"), "{err}");
+    let text = t.read(SCENE);
+    let s = String::from_utf8_lossy(&text);
+    assert!(!has_markers(&text), "{s}");
+    assert!(
+        s.contains("name=\"Hitbox\"") && s.contains("name=\"Feet\""),
+        "{s}"
+    );
+    assert_eq!(s.matches("[node name=\"Player\"").count(), 1, "{s}");
+    assert_eq!(s.matches("[sub_resource").count(), 2, "{s}");
+    let scene = tscn_merge::model::Scene::parse(&text).expect("parses");
+    assert!(
+        !tscn_merge::check::is_broken(&tscn_merge::check::check(&scene)),
+        "{s}"
+    );
+}
+
+/// `solve --style` on the solve-from-markers path (a file outside any repository): the
+/// conflict left (both sides changed `speed`) is written in the style asked for.
+#[test]
+fn solve_from_markers_writes_the_style_asked_for() {
+    let t = TempRepo::new();
+    let theirs = THEIRS.replace("speed = 200.0", "speed = 300.0");
+    let marked = merge_file_of(&t, [OURS, BASE, &theirs], &["--diff3"]);
+    let file = outside(&t, "player.tscn", &marked);
+    for (style, base_part) in [("merge", false), ("diff3", true), ("zdiff3", true)] {
+        let out = solve_at(&t, &["--stdout", "--style", style], &file);
+        let text = stdout(&out);
+        assert_eq!(code(&out), 1, "{style}: {}", stderr(&out));
+        assert!(
+            text.contains("<<<<<<< HEAD\nspeed = 250.0\n"),
+            "{style}: {text}"
+        );
+        assert_eq!(
+            text.contains("||||||| base\nspeed = 200.0\n"),
+            base_part,
+            "{style}: {text}"
+        );
+        assert!(
+            text.contains("=======\nspeed = 300.0\n>>>>>>> other\n"),
+            "{style}: {text}"
+        );
+    }
+    assert_eq!(
+        std::fs::read(&file).unwrap(),
+        marked,
+        "--stdout leaves the file"
+    );
 }

@@ -355,7 +355,7 @@ fn marker_options(a: &MergeArgs) -> MarkerOptions {
 /// Both branches added the file (git passes an empty base): the base is taken to be a
 /// file with ours' header and nothing else, without its `uid` and `load_steps`, so that
 /// the two additions merge structurally, each node and resource an addition of its own.
-fn empty_base_stand_in(base: &[u8], ours: &[u8]) -> Option<Vec<u8>> {
+pub(super) fn empty_base_stand_in(base: &[u8], ours: &[u8]) -> Option<Vec<u8>> {
     if !base.iter().all(u8::is_ascii_whitespace) {
         return None;
     }

@@ -18,7 +18,7 @@ use super::{git, io, merge as cli_merge, SolveArgs};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use tscn_merge::linemerge::{ConflictStyle, MarkerOptions};
-use tscn_merge::merge::{merge, MergeOptions, MergeOutcome};
+use tscn_merge::merge::{merge, Decision, MergeOptions, MergeOutcome, Method};
 use tscn_merge::solve::{find_markers, is_untouched_line_merge, solve_markers_styled, Source};
 
 /// Run the solve command over every file; the exit code is the worst of them.
@@ -189,7 +189,20 @@ fn from_index(
         );
         return Ok(FromIndex::Edited);
     }
-    let mut markers_opts = MarkerOptions {
+    let markers_opts = labelled_markers(&markers, style);
+    let outcome = merge_stages(&base, &ours, &theirs, markers_opts);
+    stderr_line!("{shown}: re-merged from git's index stages (base, ours, theirs)");
+    Ok(FromIndex::Plan(Plan {
+        outcome,
+        unmerged: true,
+        report: true,
+    }))
+}
+
+/// Marker options for a re-merge: the style asked for, and the size and labels of the
+/// markers git wrote.
+fn labelled_markers(markers: &tscn_merge::solve::Marked, style: ConflictStyle) -> MarkerOptions {
+    let mut opts = MarkerOptions {
         marker_size: markers.marker_size,
         style,
         ..MarkerOptions::default()
@@ -200,27 +213,31 @@ fn from_index(
                 *dst = l.to_string();
             }
         };
-        set(&mut markers_opts.ours, &b.ours_label);
-        set(&mut markers_opts.theirs, &b.theirs_label);
+        set(&mut opts.ours, &b.ours_label);
+        set(&mut opts.theirs, &b.theirs_label);
         if let Some(l) = &b.base_label {
-            set(&mut markers_opts.base, l);
+            set(&mut opts.base, l);
         }
     }
-    let outcome = merge(
-        &base,
-        &ours,
-        &theirs,
-        &MergeOptions {
-            markers: markers_opts,
-            ..MergeOptions::default()
-        },
-    );
-    stderr_line!("{shown}: re-merged from git's index stages (base, ours, theirs)");
-    Ok(FromIndex::Plan(Plan {
-        outcome,
-        unmerged: true,
-        report: true,
-    }))
+    opts
+}
+
+/// Merge the index stages as the merge driver does: when both sides added the file (no
+/// stage 1, git's base is empty), against a stand-in base of ours' header.
+fn merge_stages(base: &[u8], ours: &[u8], theirs: &[u8], markers: MarkerOptions) -> MergeOutcome {
+    let stand_in = cli_merge::empty_base_stand_in(base, ours);
+    let opts = MergeOptions {
+        markers,
+        ..MergeOptions::default()
+    };
+    let mut outcome = merge(stand_in.as_deref().unwrap_or(base), ours, theirs, &opts);
+    if let (Some(h), false) = (stand_in, outcome.method == Method::Trivial) {
+        let header = String::from_utf8_lossy(&h).trim_end().to_string();
+        outcome
+            .decisions
+            .insert(0, Decision::AddAddStandInBase { header });
+    }
+    outcome
 }
 
 /// Solve from the conflict markers in the file. `None`: nothing to solve.

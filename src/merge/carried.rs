@@ -3,14 +3,16 @@
 //! those use), and that the deleting side no longer has. Each is written as a hunk of its
 //! own in the sub_resource area (sub_resources come before nodes in the file): the kept
 //! side's section against nothing, so that resolving every hunk to either side gives a
-//! scene without an unused or a dangling sub_resource. Which nodes a hunk carries is
-//! decided in [`super::nodes`]; printing is left to [`super::print`].
+//! scene without an unused or a dangling sub_resource; one whose id the result renamed
+//! (theirs' id collided with ours') is printed with the result's id. Which nodes a hunk
+//! carries is decided in [`super::nodes`]; printing is left to [`super::print`].
 
 use super::context::Ctx;
+use super::ids::is_int_id;
 use super::matching::{B, O, T};
 use super::nodes::MergedNode;
 use super::resources::sub_refs_in;
-use super::sections::OutSec;
+use super::sections::{OutSec, TagFields};
 use super::Decision;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -20,6 +22,7 @@ pub(super) fn carry_subs(
     merged: &[Option<MergedNode>],
     subs: &mut BTreeMap<usize, OutSec>,
     sub_ids: &HashMap<usize, String>,
+    fields: &mut TagFields,
 ) {
     for kept in [O, T] {
         let carried: BTreeSet<usize> = merged
@@ -39,18 +42,29 @@ pub(super) fn carry_subs(
             let at = ctx.id.sub.at[ident];
             let Some(k) = at[kept] else { continue };
             let r = &ctx.sc[kept].sub_resources[k];
-            // The hunk prints the side's own tag: only where the id stays the same.
-            if sub_ids.get(&ident) != Some(&r.id.to_string()) {
+            let Some(id) = sub_ids.get(&ident) else {
                 continue;
+            };
+            if id.as_str() != r.id.as_str() {
+                let tag = ctx.sc[kept].doc.sections[r.section].tag.span.start;
+                fields.insert((kept, tag), vec![("id", id_text(ctx, id))]);
             }
             let base = at[B].map(|b| ctx.sc[B].sub_resources[b].section);
             let mut whole: [Vec<usize>; 3] = [base.into_iter().collect(), Vec::new(), Vec::new()];
             whole[kept] = vec![r.section];
             out.whole = Some(Box::new(whole));
-            ctx.decisions.push(Decision::ConflictCarriesSubResource {
-                id: r.id.to_string(),
-            });
+            ctx.decisions
+                .push(Decision::ConflictCarriesSubResource { id: id.clone() });
         }
+    }
+}
+
+/// A sub_resource id as the result's `id=` field spells it.
+fn id_text(ctx: &Ctx, id: &str) -> String {
+    if ctx.sc[O].is_godot3() && is_int_id(id) {
+        id.to_string()
+    } else {
+        format!("\"{id}\"")
     }
 }
 

@@ -868,10 +868,57 @@ fn follow_moves(sc: [&Scene; 3], t: &mut Table) {
                 }
             }
         }
+        let mut followed = Vec::with_capacity(paired.len());
         for (keep, drop) in paired {
             let Some(i) = t.at[drop][x] else { continue };
             t.at[drop][x] = None;
             t.bind(keep, x, i);
+            followed.push(keep);
+        }
+        follow_descendants(sc, t, x, &followed);
+    }
+}
+
+/// The descendants of nodes [`follow_moves`] followed on side `x` move with them: a base
+/// descendant gone from `x` pairs with the node new on `x` at the same path below the
+/// followed node, of the same kind. Names that recur in a scene (`Label`, `TextEdit`)
+/// are ambiguous scene-wide, but not below one node.
+fn follow_descendants(sc: [&Scene; 3], t: &mut Table, x: usize, followed: &[usize]) {
+    if followed.is_empty() {
+        return;
+    }
+    let other = if x == O { T } else { O };
+    let at_path: HashMap<&str, usize> = sc[x]
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.path.as_str(), i))
+        .collect();
+    for &k in followed {
+        let (Some(b), Some(i)) = (t.at[k][B], t.at[k][x]) else {
+            continue;
+        };
+        let (bp, sp) = (sc[B].nodes[b].path.as_str(), sc[x].nodes[i].path.as_str());
+        if bp == "." || sp == "." {
+            continue;
+        }
+        for (d, n) in sc[B].nodes.iter().enumerate() {
+            let Some(rel) = n.path.strip_prefix(bp).and_then(|r| r.strip_prefix('/')) else {
+                continue;
+            };
+            let gone = t.of[B][d];
+            if gone == usize::MAX || t.at[gone][x].is_some() {
+                continue;
+            }
+            let Some(&j) = at_path.get(format!("{sp}/{rel}").as_str()) else {
+                continue;
+            };
+            let new = t.of[x][j];
+            let fresh = new != usize::MAX && t.at[new][B].is_none() && t.at[new][other].is_none();
+            if fresh && node_kind(sc[B], d) == node_kind(sc[x], j) {
+                t.at[new][x] = None;
+                t.bind(gone, x, j);
+            }
         }
     }
 }

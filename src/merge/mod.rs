@@ -24,6 +24,7 @@ mod editables;
 mod equality;
 mod header;
 mod held;
+mod hunk_parts;
 mod ids;
 mod layout;
 mod matching;
@@ -239,7 +240,7 @@ pub enum Decision {
     /// A sub_resource that only a carried subtree uses (see `ConflictCarriesSubtree`) is
     /// written inside a hunk of its own in the sub_resource area.
     ConflictCarriesSubResource {
-        /// Its id on the side that kept the subtree.
+        /// Its id in the result.
         id: String,
     },
     /// A node's name or place conflicts: the `parent=` of the nodes under it is
@@ -842,8 +843,8 @@ fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, opts: &MergeOptions) -> Structu
     let sub_ids = ids::sub_ids(&mut ctx, &sub_order);
     let (mut conn_out, conn_order) = connections::merge(&mut ctx, &paths);
     let (edit_out, edit_order) = editables::merge(&ctx, &paths);
-    spelling::respell_under_conflicts(&mut ctx, &mut merged, &paths, &mut conn_out);
-    carried::carry_subs(&mut ctx, &merged, &mut subs, &sub_ids);
+    let mut parts = spelling::respell_under_conflicts(&mut ctx, &mut merged, &paths, &mut conn_out);
+    carried::carry_subs(&mut ctx, &merged, &mut subs, &sub_ids, &mut parts.fields);
     let in_result = merged.iter().flatten().map(|m| &m.out).chain(subs.values());
     let header = header::merge(&mut ctx, ext_order.len() + sub_order.len(), in_result);
     let mut owned = vec![header];
@@ -851,7 +852,12 @@ fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, opts: &MergeOptions) -> Structu
     owned.extend(resources::sub_sections(&ctx, &sub_order, subs));
     owned.extend(resource);
     let mut secs: Vec<&sections::OutSec> = owned.iter().collect();
-    secs.extend(print::node_sections(&ctx, &node_order, &mut merged));
+    secs.extend(print::node_sections(
+        &ctx,
+        &node_order,
+        &parts.waits,
+        &mut merged,
+    ));
     secs.extend(conn_order.iter().filter_map(|i| conn_out.get(i)));
     secs.extend(edit_order.iter().filter_map(|i| edit_out.get(i)));
     let printer = print::Printer {
@@ -861,6 +867,7 @@ fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, opts: &MergeOptions) -> Structu
         markers,
         godot3: o.is_godot3(),
         seps: print::ours_separators(&ctx),
+        fields: &parts.fields,
     };
     let (text, nconf) = printer.print(&secs, false);
     // Without a conflict printed, resolving them to ours changes nothing.

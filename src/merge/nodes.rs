@@ -544,7 +544,9 @@ fn carry_subtrees(ctx: &mut Ctx, merged: &mut [Option<MergedNode>]) {
     }
 }
 
-/// The descendants of `x` on side `kept` that the other side lacks, in `kept`'s order.
+/// The descendants of `x` on side `kept` that the other side lacks, in `kept`'s order,
+/// each hanging under `x` or under another such descendant: a node both sides have
+/// below `x` is printed on its own, and so are the nodes under it.
 fn subtree_lacked(ctx: &Ctx, x: usize, kept: usize) -> Vec<usize> {
     let other = if kept == O { T } else { O };
     let Some(kx) = ctx.id.node.at[x][kept] else {
@@ -559,11 +561,18 @@ fn subtree_lacked(ctx: &Ctx, x: usize, kept: usize) -> Vec<usize> {
         p.strip_prefix(top.as_str())
             .is_some_and(|r| r.starts_with('/'))
     };
-    sc.nodes
-        .iter()
-        .enumerate()
-        .filter(|(_, n)| under(&n.path))
-        .map(|(i, _)| ctx.id.node.of[kept][i])
-        .filter(|&d| d != x && ctx.id.node.at[d][other].is_none())
-        .collect()
+    let mut inside: BTreeSet<usize> = BTreeSet::from([x]);
+    let mut out = Vec::new();
+    for (i, _) in sc.nodes.iter().enumerate().filter(|(_, n)| under(&n.path)) {
+        let d = ctx.id.node.of[kept][i];
+        let hangs = ctx
+            .parent_ref(kept, i)
+            .anchor()
+            .is_some_and(|p| inside.contains(&p));
+        if d != x && hangs && ctx.id.node.at[d][other].is_none() {
+            inside.insert(d);
+            out.push(d);
+        }
+    }
+    out
 }

@@ -8,17 +8,19 @@ use super::context::{body_end, Ctx};
 use super::ids::is_int_id;
 use super::matching::{B, O, T};
 use super::nodes::MergedNode;
-use super::sections::{Chunk, Line, OutSec, SideFields, Src, TagOut};
+use super::sections::{Chunk, Line, OutSec, SideFields, Src, TagFields, TagOut};
 use crate::linemerge::{merge_hunks_styled, write_conflict, ConflictStyle, Hunk, MarkerOptions};
 use crate::model::SectionKind;
 use crate::value::{rewrite_refs_in_text, RefKind};
 use std::collections::HashMap;
 
 /// Mark each node that is all ours' bytes as verbatim, and list the nodes in `order`
-/// (each once).
+/// (each once), a node with `waits` (see [`super::hunk_parts::HunkParts`]) only once
+/// the nodes it waits for are listed.
 pub(super) fn node_sections<'m>(
     ctx: &Ctx,
     order: &[usize],
+    waits: &[[Option<usize>; 3]],
     merged: &'m mut [Option<MergedNode>],
 ) -> Vec<&'m OutSec> {
     let o = ctx.sc[O];
@@ -41,10 +43,50 @@ pub(super) fn node_sections<'m>(
         }
         list.push(i);
     }
+    if !waits.is_empty() {
+        list = after_waits(&list, waits);
+    }
     let merged: &'m [Option<MergedNode>] = merged;
     list.iter()
         .filter_map(|&i| merged[i].as_ref().map(|m| &m.out))
         .collect()
+}
+
+/// `list` reordered so that each node comes after the nodes it waits for that are in
+/// the list, otherwise in its order (nodes that wait in a cycle come last).
+fn after_waits(list: &[usize], waits: &[[Option<usize>; 3]]) -> Vec<usize> {
+    let mut pending_in = vec![false; waits.len()];
+    for &i in list {
+        if let Some(p) = pending_in.get_mut(i) {
+            *p = true;
+        }
+    }
+    let mut out = Vec::with_capacity(list.len());
+    let mut waiting: Vec<usize> = Vec::new();
+    let ready = |i: usize, pending_in: &[bool]| {
+        waits.get(i).is_none_or(|w| {
+            w.iter()
+                .flatten()
+                .all(|&p| !pending_in.get(p).copied().unwrap_or(false))
+        })
+    };
+    for &i in list {
+        if !ready(i, &pending_in) {
+            waiting.push(i);
+            continue;
+        }
+        let mut next = Some(i);
+        while let Some(n) = next {
+            out.push(n);
+            pending_in[n] = false;
+            next = waiting
+                .iter()
+                .position(|&w| ready(w, &pending_in))
+                .map(|k| waiting.remove(k));
+        }
+    }
+    out.extend(waiting);
+    out
 }
 
 /// Separators ours uses between sections of two kinds (the first seen of each pair).
@@ -68,6 +110,8 @@ pub(super) struct Printer<'c, 'a> {
     pub(super) markers: &'c MarkerOptions,
     pub(super) godot3: bool,
     pub(super) seps: HashMap<(SectionKind, SectionKind), &'a str>,
+    /// Tags a hunk's part prints with fields written anew.
+    pub(super) fields: &'c TagFields,
 }
 
 impl Printer<'_, '_> {
@@ -164,10 +208,23 @@ impl Printer<'_, '_> {
             }
             TagOut::PerSide(inner, sides) => self.per_side(inner, sides, out, marks),
             TagOut::Conflict(v) => {
-                let text =
-                    |s: &Option<Src>| s.as_ref().map(|s| self.line_text(s)).unwrap_or_default();
+                let text = |s: &Option<Src>| {
+                    s.as_ref()
+                        .map(|s| format!("{}\n", self.tag_text(s).trim_end_matches('\n')))
+                        .unwrap_or_default()
+                };
                 marks.put(out, [text(&v[0]), text(&v[1]), text(&v[2])]);
             }
+        }
+    }
+
+    /// A side's `[tag]` line (without its newline) as a hunk's part prints it: with the
+    /// fields [`TagFields`] lists for it written anew.
+    fn tag_text(&self, s: &Src) -> String {
+        let text = self.src(s);
+        match self.fields.get(&(s.0, s.1.start)) {
+            Some(fields) => fields.iter().fold(text, |t, (k, v)| with_field(&t, k, v)),
+            None => text,
         }
     }
 
@@ -246,7 +303,9 @@ impl Printer<'_, '_> {
                 t.push_str(self.separator(SectionKind::Node, SectionKind::Node));
             }
             let sec = &sc.doc.sections[si];
-            t.push_str(&self.src(&(side, sec.span.start..body_end(sc, si))));
+            t.push_str(&self.src(&(side, sec.span.start..sec.tag.span.start)));
+            t.push_str(&self.tag_text(&(side, sec.tag.span.clone())));
+            t.push_str(&self.src(&(side, sec.tag.span.end..body_end(sc, si))));
             if !t.ends_with('\n') {
                 t.push('\n');
             }
@@ -273,6 +332,8 @@ impl Printer<'_, '_> {
             return;
         }
         let start = out.len();
+        // A tag between markers ends its own line.
+        let marked = matches!(s.tag, TagOut::Conflict(_) | TagOut::PerSide(..));
         self.tag(&s.tag, out, marks);
         // Every line from one side, in its order: keep that side's layout (blank line
         // after the header in old files, comments).
@@ -285,7 +346,7 @@ impl Printer<'_, '_> {
                     .iter()
                     .zip(&sec.props)
                     .all(|(l, p)| matches!(l, Line::Src((x, r)) if *x == side && *r == p.line));
-            if same && !matches!(s.tag, TagOut::Conflict(_)) {
+            if same && !marked {
                 self.src_into(&(side, sec.tag.span.end..body_end(sc, si)), out);
                 if out.len() == start || !out.ends_with('\n') {
                     out.push('\n');
@@ -293,7 +354,7 @@ impl Printer<'_, '_> {
                 return;
             }
         }
-        if !matches!(s.tag, TagOut::Conflict(_)) {
+        if !marked {
             out.push('\n');
         }
         for l in &s.lines {
@@ -521,20 +582,25 @@ fn close_enough(gap: &str, style: ConflictStyle) -> bool {
         && (gap.lines().count() <= 3 || !gap.bytes().any(|c| c.is_ascii_alphanumeric()))
 }
 
-/// A one-line tag with its `key=` value (a quoted string) replaced by `quoted`.
-fn with_field(tag: &str, key: &str, quoted: &str) -> String {
-    let Some(at) = tag.find(&format!(" {key}=\"")).map(|k| k + key.len() + 2) else {
+/// A one-line tag with its `key=` value (a quoted string, or a bare word like Godot
+/// 3's `id=3`) replaced by `value`, as written.
+fn with_field(tag: &str, key: &str, value: &str) -> String {
+    let Some(at) = tag.find(&format!(" {key}=")).map(|k| k + key.len() + 2) else {
         return tag.to_string();
     };
-    let rest = &tag[at + 1..];
-    let mut escaped = false;
-    let end = rest.char_indices().find_map(|(k, c)| {
-        let close = c == '"' && !escaped;
-        escaped = c == '\\' && !escaped;
-        close.then_some(k)
-    });
+    let rest = &tag[at..];
+    let end = if let Some(inner) = rest.strip_prefix('"') {
+        let mut escaped = false;
+        inner.char_indices().find_map(|(k, c)| {
+            let close = c == '"' && !escaped;
+            escaped = c == '\\' && !escaped;
+            close.then_some(k + 2)
+        })
+    } else {
+        rest.find([' ', ']'])
+    };
     match end {
-        Some(k) => format!("{}{quoted}{}", &tag[..at], &rest[k + 1..]),
+        Some(k) => format!("{}{value}{}", &tag[..at], &rest[k..]),
         None => tag.to_string(),
     }
 }

@@ -17,6 +17,10 @@ pub(super) type NodeFields<'a> = (usize, Option<Vec<(&'a str, Option<Src>)>>);
 /// One side's replaced `[node]` fields in a per-side tag (`None`: the side lacks it).
 pub(super) type SideFields = Option<Vec<(&'static str, String)>>;
 
+/// Tags a hunk's part prints with some fields written anew: by (side, the tag's byte
+/// offset in that side's text), each field's key and value as written.
+pub(super) type TagFields = std::collections::HashMap<(usize, usize), Vec<(&'static str, String)>>;
+
 /// A piece of a tag: taken from a side, or written by us.
 #[derive(Clone, Debug)]
 pub(super) enum Chunk {

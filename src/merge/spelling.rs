@@ -7,6 +7,7 @@
 //! the markers to [`super::print`].
 
 use super::context::{Ctx, ParentRef};
+use super::hunk_parts::{parent_text, quoted, HunkParts};
 use super::matching::{B, O, T};
 use super::nodes::MergedNode;
 use super::paths::MergedPaths;
@@ -22,19 +23,20 @@ type Sides = [Option<Vec<(&'static str, String)>>; 3];
 const MAX_DEPTH: usize = 4096;
 
 /// Wrap the tag of every node whose `parent=` differs between the sides' spellings of
-/// a conflicted ancestor, and record one decision per conflicted node.
+/// a conflicted ancestor, and record one decision per conflicted node; then what the
+/// hunks' parts print and which nodes wait (see [`HunkParts`]).
 pub(super) fn respell_under_conflicts<'a>(
     ctx: &mut Ctx<'a>,
     merged: &mut [Option<MergedNode<'a>>],
     paths: &MergedPaths,
     connections: &mut BTreeMap<usize, OutSec>,
-) {
+) -> HunkParts {
     if !merged
         .iter()
         .flatten()
-        .any(|m| m.place_conflict || m.out.whole.is_some())
+        .any(|m| m.place_conflict || m.tag_conflict || m.out.whole.is_some())
     {
-        return;
+        return HunkParts::default();
     }
     let spelled: [Vec<String>; 3] = [B, O, T].map(|s| Speller::all(ctx, merged, s));
     let nodes = NodesBySide::of(ctx, merged, paths, &spelled);
@@ -42,6 +44,8 @@ pub(super) fn respell_under_conflicts<'a>(
         respell_connection(ctx, &nodes, out);
     }
     respell_parents(ctx, merged, paths, &spelled);
+    let place = |n: usize, m: &MergedNode<'a>, s: usize| place_on(ctx, merged, n, m, s);
+    HunkParts::of(ctx, merged, &spelled, &place)
 }
 
 /// Wrap the tag of every node whose `parent=` differs between the sides' spellings,
@@ -114,11 +118,6 @@ fn lacks_parent(merged: &[Option<MergedNode>], m: &MergedNode, side: usize) -> b
         Some(w) => side != B && w[side].is_empty(),
         None => false,
     }
-}
-
-/// `text` as a quoted field value.
-fn quoted(text: &str) -> String {
-    format!("\"{}\"", crate::write::c_escape(text))
 }
 
 /// Make a section's tag depend on the side picked.
@@ -220,17 +219,6 @@ fn field_value(ctx: &Ctx, tag: &TagOut, key: &str) -> Option<String> {
     };
     let inner = raw.trim().strip_prefix('"')?.strip_suffix('"')?;
     (!inner.contains('\\')).then(|| inner.to_string())
-}
-
-/// The `parent=` text of a node hanging at `parent`, with the given paths.
-fn parent_text(parent: &ParentRef, spelled: &[String]) -> Option<String> {
-    let path = |i: usize| spelled.get(i).map_or(".", String::as_str);
-    match parent {
-        ParentRef::Root => None,
-        ParentRef::Outside(p) => Some(p.clone()),
-        ParentRef::Inside { anchor, rest } => Some(join_path(path(*anchor), rest)),
-        ParentRef::Node(p) => Some(path(*p).to_string()),
-    }
 }
 
 /// The nodes above `d` in the result whose name or place conflicts, or that are in
