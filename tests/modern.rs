@@ -555,3 +555,166 @@ fn permuted_sub_resource_ids_follow_the_content() {
         "{t}"
     );
 }
+
+const SOUND_SETTINGS_45: &str = r#"[gd_scene load_steps=2 format=3 uid="uid://de6s2quemrmkf"]
+
+[ext_resource type="PackedScene" uid="uid://dvlpr4m0dt5rw" path="res://menus/volume_slider.tscn" id="3_ntmw0"]
+
+[node name="SoundSettings" type="VBoxContainer"]
+offset_right = 448.0
+offset_bottom = 190.0
+
+[node name="GridContainer" type="GridContainer" parent="."]
+layout_mode = 2
+columns = 2
+
+[node name="MusicLabel" type="Label" parent="GridContainer"]
+layout_mode = 2
+text = "Music"
+
+[node name="MusicSlider" parent="GridContainer" instance=ExtResource("3_ntmw0")]
+layout_mode = 2
+"#;
+
+/// `SOUND_SETTINGS_45` as Godot 4.6 re-saves it: no `load_steps`, a `unique_id` on
+/// every node.
+fn sound_settings_46() -> String {
+    SOUND_SETTINGS_45
+        .replace("load_steps=2 ", "")
+        .replace(
+            "type=\"VBoxContainer\"]",
+            "type=\"VBoxContainer\" unique_id=707663916]",
+        )
+        .replace(
+            "parent=\".\"]",
+            "parent=\".\" unique_id=198803873]",
+        )
+        .replace(
+            "parent=\"GridContainer\"]",
+            "parent=\"GridContainer\" unique_id=1017472749]",
+        )
+        .replace(
+            "parent=\"GridContainer\" instance",
+            "parent=\"GridContainer\" unique_id=72306828 instance",
+        )
+}
+
+/// Ours only re-saved in 4.6; theirs (re-saved alike) wrapped the old root in a new root
+/// PanelContainer. The old root's `unique_id` names it on theirs too, as the child
+/// VBoxContainer: the new root is theirs' addition, not base's root, and the result is
+/// theirs' scene (before: the new root took the old root's identity and its id, and the
+/// id was written twice).
+#[test]
+fn root_wrapped_in_a_new_root_keeps_its_unique_id() {
+    let ours = sound_settings_46();
+    let theirs = ours
+        .replace(
+            "[node name=\"SoundSettings\" type=\"VBoxContainer\" unique_id=707663916]\noffset_right = 448.0\noffset_bottom = 190.0\n",
+            "[node name=\"SoundSettings\" type=\"PanelContainer\" unique_id=1536122933]\noffset_right = 448.0\noffset_bottom = 218.0\n\n[node name=\"VBoxContainer\" type=\"VBoxContainer\" parent=\".\" unique_id=707663916]\nlayout_mode = 2\n",
+        )
+        .replace("parent=\".\" unique_id=198803873", "parent=\"VBoxContainer\" unique_id=198803873")
+        .replace("parent=\"GridContainer\"", "parent=\"VBoxContainer/GridContainer\"");
+    let (out, t) = run(SOUND_SETTINGS_45, &ours, &theirs);
+    assert!(out.is_clean(), "{t}");
+    assert_eq!(out.method, Method::Structural, "{t}");
+    assert_eq!(t.matches("unique_id=707663916").count(), 1, "{t}");
+    assert!(
+        t.contains("[node name=\"SoundSettings\" type=\"PanelContainer\" unique_id=1536122933]"),
+        "{t}"
+    );
+    assert!(
+        t.contains("[node name=\"MusicSlider\" parent=\"VBoxContainer/GridContainer\" unique_id=72306828 instance"),
+        "{t}"
+    );
+}
+
+const PLAYER_45: &str = r#"[gd_scene load_steps=3 format=3 uid="uid://iu2q66clupc6"]
+
+[ext_resource type="Script" uid="uid://bk52qjv58locq" path="res://player/interact_area.gd" id="6_3in67"]
+
+[sub_resource type="RectangleShape2D" id="RectangleShape2D_blfj0"]
+size = Vector2(20, 60)
+
+[node name="Player" type="CharacterBody2D"]
+motion_mode = 1
+
+[node name="CollisionShape2D" type="CollisionShape2D" parent="."]
+position = Vector2(0, -16)
+shape = SubResource("RectangleShape2D_blfj0")
+
+[node name="PlayerInteraction" type="Node2D" parent="."]
+unique_name_in_owner = true
+
+[node name="InteractZone" type="Area2D" parent="PlayerInteraction"]
+collision_layer = 0
+collision_mask = 32
+script = ExtResource("6_3in67")
+
+[node name="CollisionShape2D" type="CollisionShape2D" parent="PlayerInteraction/InteractZone"]
+position = Vector2(47, -30)
+shape = SubResource("RectangleShape2D_blfj0")
+debug_color = Color(0.600391, 0.54335, 0, 0.42)
+
+[node name="InteractMarker" type="Marker2D" parent="PlayerInteraction"]
+position = Vector2(-1, -116)
+
+[node name="PushZone" type="Area2D" parent="."]
+collision_layer = 2
+
+[node name="CollisionShape2D" type="CollisionShape2D" parent="PushZone"]
+shape = SubResource("RectangleShape2D_blfj0")
+"#;
+
+/// Theirs' replacement of PushZone: another Area2D with a CollisionShape2D of its own.
+const PLAYER_REPEL_46: &str = r#"[node name="PlayerRepel" type="Area2D" parent="." unique_id=1324972992]
+collision_layer = 4
+
+[node name="CollisionShape2D" type="CollisionShape2D" parent="PlayerRepel" unique_id=1972626703]
+position = Vector2(0, -24)
+shape = SubResource("RectangleShape2D_blfj0")
+"#;
+
+/// Theirs re-saved in 4.6 and renamed InteractZone to CharacterSight; ours removed the
+/// shape's debug colour. The rename is followed, and so is the child under it (paired by
+/// the renamed parent's identity, its name and type; theirs also replaced PushZone by
+/// PlayerRepel, each with a CollisionShape2D, so name and type alone are ambiguous): ours' edit lands in theirs'
+/// CollisionShape2D, which keeps its new `unique_id` (before: ours' shape was written
+/// under the old parent path, a broken scene, and the line merge took over).
+#[test]
+fn child_follows_a_parent_renamed_by_a_46_resave() {
+    let ours = PLAYER_45.replace("debug_color = Color(0.600391, 0.54335, 0, 0.42)\n", "");
+    let theirs = PLAYER_45
+        .replace("load_steps=3 ", "")
+        .replace("type=\"CharacterBody2D\"]", "type=\"CharacterBody2D\" unique_id=1573431262]")
+        .replace(
+            "type=\"CollisionShape2D\" parent=\".\"]",
+            "type=\"CollisionShape2D\" parent=\".\" unique_id=1330567184]",
+        )
+        .replace(
+            "[node name=\"PlayerInteraction\" type=\"Node2D\" parent=\".\"]",
+            "[node name=\"PlayerInteraction\" type=\"Node2D\" parent=\".\" unique_id=1260226520]",
+        )
+        .replace(
+            "[node name=\"InteractZone\" type=\"Area2D\" parent=\"PlayerInteraction\"]",
+            "[node name=\"CharacterSight\" type=\"Area2D\" parent=\"PlayerInteraction\" unique_id=888605377]",
+        )
+        .replace(
+            "parent=\"PlayerInteraction/InteractZone\"]",
+            "parent=\"PlayerInteraction/CharacterSight\" unique_id=255765935]",
+        )
+        .replace(
+            "[node name=\"InteractMarker\" type=\"Marker2D\" parent=\"PlayerInteraction\"]",
+            "[node name=\"InteractMarker\" type=\"Marker2D\" parent=\"PlayerInteraction\" unique_id=1094529131]",
+        );
+    let push_zone = theirs.find("[node name=\"PushZone\"").unwrap_or(theirs.len());
+    let theirs = format!("{}{PLAYER_REPEL_46}", &theirs[..push_zone]);
+    let (out, t) = run(PLAYER_45, &ours, &theirs);
+    assert!(out.is_clean(), "{t}");
+    assert_eq!(out.method, Method::Structural, "{t}");
+    assert!(!t.contains("InteractZone") && !t.contains("PushZone"), "{t}");
+    assert!(!t.contains("debug_color"), "{t}");
+    assert!(
+        t.contains("[node name=\"CollisionShape2D\" type=\"CollisionShape2D\" parent=\"PlayerInteraction/CharacterSight\" unique_id=255765935]\nposition = Vector2(47, -30)\n"),
+        "{t}"
+    );
+}
