@@ -35,7 +35,7 @@ cd "$(dirname "$0")/.."
 shared="${TSCN_SHARED:-../shared}"
 [ -f "$shared/corpus/INDEX.tsv" ] || shared=/work/shared
 exec python3 - "$shared" "${REPLAY_TOOL:-${CARGO_TARGET_DIR:-target}/release/tscn-merge}" <<'PY'
-import collections, json, os, subprocess, sys, tempfile
+import collections, json, os, re, subprocess, sys, tempfile
 
 shared, tool = sys.argv[1], os.path.abspath(sys.argv[2])
 listing = os.environ.get("REPLAY_LIST", "0") not in ("", "0")
@@ -108,8 +108,10 @@ def classify(base, ours, theirs, out, clean):
         return "gap", ["clean but invalid: " + (first[0].split(": ", 1)[-1] if first else "?")]
     kinds = [report_kind(c) for c in doc.get("conflict_reports", [])]
     if doc.get("method") == "line":
-        kinds.append(("gap", "line merge: " + next(
-            (d.get("reason", "") for d in doc.get("decisions", []) if d.get("kind") == "fell_back"), "")[:80]))
+        reason = next((d.get("reason", "") for d in doc.get("decisions", [])
+                       if d.get("kind") == "fell_back"), "")
+        reason = re.sub(r"\d+", "N", re.sub(r'"[^"]*"', '"..."', reason))
+        kinds.append(("gap", "line merge: " + reason.split(" (at this point")[0][:110]))
     if not kinds:
         return "gap", ["conflict without report"]
     cls = "gap" if any(k == "gap" for k, _ in kinds) else "true"
@@ -165,7 +167,7 @@ for key in sorted(by_path):
                     for fact in facts:
                         stats[s][fact] += 1
                         lists[s][fact].append(label)
-                    for r in set(r.split(":")[0] + ":" + r.split(":")[1] if r.count(":") > 1 else r for r in found):
+                    for r in set(found):
                         reasons[s][r] += 1
 
 print("modern replay (a proxy: base = older, ours = mid, theirs = newer version of one corpus file)")

@@ -718,3 +718,66 @@ fn child_follows_a_parent_renamed_by_a_46_resave() {
         "{t}"
     );
 }
+
+const MAIN_45: &str = r#"[gd_scene load_steps=2 format=3 uid="uid://cqal78kfc8kbf"]
+
+[ext_resource type="FontFile" uid="uid://bqrd3ol4k1mfe" path="res://fonts/pixel.ttf" id="4_8kvh6"]
+
+[node name="Main" type="Node2D"]
+
+[node name="DayTimer" type="Timer" parent="."]
+
+[node name="UI" type="Control" parent="."]
+visible = false
+layout_mode = 3
+anchors_preset = 0
+offset_right = 40.0
+offset_bottom = 40.0
+
+[node name="DayTimerLabel" type="Label" parent="UI"]
+layout_mode = 0
+offset_left = 439.0
+offset_top = -315.0
+theme_override_fonts/font = ExtResource("4_8kvh6")
+text = "Time left:"
+
+[node name="OrderGoalLabel" type="Label" parent="UI"]
+layout_mode = 0
+offset_left = 439.0
+offset_top = -292.0
+theme_override_fonts/font = ExtResource("4_8kvh6")
+text = "Goal:"
+"#;
+
+/// Ours renamed UI to Control and edited it (made it visible); theirs added a label
+/// under UI. Every child UI kept went to Control, a node of the same type under the same
+/// parent: that is the rename, followed, and theirs' label lands under Control (before:
+/// UI counted as deleted with a child added under it, a conflict; git's clean merge
+/// leaves the label under a parent that no longer exists).
+#[test]
+fn node_renamed_and_edited_is_known_by_its_children() {
+    let ours = MAIN_45
+        .replace(
+            "[node name=\"UI\" type=\"Control\" parent=\".\"]\nvisible = false\n",
+            "[node name=\"Control\" type=\"Control\" parent=\".\"]\n",
+        )
+        .replace("parent=\"UI\"", "parent=\"Control\"");
+    let theirs = MAIN_45.replace(
+        "text = \"Goal:\"\n",
+        "text = \"Goal:\"\n\n[node name=\"CurrentDayLabel\" type=\"Label\" parent=\"UI\"]\nlayout_mode = 0\noffset_left = 338.0\ntext = \"Day: \"\n",
+    );
+    let (out, t) = run(MAIN_45, &ours, &theirs);
+    assert!(out.is_clean(), "{t}");
+    assert!(!t.contains("\"UI\""), "{t}");
+    assert!(
+        t.contains("[node name=\"CurrentDayLabel\" type=\"Label\" parent=\"Control\"]"),
+        "{t}"
+    );
+    assert!(
+        out.decisions
+            .iter()
+            .any(|d| matches!(d, Decision::NodeRenameFollowed { from, to } if from == "UI" && to == "Control")),
+        "{:?}",
+        out.decisions
+    );
+}

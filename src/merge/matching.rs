@@ -886,6 +886,9 @@ fn follow_moves_once(sc: [&Scene; 3], t: &mut Table, x: usize) -> usize {
         (parent_ident_at(sc, t, s, i), (kind, name))
     };
     paired.extend(unambiguous_pairs(&gone, &new, |g| placed(B, g), |i| placed(x, i), t, x));
+    if paired.is_empty() {
+        paired = adopted_pairs(sc, t, x, &gone, &new);
+    }
     let count = paired.len();
     for (keep, drop) in paired {
         let Some(i) = t.at[drop][x] else { continue };
@@ -893,6 +896,54 @@ fn follow_moves_once(sc: [&Scene; 3], t: &mut Table, x: usize) -> usize {
         t.bind(keep, x, i);
     }
     count
+}
+
+/// A node renamed and edited on side `x` is known by its children: every base child it
+/// still has on `x` hangs under one new node there, of the same type and under the same
+/// parent, and that node took children from no other gone node.
+fn adopted_pairs(
+    sc: [&Scene; 3],
+    t: &Table,
+    x: usize,
+    gone: &[usize],
+    new: &[usize],
+) -> Vec<(usize, usize)> {
+    if gone.is_empty() || new.is_empty() {
+        return Vec::new();
+    }
+    let at_path = |s: usize, ids: &[usize]| -> HashMap<&str, usize> {
+        ids.iter()
+            .filter_map(|&id| Some((sc[s].nodes[t.at[id][s]?].path.as_str(), id)))
+            .collect()
+    };
+    let (gone_at, new_at) = (at_path(B, gone), at_path(x, new));
+    let mut took: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    let mut gave: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for at in &t.at {
+        let (Some(b), Some(i)) = (at[B], at[x]) else { continue };
+        let Some(&g) = sc[B].nodes[b].parent.as_deref().and_then(|p| gone_at.get(p)) else {
+            continue;
+        };
+        let n = sc[x].nodes[i].parent.as_deref().and_then(|p| new_at.get(p)).copied();
+        let n = n.unwrap_or(usize::MAX);
+        took.entry(g).or_default().push(n);
+        gave.entry(n).or_default().push(g);
+    }
+    let kind = |s: usize, id: usize| t.at[id][s].map(|i| node_kind(sc[s], i).1);
+    let parent = |s: usize, id: usize| t.at[id][s].and_then(|i| parent_ident_at(sc, t, s, i));
+    took.into_iter()
+        .filter_map(|(g, ns)| {
+            let n = *ns.first()?;
+            let one = |v: &[usize], e: usize| v.iter().all(|&y| y == e);
+            (n != usize::MAX
+                && one(&ns, n)
+                && gave.get(&n).is_some_and(|gs| one(gs, g))
+                && kind(B, g) == kind(x, n)
+                && parent(B, g).is_some()
+                && parent(B, g) == parent(x, n))
+                .then_some((g, n))
+        })
+        .collect()
 }
 
 /// Pairs of a gone and a new identity whose keys are equal and shared by no other
