@@ -781,3 +781,35 @@ fn node_renamed_and_edited_is_known_by_its_children() {
         out.decisions
     );
 }
+
+/// As above, but theirs also added a node named Control beside UI (both sides gave their
+/// Control a unique_id, so they are two nodes): ours' Control would collide with it, so which node is the rename is a guess and it is not followed (UI
+/// stays a delete-against-add conflict, never two nodes at one path).
+#[test]
+fn rename_known_by_children_is_not_followed_into_a_name_the_other_side_added() {
+    let ours = MAIN_45
+        .replace(
+            "[node name=\"UI\" type=\"Control\" parent=\".\"]\nvisible = false\n",
+            "[node name=\"Control\" type=\"Control\" parent=\".\" unique_id=1745412343]\n",
+        )
+        .replace("parent=\"UI\"", "parent=\"Control\"");
+    let theirs = MAIN_45
+        .replace(
+            "[node name=\"DayTimer\" type=\"Timer\" parent=\".\"]\n",
+            "[node name=\"DayTimer\" type=\"Timer\" parent=\".\"]\n\n[node name=\"Control\" type=\"Control\" parent=\".\" unique_id=1324972992]\nlayout_mode = 3\n",
+        )
+        .replace(
+            "text = \"Goal:\"\n",
+            "text = \"Goal:\"\n\n[node name=\"CurrentDayLabel\" type=\"Label\" parent=\"UI\"]\ntext = \"Day: \"\n",
+        );
+    let (out, t) = run(MAIN_45, &ours, &theirs);
+    assert_eq!(out.method, Method::Structural, "{t}");
+    assert!(!out.is_clean(), "{t}");
+    assert!(
+        !out.decisions
+            .iter()
+            .any(|d| matches!(d, Decision::NodeRenameFollowed { from, .. } if from == "UI")),
+        "{:?}",
+        out.decisions
+    );
+}

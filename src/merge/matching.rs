@@ -900,7 +900,9 @@ fn follow_moves_once(sc: [&Scene; 3], t: &mut Table, x: usize) -> usize {
 
 /// A node renamed and edited on side `x` is known by its children: every base child it
 /// still has on `x` hangs under one new node there, of the same type and under the same
-/// parent, and that node took children from no other gone node.
+/// parent, and that node took children from no other gone node. Not when the other side
+/// has a node at that new node's path (the names would collide: which is the rename is
+/// then a guess).
 fn adopted_pairs(
     sc: [&Scene; 3],
     t: &Table,
@@ -931,6 +933,10 @@ fn adopted_pairs(
     }
     let kind = |s: usize, id: usize| t.at[id][s].map(|i| node_kind(sc[s], i).1);
     let parent = |s: usize, id: usize| t.at[id][s].and_then(|i| parent_ident_at(sc, t, s, i));
+    let other = if x == O { T } else { O };
+    let free = |n: usize| {
+        t.at[n][x].is_some_and(|i| !sc[other].nodes.iter().any(|m| m.path == sc[x].nodes[i].path))
+    };
     took.into_iter()
         .filter_map(|(g, ns)| {
             let n = *ns.first()?;
@@ -940,7 +946,8 @@ fn adopted_pairs(
                 && gave.get(&n).is_some_and(|gs| one(gs, g))
                 && kind(B, g) == kind(x, n)
                 && parent(B, g).is_some()
-                && parent(B, g) == parent(x, n))
+                && parent(B, g) == parent(x, n)
+                && free(n))
                 .then_some((g, n))
         })
         .collect()
