@@ -585,10 +585,7 @@ fn sound_settings_46() -> String {
             "type=\"VBoxContainer\"]",
             "type=\"VBoxContainer\" unique_id=707663916]",
         )
-        .replace(
-            "parent=\".\"]",
-            "parent=\".\" unique_id=198803873]",
-        )
+        .replace("parent=\".\"]", "parent=\".\" unique_id=198803873]")
         .replace(
             "parent=\"GridContainer\"]",
             "parent=\"GridContainer\" unique_id=1017472749]",
@@ -706,12 +703,17 @@ fn child_follows_a_parent_renamed_by_a_46_resave() {
             "[node name=\"InteractMarker\" type=\"Marker2D\" parent=\"PlayerInteraction\"]",
             "[node name=\"InteractMarker\" type=\"Marker2D\" parent=\"PlayerInteraction\" unique_id=1094529131]",
         );
-    let push_zone = theirs.find("[node name=\"PushZone\"").unwrap_or(theirs.len());
+    let push_zone = theirs
+        .find("[node name=\"PushZone\"")
+        .unwrap_or(theirs.len());
     let theirs = format!("{}{PLAYER_REPEL_46}", &theirs[..push_zone]);
     let (out, t) = run(PLAYER_45, &ours, &theirs);
     assert!(out.is_clean(), "{t}");
     assert_eq!(out.method, Method::Structural, "{t}");
-    assert!(!t.contains("InteractZone") && !t.contains("PushZone"), "{t}");
+    assert!(
+        !t.contains("InteractZone") && !t.contains("PushZone"),
+        "{t}"
+    );
     assert!(!t.contains("debug_color"), "{t}");
     assert!(
         t.contains("[node name=\"CollisionShape2D\" type=\"CollisionShape2D\" parent=\"PlayerInteraction/CharacterSight\" unique_id=255765935]\nposition = Vector2(47, -30)\n"),

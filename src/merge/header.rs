@@ -214,10 +214,16 @@ mesh = SubResource("ArrayMesh_yyajy")
         let r = m(SAVED_43, &ours, &theirs);
         let text = String::from_utf8_lossy(&r.text);
         assert_eq!(r.conflict_count, 0, "{text}");
-        assert!(text.starts_with("[gd_scene load_steps=3 format=3 "), "{text}");
+        assert!(
+            text.starts_with("[gd_scene load_steps=3 format=3 "),
+            "{text}"
+        );
         assert!(text.contains("cast_shadow = 0\nlayers = 2\n"), "{text}");
         assert!(text.contains("PackedByteArray(0, 0, 1, 0, 2, 0)"), "{text}");
-        assert!(!r.decisions.iter().any(|d| matches!(d, Decision::FormatRaised { .. })));
+        assert!(!r
+            .decisions
+            .iter()
+            .any(|d| matches!(d, Decision::FormatRaised { .. })));
     }
 
     #[test]
@@ -228,7 +234,10 @@ mesh = SubResource("ArrayMesh_yyajy")
         let r = m(&base, &ours, &theirs);
         let text = String::from_utf8_lossy(&r.text);
         assert_eq!(r.conflict_count, 0, "{text}");
-        assert!(text.starts_with("[gd_scene load_steps=3 format=4 "), "{text}");
+        assert!(
+            text.starts_with("[gd_scene load_steps=3 format=4 "),
+            "{text}"
+        );
         assert!(text.contains("PackedByteArray(\"AAABAAIA\")"), "{text}");
     }
 }

@@ -865,18 +865,28 @@ fn follow_moves_once(sc: [&Scene; 3], t: &mut Table, x: usize) -> usize {
             }
         }
     }
-    let done: std::collections::HashSet<usize> =
-        paired.iter().flat_map(|&(a, b)| [a, b]).collect();
+    let done: std::collections::HashSet<usize> = paired.iter().flat_map(|&(a, b)| [a, b]).collect();
     let open = |m: &HashMap<(String, String), Vec<usize>>| -> Vec<usize> {
-        let mut v: Vec<usize> = m.values().flatten().copied().filter(|i| !done.contains(i)).collect();
+        let mut v: Vec<usize> = m
+            .values()
+            .flatten()
+            .copied()
+            .filter(|i| !done.contains(i))
+            .collect();
         v.sort_unstable();
         v
     };
     let (gone, new) = (open(&gone), open(&new));
     let renamed = |s: usize, i: usize| (parent_ident_at(sc, t, s, i), rename_content(sc, s, i));
-    paired.extend(unambiguous_pairs(&gone, &new, |g| renamed(B, g), |i| renamed(x, i), t, x));
-    let done: std::collections::HashSet<usize> =
-        paired.iter().flat_map(|&(a, b)| [a, b]).collect();
+    paired.extend(unambiguous_pairs(
+        &gone,
+        &new,
+        |g| renamed(B, g),
+        |i| renamed(x, i),
+        t,
+        x,
+    ));
+    let done: std::collections::HashSet<usize> = paired.iter().flat_map(|&(a, b)| [a, b]).collect();
     let (gone, new): (Vec<usize>, Vec<usize>) = (
         gone.into_iter().filter(|i| !done.contains(i)).collect(),
         new.into_iter().filter(|i| !done.contains(i)).collect(),
@@ -885,7 +895,14 @@ fn follow_moves_once(sc: [&Scene; 3], t: &mut Table, x: usize) -> usize {
         let (name, kind) = node_kind(sc[s], i);
         (parent_ident_at(sc, t, s, i), (kind, name))
     };
-    paired.extend(unambiguous_pairs(&gone, &new, |g| placed(B, g), |i| placed(x, i), t, x));
+    paired.extend(unambiguous_pairs(
+        &gone,
+        &new,
+        |g| placed(B, g),
+        |i| placed(x, i),
+        t,
+        x,
+    ));
     if paired.is_empty() {
         paired = adopted_pairs(sc, t, x, &gone, &new);
     }
@@ -922,11 +939,21 @@ fn adopted_pairs(
     let mut took: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
     let mut gave: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
     for at in &t.at {
-        let (Some(b), Some(i)) = (at[B], at[x]) else { continue };
-        let Some(&g) = sc[B].nodes[b].parent.as_deref().and_then(|p| gone_at.get(p)) else {
+        let (Some(b), Some(i)) = (at[B], at[x]) else {
             continue;
         };
-        let n = sc[x].nodes[i].parent.as_deref().and_then(|p| new_at.get(p)).copied();
+        let Some(&g) = sc[B].nodes[b]
+            .parent
+            .as_deref()
+            .and_then(|p| gone_at.get(p))
+        else {
+            continue;
+        };
+        let n = sc[x].nodes[i]
+            .parent
+            .as_deref()
+            .and_then(|p| new_at.get(p))
+            .copied();
         let n = n.unwrap_or(usize::MAX);
         took.entry(g).or_default().push(n);
         gave.entry(n).or_default().push(g);
@@ -935,7 +962,12 @@ fn adopted_pairs(
     let parent = |s: usize, id: usize| t.at[id][s].and_then(|i| parent_ident_at(sc, t, s, i));
     let other = if x == O { T } else { O };
     let free = |n: usize| {
-        t.at[n][x].is_some_and(|i| !sc[other].nodes.iter().any(|m| m.path == sc[x].nodes[i].path))
+        t.at[n][x].is_some_and(|i| {
+            !sc[other]
+                .nodes
+                .iter()
+                .any(|m| m.path == sc[x].nodes[i].path)
+        })
     };
     took.into_iter()
         .filter_map(|(g, ns)| {
@@ -948,7 +980,7 @@ fn adopted_pairs(
                 && parent(B, g).is_some()
                 && parent(B, g) == parent(x, n)
                 && free(n))
-                .then_some((g, n))
+            .then_some((g, n))
         })
         .collect()
 }
