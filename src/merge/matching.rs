@@ -985,20 +985,23 @@ fn adopted_pairs(
         .collect()
 }
 
+/// What pairs a gone node with a new one: its parent's identity and what it is.
+type MoveKey<C> = (Option<usize>, (String, C));
+
 /// Pairs of a gone and a new identity whose keys are equal and shared by no other
 /// (keys with an unknown parent or no kind pair nothing).
 fn unambiguous_pairs<C>(
     gone: &[usize],
     new: &[usize],
-    gone_key: impl Fn(usize) -> (Option<usize>, (String, C)),
-    new_key: impl Fn(usize) -> (Option<usize>, (String, C)),
+    gone_key: impl Fn(usize) -> MoveKey<C>,
+    new_key: impl Fn(usize) -> MoveKey<C>,
     t: &Table,
     x: usize,
 ) -> Vec<(usize, usize)>
 where
-    (Option<usize>, (String, C)): std::hash::Hash + Eq,
+    MoveKey<C>: std::hash::Hash + Eq,
 {
-    let mut by: HashMap<(Option<usize>, (String, C)), [Vec<usize>; 2]> = HashMap::new();
+    let mut by: HashMap<MoveKey<C>, [Vec<usize>; 2]> = HashMap::new();
     for &g in gone {
         let Some(b) = t.at[g][B] else { continue };
         by.entry(gone_key(b)).or_default()[0].push(g);
