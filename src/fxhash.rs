@@ -47,7 +47,6 @@ impl Hasher for FxHasher {
 }
 
 /// A HashMap with the Fx hasher.
-#[allow(dead_code)] // for merge::matching, whose own copy is to give way to this one
 pub(crate) type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
 
 /// A HashSet with the Fx hasher.

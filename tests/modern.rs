@@ -288,11 +288,8 @@ fn new_subtree_is_written_depth_first() {
     let pos = |n: &str| names.iter().position(|x| *x == n).unwrap_or(usize::MAX);
     assert!(pos("P") < pos("Q") && pos("Q") == pos("P") + 1, "{t}");
     assert!(pos("A") < pos("X") && pos("A") < pos("R"), "{t}");
-    assert!(
-        !(pos("A") < pos("P") && pos("P") < pos("X"))
-            && !(pos("A") < pos("P") && pos("P") < pos("R")),
-        "{t}"
-    );
+    let between = |a: &str, b: &str, c: &str| pos(a) < pos(b) && pos(b) < pos(c);
+    assert!(!between("A", "P", "X") && !between("A", "P", "R"), "{t}");
 }
 
 /// Both sides add a node named Door under Root with different unique_ids: two nodes
@@ -553,5 +550,265 @@ fn permuted_sub_resource_ids_follow_the_content() {
     assert!(
         t.contains("position = Vector2(0, 90)\nshape = SubResource(\"RectangleShape2D_i4vtk\")"),
         "{t}"
+    );
+}
+
+const SOUND_SETTINGS_45: &str = r#"[gd_scene load_steps=2 format=3 uid="uid://de6s2quemrmkf"]
+
+[ext_resource type="PackedScene" uid="uid://dvlpr4m0dt5rw" path="res://menus/volume_slider.tscn" id="3_ntmw0"]
+
+[node name="SoundSettings" type="VBoxContainer"]
+offset_right = 448.0
+offset_bottom = 190.0
+
+[node name="GridContainer" type="GridContainer" parent="."]
+layout_mode = 2
+columns = 2
+
+[node name="MusicLabel" type="Label" parent="GridContainer"]
+layout_mode = 2
+text = "Music"
+
+[node name="MusicSlider" parent="GridContainer" instance=ExtResource("3_ntmw0")]
+layout_mode = 2
+"#;
+
+/// `SOUND_SETTINGS_45` as Godot 4.6 re-saves it: no `load_steps`, a `unique_id` on
+/// every node.
+fn sound_settings_46() -> String {
+    SOUND_SETTINGS_45
+        .replace("load_steps=2 ", "")
+        .replace(
+            "type=\"VBoxContainer\"]",
+            "type=\"VBoxContainer\" unique_id=707663916]",
+        )
+        .replace("parent=\".\"]", "parent=\".\" unique_id=198803873]")
+        .replace(
+            "parent=\"GridContainer\"]",
+            "parent=\"GridContainer\" unique_id=1017472749]",
+        )
+        .replace(
+            "parent=\"GridContainer\" instance",
+            "parent=\"GridContainer\" unique_id=72306828 instance",
+        )
+}
+
+/// Ours only re-saved in 4.6; theirs (re-saved alike) wrapped the old root in a new root
+/// PanelContainer. The old root's `unique_id` names it on theirs too, as the child
+/// VBoxContainer: the new root is theirs' addition, not base's root, and the result is
+/// theirs' scene (before: the new root took the old root's identity and its id, and the
+/// id was written twice).
+#[test]
+fn root_wrapped_in_a_new_root_keeps_its_unique_id() {
+    let ours = sound_settings_46();
+    let theirs = ours
+        .replace(
+            "[node name=\"SoundSettings\" type=\"VBoxContainer\" unique_id=707663916]\noffset_right = 448.0\noffset_bottom = 190.0\n",
+            "[node name=\"SoundSettings\" type=\"PanelContainer\" unique_id=1536122933]\noffset_right = 448.0\noffset_bottom = 218.0\n\n[node name=\"VBoxContainer\" type=\"VBoxContainer\" parent=\".\" unique_id=707663916]\nlayout_mode = 2\n",
+        )
+        .replace("parent=\".\" unique_id=198803873", "parent=\"VBoxContainer\" unique_id=198803873")
+        .replace("parent=\"GridContainer\"", "parent=\"VBoxContainer/GridContainer\"");
+    let (out, t) = run(SOUND_SETTINGS_45, &ours, &theirs);
+    assert!(out.is_clean(), "{t}");
+    assert_eq!(out.method, Method::Structural, "{t}");
+    assert_eq!(t.matches("unique_id=707663916").count(), 1, "{t}");
+    assert!(
+        t.contains("[node name=\"SoundSettings\" type=\"PanelContainer\" unique_id=1536122933]"),
+        "{t}"
+    );
+    assert!(
+        t.contains("[node name=\"MusicSlider\" parent=\"VBoxContainer/GridContainer\" unique_id=72306828 instance"),
+        "{t}"
+    );
+}
+
+const PLAYER_45: &str = r#"[gd_scene load_steps=3 format=3 uid="uid://iu2q66clupc6"]
+
+[ext_resource type="Script" uid="uid://bk52qjv58locq" path="res://player/interact_area.gd" id="6_3in67"]
+
+[sub_resource type="RectangleShape2D" id="RectangleShape2D_blfj0"]
+size = Vector2(20, 60)
+
+[node name="Player" type="CharacterBody2D"]
+motion_mode = 1
+
+[node name="CollisionShape2D" type="CollisionShape2D" parent="."]
+position = Vector2(0, -16)
+shape = SubResource("RectangleShape2D_blfj0")
+
+[node name="PlayerInteraction" type="Node2D" parent="."]
+unique_name_in_owner = true
+
+[node name="InteractZone" type="Area2D" parent="PlayerInteraction"]
+collision_layer = 0
+collision_mask = 32
+script = ExtResource("6_3in67")
+
+[node name="CollisionShape2D" type="CollisionShape2D" parent="PlayerInteraction/InteractZone"]
+position = Vector2(47, -30)
+shape = SubResource("RectangleShape2D_blfj0")
+debug_color = Color(0.600391, 0.54335, 0, 0.42)
+
+[node name="InteractMarker" type="Marker2D" parent="PlayerInteraction"]
+position = Vector2(-1, -116)
+
+[node name="PushZone" type="Area2D" parent="."]
+collision_layer = 2
+
+[node name="CollisionShape2D" type="CollisionShape2D" parent="PushZone"]
+shape = SubResource("RectangleShape2D_blfj0")
+"#;
+
+/// Theirs' replacement of PushZone: another Area2D with a CollisionShape2D of its own.
+const PLAYER_REPEL_46: &str = r#"[node name="PlayerRepel" type="Area2D" parent="." unique_id=1324972992]
+collision_layer = 4
+
+[node name="CollisionShape2D" type="CollisionShape2D" parent="PlayerRepel" unique_id=1972626703]
+position = Vector2(0, -24)
+shape = SubResource("RectangleShape2D_blfj0")
+"#;
+
+/// Theirs re-saved in 4.6 and renamed InteractZone to CharacterSight; ours removed the
+/// shape's debug colour. The rename is followed, and so is the child under it (paired by
+/// the renamed parent's identity, its name and type; theirs also replaced PushZone by
+/// PlayerRepel, each with a CollisionShape2D, so name and type alone are ambiguous): ours' edit lands in theirs'
+/// CollisionShape2D, which keeps its new `unique_id` (before: ours' shape was written
+/// under the old parent path, a broken scene, and the line merge took over).
+#[test]
+fn child_follows_a_parent_renamed_by_a_46_resave() {
+    let ours = PLAYER_45.replace("debug_color = Color(0.600391, 0.54335, 0, 0.42)\n", "");
+    let theirs = PLAYER_45
+        .replace("load_steps=3 ", "")
+        .replace("type=\"CharacterBody2D\"]", "type=\"CharacterBody2D\" unique_id=1573431262]")
+        .replace(
+            "type=\"CollisionShape2D\" parent=\".\"]",
+            "type=\"CollisionShape2D\" parent=\".\" unique_id=1330567184]",
+        )
+        .replace(
+            "[node name=\"PlayerInteraction\" type=\"Node2D\" parent=\".\"]",
+            "[node name=\"PlayerInteraction\" type=\"Node2D\" parent=\".\" unique_id=1260226520]",
+        )
+        .replace(
+            "[node name=\"InteractZone\" type=\"Area2D\" parent=\"PlayerInteraction\"]",
+            "[node name=\"CharacterSight\" type=\"Area2D\" parent=\"PlayerInteraction\" unique_id=888605377]",
+        )
+        .replace(
+            "parent=\"PlayerInteraction/InteractZone\"]",
+            "parent=\"PlayerInteraction/CharacterSight\" unique_id=255765935]",
+        )
+        .replace(
+            "[node name=\"InteractMarker\" type=\"Marker2D\" parent=\"PlayerInteraction\"]",
+            "[node name=\"InteractMarker\" type=\"Marker2D\" parent=\"PlayerInteraction\" unique_id=1094529131]",
+        );
+    let push_zone = theirs
+        .find("[node name=\"PushZone\"")
+        .unwrap_or(theirs.len());
+    let theirs = format!("{}{PLAYER_REPEL_46}", &theirs[..push_zone]);
+    let (out, t) = run(PLAYER_45, &ours, &theirs);
+    assert!(out.is_clean(), "{t}");
+    assert_eq!(out.method, Method::Structural, "{t}");
+    assert!(
+        !t.contains("InteractZone") && !t.contains("PushZone"),
+        "{t}"
+    );
+    assert!(!t.contains("debug_color"), "{t}");
+    assert!(
+        t.contains("[node name=\"CollisionShape2D\" type=\"CollisionShape2D\" parent=\"PlayerInteraction/CharacterSight\" unique_id=255765935]\nposition = Vector2(47, -30)\n"),
+        "{t}"
+    );
+}
+
+const MAIN_45: &str = r#"[gd_scene load_steps=2 format=3 uid="uid://cqal78kfc8kbf"]
+
+[ext_resource type="FontFile" uid="uid://bqrd3ol4k1mfe" path="res://fonts/pixel.ttf" id="4_8kvh6"]
+
+[node name="Main" type="Node2D"]
+
+[node name="DayTimer" type="Timer" parent="."]
+
+[node name="UI" type="Control" parent="."]
+visible = false
+layout_mode = 3
+anchors_preset = 0
+offset_right = 40.0
+offset_bottom = 40.0
+
+[node name="DayTimerLabel" type="Label" parent="UI"]
+layout_mode = 0
+offset_left = 439.0
+offset_top = -315.0
+theme_override_fonts/font = ExtResource("4_8kvh6")
+text = "Time left:"
+
+[node name="OrderGoalLabel" type="Label" parent="UI"]
+layout_mode = 0
+offset_left = 439.0
+offset_top = -292.0
+theme_override_fonts/font = ExtResource("4_8kvh6")
+text = "Goal:"
+"#;
+
+/// Ours renamed UI to Control and edited it (made it visible); theirs added a label
+/// under UI. Every child UI kept went to Control, a node of the same type under the same
+/// parent: that is the rename, followed, and theirs' label lands under Control (before:
+/// UI counted as deleted with a child added under it, a conflict; git's clean merge
+/// leaves the label under a parent that no longer exists).
+#[test]
+fn node_renamed_and_edited_is_known_by_its_children() {
+    let ours = MAIN_45
+        .replace(
+            "[node name=\"UI\" type=\"Control\" parent=\".\"]\nvisible = false\n",
+            "[node name=\"Control\" type=\"Control\" parent=\".\"]\n",
+        )
+        .replace("parent=\"UI\"", "parent=\"Control\"");
+    let theirs = MAIN_45.replace(
+        "text = \"Goal:\"\n",
+        "text = \"Goal:\"\n\n[node name=\"CurrentDayLabel\" type=\"Label\" parent=\"UI\"]\nlayout_mode = 0\noffset_left = 338.0\ntext = \"Day: \"\n",
+    );
+    let (out, t) = run(MAIN_45, &ours, &theirs);
+    assert!(out.is_clean(), "{t}");
+    assert!(!t.contains("\"UI\""), "{t}");
+    assert!(
+        t.contains("[node name=\"CurrentDayLabel\" type=\"Label\" parent=\"Control\"]"),
+        "{t}"
+    );
+    assert!(
+        out.decisions
+            .iter()
+            .any(|d| matches!(d, Decision::NodeRenameFollowed { from, to } if from == "UI" && to == "Control")),
+        "{:?}",
+        out.decisions
+    );
+}
+
+/// As above, but theirs also added a node named Control beside UI (both sides gave their
+/// Control a unique_id, so they are two nodes): ours' Control would collide with it, so which node is the rename is a guess and it is not followed (UI
+/// stays a delete-against-add conflict, never two nodes at one path).
+#[test]
+fn rename_known_by_children_is_not_followed_into_a_name_the_other_side_added() {
+    let ours = MAIN_45
+        .replace(
+            "[node name=\"UI\" type=\"Control\" parent=\".\"]\nvisible = false\n",
+            "[node name=\"Control\" type=\"Control\" parent=\".\" unique_id=1745412343]\n",
+        )
+        .replace("parent=\"UI\"", "parent=\"Control\"");
+    let theirs = MAIN_45
+        .replace(
+            "[node name=\"DayTimer\" type=\"Timer\" parent=\".\"]\n",
+            "[node name=\"DayTimer\" type=\"Timer\" parent=\".\"]\n\n[node name=\"Control\" type=\"Control\" parent=\".\" unique_id=1324972992]\nlayout_mode = 3\n",
+        )
+        .replace(
+            "text = \"Goal:\"\n",
+            "text = \"Goal:\"\n\n[node name=\"CurrentDayLabel\" type=\"Label\" parent=\"UI\"]\ntext = \"Day: \"\n",
+        );
+    let (out, t) = run(MAIN_45, &ours, &theirs);
+    assert_eq!(out.method, Method::Structural, "{t}");
+    assert!(!out.is_clean(), "{t}");
+    assert!(
+        !out.decisions
+            .iter()
+            .any(|d| matches!(d, Decision::NodeRenameFollowed { from, .. } if from == "UI")),
+        "{:?}",
+        out.decisions
     );
 }

@@ -1,5 +1,6 @@
 //! The file header (`[gd_scene ...]`, `[gd_resource ...]`): `load_steps` recomputed (or
-//! removed, when base had it and a side's 4.6 re-save removed it), `format` raised when merged content needs Godot 4.3's, other fields three-way (a
+//! removed, when base had it and a side's 4.6 re-save removed it), `format` three-way
+//! and raised when merged content needs Godot 4.3's, other fields three-way (a
 //! disagreement a conflict on the header line). Counting the resources is left to the
 //! phases before.
 
@@ -20,6 +21,18 @@ fn needs_format4<'s>(ctx: &Ctx, mut secs: impl Iterator<Item = &'s OutSec>) -> b
             Line::Conflict(_) | Line::Lit(_) | Line::Idents(_) | Line::Texts(_) => false,
         })
     })
+}
+
+/// `format` three-way: a side that kept base's takes the other's (a re-save in an older
+/// Godot lowers it, as `git merge-file` would); both changed: the higher.
+fn merged_format(b: Option<i64>, o: Option<i64>, t: Option<i64>) -> Option<i64> {
+    if o == b {
+        t.or(o)
+    } else if t == b {
+        o
+    } else {
+        o.max(t)
+    }
 }
 
 /// How a header merge went.
@@ -47,7 +60,8 @@ pub(super) fn merge<'s>(
         }
     }
     let fmt = |s: usize| sc[s].header.format;
-    let mut format = fmt(O).max(fmt(T));
+    let merged = merged_format(fmt(B), fmt(O), fmt(T));
+    let mut format = merged;
     if format.is_some_and(|f| f == 3) && needs_format4(ctx, secs) {
         format = Some(4);
     }
@@ -60,6 +74,10 @@ pub(super) fn merge<'s>(
                 let f = format.unwrap_or(3);
                 if fmt(O) != Some(f) {
                     hf.changed = true;
+                }
+                // Taking theirs' one-sided change is a field merge; anything above it
+                // (content that needs 4.3's format, or both sides changed) is chosen.
+                if fmt(O) != Some(f) && (format != merged || fmt(O) != fmt(B)) {
                     ctx.decisions.push(Decision::FormatRaised {
                         from: fmt(O),
                         to: f,
@@ -137,5 +155,89 @@ fn other_field(ctx: &mut Ctx, key: String, hf: &mut HeaderFields) {
     };
     if let Some(s) = chosen {
         hf.fields.push((key, Chunk::Src(s)));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::merge::{merge, Decision, MergeOptions, MergeOutcome};
+
+    fn m(base: &str, ours: &str, theirs: &str) -> MergeOutcome {
+        let opts = MergeOptions::default();
+        merge(base.as_bytes(), ours.as_bytes(), theirs.as_bytes(), &opts)
+    }
+
+    /// Saved by Godot 4.3: format 4, byte arrays as base64.
+    const SAVED_43: &str = r#"[gd_scene load_steps=3 format=4 uid="uid://cc6ngdqie8o8c"]
+
+[ext_resource type="Script" uid="uid://4ehwuml4mp5k" path="res://effects/vignette.gd" id="1"]
+
+[sub_resource type="ArrayMesh" id="ArrayMesh_yyajy"]
+_surfaces = [{
+"aabb": AABB(-2, -2, 0, 4, 4, 1e-05),
+"format": 34359742465,
+"index_count": 3,
+"index_data": PackedByteArray("AAABAAIA"),
+"primitive": 3,
+"uv_scale": Vector4(0, 0, 0, 0),
+"vertex_count": 3,
+"vertex_data": PackedByteArray("AACAPwAAAAAAAAAAAAAAAAAAgD8AAAAAAAAAAAAAAAAAAIA/")
+}]
+
+[node name="Vignette" type="Node3D"]
+script = ExtResource("1")
+
+[node name="Mesh" type="MeshInstance3D" parent="."]
+transform = Transform3D(1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, -1)
+cast_shadow = 0
+mesh = SubResource("ArrayMesh_yyajy")
+"#;
+
+    /// The same scene re-saved by Godot 4.2: format 3, byte arrays as numbers.
+    fn saved_42() -> String {
+        SAVED_43
+            .replace("format=4", "format=3")
+            .replace(" uid=\"uid://4ehwuml4mp5k\"", "")
+            .replace("34359742465", "4097")
+            .replace("\"AAABAAIA\"", "0, 0, 1, 0, 2, 0")
+            .replace("\"uv_scale\": Vector4(0, 0, 0, 0),\n", "")
+            .replace(
+                "\"AACAPwAAAAAAAAAAAAAAAAAAgD8AAAAAAAAAAAAAAAAAAIA/\"",
+                "0, 0, 128, 63, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 128, 63, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 128, 63",
+            )
+    }
+
+    #[test]
+    fn a_resave_in_an_older_godot_lowers_format_as_a_field_change() {
+        let ours = saved_42();
+        let theirs = SAVED_43.replace("cast_shadow = 0\n", "cast_shadow = 0\nlayers = 2\n");
+        let r = m(SAVED_43, &ours, &theirs);
+        let text = String::from_utf8_lossy(&r.text);
+        assert_eq!(r.conflict_count, 0, "{text}");
+        assert!(
+            text.starts_with("[gd_scene load_steps=3 format=3 "),
+            "{text}"
+        );
+        assert!(text.contains("cast_shadow = 0\nlayers = 2\n"), "{text}");
+        assert!(text.contains("PackedByteArray(0, 0, 1, 0, 2, 0)"), "{text}");
+        assert!(!r
+            .decisions
+            .iter()
+            .any(|d| matches!(d, Decision::FormatRaised { .. })));
+    }
+
+    #[test]
+    fn format_is_raised_when_the_other_side_brings_base64_arrays() {
+        let base = saved_42();
+        let ours = base.replace("cast_shadow = 0\n", "cast_shadow = 1\n");
+        let theirs = SAVED_43.to_string();
+        let r = m(&base, &ours, &theirs);
+        let text = String::from_utf8_lossy(&r.text);
+        assert_eq!(r.conflict_count, 0, "{text}");
+        assert!(
+            text.starts_with("[gd_scene load_steps=3 format=4 "),
+            "{text}"
+        );
+        assert!(text.contains("PackedByteArray(\"AAABAAIA\")"), "{text}");
     }
 }

@@ -2,55 +2,11 @@
 //! same thing. Each gets an *identity* (an index into a table), so that ids and paths
 //! can be renamed freely afterwards.
 
+pub(crate) use crate::fxhash::FxMap;
 use crate::model::{NodeKey, Scene};
 use crate::value::{rewrite_refs_in_text, scan_refs_in_text, RefKind};
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
-use std::hash::{BuildHasherDefault, Hasher};
-
-/// A small, fast, deterministic hasher (the Fx hash of rustc) for the hot lookups of a
-/// merge (paths, ids). Maps using it are never iterated to produce output order.
-#[derive(Default, Clone, Copy)]
-pub struct FxHasher {
-    hash: u64,
-}
-
-impl FxHasher {
-    #[inline]
-    fn add(&mut self, w: u64) {
-        self.hash = (self.hash.rotate_left(5) ^ w).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
-
-impl Hasher for FxHasher {
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        crate::linemerge::fold_words(bytes, |w| self.add(w));
-    }
-    #[inline]
-    fn write_u8(&mut self, i: u8) {
-        self.add(u64::from(i));
-    }
-    #[inline]
-    fn write_u32(&mut self, i: u32) {
-        self.add(u64::from(i));
-    }
-    #[inline]
-    fn write_u64(&mut self, i: u64) {
-        self.add(i);
-    }
-    #[inline]
-    fn write_usize(&mut self, i: usize) {
-        self.add(i as u64);
-    }
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.hash
-    }
-}
-
-/// A HashMap with the Fx hasher.
-pub type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
 
 /// A map from a key to a list of identities (in insertion order), without a vector per
 /// key: the lists are chained through one array.
@@ -471,6 +427,17 @@ fn side_paths(sc: [&Scene; 3]) -> Paths<'_> {
     })
 }
 
+/// The unique_ids of a scene's own nodes (not of override entries inside instances).
+fn own_uids(s: &Scene) -> FxMap<i64, ()> {
+    s.nodes
+        .iter()
+        .filter_map(|n| match &n.key {
+            NodeKey::UniqueId { scope, id } if scope.is_empty() => Some((*id, ())),
+            _ => None,
+        })
+        .collect()
+}
+
 /// Whether no two base nodes share a unique_id key.
 fn base_uids_unique(base: &Scene) -> bool {
     let mut keys: FxMap<&NodeKey, ()> = FxMap::default();
@@ -492,6 +459,11 @@ struct NodeKeys<'a> {
     /// side means a different node).
     uid_in_base: Vec<bool>,
     has_uid: Vec<bool>,
+    /// The unique_id (own scene's, not an override's) an identity was first given.
+    uid_of: Vec<Option<i64>>,
+    /// The unique_ids of each side's own nodes, gathered when first asked for.
+    side_uids: [std::cell::OnceCell<FxMap<i64, ()>>; 3],
+    sc: [&'a Scene; 3],
     parent_at: ParentAt,
 }
 
@@ -518,6 +490,9 @@ impl<'a> NodeKeys<'a> {
             by_skey: MultiMap::with_capacity(keyed),
             uid_in_base: Vec::with_capacity(total),
             has_uid: Vec::with_capacity(total),
+            uid_of: Vec::with_capacity(total),
+            side_uids: Default::default(),
+            sc,
             parent_at: sc.map(|s| Vec::with_capacity(s.nodes.len())),
         }
     }
@@ -605,6 +580,7 @@ impl<'a> NodeKeys<'a> {
             None => {
                 self.uid_in_base.push(false);
                 self.has_uid.push(false);
+                self.uid_of.push(None);
                 self.t.fresh(side, i)
             }
         };
@@ -672,13 +648,22 @@ impl<'a> NodeKeys<'a> {
         let t = &self.t;
         let (has_uid, uid_in_base) = (&self.has_uid, &self.uid_in_base);
         let is_uid = keys.uid.is_some();
+        // A unique_id this side gives to one of its own nodes names that node.
+        let held_here = |id: usize| {
+            self.uid_of[id].is_some_and(|u| {
+                let held = self.side_uids[side].get_or_init(|| own_uids(self.sc[side]));
+                held.contains_key(&u)
+            })
+        };
         // A node with a unique_id is not the node of an identity that already has
         // another one, unless that identity is a base node without one (both sides
-        // gave it an id when re-saving in 4.6). Two nodes added under one name with
-        // different ids are two nodes.
+        // gave it an id when re-saving in 4.6) whose id this side holds nowhere. Two
+        // nodes added under one name with different ids are two nodes.
         let usable = |id: usize| {
             !t.claimed(id, side)
-                && (!is_uid || !has_uid[id] || (!uid_in_base[id] && t.at[id][B].is_some()))
+                && (!is_uid
+                    || !has_uid[id]
+                    || (!uid_in_base[id] && t.at[id][B].is_some() && !held_here(id)))
         };
         let claimed = |id: usize| t.claimed(id, side);
         keys.uid
@@ -695,6 +680,9 @@ impl<'a> NodeKeys<'a> {
     /// Record a node's keys for the sides after it.
     fn record(&mut self, side: usize, id: usize, keys: NodeKey3<'a>) {
         if let Some(k) = keys.uid {
+            if k.0.is_empty() && self.uid_of[id].is_none() {
+                self.uid_of[id] = Some(k.1);
+            }
             self.by_uid.entry(k).or_insert(id);
             self.has_uid[id] = true;
             if side == B {
@@ -746,10 +734,6 @@ fn lockstep_ident(
     same_parent.then_some(id)
 }
 
-/// What makes a renamed node recognisable: its parent's identity, its type and its
-/// properties (key, value text).
-type RenameKey = (Option<usize>, (String, Vec<(String, String)>));
-
 /// Index of the scene root (the node without `parent`), normally the first node.
 fn root_of(s: &Scene) -> Option<usize> {
     match s.nodes.first() {
@@ -790,92 +774,17 @@ fn sub_ids_blank(text: &str) -> String {
 
 /// Without unique ids a moved node looks deleted and re-added. Pair a node that
 /// disappeared from base on one side with a node that appeared on the same side when
-/// both have the same name and type and the pairing is unambiguous.
+/// both have the same name and type, or (a rename) the same parent, type and
+/// properties, and the pairing is unambiguous. Pairing a renamed or moved parent lets
+/// its children pair in the next round: under the parent's identity with the same name
+/// and type (a child the other side re-saved with a unique_id, or edited, included).
 fn follow_moves(sc: [&Scene; 3], t: &mut Table) {
     for x in [O, T] {
-        let mut gone: HashMap<(String, String), Vec<usize>> = HashMap::new();
-        let mut new: HashMap<(String, String), Vec<usize>> = HashMap::new();
-        for (ident, at) in t.at.iter().enumerate() {
-            match (at[B], at[O], at[T]) {
-                (Some(b), _, _) if at[x].is_none() => {
-                    gone.entry(node_kind(sc[B], b)).or_default().push(ident)
-                }
-                (None, o, th)
-                    if at[x].is_some() && (if x == O { th.is_none() } else { o.is_none() }) =>
-                {
-                    let i = at[x].unwrap_or_default();
-                    new.entry(node_kind(sc[x], i)).or_default().push(ident)
-                }
-                _ => {}
+        for _ in 0..MAX_SHARED_ROUNDS {
+            if follow_moves_once(sc, t, x) == 0 {
+                break;
             }
         }
-        let mut paired: Vec<(usize, usize)> = Vec::new();
-        for (kind, g) in &gone {
-            if kind.1.is_empty() {
-                continue; // override entries have no kind of their own
-            }
-            let Some(n) = new.get(kind) else { continue };
-            if g.len() == 1 && n.len() == 1 {
-                paired.push((g[0], n[0]));
-            }
-        }
-        // Renames: a node gone and a node new under the same parent, of the same type,
-        // with the same properties, when that pairing is unambiguous.
-        let content = |s: usize, i: usize| -> (String, Vec<(String, String)>) {
-            let n = &sc[s].nodes[i];
-            let sec = &sc[s].doc.sections[n.section];
-            let props = sec
-                .props
-                .iter()
-                .map(|p| (p.key.to_string(), sub_ids_blank(sc[s].doc.slice(&p.value))))
-                .collect();
-            (node_kind(sc[s], i).1, props)
-        };
-        let parent_of = |t: &Table, s: usize, i: usize| -> Option<usize> {
-            let p = sc[s].nodes[i].parent.as_deref()?;
-            let pi = if p == "." {
-                sc[s].nodes.iter().position(|n| n.parent.is_none())?
-            } else {
-                sc[s].nodes.iter().position(|n| n.path == p)?
-            };
-            t.bound(s, pi).then(|| t.of[s][pi])
-        };
-        let done: std::collections::HashSet<usize> =
-            paired.iter().flat_map(|&(a, b)| [a, b]).collect();
-        let mut gone_by: HashMap<RenameKey, Vec<usize>> = HashMap::new();
-        let mut new_by: HashMap<RenameKey, Vec<usize>> = HashMap::new();
-        for g in gone.values().flatten().filter(|g| !done.contains(g)) {
-            let b = t.at[*g][B].unwrap_or_default();
-            gone_by
-                .entry((parent_of(t, B, b), content(B, b)))
-                .or_default()
-                .push(*g);
-        }
-        for n in new.values().flatten().filter(|n| !done.contains(n)) {
-            let i = t.at[*n][x].unwrap_or_default();
-            new_by
-                .entry((parent_of(t, x, i), content(x, i)))
-                .or_default()
-                .push(*n);
-        }
-        for (k, g) in &gone_by {
-            if k.1 .0.is_empty() {
-                continue;
-            }
-            if let Some(n) = new_by.get(k) {
-                if g.len() == 1 && n.len() == 1 {
-                    paired.push((g[0], n[0]));
-                }
-            }
-        }
-        let mut followed = Vec::with_capacity(paired.len());
-        for (keep, drop) in paired {
-            let Some(i) = t.at[drop][x] else { continue };
-            t.at[drop][x] = None;
-            t.bind(keep, x, i);
-            followed.push(keep);
-        }
-        follow_descendants(sc, t, x, &followed);
     }
 }
 
@@ -921,6 +830,222 @@ fn follow_descendants(sc: [&Scene; 3], t: &mut Table, x: usize, followed: &[usiz
             }
         }
     }
+}
+
+/// Identities base has and side `x` lost, and identities only side `x` has, by
+/// [`node_kind`].
+type GoneNew = [HashMap<(String, String), Vec<usize>>; 2];
+
+fn gone_and_new(sc: [&Scene; 3], t: &Table, x: usize) -> GoneNew {
+    let mut gn: GoneNew = Default::default();
+    for (ident, at) in t.at.iter().enumerate() {
+        let other = if x == O { at[T] } else { at[O] };
+        match (at[B], at[x]) {
+            (Some(b), None) => gn[0].entry(node_kind(sc[B], b)).or_default().push(ident),
+            (None, Some(i)) if other.is_none() => {
+                gn[1].entry(node_kind(sc[x], i)).or_default().push(ident)
+            }
+            _ => {}
+        }
+    }
+    gn
+}
+
+/// One round of [`follow_moves`] on side `x`: how many nodes it paired.
+fn follow_moves_once(sc: [&Scene; 3], t: &mut Table, x: usize) -> usize {
+    let [gone, new] = gone_and_new(sc, t, x);
+    let mut paired: Vec<(usize, usize)> = Vec::new();
+    for (kind, g) in &gone {
+        if kind.1.is_empty() {
+            continue; // override entries have no kind of their own
+        }
+        if let (Some(n), [g]) = (new.get(kind), g.as_slice()) {
+            if let [n] = n.as_slice() {
+                paired.push((*g, *n));
+            }
+        }
+    }
+    let done: std::collections::HashSet<usize> = paired.iter().flat_map(|&(a, b)| [a, b]).collect();
+    let open = |m: &HashMap<(String, String), Vec<usize>>| -> Vec<usize> {
+        let mut v: Vec<usize> = m
+            .values()
+            .flatten()
+            .copied()
+            .filter(|i| !done.contains(i))
+            .collect();
+        v.sort_unstable();
+        v
+    };
+    let (gone, new) = (open(&gone), open(&new));
+    let renamed = |s: usize, i: usize| (parent_ident_at(sc, t, s, i), rename_content(sc, s, i));
+    paired.extend(unambiguous_pairs(
+        &gone,
+        &new,
+        |g| renamed(B, g),
+        |i| renamed(x, i),
+        t,
+        x,
+    ));
+    let done: std::collections::HashSet<usize> = paired.iter().flat_map(|&(a, b)| [a, b]).collect();
+    let (gone, new): (Vec<usize>, Vec<usize>) = (
+        gone.into_iter().filter(|i| !done.contains(i)).collect(),
+        new.into_iter().filter(|i| !done.contains(i)).collect(),
+    );
+    let placed = |s: usize, i: usize| {
+        let (name, kind) = node_kind(sc[s], i);
+        (parent_ident_at(sc, t, s, i), (kind, name))
+    };
+    paired.extend(unambiguous_pairs(
+        &gone,
+        &new,
+        |g| placed(B, g),
+        |i| placed(x, i),
+        t,
+        x,
+    ));
+    if paired.is_empty() {
+        paired = adopted_pairs(sc, t, x, &gone, &new);
+    }
+    let count = paired.len();
+    let mut followed = Vec::with_capacity(count);
+    for (keep, drop) in paired {
+        let Some(i) = t.at[drop][x] else { continue };
+        t.at[drop][x] = None;
+        t.bind(keep, x, i);
+        followed.push(keep);
+    }
+    follow_descendants(sc, t, x, &followed);
+    count
+}
+
+/// A node renamed and edited on side `x` is known by its children: every base child it
+/// still has on `x` hangs under one new node there, of the same type and under the same
+/// parent, and that node took children from no other gone node. Not when the other side
+/// has a node at that new node's path (the names would collide: which is the rename is
+/// then a guess).
+fn adopted_pairs(
+    sc: [&Scene; 3],
+    t: &Table,
+    x: usize,
+    gone: &[usize],
+    new: &[usize],
+) -> Vec<(usize, usize)> {
+    if gone.is_empty() || new.is_empty() {
+        return Vec::new();
+    }
+    let at_path = |s: usize, ids: &[usize]| -> HashMap<&str, usize> {
+        ids.iter()
+            .filter_map(|&id| Some((sc[s].nodes[t.at[id][s]?].path.as_str(), id)))
+            .collect()
+    };
+    let (gone_at, new_at) = (at_path(B, gone), at_path(x, new));
+    let mut took: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    let mut gave: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for at in &t.at {
+        let (Some(b), Some(i)) = (at[B], at[x]) else {
+            continue;
+        };
+        let Some(&g) = sc[B].nodes[b]
+            .parent
+            .as_deref()
+            .and_then(|p| gone_at.get(p))
+        else {
+            continue;
+        };
+        let n = sc[x].nodes[i]
+            .parent
+            .as_deref()
+            .and_then(|p| new_at.get(p))
+            .copied();
+        let n = n.unwrap_or(usize::MAX);
+        took.entry(g).or_default().push(n);
+        gave.entry(n).or_default().push(g);
+    }
+    let kind = |s: usize, id: usize| t.at[id][s].map(|i| node_kind(sc[s], i).1);
+    let parent = |s: usize, id: usize| t.at[id][s].and_then(|i| parent_ident_at(sc, t, s, i));
+    let other = if x == O { T } else { O };
+    let free = |n: usize| {
+        t.at[n][x].is_some_and(|i| {
+            !sc[other]
+                .nodes
+                .iter()
+                .any(|m| m.path == sc[x].nodes[i].path)
+        })
+    };
+    took.into_iter()
+        .filter_map(|(g, ns)| {
+            let n = *ns.first()?;
+            let one = |v: &[usize], e: usize| v.iter().all(|&y| y == e);
+            (n != usize::MAX
+                && one(&ns, n)
+                && gave.get(&n).is_some_and(|gs| one(gs, g))
+                && kind(B, g) == kind(x, n)
+                && parent(B, g).is_some()
+                && parent(B, g) == parent(x, n)
+                && free(n))
+            .then_some((g, n))
+        })
+        .collect()
+}
+
+/// What pairs a gone node with a new one: its parent's identity and what it is.
+type MoveKey<C> = (Option<usize>, (String, C));
+
+/// Pairs of a gone and a new identity whose keys are equal and shared by no other
+/// (keys with an unknown parent or no kind pair nothing).
+fn unambiguous_pairs<C>(
+    gone: &[usize],
+    new: &[usize],
+    gone_key: impl Fn(usize) -> MoveKey<C>,
+    new_key: impl Fn(usize) -> MoveKey<C>,
+    t: &Table,
+    x: usize,
+) -> Vec<(usize, usize)>
+where
+    MoveKey<C>: std::hash::Hash + Eq,
+{
+    let mut by: HashMap<MoveKey<C>, [Vec<usize>; 2]> = HashMap::new();
+    for &g in gone {
+        let Some(b) = t.at[g][B] else { continue };
+        by.entry(gone_key(b)).or_default()[0].push(g);
+    }
+    for &n in new {
+        let Some(i) = t.at[n][x] else { continue };
+        by.entry(new_key(i)).or_default()[1].push(n);
+    }
+    let mut pairs: Vec<(usize, usize)> = by
+        .into_iter()
+        .filter(|(k, _)| k.0.is_some() && !k.1 .0.is_empty())
+        .filter_map(|(_, [g, n])| match (g.as_slice(), n.as_slice()) {
+            ([g], [n]) => Some((*g, *n)),
+            _ => None,
+        })
+        .collect();
+    pairs.sort_unstable();
+    pairs
+}
+
+/// What a renamed node keeps: its type and its properties (SubResource ids left out).
+fn rename_content(sc: [&Scene; 3], s: usize, i: usize) -> (String, Vec<(String, String)>) {
+    let n = &sc[s].nodes[i];
+    let sec = &sc[s].doc.sections[n.section];
+    let props = sec
+        .props
+        .iter()
+        .map(|p| (p.key.to_string(), sub_ids_blank(sc[s].doc.slice(&p.value))))
+        .collect();
+    (node_kind(sc[s], i).1, props)
+}
+
+/// The identity of node `i`'s parent on side `s`, when the parent is a matched node.
+fn parent_ident_at(sc: [&Scene; 3], t: &Table, s: usize, i: usize) -> Option<usize> {
+    let p = sc[s].nodes[i].parent.as_deref()?;
+    let pi = if p == "." {
+        root_of(sc[s])?
+    } else {
+        sc[s].nodes.iter().position(|n| n.path == p)?
+    };
+    t.bound(s, pi).then(|| t.of[s][pi])
 }
 
 /// Text of a value with ExtResource/SubResource ids replaced by identities, so values
