@@ -294,3 +294,40 @@ fn rival_nodes_are_one_whole_node_conflict() {
         assert_eq!(code, 0, "check --favor {favor}: {report}\n{resolved}");
     }
 }
+
+/// An instance's override entries (`[node ... parent="Hand/Mesh/Armature" index="0"]`,
+/// no type of their own) follow the instance one side renamed: the other side's edit of
+/// an override two levels down lands on the renamed path, with no second copy of the
+/// entry at the old path (which would be a dangling `parent=`).
+#[test]
+fn override_entries_follow_a_renamed_instance() {
+    let base = r#"[gd_scene load_steps=2 format=3]
+
+[ext_resource type="PackedScene" path="res://hand.tscn" id="1_hand"]
+
+[node name="Root" type="Node3D"]
+
+[node name="Hand" parent="." instance=ExtResource("1_hand")]
+
+[node name="Mesh" parent="Hand" index="0"]
+visible = false
+
+[node name="Skeleton" parent="Hand/Mesh/Armature" index="0"]
+bones/1/rotation = Quaternion(0, 0, 0, 1)
+"#;
+    let ours = base.replace("Quaternion(0, 0, 0, 1)", "Quaternion(0, 0, 0.5, 0.8660254)");
+    let theirs = base
+        .replace(r#"name="Hand" parent"#, r#"name="Grip" parent"#)
+        .replace(r#"parent="Hand"#, r#"parent="Grip"#);
+    let m = merged(base, &ours, &theirs);
+    let out = text(&m);
+    assert!(m.conflicts.is_empty(), "{out}");
+    assert!(valid(&out), "{out}");
+    assert!(
+        out.contains(
+            "[node name=\"Skeleton\" parent=\"Grip/Mesh/Armature\" index=\"0\"]\nbones/1/rotation = Quaternion(0, 0, 0.5, 0.8660254)"
+        ),
+        "{out}"
+    );
+    assert!(!out.contains("parent=\"Hand"), "{out}");
+}

@@ -791,7 +791,8 @@ fn follow_moves(sc: [&Scene; 3], t: &mut Table) {
 /// The descendants of nodes [`follow_moves`] followed on side `x` move with them: a base
 /// descendant gone from `x` pairs with the node new on `x` at the same path below the
 /// followed node, of the same kind. Names that recur in a scene (`Label`, `TextEdit`)
-/// are ambiguous scene-wide, but not below one node.
+/// are ambiguous scene-wide, but not below one node; and an instance's override entries
+/// (no type of their own) are paired by nothing else.
 fn follow_descendants(sc: [&Scene; 3], t: &mut Table, x: usize, followed: &[usize]) {
     if followed.is_empty() {
         return;
@@ -803,6 +804,13 @@ fn follow_descendants(sc: [&Scene; 3], t: &mut Table, x: usize, followed: &[usiz
         .enumerate()
         .map(|(i, n)| (n.path.as_str(), i))
         .collect();
+    let mut base_paths: Vec<(&str, usize)> = sc[B]
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(d, n)| (n.path.as_str(), d))
+        .collect();
+    base_paths.sort_unstable();
     for &k in followed {
         let (Some(b), Some(i)) = (t.at[k][B], t.at[k][x]) else {
             continue;
@@ -811,10 +819,8 @@ fn follow_descendants(sc: [&Scene; 3], t: &mut Table, x: usize, followed: &[usiz
         if bp == "." || sp == "." {
             continue;
         }
-        for (d, n) in sc[B].nodes.iter().enumerate() {
-            let Some(rel) = n.path.strip_prefix(bp).and_then(|r| r.strip_prefix('/')) else {
-                continue;
-            };
+        for &(path, d) in below(&base_paths, bp) {
+            let rel = &path[bp.len() + 1..];
             let gone = t.of[B][d];
             if gone == usize::MAX || t.at[gone][x].is_some() {
                 continue;
@@ -830,6 +836,16 @@ fn follow_descendants(sc: [&Scene; 3], t: &mut Table, x: usize, followed: &[usiz
             }
         }
     }
+}
+
+/// The entries of `sorted` (paths in byte order) strictly below `path`: one contiguous
+/// run, the paths that start with `path/`, found by binary search so that following
+/// many moved nodes costs their descendants, not the whole scene, each.
+fn below<'s, 'p>(sorted: &'s [(&'p str, usize)], path: &str) -> &'s [(&'p str, usize)] {
+    let prefix = format!("{path}/");
+    let start = sorted.partition_point(|(p, _)| *p < prefix.as_str());
+    let len = sorted[start..].partition_point(|(p, _)| p.starts_with(prefix.as_str()));
+    &sorted[start..start + len]
 }
 
 /// Identities base has and side `x` lost, and identities only side `x` has, by
