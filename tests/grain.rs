@@ -1370,3 +1370,31 @@ fn unique_name_steps_in_the_middle_of_a_property_path_follow_a_rename() {
         assert_eq!(text, unique4("Title", true, renamed));
     }
 }
+
+#[test]
+fn unique_name_steps_read_inside_an_instanced_scene_stay_as_written() {
+    // `Inst/%Label` looks in the instanced scene's unique names, not this scene's: this
+    // scene's `Label` renamed is not what it names.
+    let with_instance = |label: &str, button: &str| {
+        unique4(label, true, button)
+            .replace(
+                "[gd_scene format=3 uid=\"uid://cuniq1\"]\n",
+                "[gd_scene load_steps=2 format=3 uid=\"uid://cuniq1\"]\n\n\
+                 [ext_resource type=\"PackedScene\" path=\"res://inner.tscn\" id=\"1_in\"]\n",
+            )
+            .replace(
+                "[node name=\"Button\"",
+                "[node name=\"Inst\" parent=\".\" instance=ExtResource(\"1_in\")]\n\n\
+                 [node name=\"Button\"",
+            )
+    };
+    let paths =
+        "focus_next = NodePath(\"../Inst/%Label\")\nfocus_previous = NodePath(\"%Label\")\n";
+    let want = "focus_next = NodePath(\"../Inst/%Label\")\nfocus_previous = NodePath(\"%Title\")\n";
+    let base = with_instance("Label", "");
+    let ours = with_instance("Title", "");
+    let theirs = with_instance("Label", paths);
+    for (text, _) in both_ways(&base, &ours, &theirs) {
+        assert_eq!(text, with_instance("Title", want));
+    }
+}

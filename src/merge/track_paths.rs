@@ -208,21 +208,14 @@ impl Reader<'_, '_> {
             Line::Src((s, _)) => Some(*s),
             _ => None,
         };
-        let held = [B, O, T]
-            .map(|s| at[s].filter(|&si| own == Some(s) || has_track_path(self.ctx, s, si, value)));
-        let readings = [B, O, T].map(|s| held[s].and_then(|si| self.reading(s, si, path)));
-        let Some(target) = self.meaning(&held, &readings) else {
-            let wanted = readings
-                .iter()
-                .any(|r| matches!(r, Some(Reading::Disagree { moved: true })));
-            return wanted.then(|| self.kept(at, "its players reach different nodes by it"));
+        let (target, side, root_side) = match self.target(at, own, value, path) {
+            Ok(found) => found,
+            Err(wanted) => {
+                return wanted.then(|| self.kept(at, "its players reach different nodes by it"))
+            }
         };
         let target_out = self.paths.get(target)?;
         let roots = self.merged_roots(at)?;
-        let side = [B, O, T]
-            .into_iter()
-            .find(|&s| readings[s] == Some(Reading::Node(target)))?;
-        let root_side = self.plays[side].get(&held[side]?)?.first()?.root.as_str();
         match self.spell(path, (side, root_side), target_out, &roots) {
             Spell::AsWritten => None,
             Spell::NoneFits => {
@@ -237,6 +230,34 @@ impl Reader<'_, '_> {
                 Some(Outcome::Followed { new, player })
             }
         }
+    }
+
+    /// The node (identity) a track path names in the result, with a side that reads it
+    /// so and that side's first root; `Err(true)`: none because players disagree about a
+    /// node that moved, `Err(false)`: none to follow.
+    fn target(
+        &self,
+        at: [Option<usize>; 3],
+        own: Option<usize>,
+        value: &str,
+        path: &str,
+    ) -> Result<(usize, usize, &str), bool> {
+        let held = [B, O, T]
+            .map(|s| at[s].filter(|&si| own == Some(s) || has_track_path(self.ctx, s, si, value)));
+        let readings = [B, O, T].map(|s| held[s].and_then(|si| self.reading(s, si, path)));
+        let Some(target) = self.meaning(&held, &readings) else {
+            return Err(readings
+                .iter()
+                .any(|r| matches!(r, Some(Reading::Disagree { moved: true }))));
+        };
+        let side = [B, O, T]
+            .into_iter()
+            .find(|&s| readings[s] == Some(Reading::Node(target)))
+            .ok_or(false)?;
+        let player = held[side]
+            .and_then(|si| self.plays[side].get(&si)?.first())
+            .ok_or(false)?;
+        Ok((target, side, player.root.as_str()))
     }
 
     /// A line left as written, naming the players that play it in the result.
@@ -423,14 +444,18 @@ fn animation_players(ctx: &Ctx, s: usize) -> BTreeMap<usize, Vec<Player>> {
     let sc = ctx.sc[s];
     let mut out: BTreeMap<usize, Vec<Player>> = BTreeMap::new();
     for (n, node) in sc.nodes.iter().enumerate() {
+        let sec = ctx.sec(s, node.section);
+        let holds: Vec<_> = sec
+            .props
+            .iter()
+            .filter(|p| p.key.starts_with("anims/") || p.key.starts_with("libraries"))
+            .collect();
+        if holds.is_empty() {
+            continue;
+        }
         let Some(player) = player_of(ctx, s, n) else {
             continue;
         };
-        let sec = ctx.sec(s, node.section);
-        let holds = sec
-            .props
-            .iter()
-            .filter(|p| p.key.starts_with("anims/") || p.key.starts_with("libraries"));
         for p in holds {
             for si in animations_in(ctx, s, sc.doc.slice(&p.value), 0) {
                 let list = out.entry(si).or_default();
