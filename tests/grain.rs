@@ -1137,3 +1137,264 @@ fn track_clash_markers_pair_the_same_track_when_theirs_numbered_tracks_otherwise
         }
     }
 }
+
+// ---- Track paths of shared Animations, moved players and %UniqueName steps ----
+
+/// A scene playing one Animation `walk` with a track on each path given (one key each),
+/// in Godot 4 (an AnimationLibrary) or Godot 3 (`anims/walk`) spelling. `nodes` are the
+/// node sections after the root (`node`); `PLAYS` in them stands for the line that makes
+/// a player play the Animation.
+fn anim_scene(godot4: bool, tracks: &[&str], nodes: &str) -> String {
+    let (head, times, values, anim, plays) = if godot4 {
+        (
+            "[gd_scene load_steps=3 format=3]",
+            "PackedFloat32Array(0)",
+            "[0]",
+            "[sub_resource type=\"Animation\" id=\"Animation_walk1\"]\nresource_name = \"walk\"\n",
+            "libraries = {\n&\"\": SubResource(\"AnimationLibrary_lib01\")\n}\n",
+        )
+    } else {
+        (
+            "[gd_scene load_steps=2 format=2]",
+            "PoolRealArray( 0 )",
+            "[ 0 ]",
+            "[sub_resource type=\"Animation\" id=1]\n",
+            "anims/walk = SubResource( 1 )\n",
+        )
+    };
+    let mut out = format!("{head}\n\n{anim}length = 1.0\n");
+    for (i, path) in tracks.iter().enumerate() {
+        out.push_str(&format!(
+            "tracks/{i}/type = \"value\"\ntracks/{i}/path = NodePath(\"{path}\")\n\
+             tracks/{i}/interp = 1\ntracks/{i}/keys = {{\n\"times\": {times},\n\
+             \"transitions\": {},\n\"update\": 0,\n\"values\": {values}\n}}\n",
+            times.replace('0', "1")
+        ));
+    }
+    if godot4 {
+        out.push_str(
+            "\n[sub_resource type=\"AnimationLibrary\" id=\"AnimationLibrary_lib01\"]\n\
+             _data = {\n&\"walk\": SubResource(\"Animation_walk1\")\n}\n",
+        );
+    }
+    out + "\n[node name=\"Root\" type=\"Node2D\"]\n\n" + &nodes.replace("PLAYS", plays)
+}
+
+/// A node section (`AnimationPlayer*` names are players), its lines as given.
+fn node(name: &str, parent: &str, lines: &str) -> String {
+    let ty = if name.starts_with("AnimationPlayer") {
+        "AnimationPlayer"
+    } else {
+        "Node2D"
+    };
+    format!("[node name=\"{name}\" type=\"{ty}\" parent=\"{parent}\"]\n{lines}\n")
+}
+
+/// The `tracks/N/path` values of a merged scene, in order.
+fn track_paths(text: &str) -> Vec<String> {
+    text.lines()
+        .filter(|l| l.starts_with("tracks/") && l.contains("/path = NodePath(\""))
+        .filter_map(|l| l.split('"').nth(1).map(str::to_string))
+        .collect()
+}
+
+/// Merge both ways round: each result's text and its `--explain` lines.
+fn both_ways(base: &str, a: &str, b: &str) -> Vec<(String, Vec<String>)> {
+    [(a, b), (b, a)]
+        .into_iter()
+        .map(|(o, t)| {
+            let r = run(base, o, t);
+            assert!(r.is_clean(), "{:?}", r.conflicts);
+            let said = r.decisions.iter().map(|d| d.to_string()).collect();
+            (String::from_utf8_lossy(&r.text).to_string(), said)
+        })
+        .collect()
+}
+
+#[test]
+fn track_paths_of_a_shared_animation_follow_when_every_player_reaches_the_same_node() {
+    for godot4 in [true, false] {
+        // Two players play `walk`: one from its parent (the root), the other from the
+        // root through `root_node`. Both read `Sprite` as the same node.
+        let nodes = |sprite: &str| {
+            node(sprite, ".", "")
+                + "\n"
+                + &node("AnimationPlayer", ".", "PLAYS")
+                + "\n"
+                + &node("Other", ".", "")
+                + "\n"
+                + &node(
+                    "AnimationPlayer2",
+                    "Other",
+                    "root_node = NodePath(\"../..\")\nPLAYS",
+                )
+        };
+        let base = anim_scene(godot4, &["Sprite:position"], &nodes("Sprite"));
+        let ours = anim_scene(
+            godot4,
+            &["Sprite:position", "Sprite:scale"],
+            &nodes("Sprite"),
+        );
+        let theirs = anim_scene(godot4, &["Sprite:position"], &nodes("Body"));
+        for (text, said) in both_ways(&base, &ours, &theirs) {
+            assert_eq!(
+                track_paths(&text),
+                ["Body:position", "Body:scale"],
+                "{text}"
+            );
+            assert!(said.iter().any(|d| d.contains("Body:scale")), "{said:?}");
+        }
+    }
+}
+
+#[test]
+fn track_paths_two_players_read_as_different_nodes_stay_as_written_and_are_explained() {
+    for godot4 in [true, false] {
+        // The second player reads `Sprite` from `Other`, which has a `Sprite` of its own.
+        let nodes = |sprite: &str| {
+            node(sprite, ".", "")
+                + "\n"
+                + &node("AnimationPlayer", ".", "PLAYS")
+                + "\n"
+                + &node("Other", ".", "")
+                + "\n"
+                + &node("Sprite", "Other", "")
+                + "\n"
+                + &node("AnimationPlayer2", "Other", "PLAYS")
+        };
+        let base = anim_scene(godot4, &["Sprite:position"], &nodes("Sprite"));
+        let ours = anim_scene(
+            godot4,
+            &["Sprite:position", "Sprite:scale"],
+            &nodes("Sprite"),
+        );
+        let theirs = anim_scene(godot4, &["Sprite:position"], &nodes("Body"));
+        for (text, said) in both_ways(&base, &ours, &theirs) {
+            assert_eq!(
+                track_paths(&text),
+                ["Sprite:position", "Sprite:scale"],
+                "{text}"
+            );
+            assert!(
+                said.iter().any(|d| d.contains("kept a NodePath")
+                    && d.contains("AnimationPlayer, Other/AnimationPlayer2")
+                    && d.contains("Sprite:scale")),
+                "{said:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn track_paths_of_a_moved_player_are_read_where_each_side_wrote_them() {
+    for godot4 in [true, false] {
+        let nodes = |sprite: &str, player_parent: &str| {
+            node(sprite, ".", "")
+                + "\n"
+                + &node("Rig", ".", "")
+                + "\n"
+                + &node("AnimationPlayer", player_parent, "PLAYS")
+        };
+        let base = anim_scene(godot4, &["Sprite:position"], &nodes("Sprite", "."));
+        // Ours moves the player under Rig and writes its path from there.
+        let ours = anim_scene(godot4, &["../Sprite:position"], &nodes("Sprite", "Rig"));
+        // Theirs adds a track, read from the player's old place.
+        let theirs = anim_scene(
+            godot4,
+            &["Sprite:position", "Sprite:scale"],
+            &nodes("Sprite", "."),
+        );
+        for (text, _) in both_ways(&base, &ours, &theirs) {
+            let mut got = track_paths(&text);
+            got.sort();
+            assert_eq!(got, ["../Sprite:position", "../Sprite:scale"], "{text}");
+        }
+        // Theirs also renames the Sprite (its own new track names it so).
+        let theirs = anim_scene(
+            godot4,
+            &["Sprite:position", "Body:scale"],
+            &nodes("Body", "."),
+        );
+        for (text, _) in both_ways(&base, &ours, &theirs) {
+            let mut got = track_paths(&text);
+            got.sort();
+            assert_eq!(got, ["../Body:position", "../Body:scale"], "{text}");
+        }
+    }
+}
+
+#[test]
+fn unique_name_track_paths_follow_a_rename_of_their_node() {
+    const UNIQUE: &str = "unique_name_in_owner = true\n";
+    // The player sits under UI and reads from there; `%` steps start and end paths.
+    let nodes = |sprite: &str, hud: &str, label: &str| {
+        node(sprite, ".", &format!("{UNIQUE}position = Vector2(1, 2)\n"))
+            + "\n"
+            + &node(hud, ".", &format!("{UNIQUE}z_index = 3\n"))
+            + "\n"
+            + &node(label, hud, "visible = false\n")
+            + "\n"
+            + &node("UI", ".", "")
+            + "\n"
+            + &node("AnimationPlayer", "UI", "PLAYS")
+    };
+    let tracks = ["%Sprite:frame", "../%Hud/Label:text", "%Hud:visible"];
+    let base = anim_scene(true, &tracks, &nodes("Sprite", "Hud", "Label"));
+    let ours = anim_scene(true, &tracks, &nodes("Hero", "Overlay", "Caption"));
+    let mut more = tracks.to_vec();
+    more.push("%Sprite:scale");
+    let theirs = anim_scene(true, &more, &nodes("Sprite", "Hud", "Label"));
+    for (text, said) in both_ways(&base, &ours, &theirs) {
+        assert_eq!(
+            track_paths(&text),
+            [
+                "%Hero:frame",
+                "../%Overlay/Caption:text",
+                "%Overlay:visible",
+                "%Hero:scale"
+            ],
+            "{text}"
+        );
+        assert!(said.iter().any(|d| d.contains("%Hero:scale")), "{said:?}");
+    }
+}
+
+#[test]
+fn unique_name_steps_in_the_middle_of_a_property_path_follow_a_rename() {
+    let paths = "focus_next = NodePath(\"../%Label/Icon\")\nfocus_previous = NodePath(\"./../%Label:text\")\n";
+    let renamed = "focus_next = NodePath(\"../%Title/Icon\")\nfocus_previous = NodePath(\"./../%Title:text\")\n";
+    let base = unique4("Label", true, "");
+    let ours = unique4("Title", true, "");
+    let theirs = unique4("Label", true, paths);
+    for (text, _) in both_ways(&base, &ours, &theirs) {
+        assert_eq!(text, unique4("Title", true, renamed));
+    }
+}
+
+#[test]
+fn unique_name_steps_read_inside_an_instanced_scene_stay_as_written() {
+    // `Inst/%Label` looks in the instanced scene's unique names, not this scene's: this
+    // scene's `Label` renamed is not what it names.
+    let with_instance = |label: &str, button: &str| {
+        unique4(label, true, button)
+            .replace(
+                "[gd_scene format=3 uid=\"uid://cuniq1\"]\n",
+                "[gd_scene load_steps=2 format=3 uid=\"uid://cuniq1\"]\n\n\
+                 [ext_resource type=\"PackedScene\" path=\"res://inner.tscn\" id=\"1_in\"]\n",
+            )
+            .replace(
+                "[node name=\"Button\"",
+                "[node name=\"Inst\" parent=\".\" instance=ExtResource(\"1_in\")]\n\n\
+                 [node name=\"Button\"",
+            )
+    };
+    let paths =
+        "focus_next = NodePath(\"../Inst/%Label\")\nfocus_previous = NodePath(\"%Label\")\n";
+    let want = "focus_next = NodePath(\"../Inst/%Label\")\nfocus_previous = NodePath(\"%Title\")\n";
+    let base = with_instance("Label", "");
+    let ours = with_instance("Title", "");
+    let theirs = with_instance("Label", paths);
+    for (text, _) in both_ways(&base, &ours, &theirs) {
+        assert_eq!(text, with_instance("Title", want));
+    }
+}

@@ -150,6 +150,16 @@ pub enum Decision {
         /// The line written.
         to: String,
     },
+    /// A `NodePath` whose node the merge moved or renamed was left as written: no one
+    /// spelling names that node for every reader (the AnimationPlayers playing a track).
+    NodePathKept {
+        /// Who reads it, by their paths in the result.
+        readers: String,
+        /// The line as written.
+        line: String,
+        /// Why it was not rewritten.
+        reason: &'static str,
+    },
     /// Both sides changed a node's identity the same way (the same new unique_id, or the
     /// same new parent): the node was merged three-way against base's.
     NodeIdentityShared {
@@ -320,6 +330,10 @@ impl fmt::Display for Decision {
                 f,
                 "rewrote a NodePath of node \"{node}\" that named a renamed or moved node: `{from}` -> `{to}`"
             ),
+            Decision::NodePathKept { readers, line, reason } => write!(
+                f,
+                "kept a NodePath read by \"{readers}\" as written: `{line}` ({reason})"
+            ),
             Decision::NodeIdentityShared { path, by_unique_id } => write!(
                 f,
                 "both sides gave node \"{path}\" the same new identity ({}); it was merged three-way against base",
@@ -408,6 +422,7 @@ impl Decision {
             Decision::NodeRenameFollowed { .. } => "node_rename_followed",
             Decision::NodeMoveFollowed { .. } => "node_move_followed",
             Decision::NodePathFollowed { .. } => "node_path_followed",
+            Decision::NodePathKept { .. } => "node_path_kept",
             Decision::NodeIdentityShared { .. } => "node_identity_shared",
             Decision::ResourceContentFollowed { .. } => "resource_content_followed",
             Decision::SiblingOrderMerged => "sibling_order_merged",
@@ -486,6 +501,11 @@ impl Decision {
             Decision::NodePathFollowed { node, from, to } => {
                 json!({"node": node, "from": from, "to": to})
             }
+            Decision::NodePathKept {
+                readers,
+                line,
+                reason,
+            } => json!({"readers": readers, "line": line, "reason": reason}),
             Decision::NodeIdentityShared { path, by_unique_id } => {
                 json!({"path": path, "by_unique_id": by_unique_id})
             }

@@ -126,26 +126,17 @@ pub(super) fn node_paths(text: &str) -> Vec<(usize, usize)> {
 }
 
 /// The node path part of a NodePath body (without `:subnames`).
-fn path_part(body: &str) -> (&str, &str) {
+pub(super) fn path_part(body: &str) -> (&str, &str) {
     match body.find(':') {
         Some(k) => body.split_at(k),
         None => (body, ""),
     }
 }
 
-/// Whether every `NodePath("…")` in `text` that names a scene node, read from `holder`,
-/// reaches a node `locate` knows: a value whose paths cannot be followed stays as written.
-pub fn resolves(text: &str, holder: &str, locate: &dyn Fn(&str) -> Option<String>) -> bool {
-    node_paths(text).into_iter().all(|(start, end)| {
-        let (path, _) = path_part(&text[start..end]);
-        let names_a_scene_node = !(path.is_empty() || path.starts_with('/') || path.contains('%'));
-        !names_a_scene_node || resolve(holder, path).is_some_and(|t| locate(&t).is_some())
-    })
-}
-
 /// Rewrite the `NodePath("…")` values of `text`, read from `holder_src`, to reach the
 /// same nodes (moved by `locate` to their place in the result) from `holder_out`: for
-/// values read in one tree only (animation track paths). `None` when nothing changes.
+/// values read in one tree only (its tests). `None` when nothing changes.
+#[cfg(test)]
 pub fn rewrite(
     text: &str,
     holder_src: &str,
@@ -313,7 +304,7 @@ fn meanings_on(ctx: &Ctx, side: usize, holder: &str, text: &str) -> Vec<Option<u
 
 /// The three-way merge of one path's meaning (base, ours, theirs; the outer `None`: the
 /// side does not hold the line). `None`: keep the path as written.
-fn merge_meaning(m: [Option<Option<usize>>; 3]) -> Option<usize> {
+pub(super) fn merge_meaning(m: [Option<Option<usize>>; 3]) -> Option<usize> {
     match m {
         [_, Some(o), None] => o,
         [_, None, Some(t)] => t,

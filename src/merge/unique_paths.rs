@@ -7,9 +7,17 @@
 //! side that wrote it: the unique node its first step names there is found in the result,
 //! and `%Old` becomes `%New` when the result names it so and keeps it unique.
 //!
-//! It decides only the leading `%Name` of a path held by a node of this scene (not one
-//! inside an instanced scene, whose owner is another scene); relative paths are
-//! [`super::nodepaths`]' and every other spelling stays as written.
+//! Godot reads a `%Name` step anywhere in a path (`"../%Hud/Label"`): from the node
+//! reached so far, in the unique names of that node's owner (`Node::get_node`). For a
+//! node of this scene that is this scene's; an instanced scene's root and the nodes
+//! inside it look in the instanced scene's names, which the merge cannot see, so such a
+//! step is left as written. Each `%Old` step a path reads in the tree of the side that
+//! wrote it becomes `%New` when the result renames its node and keeps it unique.
+//!
+//! It decides only the `%Name` steps of paths held by nodes of this scene (not inside an
+//! instanced scene, whose owner is another scene) and reads them for animation tracks
+//! ([`super::track_paths`]); relative paths are [`super::nodepaths`]' and every other
+//! spelling stays as written.
 
 use super::context::Ctx;
 use super::matching::{O, T};
@@ -19,6 +27,23 @@ use super::paths::MergedPaths;
 use super::sections::Line;
 use super::Decision;
 use std::collections::BTreeMap;
+
+/// A side's unique names: name -> the identity of the one node of this scene marked
+/// unique under it (`None`: several carry it).
+pub(super) type Names<'a> = BTreeMap<&'a str, Option<usize>>;
+
+/// The result's unique names: name -> identity (`None`: several nodes would carry it).
+pub(super) type OutNames = BTreeMap<String, Option<usize>>;
+
+/// A path read step by step in one side's tree.
+#[derive(Default)]
+pub(super) struct Steps {
+    /// Each `%Name` step read: the byte range of the name (after `%`) in the path and
+    /// the identity of the unique node it names.
+    pub(super) unique: Vec<(usize, usize, usize)>,
+    /// The scene path, on that side, of the node the whole path reaches.
+    pub(super) target: Option<String>,
+}
 
 /// Whether node `n` of a side belongs to the scene itself: no node above it (the root
 /// apart) is an instance, so a `%Name` it holds or carries is this scene's.
@@ -45,7 +70,7 @@ fn is_unique(ctx: &Ctx, side: usize, n: usize) -> bool {
 
 /// A side's unique names: name -> the identity of the one node of this scene marked
 /// unique under it (`None`: several carry it, which the editor refuses).
-fn unique_names<'a>(ctx: &Ctx<'a>, side: usize) -> BTreeMap<&'a str, Option<usize>> {
+pub(super) fn unique_names<'a>(ctx: &Ctx<'a>, side: usize) -> Names<'a> {
     let mut names: BTreeMap<&'a str, Option<usize>> = BTreeMap::new();
     let sc: &'a crate::model::Scene = ctx.sc[side];
     for (i, n) in sc.nodes.iter().enumerate() {
@@ -74,30 +99,188 @@ fn result_name<'p>(ctx: &Ctx, ident: usize, paths: &'p MergedPaths) -> Option<&'
         .then_some(name)
 }
 
-/// `text` (a line of `side`) with each leading `%Old` that names a unique node the result
-/// renamed written `%New`; `None` when nothing changes.
+/// Whether node `n` of a side is this scene's and no instance: a `%Name` step read from
+/// it looks in this scene's unique names.
+fn reads_own_names(ctx: &Ctx, side: usize, n: usize) -> bool {
+    owned_here(ctx, side, n)
+        && ctx.sc[side]
+            .nodes
+            .get(n)
+            .is_some_and(|x| x.instance.is_none())
+}
+
+/// Read `path` (no subnames) from `holder` (a scene path) in `side`'s tree, `%Name` steps
+/// included: what each unique step names and where the path ends. A step that cannot be
+/// read (above the root, into an instance, an unknown unique name) ends the reading with
+/// no target.
+pub(super) fn read_steps(ctx: &Ctx, side: usize, names: &Names, holder: &str, path: &str) -> Steps {
+    let mut steps = Steps::default();
+    if path.is_empty() || path.starts_with('/') {
+        return steps;
+    }
+    let mut parts: Vec<String> = split_path(holder);
+    let mut at = 0;
+    for step in path.split('/') {
+        let start = at;
+        at += step.len() + 1;
+        match step {
+            "" | "." => {}
+            ".." => {
+                if parts.pop().is_none() {
+                    return steps;
+                }
+            }
+            _ if step.starts_with('%') => {
+                let Some((ident, place)) = unique_step(ctx, side, names, &parts, &step[1..]) else {
+                    return steps;
+                };
+                steps.unique.push((start + 1, start + step.len(), ident));
+                parts = split_path(place);
+            }
+            name => parts.push(name.to_string()),
+        }
+    }
+    steps.target = Some(join_path(&parts));
+    steps
+}
+
+/// The unique node a `%name` step names from the node at `parts` on `side`: its
+/// identity and its scene path there.
+fn unique_step<'s>(
+    ctx: &'s Ctx,
+    side: usize,
+    names: &Names,
+    parts: &[String],
+    name: &str,
+) -> Option<(usize, &'s str)> {
+    let &from = ctx.paths[side].get(join_path(parts).as_str())?;
+    if !reads_own_names(ctx, side, from) {
+        return None;
+    }
+    let &Some(ident) = names.get(name)? else {
+        return None;
+    };
+    let i = ctx.id.node.at.get(ident)?[side]?;
+    Some((ident, ctx.sc[side].nodes.get(i)?.path.as_str()))
+}
+
+/// A scene path's names (`.`: none).
+fn split_path(p: &str) -> Vec<String> {
+    if p == "." {
+        Vec::new()
+    } else {
+        p.split('/').map(str::to_string).collect()
+    }
+}
+
+/// A scene path from its names.
+fn join_path(parts: &[String]) -> String {
+    if parts.is_empty() {
+        ".".to_string()
+    } else {
+        parts.join("/")
+    }
+}
+
+/// `path` with each unique step read in `steps` written with its node's name in the
+/// result; `None` when no name changes (or one is not unique there).
+pub(super) fn renamed_steps(
+    ctx: &Ctx,
+    path: &str,
+    steps: &Steps,
+    paths: &MergedPaths,
+) -> Option<String> {
+    let mut out = String::with_capacity(path.len() + 8);
+    let mut copied = 0;
+    for &(start, end, ident) in &steps.unique {
+        let old = path.get(start..end)?;
+        let Some(new) = result_name(ctx, ident, paths).filter(|n| *n != old) else {
+            continue;
+        };
+        out.push_str(path.get(copied..start)?);
+        out.push_str(new);
+        copied = end;
+    }
+    (copied > 0).then(|| out + &path[copied..])
+}
+
+/// The result's unique names: each unique node of ours or theirs under the name the
+/// result gives it, when it stays unique there.
+pub(super) fn result_uniques(ctx: &Ctx, paths: &MergedPaths) -> OutNames {
+    let mut out = OutNames::new();
+    for side in [O, T] {
+        for ident in unique_names(ctx, side).into_values().flatten() {
+            let Some(name) = result_name(ctx, ident, paths) else {
+                continue;
+            };
+            out.entry(name.to_string())
+                .and_modify(|x| {
+                    if *x != Some(ident) {
+                        *x = None
+                    }
+                })
+                .or_insert(Some(ident));
+        }
+    }
+    out
+}
+
+/// Resolve `path` (no subnames) from `holder` in the result, `%Name` steps read in the
+/// result's unique names: the scene path it reaches there.
+pub(super) fn resolve_out(
+    names: &OutNames,
+    paths: &MergedPaths,
+    holder: &str,
+    path: &str,
+) -> Option<String> {
+    if path.is_empty() || path.starts_with('/') {
+        return None;
+    }
+    let mut parts = split_path(holder);
+    for step in path.split('/') {
+        match step {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            _ if step.starts_with('%') => {
+                let &Some(ident) = names.get(&step[1..])? else {
+                    return None;
+                };
+                parts = split_path(paths.get(ident)?);
+            }
+            name => parts.push(name.to_string()),
+        }
+    }
+    Some(join_path(&parts))
+}
+
+/// `text` (a line of `side`, held by the node at `holder` there) with each `%Old` step
+/// that names a unique node the result renamed written `%New`; `None` when nothing
+/// changes.
 fn rewrite(
     ctx: &Ctx,
+    side: usize,
+    holder: &str,
     text: &str,
-    names: &BTreeMap<&str, Option<usize>>,
+    names: &Names,
     paths: &MergedPaths,
 ) -> Option<String> {
     let mut out = String::with_capacity(text.len() + 8);
     let mut copied = 0;
     for (start, end) in node_paths(text) {
-        let Some(body) = text.get(start..end).and_then(|b| b.strip_prefix('%')) else {
+        let body = text.get(start..end)?;
+        let path = body.split(':').next().unwrap_or_default();
+        if !path.contains('%') {
+            continue;
+        }
+        let steps = read_steps(ctx, side, names, holder, path);
+        let Some(new) = renamed_steps(ctx, path, &steps, paths) else {
             continue;
         };
-        let old = body.split(['/', ':']).next().unwrap_or_default();
-        let Some(&Some(ident)) = names.get(old) else {
-            continue;
-        };
-        let Some(new) = result_name(ctx, ident, paths).filter(|n| *n != old) else {
-            continue;
-        };
-        out.push_str(&text[copied..start + 1]);
-        out.push_str(new);
-        copied = start + 1 + old.len();
+        out.push_str(&text[copied..start]);
+        out.push_str(&new);
+        copied = start + path.len();
     }
     (copied > 0).then(|| out + &text[copied..])
 }
@@ -108,7 +291,7 @@ pub(super) fn follow_unique_names<'a>(
     merged: &mut [Option<MergedNode>],
     paths: &MergedPaths,
 ) {
-    let mut names: [Option<BTreeMap<&'a str, Option<usize>>>; 3] = [None, None, None];
+    let mut names: [Option<Names<'a>>; 3] = [None, None, None];
     let mut followed = Vec::new();
     for (ident, m) in merged.iter_mut().enumerate() {
         let Some(out) = m.as_mut().map(|m| &mut m.out).filter(|o| o.whole.is_none()) else {
@@ -118,15 +301,18 @@ pub(super) fn follow_unique_names<'a>(
             let Line::Src((side, r)) = line else { continue };
             let side = *side;
             let text = ctx.sc[side].doc.slice(r);
-            if !text.contains("NodePath(\"%") || (side != O && text.contains("Resource(")) {
+            if !text.contains("NodePath(") || !text.contains('%') {
                 continue;
             }
-            let holder = ctx.id.node.at[ident][side];
-            if !holder.is_some_and(|h| owned_here(ctx, side, h)) {
+            if side != O && text.contains("Resource(") {
                 continue;
             }
+            let Some(h) = ctx.id.node.at[ident][side].filter(|&h| owned_here(ctx, side, h)) else {
+                continue;
+            };
+            let holder = ctx.sc[side].nodes[h].path.as_str();
             let names = names[side].get_or_insert_with(|| unique_names(ctx, side));
-            if let Some(new) = rewrite(ctx, text, names, paths) {
+            if let Some(new) = rewrite(ctx, side, holder, text, names, paths) {
                 let node = paths.get(ident).unwrap_or_default().to_string();
                 followed.push((
                     node,
