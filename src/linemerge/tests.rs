@@ -29,6 +29,28 @@ fn text(l: &LineMerge) -> String {
 // ---------------------------------------------------------------- unit rules
 
 #[test]
+fn ids_are_equal_exactly_for_equal_lines_past_the_interners_first_size() {
+    // Base is short, so the interner grows while ours' 5,000 distinct lines come in.
+    let ours: String = (0..10_000).map(|i| format!("l{}\n", i % 5_000)).collect();
+    let theirs = "l7\nx\nl7";
+    let f = lines::Files::new(b"l1\nl2\n", ours.as_bytes(), theirs.as_bytes());
+    let all: Vec<(&[u8], u32)> = [&f.b, &f.o, &f.t]
+        .iter()
+        .flat_map(|l| (0..l.len()).map(move |i| (l.line(i), l.ids[i])))
+        .collect();
+    assert_eq!(f.texts.len(), 5_002, "distinct lines");
+    for &(text, id) in &all {
+        assert_eq!(f.texts[id as usize], text);
+    }
+    assert_eq!(f.o.ids[1], f.b.ids[0]);
+    assert_eq!(f.o.ids[7], f.o.ids[5_007]);
+    assert_ne!(
+        f.t.ids[0], f.t.ids[2],
+        "a last line without newline differs"
+    );
+}
+
+#[test]
 fn linemerge_one_side_changes() {
     let r = m("a\nb\nc\n", "a\nB\nc\n", "a\nb\nc\n");
     assert_eq!((text(&r).as_str(), r.conflicts), ("a\nB\nc\n", 0));
