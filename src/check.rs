@@ -186,11 +186,11 @@ pub fn check(scene: &Scene) -> Vec<Problem> {
         };
         for f in &s.tag.fields {
             if f.key != "id" {
-                check_text(f.value.start, doc.slice(&f.value));
+                check_text(f.value.start(), doc.slice(&f.value));
             }
         }
         for p in &s.props {
-            check_text(p.value.start, doc.slice(&p.value));
+            check_text(p.value.start(), doc.slice(&p.value));
         }
         if let Some(r) = own_sub {
             defined.insert(r.id.as_str());

@@ -12,9 +12,8 @@
 //! decoded header fields, so later stages can both reason about meaning and copy the
 //! exact bytes of untouched parts.
 
-use crate::syntax::{unescape, Document, ParseError, Section, SmallStr, Source};
+use crate::syntax::{unescape, ByteRange, Document, ParseError, Section, SmallStr, Source};
 use std::collections::BTreeSet;
-use std::ops::Range;
 
 /// Whether the file is a scene (`gd_scene`) or a resource (`gd_resource`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -288,7 +287,7 @@ impl From<ParseError> for ModelError {
 }
 
 /// Decode a header field value written as a string (`"..."`) or bare (`1`).
-pub fn field_text(doc: &Document, r: &Range<usize>) -> String {
+pub fn field_text<R: ByteRange + ?Sized>(doc: &Document, r: &R) -> String {
     let t = doc.slice(r);
     if t.len() >= 2 && t.starts_with('"') && t.ends_with('"') {
         unescape(&t[1..t.len() - 1]).unwrap_or_else(|_| t[1..t.len() - 1].to_string())
@@ -309,7 +308,7 @@ pub fn id_text(raw: &str) -> String {
 }
 
 fn get(doc: &Document, s: &Section, key: &str) -> Option<String> {
-    s.tag.field(key).map(|r| field_text(doc, r))
+    s.tag.field(key).map(|r| field_text(doc, &r))
 }
 
 fn get_int(doc: &Document, s: &Section, key: &str) -> Option<i64> {
@@ -317,7 +316,7 @@ fn get_int(doc: &Document, s: &Section, key: &str) -> Option<i64> {
 }
 
 /// [`field_text`] as a [`SmallStr`]: no allocation for a short value without escapes.
-fn field_small(doc: &Document, r: &Range<usize>) -> SmallStr {
+fn field_small<R: ByteRange + ?Sized>(doc: &Document, r: &R) -> SmallStr {
     let t = doc.slice(r);
     if t.len() >= 2 && t.starts_with('"') && t.ends_with('"') {
         let body = &t[1..t.len() - 1];
@@ -332,7 +331,7 @@ fn field_small(doc: &Document, r: &Range<usize>) -> SmallStr {
 }
 
 /// A field read as an integer, like `field_text(..).parse()`, without allocating.
-fn field_int(doc: &Document, r: &Range<usize>) -> Option<i64> {
+fn field_int<R: ByteRange + ?Sized>(doc: &Document, r: &R) -> Option<i64> {
     field_small(doc, r).parse::<i64>().ok()
 }
 
@@ -440,7 +439,7 @@ impl Scene {
     }
 
     /// Text of a byte range.
-    pub fn slice(&self, r: &Range<usize>) -> &str {
+    pub fn slice<R: crate::syntax::ByteRange + ?Sized>(&self, r: &R) -> &str {
         self.doc.slice(r)
     }
 
@@ -514,7 +513,7 @@ fn section_kinds(doc: &Document) -> Vec<SectionKind> {
 fn id_of(doc: &Document, s: &Section) -> String {
     s.tag
         .field("id")
-        .map(|r| id_text(doc.slice(r)))
+        .map(|r| id_text(doc.slice(&r)))
         .unwrap_or_default()
 }
 

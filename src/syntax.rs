@@ -13,10 +13,12 @@
 //! the first `=` with whitespace dropped, or is a quoted string.
 
 mod items;
+mod span;
 mod text;
 
 pub use crate::smallstr::SmallStr;
 pub use items::Items;
+pub use span::{ByteRange, Span};
 use std::fmt;
 use std::ops::Range;
 use std::sync::Arc;
@@ -72,7 +74,7 @@ pub struct Field {
     /// The field name (an identifier).
     pub key: SmallStr,
     /// Where the value's text is.
-    pub value: Range<usize>,
+    pub value: Span,
 }
 
 /// One property assignment inside a section.
@@ -82,10 +84,10 @@ pub struct Prop {
     /// decoded in a quoted one.
     pub key: SmallStr,
     /// Where the value's text is.
-    pub value: Range<usize>,
+    pub value: Span,
     /// The whole line(s): from the key's first byte through the newline that ends the
     /// value's last line (or to the value's end when more text follows on that line).
-    pub line: Range<usize>,
+    pub line: Span,
 }
 
 /// A syntax error, located for a person to act on.
@@ -212,9 +214,9 @@ impl Document {
         out
     }
 
-    /// The text of a byte range of this document.
-    pub fn slice(&self, r: &Range<usize>) -> &str {
-        &self.text[r.clone()]
+    /// The text of a byte range (or [`Span`]) of this document.
+    pub fn slice<R: ByteRange + ?Sized>(&self, r: &R) -> &str {
+        &self.text[r.byte_range()]
     }
 
     /// Whether the file starts with a UTF-8 byte-order mark (the engine rejects it).
@@ -266,12 +268,12 @@ impl LineIndex {
 
 impl Tag {
     /// The value range of field `key` (the last one, as the engine's map keeps).
-    pub fn field(&self, key: &str) -> Option<&Range<usize>> {
+    pub fn field(&self, key: &str) -> Option<Range<usize>> {
         self.fields
             .iter()
             .rev()
             .find(|f| f.key == key)
-            .map(|f| &f.value)
+            .map(|f| f.value.range())
     }
 }
 
@@ -428,6 +430,13 @@ impl<'a> Splitter<'a> {
         mut self,
         parallel_min: usize,
     ) -> Result<(Range<usize>, Vec<Section>), ParseError> {
+        // Offsets are kept as `u32` ([`Span`]).
+        if u32::try_from(self.s.len()).is_err() {
+            return Err(self.err(
+                u32::MAX as usize,
+                "a file smaller than 4 GiB (larger scenes are not supported)",
+            ));
+        }
         // A BOM is kept in the prefix (the checker warns about it).
         if self.s.starts_with("\u{feff}".as_bytes()) {
             self.pos = 3;
@@ -553,7 +562,7 @@ impl<'a> Splitter<'a> {
             }
             let end = self.pos;
             let last = match self.props.len() > first_prop {
-                true => self.props.last().map_or(tag.span.end, |p| p.line.end),
+                true => self.props.last().map_or(tag.span.end, |p| p.line.end()),
                 false => tag.span.end,
             };
             let body_end = self.body_end(last, end);
@@ -649,7 +658,10 @@ impl<'a> Splitter<'a> {
             self.skip_trivia();
             let value = self.value()?;
             let key = self.text(k);
-            self.fields.push(Field { key, value });
+            self.fields.push(Field {
+                key,
+                value: Span::new(value),
+            });
         }
         let count = self.fields.len() - first_field;
         Ok(Tag {
@@ -713,8 +725,8 @@ impl<'a> Splitter<'a> {
         };
         Ok(Prop {
             key,
-            value,
-            line: start..line_end,
+            value: Span::new(value),
+            line: Span::new(start..line_end),
         })
     }
 
@@ -972,7 +984,7 @@ mod tests {
         assert_eq!(d.print(), src);
         assert_eq!(d.sections.len(), 3);
         assert_eq!(d.sections[0].tag.name, "gd_scene");
-        assert_eq!(d.slice(d.sections[0].tag.field("format").unwrap()), "3");
+        assert_eq!(d.slice(&d.sections[0].tag.field("format").unwrap()), "3");
         let n = &d.sections[2];
         assert_eq!(n.props.len(), 2);
         assert_eq!(n.props[0].key, "position");
@@ -994,7 +1006,7 @@ mod tests {
         let src = "[gd_scene load_steps=2 format=2]\n\n[node name=\"E\" type=\"Area2D\" parent=\".\" groups=[\n\"enemy\",\n]]\nposition = Vector2( 1, 2 )\n";
         let d = doc(src);
         let t = &d.sections[1].tag;
-        assert_eq!(d.slice(t.field("groups").unwrap()), "[\n\"enemy\",\n]");
+        assert_eq!(d.slice(&t.field("groups").unwrap()), "[\n\"enemy\",\n]");
         assert_eq!(d.slice(&d.sections[1].props[0].value), "Vector2( 1, 2 )");
     }
 

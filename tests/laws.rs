@@ -581,7 +581,7 @@ pub mod gen {
         {
             for key in ["from", "to", "path"] {
                 if let Some(r) = doc.sections[c].tag.field(key) {
-                    let v = field_text(doc, r);
+                    let v = field_text(doc, &r);
                     if under(&v, from) {
                         reps.push((r.clone(), quote(&re(&v))));
                     }
@@ -621,7 +621,7 @@ pub mod gen {
     fn set_prop(text: &str, sec: usize, scene: &Scene, key: &str, value: &str) -> String {
         let s = &scene.doc.sections[sec];
         match s.prop(key) {
-            Some(p) => splice(text, vec![(p.value.clone(), value.to_string())]),
+            Some(p) => splice(text, vec![(p.value.range(), value.to_string())]),
             None => {
                 let at = s.tag.span.end + 1; // after the tag line's newline
                 splice(text, vec![(at..at, format!("{key} = {value}\n"))])
@@ -700,7 +700,7 @@ pub mod gen {
                     let scene3 = parse(&t);
                     match scene3.doc.sections[0].tag.field("load_steps") {
                         Some(r) => {
-                            let n: i64 = scene3.doc.slice(r).trim().parse().unwrap_or(1);
+                            let n: i64 = scene3.doc.slice(&r).trim().parse().unwrap_or(1);
                             splice(&t, vec![(r.clone(), (n + 1).to_string())])
                         }
                         None => t,
@@ -1441,7 +1441,7 @@ pub mod gen {
                     if sub_ref_texts(&r.id).iter().any(|x| v.contains(x.as_str()))
                         && uses(&r.id) == 1
                     {
-                        holders.push((ni, p.line.clone(), si));
+                        holders.push((ni, p.line.range(), si));
                     }
                 }
             }

@@ -82,7 +82,7 @@ fn line_mismatch(text: &str) -> Option<String> {
             return Some(format!("line {}: {tag}... became {}", at + 1, lines[at]));
         }
         for p in &s.props {
-            let (at, before) = locate(p.line.start, p.value.start);
+            let (at, before) = locate(p.line.start(), p.value.start());
             if !lines[at].starts_with(before) {
                 return Some(format!("line {}: {before} became {}", at + 1, lines[at]));
             }

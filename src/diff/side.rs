@@ -188,7 +188,7 @@ impl<'a> Side<'a> {
     }
 
     pub(super) fn raw_field(&self, s: &'a Section, key: &str) -> Option<&'a str> {
-        s.tag.field(key).map(|r| self.sc.doc.slice(r))
+        s.tag.field(key).map(|r| self.sc.doc.slice(&r))
     }
 
     pub(super) fn instance_path(&self, node: usize) -> Option<String> {

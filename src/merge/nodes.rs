@@ -14,7 +14,7 @@ use super::matching::{B, O, T};
 use super::sections::{Line, NodeFields, OutSec, TagOut};
 use super::Decision;
 use crate::model::{Scene, SectionKind};
-use crate::syntax::Section;
+use crate::syntax::{Section, Span};
 use crate::value::{scan_refs_in_text, RefKind};
 use std::collections::BTreeSet;
 
@@ -135,7 +135,7 @@ fn own_lines(ctx: &Ctx, side: usize, sec: usize) -> Vec<Line> {
     ctx.sec(side, sec)
         .props
         .iter()
-        .map(|p| Line::Src((side, p.line.clone())))
+        .map(|p| Line::Src((side, p.line.range())))
         .collect()
 }
 
@@ -241,8 +241,8 @@ fn unchanged_since_base(ctx: &Ctx, ident: usize, kept: usize, how: LeftAlone) ->
     let (bs, ks) = (secs[B].unwrap_or_default(), secs[kept].unwrap_or_default());
     let (sb, sk) = (ctx.sec(B, bs), ctx.sec(kept, ks));
     let resave = how != LeftAlone::Exactly;
-    let same = |x: &std::ops::Range<usize>, y: &std::ops::Range<usize>| {
-        let (x, y) = (Some((B, x.clone())), Some((kept, y.clone())));
+    let same = |x: &Span, y: &Span| {
+        let (x, y) = (Some((B, x.range())), Some((kept, y.range())));
         ctx.same(&x, &y) || (resave && ctx.same_content(&x, &y))
     };
     let churn = |k: &str| how == LeftAlone::Churned && ctx.churn(kept, ks, k).is_some();

@@ -201,7 +201,7 @@ impl Printer<'_, '_> {
                             None => out.push_str(sc.doc.slice(&f.value)),
                         }
                     } else {
-                        out.push_str(&self.src(&(*side, f.value.clone())));
+                        out.push_str(&self.src(&(*side, f.value.range())));
                     }
                 }
                 out.push(']');

@@ -40,7 +40,7 @@ fn is_unique(ctx: &Ctx, side: usize, n: usize) -> bool {
     };
     let sec = ctx.sec(side, node.section);
     sec.prop("unique_name_in_owner")
-        .is_some_and(|p| ctx.text(&(side, p.value.clone())).trim() == "true")
+        .is_some_and(|p| ctx.text(&(side, p.value.range())).trim() == "true")
 }
 
 /// A side's unique names: name -> the identity of the one node of this scene marked
