@@ -156,8 +156,6 @@ pub struct Node {
     pub path: SmallStr,
     /// `unique_id=` (4.6+).
     pub unique_id: Option<i64>,
-    /// Id of the `ExtResource` in `instance=`.
-    pub instance: Option<String>,
     /// Fields few nodes carry, boxed so that the common node stays small (a scene of
     /// 100,000 nodes holds three or four copies of its nodes during a merge).
     pub rare: Option<Box<RareNodeFields>>,
@@ -168,6 +166,8 @@ pub struct Node {
 /// The `[node]` fields that few nodes carry.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RareNodeFields {
+    /// Id of the `ExtResource` in `instance=`.
+    pub instance: Option<String>,
     /// `instance_placeholder=`.
     pub instance_placeholder: Option<String>,
     /// `owner=`.
@@ -177,6 +177,11 @@ pub struct RareNodeFields {
 }
 
 impl Node {
+    /// Id of the `ExtResource` in `instance=`.
+    pub fn instance(&self) -> Option<&str> {
+        self.rare.as_ref()?.instance.as_deref()
+    }
+
     /// `instance_placeholder=`.
     pub fn instance_placeholder(&self) -> Option<&str> {
         self.rare.as_ref()?.instance_placeholder.as_deref()
@@ -195,7 +200,9 @@ impl Node {
     /// An entry that only overrides properties of a node inside an instanced or
     /// inherited scene: it has neither `type` nor `instance`.
     pub fn is_override(&self) -> bool {
-        self.type_name.is_none() && self.instance.is_none() && self.instance_placeholder().is_none()
+        self.type_name.is_none()
+            && self.instance().is_none()
+            && self.instance_placeholder().is_none()
     }
 }
 
@@ -540,7 +547,7 @@ fn build_nodes(doc: &Document, kinds: &[SectionKind], parallel_min: usize) -> Ve
 fn key_nodes(nodes: &mut [Node]) {
     let mut instanced: BTreeSet<SmallStr> = BTreeSet::new();
     let mut root_inherited = false;
-    for node in nodes.iter().filter(|n| n.instance.is_some()) {
+    for node in nodes.iter().filter(|n| n.instance().is_some()) {
         root_inherited |= node.parent.is_none();
         instanced.insert(node.path.clone());
     }
@@ -584,6 +591,7 @@ fn build_node(doc: &Document, i: usize, s: &Section) -> Node {
         };
         *slot = Some(&f.value);
     }
+    let instance = instance.and_then(|r| ref_id(doc.slice(r), "ExtResource"));
     let name = name.map(|r| field_small(doc, r)).unwrap_or_default();
     let parent = parent.map(|r| field_small(doc, r));
     let path = match &parent {
@@ -594,19 +602,20 @@ fn build_node(doc: &Document, i: usize, s: &Section) -> Node {
     Node {
         section: i,
         type_name: type_name.map(|r| field_small(doc, r)),
-        rare: (placeholder.is_some() || owner.is_some() || index.is_some()).then(|| {
-            Box::new(RareNodeFields {
-                instance_placeholder: placeholder.map(|r| field_text(doc, r)),
-                owner: owner.map(|r| field_text(doc, r)),
-                index: index.and_then(|r| field_int(doc, r)),
-            })
-        }),
+        rare: (instance.is_some() || placeholder.is_some() || owner.is_some() || index.is_some())
+            .then(|| {
+                Box::new(RareNodeFields {
+                    instance,
+                    instance_placeholder: placeholder.map(|r| field_text(doc, r)),
+                    owner: owner.map(|r| field_text(doc, r)),
+                    index: index.and_then(|r| field_int(doc, r)),
+                })
+            }),
         key: NodeKey::Path(path.clone()),
         name,
         parent,
         path,
         unique_id: unique_id.and_then(|r| field_int(doc, r)),
-        instance: instance.and_then(|r| ref_id(doc.slice(r), "ExtResource")),
     }
 }
 
@@ -719,7 +728,7 @@ shape = SubResource("CircleShape2D_a")
                 "Shape"
             ]
         );
-        assert_eq!(s.nodes[1].instance.as_deref(), Some("2_y"));
+        assert_eq!(s.nodes[1].instance(), Some("2_y"));
         // The two overrides share unique_id 5 but live in different instances.
         assert_eq!(
             s.nodes[2].key,
@@ -770,7 +779,7 @@ shape = SubResource("CircleShape2D_a")
         let s = Scene::parse(src.as_bytes()).unwrap();
         assert!(s.is_godot3());
         assert_eq!(s.ext_resources[0].id, "1");
-        assert_eq!(s.nodes[1].instance.as_deref(), Some("1"));
+        assert_eq!(s.nodes[1].instance(), Some("1"));
         assert_eq!(s.nodes[1].path, "P");
     }
 

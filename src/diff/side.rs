@@ -193,7 +193,7 @@ impl<'a> Side<'a> {
 
     pub(super) fn instance_path(&self, node: usize) -> Option<String> {
         let n = &self.sc.nodes[node];
-        n.instance.as_ref().map(|id| self.display(RefKind::Ext, id))
+        n.instance().map(|id| self.display(RefKind::Ext, id))
     }
 
     /// Nodes using a resource, directly or through sub_resources.

@@ -745,7 +745,7 @@ fn root_of(s: &Scene) -> Option<usize> {
 /// What a node is, apart from where it is: its name and its type (or instanced scene).
 fn node_kind(s: &Scene, i: usize) -> (String, String) {
     let n = &s.nodes[i];
-    let what = match (&n.type_name, &n.instance) {
+    let what = match (&n.type_name, n.instance()) {
         (Some(t), _) => t.to_string(),
         (None, Some(ext)) => {
             let path = s

@@ -29,7 +29,7 @@ fn owned_here(ctx: &Ctx, side: usize, n: usize) -> bool {
     };
     path.match_indices('/').all(|(k, _)| {
         let up = ctx.paths[side].get(&path[..k]);
-        up.is_some_and(|&i| nodes.get(i).is_some_and(|x| x.instance.is_none()))
+        up.is_some_and(|&i| nodes.get(i).is_some_and(|x| x.instance().is_none()))
     })
 }
 
