@@ -106,7 +106,7 @@ impl<'a> LazyLines<'a> {
 
     /// 1-based line where section `i` starts.
     fn of_section(&self, i: usize) -> usize {
-        self.at(self.doc.sections[i].span.start)
+        self.at(self.doc.sections[i].span.start())
     }
 }
 

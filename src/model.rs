@@ -477,7 +477,7 @@ fn file_kind(doc: &Document) -> Result<FileKind, ModelError> {
         "gd_scene" => Ok(FileKind::Scene),
         "gd_resource" => Ok(FileKind::Resource),
         _ => {
-            let at = doc.sections.first().map_or(0, |s| s.span.start);
+            let at = doc.sections.first().map_or(0, |s| s.span.start());
             Err(ModelError::NotAScene {
                 error: ParseError::at(
                     doc.text.as_bytes(),

@@ -45,7 +45,7 @@ pub struct Document {
 pub struct Section {
     /// From the tag's `[` up to the next tag's `[` (or the end of the file), so that
     /// trailing blank lines and comments belong to the section before them.
-    pub span: Range<usize>,
+    pub span: Span,
     /// The bracketed header.
     pub tag: Tag,
     /// `key = value` lines in file order.
@@ -61,7 +61,7 @@ pub struct Section {
 #[derive(Debug, Clone)]
 pub struct Tag {
     /// From `[` to `]`, inclusive.
-    pub span: Range<usize>,
+    pub span: Span,
     /// `gd_scene`, `ext_resource`, `sub_resource`, `node`, ...
     pub name: SmallStr,
     /// `key=value` fields in written order (a repeated key: the last one wins).
@@ -209,7 +209,7 @@ impl Document {
         let mut out = String::with_capacity(self.text.len());
         out.push_str(&self.text[self.prefix.clone()]);
         for s in &self.sections {
-            out.push_str(&self.text[s.span.clone()]);
+            out.push_str(self.slice(&s.span));
         }
         out
     }
@@ -562,13 +562,13 @@ impl<'a> Splitter<'a> {
             }
             let end = self.pos;
             let last = match self.props.len() > first_prop {
-                true => self.props.last().map_or(tag.span.end, |p| p.line.end()),
-                false => tag.span.end,
+                true => self.props.last().map_or(tag.span.end(), |p| p.line.end()),
+                false => tag.span.end(),
             };
             let body_end = self.body_end(last, end);
             let props = Items::of(&self.no_props, first_prop, self.props.len() - first_prop);
             sections.push(Section {
-                span: start..end,
+                span: Span::new(start..end),
                 tag,
                 props,
                 body_end,
@@ -665,7 +665,7 @@ impl<'a> Splitter<'a> {
         }
         let count = self.fields.len() - first_field;
         Ok(Tag {
-            span: start..self.pos,
+            span: Span::new(start..self.pos),
             name,
             fields: Items::of(&self.no_fields, first_field, count),
         })
@@ -963,7 +963,7 @@ mod tests {
         let own: Vec<&str> = d
             .sections
             .iter()
-            .map(|s| &src[s.span.start..s.body_end])
+            .map(|s| &src[s.span.start()..s.body_end])
             .collect();
         assert_eq!(
             own,

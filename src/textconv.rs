@@ -79,7 +79,7 @@ impl Projector {
         } else {
             &[]
         };
-        let mut prev = s.tag.span.start + 1;
+        let mut prev = s.tag.span.start() + 1;
         for f in &s.tag.fields {
             let key = f.key.as_str();
             if NOISE_FIELDS.contains(&key) || dropped.contains(&key) {

@@ -623,7 +623,7 @@ pub mod gen {
         match s.prop(key) {
             Some(p) => splice(text, vec![(p.value.range(), value.to_string())]),
             None => {
-                let at = s.tag.span.end + 1; // after the tag line's newline
+                let at = s.tag.span.end() + 1; // after the tag line's newline
                 splice(text, vec![(at..at, format!("{key} = {value}\n"))])
             }
         }
@@ -667,7 +667,7 @@ pub mod gen {
                     }
                     let pos = scene.doc.sections[scene.nodes.last().unwrap().section]
                         .span
-                        .end;
+                        .end();
                     insert_at(&text, pos, &s)
                 }
                 Edit::AddSub {
@@ -687,14 +687,14 @@ pub mod gen {
                     node.push_str(&format!("shape = {rf}\n"));
                     let pos = scene.doc.sections[scene.nodes.last().unwrap().section]
                         .span
-                        .end;
+                        .end();
                     let t = insert_at(&text, pos, &node);
                     let scene2 = parse(&t);
                     let mut sub = format!("[sub_resource type={} id={idf}]\n", quote(ty));
                     for (k, v) in content {
                         sub.push_str(&format!("{k} = {v}\n"));
                     }
-                    let pos = scene2.doc.sections[scene2.nodes[0].section].span.start;
+                    let pos = scene2.doc.sections[scene2.nodes[0].section].span.start();
                     let t = insert_at(&t, pos, &sub);
                     // load_steps, as the editor would write it.
                     let scene3 = parse(&t);
@@ -711,17 +711,17 @@ pub mod gen {
                     let mut reps = Vec::new();
                     for n in &scene.nodes {
                         if under(&n.path, &c) {
-                            reps.push((scene.doc.sections[n.section].span.clone(), String::new()));
+                            reps.push((scene.doc.sections[n.section].span.range(), String::new()));
                         }
                     }
                     for cn in &scene.connections {
                         if under(&cn.key.from, &c) || under(&cn.key.to, &c) {
-                            reps.push((scene.doc.sections[cn.section].span.clone(), String::new()));
+                            reps.push((scene.doc.sections[cn.section].span.range(), String::new()));
                         }
                     }
                     for ed in &scene.editables {
                         if under(&ed.path, &c) {
-                            reps.push((scene.doc.sections[ed.section].span.clone(), String::new()));
+                            reps.push((scene.doc.sections[ed.section].span.range(), String::new()));
                         }
                     }
                     splice(&text, reps)
@@ -1461,19 +1461,19 @@ pub mod gen {
             if !leaf {
                 return None;
             }
-            sc.doc.sections[node.section].span.clone()
+            sc.doc.sections[node.section].span.range()
         } else {
             line
         };
         // Ours: the holder and the sub_resource gone (later range first).
-        let mut cuts = [cut, sub.span.clone()];
+        let mut cuts = [cut, sub.span.range()];
         cuts.sort_by_key(|r| std::cmp::Reverse(r.start));
         let mut ours = base.to_string();
         for r in cuts {
             ours.replace_range(r, "");
         }
         // Theirs: the sub_resource edited.
-        let at = base[sub.tag.span.end..].find('\n')? + sub.tag.span.end + 1;
+        let at = base[sub.tag.span.end()..].find('\n')? + sub.tag.span.end() + 1;
         let mut theirs = base.to_string();
         theirs.insert_str(at, HELD_EDIT);
         Some((base.to_string(), ours, theirs))

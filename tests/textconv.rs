@@ -76,7 +76,7 @@ fn line_mismatch(text: &str) -> Option<String> {
         (line, &text[starts[line]..end])
     };
     for s in &doc.sections {
-        let (at, _) = locate(s.tag.span.start, s.tag.span.start);
+        let (at, _) = locate(s.tag.span.start(), s.tag.span.start());
         let tag = format!("[{}", s.tag.name);
         if !lines[at].trim_start_matches('\u{feff}').starts_with(&tag) {
             return Some(format!("line {}: {tag}... became {}", at + 1, lines[at]));

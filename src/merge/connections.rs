@@ -116,7 +116,7 @@ fn tag_src(ctx: &Ctx, side: usize, k: usize) -> Src {
     let sc = ctx.sc[side];
     (
         side,
-        sc.doc.sections[sc.connections[k].section].tag.span.clone(),
+        sc.doc.sections[sc.connections[k].section].tag.span.range(),
     )
 }
 

@@ -1273,7 +1273,7 @@ fn uses(s: &Scene, id: &str) -> std::collections::BTreeSet<(String, String)> {
 /// A sub_resource's properties as written (its tag, and so its id, left out).
 fn sub_body(s: &Scene, i: usize) -> &str {
     let sec = &s.doc.sections[s.sub_resources[i].section];
-    s.doc.slice(&(sec.tag.span.end..sec.body_end)).trim()
+    s.doc.slice(&(sec.tag.span.end()..sec.body_end)).trim()
 }
 
 /// Where base's sub_resource `bi` went on side `x`, whose own id there (`k`) holds other

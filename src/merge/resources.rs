@@ -62,7 +62,7 @@ pub(super) fn merge_resource_section(ctx: &mut Ctx) -> Option<OutSec> {
     secs[O].map(|osec| OutSec {
         kind: SectionKind::Resource,
         verbatim: None,
-        tag: TagOut::Src((O, o.doc.sections[osec].tag.span.clone())),
+        tag: TagOut::Src((O, o.doc.sections[osec].tag.span.range())),
         lines,
         whole: None,
         origin: secs,
@@ -172,7 +172,7 @@ fn sec_refs(ctx: &Ctx, out: &OutSec, refs: &mut Refs) {
     if let Some(w) = &out.whole {
         for (s, list) in w.iter().enumerate() {
             for &si in list {
-                each(&(s, ctx.sc[s].doc.sections[si].span.clone()));
+                each(&(s, ctx.sc[s].doc.sections[si].span.range()));
             }
         }
     }
@@ -356,7 +356,7 @@ pub(super) fn sub_sections(
         };
         if let Some(k) = ctx.id.sub.at[i][O] {
             let osec = o.sub_resources[k].section;
-            out.tag = TagOut::Src((O, o.doc.sections[osec].tag.span.clone()));
+            out.tag = TagOut::Src((O, o.doc.sections[osec].tag.span.range()));
             if out.lines_are(O, &o.doc.sections[osec].props) {
                 out.verbatim = Some(osec);
             }
@@ -416,7 +416,7 @@ fn merge_ext_tag(ctx: &mut Ctx, ident: usize) -> TagOut {
             if changed {
                 TagOut::Fields("ext_resource".into(), fields)
             } else {
-                TagOut::Src((O, sc[O].doc.sections[so].tag.span.clone()))
+                TagOut::Src((O, sc[O].doc.sections[so].tag.span.range()))
             }
         }
         (Some(_), None) => TagOut::Src((
@@ -424,7 +424,7 @@ fn merge_ext_tag(ctx: &mut Ctx, ident: usize) -> TagOut {
             sc[O].doc.sections[sec(O).unwrap_or_default()]
                 .tag
                 .span
-                .clone(),
+                .range(),
         )),
         _ => {
             let side = if at[T].is_some() { T } else { B };
