@@ -752,7 +752,7 @@ fn node_kind(s: &Scene, i: usize) -> (String, String) {
                 .ext_resources
                 .iter()
                 .rev()
-                .find(|e| &e.id == ext)
+                .find(|e| e.id == ext)
                 .map_or("", |e| e.path.as_str());
             format!("instance:{path}")
         }

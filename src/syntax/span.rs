@@ -86,3 +86,26 @@ impl<T: ByteRange + ?Sized> ByteRange for &mut T {
         (**self).byte_range()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_span_is_its_range_in_eight_bytes() {
+        let s = Span::new(3..10);
+        assert_eq!(std::mem::size_of::<Span>(), 8);
+        assert_eq!((s.start(), s.end(), s.range()), (3, 10, 3..10));
+        assert!(s == (3..10));
+        assert!((3..10) == s);
+        let r: &Span = &s;
+        assert_eq!(r.byte_range(), 3..10);
+        assert_eq!(Range::from(s), 3..10);
+    }
+
+    #[test]
+    fn offsets_past_u32_are_clamped() {
+        let big = u32::MAX as usize + 5;
+        assert_eq!(Span::new(1..big).end(), u32::MAX as usize);
+    }
+}
