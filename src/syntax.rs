@@ -3,8 +3,9 @@
 //!
 //! Every byte of the input is accounted for: [`Document::print`] concatenates the prefix
 //! and the spans of all sections and gives back the input exactly. Values are kept as
-//! byte ranges into [`Document::text`]; they are decoded by [`crate::value`] (the pest
-//! grammar) only when a later stage needs them. This is what makes parsing run at
+//! byte ranges into [`Document::text`] ([`Span`]s of two `u32`: files of 4 GiB or more
+//! are rejected); they are decoded by [`crate::value`] (the pest grammar) only when a
+//! later stage needs them. This is what makes parsing run at
 //! hundreds of MB/s on mesh-heavy and node-heavy scenes alike.
 //!
 //! The splitter follows the engine's own reader (spec §1, §3): whitespace is any byte
