@@ -106,7 +106,7 @@ impl<'a> LazyLines<'a> {
 
     /// 1-based line where section `i` starts.
     fn of_section(&self, i: usize) -> usize {
-        self.at(self.doc.sections[i].span.start)
+        self.at(self.doc.sections[i].span.start())
     }
 }
 
@@ -186,11 +186,11 @@ pub fn check(scene: &Scene) -> Vec<Problem> {
         };
         for f in &s.tag.fields {
             if f.key != "id" {
-                check_text(f.value.start, doc.slice(&f.value));
+                check_text(f.value.start(), doc.slice(&f.value));
             }
         }
         for p in &s.props {
-            check_text(p.value.start, doc.slice(&p.value));
+            check_text(p.value.start(), doc.slice(&p.value));
         }
         if let Some(r) = own_sub {
             defined.insert(r.id.as_str());
@@ -324,7 +324,7 @@ fn node_problems(scene: &Scene) -> Vec<Problem> {
         let inherited = scene
             .nodes
             .first()
-            .is_some_and(|n| n.parent.is_none() && n.instance.is_some());
+            .is_some_and(|n| n.parent.is_none() && n.instance().is_some());
         let n_nodes = scene.nodes.len();
         let mut seen_paths: FxSet<&str> =
             FxSet::with_capacity_and_hasher(n_nodes, Default::default());
@@ -352,7 +352,7 @@ fn node_problems(scene: &Scene) -> Vec<Problem> {
                     format!("duplicate node path \"{}\"", n.path),
                 ));
             }
-            if n.instance.is_some() {
+            if n.instance().is_some() {
                 instanced.insert(n.path.as_str());
             }
             if n.unique_id.is_some()
@@ -387,14 +387,14 @@ fn connection_problems(scene: &Scene, lines: &LazyLines) -> Vec<Problem> {
     let Some(root) = scene.nodes.first() else {
         return out;
     };
-    if root.parent.is_none() && root.instance.is_some() {
+    if root.parent.is_none() && root.instance().is_some() {
         return out;
     }
     let paths: BTreeSet<&str> = scene.nodes.iter().map(|n| n.path.as_str()).collect();
     let instanced: BTreeSet<&str> = scene
         .nodes
         .iter()
-        .filter(|n| n.instance.is_some() || n.instance_placeholder().is_some())
+        .filter(|n| n.instance().is_some() || n.instance_placeholder().is_some())
         .map(|n| n.path.as_str())
         .collect();
     let resolves = |p: &str| {

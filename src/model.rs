@@ -12,9 +12,8 @@
 //! decoded header fields, so later stages can both reason about meaning and copy the
 //! exact bytes of untouched parts.
 
-use crate::syntax::{unescape, Document, ParseError, Section, SmallStr, Source};
+use crate::syntax::{unescape, ByteRange, Document, ParseError, Section, SmallStr, Source};
 use std::collections::BTreeSet;
-use std::ops::Range;
 
 /// Whether the file is a scene (`gd_scene`) or a resource (`gd_resource`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -157,8 +156,6 @@ pub struct Node {
     pub path: SmallStr,
     /// `unique_id=` (4.6+).
     pub unique_id: Option<i64>,
-    /// Id of the `ExtResource` in `instance=`.
-    pub instance: Option<String>,
     /// Fields few nodes carry, boxed so that the common node stays small (a scene of
     /// 100,000 nodes holds three or four copies of its nodes during a merge).
     pub rare: Option<Box<RareNodeFields>>,
@@ -169,6 +166,8 @@ pub struct Node {
 /// The `[node]` fields that few nodes carry.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RareNodeFields {
+    /// Id of the `ExtResource` in `instance=`.
+    pub instance: Option<String>,
     /// `instance_placeholder=`.
     pub instance_placeholder: Option<String>,
     /// `owner=`.
@@ -178,6 +177,11 @@ pub struct RareNodeFields {
 }
 
 impl Node {
+    /// Id of the `ExtResource` in `instance=`.
+    pub fn instance(&self) -> Option<&str> {
+        self.rare.as_ref()?.instance.as_deref()
+    }
+
     /// `instance_placeholder=`.
     pub fn instance_placeholder(&self) -> Option<&str> {
         self.rare.as_ref()?.instance_placeholder.as_deref()
@@ -196,7 +200,9 @@ impl Node {
     /// An entry that only overrides properties of a node inside an instanced or
     /// inherited scene: it has neither `type` nor `instance`.
     pub fn is_override(&self) -> bool {
-        self.type_name.is_none() && self.instance.is_none() && self.instance_placeholder().is_none()
+        self.type_name.is_none()
+            && self.instance().is_none()
+            && self.instance_placeholder().is_none()
     }
 }
 
@@ -288,7 +294,7 @@ impl From<ParseError> for ModelError {
 }
 
 /// Decode a header field value written as a string (`"..."`) or bare (`1`).
-pub fn field_text(doc: &Document, r: &Range<usize>) -> String {
+pub fn field_text<R: ByteRange + ?Sized>(doc: &Document, r: &R) -> String {
     let t = doc.slice(r);
     if t.len() >= 2 && t.starts_with('"') && t.ends_with('"') {
         unescape(&t[1..t.len() - 1]).unwrap_or_else(|_| t[1..t.len() - 1].to_string())
@@ -309,7 +315,7 @@ pub fn id_text(raw: &str) -> String {
 }
 
 fn get(doc: &Document, s: &Section, key: &str) -> Option<String> {
-    s.tag.field(key).map(|r| field_text(doc, r))
+    s.tag.field(key).map(|r| field_text(doc, &r))
 }
 
 fn get_int(doc: &Document, s: &Section, key: &str) -> Option<i64> {
@@ -317,7 +323,7 @@ fn get_int(doc: &Document, s: &Section, key: &str) -> Option<i64> {
 }
 
 /// [`field_text`] as a [`SmallStr`]: no allocation for a short value without escapes.
-fn field_small(doc: &Document, r: &Range<usize>) -> SmallStr {
+fn field_small<R: ByteRange + ?Sized>(doc: &Document, r: &R) -> SmallStr {
     let t = doc.slice(r);
     if t.len() >= 2 && t.starts_with('"') && t.ends_with('"') {
         let body = &t[1..t.len() - 1];
@@ -332,7 +338,7 @@ fn field_small(doc: &Document, r: &Range<usize>) -> SmallStr {
 }
 
 /// A field read as an integer, like `field_text(..).parse()`, without allocating.
-fn field_int(doc: &Document, r: &Range<usize>) -> Option<i64> {
+fn field_int<R: ByteRange + ?Sized>(doc: &Document, r: &R) -> Option<i64> {
     field_small(doc, r).parse::<i64>().ok()
 }
 
@@ -440,7 +446,7 @@ impl Scene {
     }
 
     /// Text of a byte range.
-    pub fn slice(&self, r: &Range<usize>) -> &str {
+    pub fn slice<R: crate::syntax::ByteRange + ?Sized>(&self, r: &R) -> &str {
         self.doc.slice(r)
     }
 
@@ -471,7 +477,7 @@ fn file_kind(doc: &Document) -> Result<FileKind, ModelError> {
         "gd_scene" => Ok(FileKind::Scene),
         "gd_resource" => Ok(FileKind::Resource),
         _ => {
-            let at = doc.sections.first().map_or(0, |s| s.span.start);
+            let at = doc.sections.first().map_or(0, |s| s.span.start());
             Err(ModelError::NotAScene {
                 error: ParseError::at(
                     doc.text.as_bytes(),
@@ -514,7 +520,7 @@ fn section_kinds(doc: &Document) -> Vec<SectionKind> {
 fn id_of(doc: &Document, s: &Section) -> String {
     s.tag
         .field("id")
-        .map(|r| id_text(doc.slice(r)))
+        .map(|r| id_text(doc.slice(&r)))
         .unwrap_or_default()
 }
 
@@ -541,7 +547,7 @@ fn build_nodes(doc: &Document, kinds: &[SectionKind], parallel_min: usize) -> Ve
 fn key_nodes(nodes: &mut [Node]) {
     let mut instanced: BTreeSet<SmallStr> = BTreeSet::new();
     let mut root_inherited = false;
-    for node in nodes.iter().filter(|n| n.instance.is_some()) {
+    for node in nodes.iter().filter(|n| n.instance().is_some()) {
         root_inherited |= node.parent.is_none();
         instanced.insert(node.path.clone());
     }
@@ -585,6 +591,7 @@ fn build_node(doc: &Document, i: usize, s: &Section) -> Node {
         };
         *slot = Some(&f.value);
     }
+    let instance = instance.and_then(|r| ref_id(doc.slice(r), "ExtResource"));
     let name = name.map(|r| field_small(doc, r)).unwrap_or_default();
     let parent = parent.map(|r| field_small(doc, r));
     let path = match &parent {
@@ -595,19 +602,20 @@ fn build_node(doc: &Document, i: usize, s: &Section) -> Node {
     Node {
         section: i,
         type_name: type_name.map(|r| field_small(doc, r)),
-        rare: (placeholder.is_some() || owner.is_some() || index.is_some()).then(|| {
-            Box::new(RareNodeFields {
-                instance_placeholder: placeholder.map(|r| field_text(doc, r)),
-                owner: owner.map(|r| field_text(doc, r)),
-                index: index.and_then(|r| field_int(doc, r)),
-            })
-        }),
+        rare: (instance.is_some() || placeholder.is_some() || owner.is_some() || index.is_some())
+            .then(|| {
+                Box::new(RareNodeFields {
+                    instance,
+                    instance_placeholder: placeholder.map(|r| field_text(doc, r)),
+                    owner: owner.map(|r| field_text(doc, r)),
+                    index: index.and_then(|r| field_int(doc, r)),
+                })
+            }),
         key: NodeKey::Path(path.clone()),
         name,
         parent,
         path,
         unique_id: unique_id.and_then(|r| field_int(doc, r)),
-        instance: instance.and_then(|r| ref_id(doc.slice(r), "ExtResource")),
     }
 }
 
@@ -720,7 +728,7 @@ shape = SubResource("CircleShape2D_a")
                 "Shape"
             ]
         );
-        assert_eq!(s.nodes[1].instance.as_deref(), Some("2_y"));
+        assert_eq!(s.nodes[1].instance(), Some("2_y"));
         // The two overrides share unique_id 5 but live in different instances.
         assert_eq!(
             s.nodes[2].key,
@@ -771,7 +779,7 @@ shape = SubResource("CircleShape2D_a")
         let s = Scene::parse(src.as_bytes()).unwrap();
         assert!(s.is_godot3());
         assert_eq!(s.ext_resources[0].id, "1");
-        assert_eq!(s.nodes[1].instance.as_deref(), Some("1"));
+        assert_eq!(s.nodes[1].instance(), Some("1"));
         assert_eq!(s.nodes[1].path, "P");
     }
 

@@ -3,8 +3,9 @@
 //!
 //! Every byte of the input is accounted for: [`Document::print`] concatenates the prefix
 //! and the spans of all sections and gives back the input exactly. Values are kept as
-//! byte ranges into [`Document::text`]; they are decoded by [`crate::value`] (the pest
-//! grammar) only when a later stage needs them. This is what makes parsing run at
+//! byte ranges into [`Document::text`] ([`Span`]s of two `u32`: files of 4 GiB or more
+//! are rejected); they are decoded by [`crate::value`] (the pest grammar) only when a
+//! later stage needs them. This is what makes parsing run at
 //! hundreds of MB/s on mesh-heavy and node-heavy scenes alike.
 //!
 //! The splitter follows the engine's own reader (spec §1, §3): whitespace is any byte
@@ -13,10 +14,12 @@
 //! the first `=` with whitespace dropped, or is a quoted string.
 
 mod items;
+mod span;
 mod text;
 
 pub use crate::smallstr::SmallStr;
 pub use items::Items;
+pub use span::{ByteRange, Span};
 use std::fmt;
 use std::ops::Range;
 use std::sync::Arc;
@@ -43,7 +46,7 @@ pub struct Document {
 pub struct Section {
     /// From the tag's `[` up to the next tag's `[` (or the end of the file), so that
     /// trailing blank lines and comments belong to the section before them.
-    pub span: Range<usize>,
+    pub span: Span,
     /// The bracketed header.
     pub tag: Tag,
     /// `key = value` lines in file order.
@@ -59,7 +62,7 @@ pub struct Section {
 #[derive(Debug, Clone)]
 pub struct Tag {
     /// From `[` to `]`, inclusive.
-    pub span: Range<usize>,
+    pub span: Span,
     /// `gd_scene`, `ext_resource`, `sub_resource`, `node`, ...
     pub name: SmallStr,
     /// `key=value` fields in written order (a repeated key: the last one wins).
@@ -72,7 +75,7 @@ pub struct Field {
     /// The field name (an identifier).
     pub key: SmallStr,
     /// Where the value's text is.
-    pub value: Range<usize>,
+    pub value: Span,
 }
 
 /// One property assignment inside a section.
@@ -82,10 +85,10 @@ pub struct Prop {
     /// decoded in a quoted one.
     pub key: SmallStr,
     /// Where the value's text is.
-    pub value: Range<usize>,
+    pub value: Span,
     /// The whole line(s): from the key's first byte through the newline that ends the
     /// value's last line (or to the value's end when more text follows on that line).
-    pub line: Range<usize>,
+    pub line: Span,
 }
 
 /// A syntax error, located for a person to act on.
@@ -207,14 +210,14 @@ impl Document {
         let mut out = String::with_capacity(self.text.len());
         out.push_str(&self.text[self.prefix.clone()]);
         for s in &self.sections {
-            out.push_str(&self.text[s.span.clone()]);
+            out.push_str(self.slice(&s.span));
         }
         out
     }
 
-    /// The text of a byte range of this document.
-    pub fn slice(&self, r: &Range<usize>) -> &str {
-        &self.text[r.clone()]
+    /// The text of a byte range (or [`Span`]) of this document.
+    pub fn slice<R: ByteRange + ?Sized>(&self, r: &R) -> &str {
+        &self.text[r.byte_range()]
     }
 
     /// Whether the file starts with a UTF-8 byte-order mark (the engine rejects it).
@@ -266,12 +269,12 @@ impl LineIndex {
 
 impl Tag {
     /// The value range of field `key` (the last one, as the engine's map keeps).
-    pub fn field(&self, key: &str) -> Option<&Range<usize>> {
+    pub fn field(&self, key: &str) -> Option<Range<usize>> {
         self.fields
             .iter()
             .rev()
             .find(|f| f.key == key)
-            .map(|f| &f.value)
+            .map(|f| f.value.range())
     }
 }
 
@@ -428,6 +431,13 @@ impl<'a> Splitter<'a> {
         mut self,
         parallel_min: usize,
     ) -> Result<(Range<usize>, Vec<Section>), ParseError> {
+        // Offsets are kept as `u32` ([`Span`]).
+        if u32::try_from(self.s.len()).is_err() {
+            return Err(self.err(
+                u32::MAX as usize,
+                "a file smaller than 4 GiB (larger scenes are not supported)",
+            ));
+        }
         // A BOM is kept in the prefix (the checker warns about it).
         if self.s.starts_with("\u{feff}".as_bytes()) {
             self.pos = 3;
@@ -553,13 +563,13 @@ impl<'a> Splitter<'a> {
             }
             let end = self.pos;
             let last = match self.props.len() > first_prop {
-                true => self.props.last().map_or(tag.span.end, |p| p.line.end),
-                false => tag.span.end,
+                true => self.props.last().map_or(tag.span.end(), |p| p.line.end()),
+                false => tag.span.end(),
             };
             let body_end = self.body_end(last, end);
             let props = Items::of(&self.no_props, first_prop, self.props.len() - first_prop);
             sections.push(Section {
-                span: start..end,
+                span: Span::new(start..end),
                 tag,
                 props,
                 body_end,
@@ -649,11 +659,14 @@ impl<'a> Splitter<'a> {
             self.skip_trivia();
             let value = self.value()?;
             let key = self.text(k);
-            self.fields.push(Field { key, value });
+            self.fields.push(Field {
+                key,
+                value: Span::new(value),
+            });
         }
         let count = self.fields.len() - first_field;
         Ok(Tag {
-            span: start..self.pos,
+            span: Span::new(start..self.pos),
             name,
             fields: Items::of(&self.no_fields, first_field, count),
         })
@@ -713,8 +726,8 @@ impl<'a> Splitter<'a> {
         };
         Ok(Prop {
             key,
-            value,
-            line: start..line_end,
+            value: Span::new(value),
+            line: Span::new(start..line_end),
         })
     }
 
@@ -951,7 +964,7 @@ mod tests {
         let own: Vec<&str> = d
             .sections
             .iter()
-            .map(|s| &src[s.span.start..s.body_end])
+            .map(|s| &src[s.span.start()..s.body_end])
             .collect();
         assert_eq!(
             own,
@@ -972,7 +985,7 @@ mod tests {
         assert_eq!(d.print(), src);
         assert_eq!(d.sections.len(), 3);
         assert_eq!(d.sections[0].tag.name, "gd_scene");
-        assert_eq!(d.slice(d.sections[0].tag.field("format").unwrap()), "3");
+        assert_eq!(d.slice(&d.sections[0].tag.field("format").unwrap()), "3");
         let n = &d.sections[2];
         assert_eq!(n.props.len(), 2);
         assert_eq!(n.props[0].key, "position");
@@ -994,7 +1007,7 @@ mod tests {
         let src = "[gd_scene load_steps=2 format=2]\n\n[node name=\"E\" type=\"Area2D\" parent=\".\" groups=[\n\"enemy\",\n]]\nposition = Vector2( 1, 2 )\n";
         let d = doc(src);
         let t = &d.sections[1].tag;
-        assert_eq!(d.slice(t.field("groups").unwrap()), "[\n\"enemy\",\n]");
+        assert_eq!(d.slice(&t.field("groups").unwrap()), "[\n\"enemy\",\n]");
         assert_eq!(d.slice(&d.sections[1].props[0].value), "Vector2( 1, 2 )");
     }
 

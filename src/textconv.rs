@@ -59,7 +59,7 @@ fn ext_paths(doc: &Document) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
     for s in doc.sections.iter().filter(|s| s.tag.name == "ext_resource") {
         if let (Some(id), Some(path)) = (s.tag.field("id"), s.tag.field("path")) {
-            out.insert(id_text(doc.slice(id)), field_text(doc, path));
+            out.insert(id_text(doc.slice(&id)), field_text(doc, &path));
         }
     }
     out
@@ -79,24 +79,24 @@ impl Projector {
         } else {
             &[]
         };
-        let mut prev = s.tag.span.start + 1;
+        let mut prev = s.tag.span.start() + 1;
         for f in &s.tag.fields {
             let key = f.key.as_str();
             if NOISE_FIELDS.contains(&key) || dropped.contains(&key) {
-                let start = field_start(text, prev, f.value.start, key).max(at);
+                let start = field_start(text, prev, f.value.start(), key).max(at);
                 out.push_str(&text[at..start]);
-                keep_line_breaks(&text[start..f.value.end], out);
+                keep_line_breaks(&text[start..f.value.end()], out);
             } else {
-                out.push_str(&text[at..f.value.start]);
-                self.value(&text[f.value.clone()], out);
+                out.push_str(&text[at..f.value.start()]);
+                self.value(&text[f.value.range()], out);
             }
-            at = f.value.end;
-            prev = f.value.end;
+            at = f.value.end();
+            prev = f.value.end();
         }
         for p in &s.props {
-            out.push_str(&text[at..p.value.start]);
-            self.value(&text[p.value.clone()], out);
-            at = p.value.end;
+            out.push_str(&text[at..p.value.start()]);
+            self.value(&text[p.value.range()], out);
+            at = p.value.end();
         }
         at
     }

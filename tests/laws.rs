@@ -581,7 +581,7 @@ pub mod gen {
         {
             for key in ["from", "to", "path"] {
                 if let Some(r) = doc.sections[c].tag.field(key) {
-                    let v = field_text(doc, r);
+                    let v = field_text(doc, &r);
                     if under(&v, from) {
                         reps.push((r.clone(), quote(&re(&v))));
                     }
@@ -621,9 +621,9 @@ pub mod gen {
     fn set_prop(text: &str, sec: usize, scene: &Scene, key: &str, value: &str) -> String {
         let s = &scene.doc.sections[sec];
         match s.prop(key) {
-            Some(p) => splice(text, vec![(p.value.clone(), value.to_string())]),
+            Some(p) => splice(text, vec![(p.value.range(), value.to_string())]),
             None => {
-                let at = s.tag.span.end + 1; // after the tag line's newline
+                let at = s.tag.span.end() + 1; // after the tag line's newline
                 splice(text, vec![(at..at, format!("{key} = {value}\n"))])
             }
         }
@@ -667,7 +667,7 @@ pub mod gen {
                     }
                     let pos = scene.doc.sections[scene.nodes.last().unwrap().section]
                         .span
-                        .end;
+                        .end();
                     insert_at(&text, pos, &s)
                 }
                 Edit::AddSub {
@@ -687,20 +687,20 @@ pub mod gen {
                     node.push_str(&format!("shape = {rf}\n"));
                     let pos = scene.doc.sections[scene.nodes.last().unwrap().section]
                         .span
-                        .end;
+                        .end();
                     let t = insert_at(&text, pos, &node);
                     let scene2 = parse(&t);
                     let mut sub = format!("[sub_resource type={} id={idf}]\n", quote(ty));
                     for (k, v) in content {
                         sub.push_str(&format!("{k} = {v}\n"));
                     }
-                    let pos = scene2.doc.sections[scene2.nodes[0].section].span.start;
+                    let pos = scene2.doc.sections[scene2.nodes[0].section].span.start();
                     let t = insert_at(&t, pos, &sub);
                     // load_steps, as the editor would write it.
                     let scene3 = parse(&t);
                     match scene3.doc.sections[0].tag.field("load_steps") {
                         Some(r) => {
-                            let n: i64 = scene3.doc.slice(r).trim().parse().unwrap_or(1);
+                            let n: i64 = scene3.doc.slice(&r).trim().parse().unwrap_or(1);
                             splice(&t, vec![(r.clone(), (n + 1).to_string())])
                         }
                         None => t,
@@ -711,17 +711,17 @@ pub mod gen {
                     let mut reps = Vec::new();
                     for n in &scene.nodes {
                         if under(&n.path, &c) {
-                            reps.push((scene.doc.sections[n.section].span.clone(), String::new()));
+                            reps.push((scene.doc.sections[n.section].span.range(), String::new()));
                         }
                     }
                     for cn in &scene.connections {
                         if under(&cn.key.from, &c) || under(&cn.key.to, &c) {
-                            reps.push((scene.doc.sections[cn.section].span.clone(), String::new()));
+                            reps.push((scene.doc.sections[cn.section].span.range(), String::new()));
                         }
                     }
                     for ed in &scene.editables {
                         if under(&ed.path, &c) {
-                            reps.push((scene.doc.sections[ed.section].span.clone(), String::new()));
+                            reps.push((scene.doc.sections[ed.section].span.range(), String::new()));
                         }
                     }
                     splice(&text, reps)
@@ -1441,7 +1441,7 @@ pub mod gen {
                     if sub_ref_texts(&r.id).iter().any(|x| v.contains(x.as_str()))
                         && uses(&r.id) == 1
                     {
-                        holders.push((ni, p.line.clone(), si));
+                        holders.push((ni, p.line.range(), si));
                     }
                 }
             }
@@ -1461,19 +1461,19 @@ pub mod gen {
             if !leaf {
                 return None;
             }
-            sc.doc.sections[node.section].span.clone()
+            sc.doc.sections[node.section].span.range()
         } else {
             line
         };
         // Ours: the holder and the sub_resource gone (later range first).
-        let mut cuts = [cut, sub.span.clone()];
+        let mut cuts = [cut, sub.span.range()];
         cuts.sort_by_key(|r| std::cmp::Reverse(r.start));
         let mut ours = base.to_string();
         for r in cuts {
             ours.replace_range(r, "");
         }
         // Theirs: the sub_resource edited.
-        let at = base[sub.tag.span.end..].find('\n')? + sub.tag.span.end + 1;
+        let at = base[sub.tag.span.end()..].find('\n')? + sub.tag.span.end() + 1;
         let mut theirs = base.to_string();
         theirs.insert_str(at, HELD_EDIT);
         Some((base.to_string(), ours, theirs))

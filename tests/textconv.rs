@@ -76,13 +76,13 @@ fn line_mismatch(text: &str) -> Option<String> {
         (line, &text[starts[line]..end])
     };
     for s in &doc.sections {
-        let (at, _) = locate(s.tag.span.start, s.tag.span.start);
+        let (at, _) = locate(s.tag.span.start(), s.tag.span.start());
         let tag = format!("[{}", s.tag.name);
         if !lines[at].trim_start_matches('\u{feff}').starts_with(&tag) {
             return Some(format!("line {}: {tag}... became {}", at + 1, lines[at]));
         }
         for p in &s.props {
-            let (at, before) = locate(p.line.start, p.value.start);
+            let (at, before) = locate(p.line.start(), p.value.start());
             if !lines[at].starts_with(before) {
                 return Some(format!("line {}: {before} became {}", at + 1, lines[at]));
             }

@@ -40,7 +40,7 @@ impl Owner {
             _ => None,
         };
         let type_name = match s.tag.field("type") {
-            Some(r) => decoded(side.sc.doc.slice(r)),
+            Some(r) => decoded(side.sc.doc.slice(&r)),
             None if s.tag.name == "resource" => side.sc.header.resource_type.clone(),
             None => None,
         };

@@ -102,12 +102,12 @@ impl<'a> Differ<'a> {
     /// Same type (or its Godot 3 / Godot 4 name) and the same instanced scene.
     fn same_kind(&self, i: usize, j: usize) -> bool {
         let (a, b) = (&self.old.sc.nodes[i], &self.new.sc.nodes[j]);
-        let inst = |s: &Side, id: &Option<String>| id.as_ref().map(|id| s.label(RefKind::Ext, id));
+        let inst = |s: &Side, id: Option<&str>| id.map(|id| s.label(RefKind::Ext, id));
         let same_type = match (&a.type_name, &b.type_name) {
             (Some(x), Some(y)) => x == y || godot3::renamed_class(x, y),
             (x, y) => x == y,
         };
-        same_type && inst(&self.old, &a.instance) == inst(&self.new, &b.instance)
+        same_type && inst(&self.old, a.instance()) == inst(&self.new, b.instance())
     }
 
     /// Renames (same parent, same kind, alike) and moves (same name, same kind, alike) of

@@ -100,7 +100,7 @@ fn empty_like(s: &Scene) -> Scene {
 
 /// The id text a `[sub_resource]`/`[ext_resource]` id field holds, as the loader sees it.
 pub fn section_id(sc: &Scene, s: &Section) -> Option<String> {
-    s.tag.field("id").map(|r| id_text(sc.slice(r)))
+    s.tag.field("id").map(|r| id_text(sc.slice(&r)))
 }
 
 #[cfg(test)]

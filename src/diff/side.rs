@@ -188,12 +188,12 @@ impl<'a> Side<'a> {
     }
 
     pub(super) fn raw_field(&self, s: &'a Section, key: &str) -> Option<&'a str> {
-        s.tag.field(key).map(|r| self.sc.doc.slice(r))
+        s.tag.field(key).map(|r| self.sc.doc.slice(&r))
     }
 
     pub(super) fn instance_path(&self, node: usize) -> Option<String> {
         let n = &self.sc.nodes[node];
-        n.instance.as_ref().map(|id| self.display(RefKind::Ext, id))
+        n.instance().map(|id| self.display(RefKind::Ext, id))
     }
 
     /// Nodes using a resource, directly or through sub_resources.

@@ -46,7 +46,7 @@ pub(super) fn carry_subs(
                 continue;
             };
             if id.as_str() != r.id.as_str() {
-                let tag = ctx.sc[kept].doc.sections[r.section].tag.span.start;
+                let tag = ctx.sc[kept].doc.sections[r.section].tag.span.start();
                 fields.insert((kept, tag), vec![("id", id_text(ctx, id))]);
             }
             let base = at[B].map(|b| ctx.sc[B].sub_resources[b].section);

@@ -116,7 +116,7 @@ fn tag_src(ctx: &Ctx, side: usize, k: usize) -> Src {
     let sc = ctx.sc[side];
     (
         side,
-        sc.doc.sections[sc.connections[k].section].tag.span.clone(),
+        sc.doc.sections[sc.connections[k].section].tag.span.range(),
     )
 }
 
@@ -135,7 +135,7 @@ fn norm_tag(ctx: &Ctx, side: usize, k: usize) -> String {
         .fields
         .iter()
         .filter(|f| f.key != "from" && f.key != "to")
-        .map(|f| format!("{}={}", f.key, ctx.norm(&(side, f.value.clone()))))
+        .map(|f| format!("{}={}", f.key, ctx.norm(&(side, f.value.range()))))
         .collect();
     v.sort();
     v.join(" ")
@@ -200,7 +200,7 @@ fn follow_nodes(ctx: &Ctx, paths: &MergedPaths, side: usize, k: usize) -> TagOut
                 "to" => to.as_deref(),
                 _ => None,
             };
-            let chunk = lit.map_or(Chunk::Src((side, f.value.clone())), |p| {
+            let chunk = lit.map_or(Chunk::Src((side, f.value.range())), |p| {
                 Chunk::Lit(format!("\"{}\"", crate::write::c_escape(p)))
             });
             (f.key.to_string(), chunk)

@@ -41,7 +41,7 @@ pub(super) fn merge(ctx: &Ctx, paths: &MergedPaths) -> (BTreeMap<usize, OutSec>,
             .and_then(|&i| paths.get(ctx.id.node.of[side][i]))
             .filter(|p| **p != e.path);
         let tag = match np {
-            None => TagOut::Src((side, sec.tag.span.clone())),
+            None => TagOut::Src((side, sec.tag.span.range())),
             Some(p) => TagOut::Fields(
                 "editable".into(),
                 vec![(

@@ -140,7 +140,7 @@ impl<'a> Ctx<'a> {
                 (RefKind::Sub, Some(i)) => {
                     let sc = self.sc[side];
                     let sec = &sc.doc.sections[sc.sub_resources[i].section];
-                    let body = sc.doc.slice(&(sec.tag.span.end..sec.body_end));
+                    let body = sc.doc.slice(&(sec.tag.span.end()..sec.body_end));
                     let inner = self.content_norm(side, body, budget);
                     format!(
                         "{}{{{}}}",

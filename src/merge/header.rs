@@ -90,12 +90,12 @@ pub(super) fn merge<'s>(
     }
     let tag = if hf.conflict {
         TagOut::Conflict(Box::new(
-            [B, O, T].map(|s| Some((s, h(s).tag.span.clone()))),
+            [B, O, T].map(|s| Some((s, h(s).tag.span.range()))),
         ))
     } else if hf.changed {
         TagOut::Fields(h(O).tag.name.to_string(), hf.fields)
     } else {
-        TagOut::Src((O, h(O).tag.span.clone()))
+        TagOut::Src((O, h(O).tag.span.range()))
     };
     let verbatim = matches!(tag, TagOut::Src(_)).then_some(0);
     OutSec::tag_only(SectionKind::Header, verbatim, tag)

@@ -82,8 +82,8 @@ fn node_paths_written(ctx: &Ctx, side: usize, named: &mut BTreeMap<usize, String
             }
             let was = base
                 .and_then(|s| s.prop(&p.key))
-                .map(|q| (B, q.value.clone()));
-            if ctx.same(&was, &Some((side, p.value.clone()))) {
+                .map(|q| (B, q.value.range()));
+            if ctx.same(&was, &Some((side, p.value.range()))) {
                 continue;
             }
             for target in named_nodes(text, &n.path) {

@@ -114,7 +114,7 @@ fn respell_tag(
         put.push(("name", quoted(name)));
     }
     if !put.is_empty() {
-        let tag = ctx.sc[s].doc.sections[n.section].tag.span.start;
+        let tag = ctx.sc[s].doc.sections[n.section].tag.span.start();
         fields.insert((s, tag), put);
     }
 }
@@ -141,7 +141,7 @@ fn respell_whole_part(
     let mut put = |k: usize, want: String| {
         let n = &sc.nodes[k];
         if n.parent.as_deref() != Some(want.as_str()) {
-            let tag = sc.doc.sections[n.section].tag.span.start;
+            let tag = sc.doc.sections[n.section].tag.span.start();
             fields.insert((s, tag), vec![("parent", quoted(&want))]);
         }
     };

@@ -745,14 +745,14 @@ fn root_of(s: &Scene) -> Option<usize> {
 /// What a node is, apart from where it is: its name and its type (or instanced scene).
 fn node_kind(s: &Scene, i: usize) -> (String, String) {
     let n = &s.nodes[i];
-    let what = match (&n.type_name, &n.instance) {
+    let what = match (&n.type_name, n.instance()) {
         (Some(t), _) => t.to_string(),
         (None, Some(ext)) => {
             let path = s
                 .ext_resources
                 .iter()
                 .rev()
-                .find(|e| &e.id == ext)
+                .find(|e| e.id == ext)
                 .map_or("", |e| e.path.as_str());
             format!("instance:{path}")
         }
@@ -1289,7 +1289,7 @@ fn uses(s: &Scene, id: &str) -> std::collections::BTreeSet<(String, String)> {
 /// A sub_resource's properties as written (its tag, and so its id, left out).
 fn sub_body(s: &Scene, i: usize) -> &str {
     let sec = &s.doc.sections[s.sub_resources[i].section];
-    s.doc.slice(&(sec.tag.span.end..sec.body_end)).trim()
+    s.doc.slice(&(sec.tag.span.end()..sec.body_end)).trim()
 }
 
 /// Where base's sub_resource `bi` went on side `x`, whose own id there (`k`) holds other

@@ -871,6 +871,8 @@ fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, opts: &MergeOptions) -> Structu
     owned.extend(resources::ext_sections(&mut ctx, &ext_order));
     owned.extend(resources::sub_sections(&ctx, &sub_order, subs));
     owned.extend(resource);
+    drop(paths);
+    ctx.drop_lookups();
     let mut secs: Vec<&sections::OutSec> = owned.iter().collect();
     secs.extend(print::node_sections(
         &ctx,

@@ -103,11 +103,11 @@ pub(super) fn rebuild(ctx: &Ctx, merged: &mut [Option<MergedNode>], paths: &Merg
         let cur_parent = sec
             .tag
             .field("parent")
-            .map(|r| field_text_cow(&ctx.sc[side].doc, r));
+            .map(|r| field_text_cow(&ctx.sc[side].doc, &r));
         let cur_name = sec
             .tag
             .field("name")
-            .map(|r| field_text_cow(&ctx.sc[side].doc, r))
+            .map(|r| field_text_cow(&ctx.sc[side].doc, &r))
             .unwrap_or_default();
         if same_fields(sec, side, fields.as_deref())
             && want_parent == cur_parent
@@ -136,7 +136,7 @@ fn same_fields(sec: &Section, side: usize, fields: Option<&[(&str, Option<Src>)]
         Some(fields) => {
             fields.len() + 2 == count
                 && fields.iter().all(|(k, v)| match v {
-                    Some((s, r)) => *s == side && sec.tag.field(k) == Some(r),
+                    Some((s, r)) => *s == side && sec.tag.field(k).as_ref() == Some(r),
                     None => false,
                 })
         }
@@ -149,7 +149,7 @@ fn same_fields(sec: &Section, side: usize, fields: Option<&[(&str, Option<Src>)]
             own.clone().count() + 2 == count
                 && own
                     .into_iter()
-                    .all(|f| sec.tag.field(&f.key) == Some(&f.value))
+                    .all(|f| sec.tag.field(&f.key) == Some(f.value.range()))
         }
     }
 }
@@ -160,7 +160,7 @@ fn own_fields(sec: &Section, side: usize) -> Vec<(&str, Option<Src>)> {
         .fields
         .iter()
         .filter(|f| f.key != "name" && f.key != "parent")
-        .map(|f| (f.key.as_str(), Some((side, f.value.clone()))))
+        .map(|f| (f.key.as_str(), Some((side, f.value.range()))))
         .collect()
 }
 

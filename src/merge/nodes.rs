@@ -14,7 +14,7 @@ use super::matching::{B, O, T};
 use super::sections::{Line, NodeFields, OutSec, TagOut};
 use super::Decision;
 use crate::model::{Scene, SectionKind};
-use crate::syntax::Section;
+use crate::syntax::{Section, Span};
 use crate::value::{scan_refs_in_text, RefKind};
 use std::collections::BTreeSet;
 
@@ -135,7 +135,7 @@ fn own_lines(ctx: &Ctx, side: usize, sec: usize) -> Vec<Line> {
     ctx.sec(side, sec)
         .props
         .iter()
-        .map(|p| Line::Src((side, p.line.clone())))
+        .map(|p| Line::Src((side, p.line.range())))
         .collect()
 }
 
@@ -148,7 +148,7 @@ fn added<'a>(ctx: &Ctx<'a>, ident: usize, side: usize) -> MergedNode<'a> {
         out: OutSec {
             kind: SectionKind::Node,
             verbatim: (side == O).then_some(sec),
-            tag: TagOut::Src((side, ctx.sec(side, sec).tag.span.clone())),
+            tag: TagOut::Src((side, ctx.sec(side, sec).tag.span.range())),
             lines: own_lines(ctx, side, sec),
             whole: None,
             origin: secs,
@@ -241,8 +241,8 @@ fn unchanged_since_base(ctx: &Ctx, ident: usize, kept: usize, how: LeftAlone) ->
     let (bs, ks) = (secs[B].unwrap_or_default(), secs[kept].unwrap_or_default());
     let (sb, sk) = (ctx.sec(B, bs), ctx.sec(kept, ks));
     let resave = how != LeftAlone::Exactly;
-    let same = |x: &std::ops::Range<usize>, y: &std::ops::Range<usize>| {
-        let (x, y) = (Some((B, x.clone())), Some((kept, y.clone())));
+    let same = |x: &Span, y: &Span| {
+        let (x, y) = (Some((B, x.range())), Some((kept, y.range())));
         ctx.same(&x, &y) || (resave && ctx.same_content(&x, &y))
     };
     let churn = |k: &str| how == LeftAlone::Churned && ctx.churn(kept, ks, k).is_some();
@@ -282,7 +282,7 @@ fn unchanged_everywhere<'a>(ctx: &Ctx<'a>, ident: usize) -> Option<MergedNode<'a
     let body = |s: usize, i: usize| {
         sc[s]
             .doc
-            .slice(&(sc[s].doc.sections[i].span.start..sc[s].doc.sections[i].body_end))
+            .slice(&(sc[s].doc.sections[i].span.start()..sc[s].doc.sections[i].body_end))
     };
     let bb = body(B, bs);
     if body(O, os) != bb || body(T, ts) != bb || !same_idents_everywhere(ctx, bb) {
@@ -297,7 +297,7 @@ fn unchanged_everywhere<'a>(ctx: &Ctx<'a>, ident: usize) -> Option<MergedNode<'a
         out: OutSec {
             kind: SectionKind::Node,
             verbatim: None,
-            tag: TagOut::Src((O, ctx.sec(O, os).tag.span.clone())),
+            tag: TagOut::Src((O, ctx.sec(O, os).tag.span.range())),
             lines: own_lines(ctx, O, os),
             whole: None,
             origin: secs,
@@ -346,11 +346,11 @@ fn kept_by_both<'a>(
         report_tag_conflict(ctx, ident);
     }
     let lines = ctx.merge_props(secs, &loc);
-    let tag_of = |s: usize| secs[s].map(|i| (s, ctx.sec(s, i).tag.span.clone()));
+    let tag_of = |s: usize| secs[s].map(|i| (s, ctx.sec(s, i).tag.span.range()));
     let tag = if tag_conflict {
         TagOut::Conflict(Box::new([tag_of(B), tag_of(O), tag_of(T)]))
     } else {
-        TagOut::Src((O, ctx.sec(O, secs[O].unwrap_or_default()).tag.span.clone()))
+        TagOut::Src((O, ctx.sec(O, secs[O].unwrap_or_default()).tag.span.range()))
     };
     MergedNode {
         out: OutSec {

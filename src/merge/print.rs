@@ -94,7 +94,7 @@ pub(super) fn ours_separators<'a>(ctx: &Ctx<'a>) -> HashMap<(SectionKind, Sectio
     let o = ctx.sc[O];
     let mut seps = HashMap::new();
     for i in 0..o.doc.sections.len().saturating_sub(1) {
-        let t = o.doc.slice(&(body_end(o, i)..o.doc.sections[i].span.end));
+        let t = o.doc.slice(&(body_end(o, i)..o.doc.sections[i].span.end()));
         if t.bytes().all(|c| matches!(c, b'\n' | b'\r' | b' ' | b'\t')) {
             seps.entry((o.kinds[i], o.kinds[i + 1])).or_insert(t);
         }
@@ -201,7 +201,7 @@ impl Printer<'_, '_> {
                             None => out.push_str(sc.doc.slice(&f.value)),
                         }
                     } else {
-                        out.push_str(&self.src(&(*side, f.value.clone())));
+                        out.push_str(&self.src(&(*side, f.value.range())));
                     }
                 }
                 out.push(']');
@@ -303,9 +303,9 @@ impl Printer<'_, '_> {
                 t.push_str(self.separator(SectionKind::Node, SectionKind::Node));
             }
             let sec = &sc.doc.sections[si];
-            t.push_str(&self.src(&(side, sec.span.start..sec.tag.span.start)));
-            t.push_str(&self.tag_text(&(side, sec.tag.span.clone())));
-            t.push_str(&self.src(&(side, sec.tag.span.end..body_end(sc, si))));
+            t.push_str(&self.src(&(side, sec.span.start()..sec.tag.span.start())));
+            t.push_str(&self.tag_text(&(side, sec.tag.span.range())));
+            t.push_str(&self.src(&(side, sec.tag.span.end()..body_end(sc, si))));
             if !t.ends_with('\n') {
                 t.push('\n');
             }
@@ -324,7 +324,7 @@ impl Printer<'_, '_> {
         if let Some(si) = s.verbatim {
             let t = ctx.sc[O]
                 .doc
-                .slice(&(ctx.sc[O].doc.sections[si].span.start..body_end(ctx.sc[O], si)));
+                .slice(&(ctx.sc[O].doc.sections[si].span.start()..body_end(ctx.sc[O], si)));
             out.push_str(t);
             if !t.ends_with('\n') {
                 out.push('\n');
@@ -347,7 +347,7 @@ impl Printer<'_, '_> {
                     .zip(&sec.props)
                     .all(|(l, p)| matches!(l, Line::Src((x, r)) if *x == side && *r == p.line));
             if same && !marked {
-                self.src_into(&(side, sec.tag.span.end..body_end(sc, si)), out);
+                self.src_into(&(side, sec.tag.span.end()..body_end(sc, si)), out);
                 if out.len() == start || !out.ends_with('\n') {
                     out.push('\n');
                 }
@@ -411,7 +411,10 @@ impl Printer<'_, '_> {
                     None => si + 1 == o.doc.sections.len(),
                     Some(n) => n.verbatim == Some(si + 1),
                 };
-                follows.then(|| o.doc.slice(&(body_end(o, si)..o.doc.sections[si].span.end)))
+                follows.then(|| {
+                    o.doc
+                        .slice(&(body_end(o, si)..o.doc.sections[si].span.end()))
+                })
             });
             match (trailing, next) {
                 (Some(t), _) => {
@@ -419,7 +422,7 @@ impl Printer<'_, '_> {
                     let body_nl = !o
                         .doc
                         .slice(
-                            &(o.doc.sections[s.verbatim.unwrap_or_default()].span.start
+                            &(o.doc.sections[s.verbatim.unwrap_or_default()].span.start()
                                 ..body_end(o, s.verbatim.unwrap_or_default())),
                         )
                         .ends_with('\n');

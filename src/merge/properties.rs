@@ -94,7 +94,7 @@ impl<'a> Ctx<'a> {
         if let Some(si) = secs[side] {
             for (k, prop) in self.sec(side, si).props.iter().enumerate() {
                 if p.map
-                    .insert(prop.key.as_str(), (k, (side, prop.value.clone())))
+                    .insert(prop.key.as_str(), (k, (side, prop.value.range())))
                     .is_none()
                 {
                     p.order.push(prop.key.as_str());
@@ -116,7 +116,7 @@ impl<'a> Ctx<'a> {
         let line_of = |side: usize| -> Option<Src> {
             let (k, _) = props[side].map.get(key)?;
             let si = secs[side]?;
-            Some((side, sc[side].doc.sections[si].props[*k].line.clone()))
+            Some((side, sc[side].doc.sections[si].props[*k].line.range()))
         };
         // Every line a side has for a key: Godot 3 files can repeat a node property, and
         // ours' bytes stay as they are.
@@ -126,7 +126,7 @@ impl<'a> Ctx<'a> {
                 .props
                 .iter()
                 .filter(|p| p.key == key);
-            Some(lines.map(|p| Line::Src((side, p.line.clone()))).collect())
+            Some(lines.map(|p| Line::Src((side, p.line.range()))).collect())
         };
         let v = |s: usize| props[s].map.get(key).map(|(_, src)| src.clone());
         let (b, o, t) = (v(B), v(O), v(T));

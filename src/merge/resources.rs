@@ -62,7 +62,7 @@ pub(super) fn merge_resource_section(ctx: &mut Ctx) -> Option<OutSec> {
     secs[O].map(|osec| OutSec {
         kind: SectionKind::Resource,
         verbatim: None,
-        tag: TagOut::Src((O, o.doc.sections[osec].tag.span.clone())),
+        tag: TagOut::Src((O, o.doc.sections[osec].tag.span.range())),
         lines,
         whole: None,
         origin: secs,
@@ -102,7 +102,7 @@ fn merge_sub(ctx: &mut Ctx, ident: usize) -> Option<OutSec> {
             let lines = sc[side].doc.sections[si].props.iter();
             (
                 side,
-                lines.map(|p| Line::Src((side, p.line.clone()))).collect(),
+                lines.map(|p| Line::Src((side, p.line.range()))).collect(),
             )
         }
     };
@@ -172,7 +172,7 @@ fn sec_refs(ctx: &Ctx, out: &OutSec, refs: &mut Refs) {
     if let Some(w) = &out.whole {
         for (s, list) in w.iter().enumerate() {
             for &si in list {
-                each(&(s, ctx.sc[s].doc.sections[si].span.clone()));
+                each(&(s, ctx.sc[s].doc.sections[si].span.range()));
             }
         }
     }
@@ -356,7 +356,7 @@ pub(super) fn sub_sections(
         };
         if let Some(k) = ctx.id.sub.at[i][O] {
             let osec = o.sub_resources[k].section;
-            out.tag = TagOut::Src((O, o.doc.sections[osec].tag.span.clone()));
+            out.tag = TagOut::Src((O, o.doc.sections[osec].tag.span.range()));
             if out.lines_are(O, &o.doc.sections[osec].props) {
                 out.verbatim = Some(osec);
             }
@@ -379,7 +379,7 @@ fn merge_ext_tag(ctx: &mut Ctx, ident: usize) -> TagOut {
             let mut fields: Vec<(String, Chunk)> = Vec::new();
             for f in &sc[O].doc.sections[so].tag.fields {
                 if f.key == "id" {
-                    fields.push((f.key.to_string(), Chunk::Src((O, f.value.clone()))));
+                    fields.push((f.key.to_string(), Chunk::Src((O, f.value.range()))));
                     continue;
                 }
                 let v = |s: usize| sec(s).and_then(|x| field_src(sc[s], s, x, &f.key));
@@ -391,7 +391,7 @@ fn merge_ext_tag(ctx: &mut Ctx, ident: usize) -> TagOut {
                         fields.push((f.key.to_string(), Chunk::Src(t)));
                     }
                     (Pick::Theirs, None) => changed = true,
-                    _ => fields.push((f.key.to_string(), Chunk::Src((O, f.value.clone())))),
+                    _ => fields.push((f.key.to_string(), Chunk::Src((O, f.value.range())))),
                 }
             }
             // Fields only theirs has (a uid added by a 4.4 resave).
@@ -410,13 +410,13 @@ fn merge_ext_tag(ctx: &mut Ctx, ident: usize) -> TagOut {
                     } else {
                         fields.len()
                     };
-                    fields.insert(pos, (f.key.to_string(), Chunk::Src((T, f.value.clone()))));
+                    fields.insert(pos, (f.key.to_string(), Chunk::Src((T, f.value.range()))));
                 }
             }
             if changed {
                 TagOut::Fields("ext_resource".into(), fields)
             } else {
-                TagOut::Src((O, sc[O].doc.sections[so].tag.span.clone()))
+                TagOut::Src((O, sc[O].doc.sections[so].tag.span.range()))
             }
         }
         (Some(_), None) => TagOut::Src((
@@ -424,7 +424,7 @@ fn merge_ext_tag(ctx: &mut Ctx, ident: usize) -> TagOut {
             sc[O].doc.sections[sec(O).unwrap_or_default()]
                 .tag
                 .span
-                .clone(),
+                .range(),
         )),
         _ => {
             let side = if at[T].is_some() { T } else { B };
@@ -472,7 +472,7 @@ pub(super) fn edited_subs(ctx: &Ctx, side: usize) -> BTreeSet<usize> {
 pub(super) fn sub_refs_in(ctx: &Ctx, side: usize, section: usize) -> Vec<usize> {
     let mut refs = Refs::default();
     for p in &ctx.sec(side, section).props {
-        refs_of(ctx, &(side, p.value.clone()), &mut refs);
+        refs_of(ctx, &(side, p.value.range()), &mut refs);
     }
     refs.1
 }
@@ -488,8 +488,8 @@ fn sub_changed(ctx: &Ctx, ident: usize, side: usize) -> bool {
     let ks = ctx.sec(side, sc[side].sub_resources[ki].section);
     bs.props.len() != ks.props.len()
         || bs.props.iter().any(|p| {
-            let kv = ks.prop(&p.key).map(|q| (side, q.value.clone()));
-            !ctx.same(&Some((B, p.value.clone())), &kv)
+            let kv = ks.prop(&p.key).map(|q| (side, q.value.range()));
+            !ctx.same(&Some((B, p.value.range())), &kv)
         })
 }
 
@@ -618,7 +618,7 @@ fn holders_on(ctx: &Ctx, side: usize, lost: &BTreeSet<usize>) -> Vec<(Holder, St
     for (holder, section) in subs.chain(nodes).chain(res) {
         for p in &ctx.sec(side, section).props {
             let mut refs = Refs::default();
-            refs_of(ctx, &(side, p.value.clone()), &mut refs);
+            refs_of(ctx, &(side, p.value.range()), &mut refs);
             if let Some(&s) = refs.1.iter().find(|s| lost.contains(s)) {
                 found.push((holder, p.key.to_string(), s));
             }
@@ -663,7 +663,7 @@ fn holder_location(ctx: &Ctx, holder: Holder, side: usize) -> String {
 
 fn prop_line(ctx: &Ctx, secs: [Option<usize>; 3], side: usize, key: &str) -> Option<Src> {
     let sec = secs[side]?;
-    ctx.sec(side, sec).prop(key).map(|p| (side, p.line.clone()))
+    ctx.sec(side, sec).prop(key).map(|p| (side, p.line.range()))
 }
 
 /// The key of a line of the result, as the engine reads a bare key.

@@ -104,7 +104,7 @@ fn report(ctx: &mut Ctx, o: usize, t: usize, carried: [usize; 2]) {
                     .tag
                     .field("unique_id")
             })
-            .map(|r| ctx.sc[s].doc.slice(r).to_string())
+            .map(|r| ctx.sc[s].doc.slice(&r).to_string())
             .unwrap_or_default();
         Some(format!("(node unique_id={uid}, {n} descendant(s))"))
     };

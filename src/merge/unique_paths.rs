@@ -54,7 +54,7 @@ fn owned_here(ctx: &Ctx, side: usize, n: usize) -> bool {
     };
     path.match_indices('/').all(|(k, _)| {
         let up = ctx.paths[side].get(&path[..k]);
-        up.is_some_and(|&i| nodes.get(i).is_some_and(|x| x.instance.is_none()))
+        up.is_some_and(|&i| nodes.get(i).is_some_and(|x| x.instance().is_none()))
     })
 }
 
@@ -65,7 +65,7 @@ fn is_unique(ctx: &Ctx, side: usize, n: usize) -> bool {
     };
     let sec = ctx.sec(side, node.section);
     sec.prop("unique_name_in_owner")
-        .is_some_and(|p| ctx.text(&(side, p.value.clone())).trim() == "true")
+        .is_some_and(|p| ctx.text(&(side, p.value.range())).trim() == "true")
 }
 
 /// A side's unique names: name -> the identity of the one node of this scene marked
@@ -106,7 +106,7 @@ fn reads_own_names(ctx: &Ctx, side: usize, n: usize) -> bool {
         && ctx.sc[side]
             .nodes
             .get(n)
-            .is_some_and(|x| x.instance.is_none())
+            .is_some_and(|x| x.instance().is_none())
 }
 
 /// Read `path` (no subnames) from `holder` (a scene path) in `side`'s tree, `%Name` steps

@@ -235,7 +235,7 @@ impl<'a> Ctx<'a> {
         } else {
             &sec.tag
         };
-        let type_name = field_text_cow(&self.sc[side].doc, tag.field("type")?).into_owned();
+        let type_name = field_text_cow(&self.sc[side].doc, &tag.field("type")?).into_owned();
         let file_format = self.sc[O].header.format.unwrap_or(3).clamp(0, 255) as u8;
         Some(Owner {
             type_name,
@@ -247,7 +247,7 @@ impl<'a> Ctx<'a> {
     fn ours_prop(&self, secs: [Option<usize>; 3], key: &str) -> Option<&'a str> {
         let sec = self.sec(O, secs[O]?);
         let p = sec.props.iter().rev().find(|p| p.key == key)?;
-        Some(self.text(&(O, p.value.clone())).trim())
+        Some(self.text(&(O, p.value.range())).trim())
     }
 
     /// Merge one property both sides changed at its own grain; `None`: not grain's.
@@ -326,7 +326,7 @@ impl<'a> Ctx<'a> {
         props
             .filter(|p| p.key.starts_with("tracks/"))
             .map(|p| {
-                let v = self.with_idents(side, self.text(&(side, p.value.clone())).trim())?;
+                let v = self.with_idents(side, self.text(&(side, p.value.range())).trim())?;
                 Some((p.key.to_string(), v.into_owned()))
             })
             .collect()
@@ -469,7 +469,7 @@ impl<'a> Ctx<'a> {
             .and_then(|si| self.sec(O, si).props.iter().find(|p| p.key == key))
             .filter(|_| same);
         match line {
-            Some(p) => Line::Src((O, p.line.clone())),
+            Some(p) => Line::Src((O, p.line.range())),
             None => written(format!("{key} = {v}\n")),
         }
     }

@@ -265,9 +265,9 @@ mod tests {
                     let body_end = s
                         .props
                         .last()
-                        .map_or(s.tag.span.end, |p| p.line.end)
-                        .max(s.tag.span.end);
-                    let gap = doc.slice(&(body_end..s.span.end));
+                        .map_or(s.tag.span.end(), |p| p.line.end())
+                        .max(s.tag.span.end());
+                    let gap = doc.slice(&(body_end..s.span.end()));
                     let ended = doc.text[..body_end].ends_with('\n');
                     if let Some(gap) = if ended {
                         Some(gap)
