@@ -812,3 +812,162 @@ fn rename_known_by_children_is_not_followed_into_a_name_the_other_side_added() {
         out.decisions
     );
 }
+
+/// Whether a merged text is a valid scene (`check` finds no error).
+fn valid(text: &str) -> bool {
+    tscn_merge::model::Scene::parse(text.as_bytes())
+        .map(|s| !tscn_merge::check::is_broken(&tscn_merge::check::check(&s)))
+        .unwrap_or(false)
+}
+
+const MENU_46: &str = r#"[gd_scene format=3 uid="uid://b7menu46root"]
+
+[node name="Menu" type="Control" unique_id=722840583]
+layout_mode = 3
+
+[node name="Title" type="Label" parent="." unique_id=802233687]
+text = "Play"
+
+[node name="Back" type="Button" parent="." unique_id=1629600792]
+text = "Back"
+"#;
+
+/// Theirs rebuilt the root (another type, and the editor drew it another `unique_id`);
+/// ours edited the root and a child. A scene has one root: theirs' root is base's root
+/// changed, not a second root beside it (before: base's root, changed by ours, stayed as
+/// a delete-against-modify conflict beside theirs' root, and the structural result, with
+/// two roots, gave way to the line merge).
+#[test]
+fn root_with_another_unique_id_is_still_the_root() {
+    let ours = MENU_46
+        .replace("text = \"Play\"", "text = \"Start\"")
+        .replace(
+            "layout_mode = 3\n",
+            "layout_mode = 3\noffset_right = 448.0\n",
+        );
+    let theirs = MENU_46
+        .replace(
+            "[node name=\"Menu\" type=\"Control\" unique_id=722840583]\nlayout_mode = 3\n",
+            "[node name=\"Menu\" type=\"CanvasLayer\" unique_id=438542807]\nlayer = 2\n",
+        )
+        .replace("text = \"Back\"", "text = \"Return\"");
+    let (out, t) = run(MENU_46, &ours, &theirs);
+    assert_eq!(out.method, Method::Structural, "{t}");
+    assert!(out.is_clean(), "{t}");
+    assert!(valid(&t), "{t}");
+    assert_eq!(t.matches("[node name=\"Menu\"").count(), 1, "{t}");
+    assert!(t.contains("unique_id=438542807]\n"), "{t}");
+    assert!(
+        t.contains("text = \"Start\"") && t.contains("text = \"Return\""),
+        "{t}"
+    );
+}
+
+const PUZZLE_45: &str = r#"[gd_scene load_steps=2 format=3 uid="uid://c2puzzle45aa"]
+
+[ext_resource type="PackedScene" uid="uid://b8sok264erfoc" path="res://props/rock.tscn" id="1_rock"]
+
+[node name="Level" type="Node2D"]
+
+[node name="Puzzle" type="Node2D" parent="."]
+
+[node name="Rock" parent="Puzzle" instance=ExtResource("1_rock")]
+position = Vector2(10, 0)
+"#;
+
+/// Ours re-saved in 4.6 (a `unique_id` on every node) and moved the rock; theirs renamed
+/// Puzzle to MusicPuzzle and moved the rock's scene file (same `uid`, new path). The
+/// rename is followed and the rock under it is base's rock (before: its instance path
+/// differed, so theirs' rock was a new node beside base's, at one path: the structural
+/// result was broken and the line merge took over).
+#[test]
+fn child_instance_of_a_moved_scene_file_follows_a_renamed_parent() {
+    let ours = PUZZLE_45
+        .replace("load_steps=2 ", "")
+        .replace("type=\"Node2D\"]", "type=\"Node2D\" unique_id=1049570333]")
+        .replace("parent=\".\"]", "parent=\".\" unique_id=1957681156]")
+        .replace(
+            "parent=\"Puzzle\" ",
+            "parent=\"Puzzle\" unique_id=224048554 ",
+        )
+        .replace("Vector2(10, 0)", "Vector2(10, 32)");
+    let theirs = PUZZLE_45
+        .replace("res://props/rock.tscn", "res://props/music/rock.tscn")
+        .replace("name=\"Puzzle\"", "name=\"MusicPuzzle\"")
+        .replace("parent=\"Puzzle\"", "parent=\"MusicPuzzle\"")
+        .replace(
+            "position = Vector2(10, 0)\n",
+            "position = Vector2(10, 0)\nnote = 3\n",
+        );
+    let (out, t) = run(PUZZLE_45, &ours, &theirs);
+    assert_eq!(out.method, Method::Structural, "{t}");
+    assert!(out.is_clean(), "{t}");
+    assert!(valid(&t), "{t}");
+    assert_eq!(t.matches("[node name=\"Rock\"").count(), 1, "{t}");
+    assert!(
+        t.contains("parent=\"MusicPuzzle\" unique_id=224048554 instance=ExtResource(\"1_rock\")]\nposition = Vector2(10, 32)\nnote = 3\n"),
+        "{t}"
+    );
+}
+
+const BALLOON_45: &str = r#"[gd_scene format=3 uid="uid://d1balloon45a"]
+
+[node name="Balloon" type="CanvasLayer"]
+
+[node name="Panel" type="PanelContainer" parent="."]
+
+[node name="Text" type="Label" parent="Panel"]
+text = "..."
+"#;
+
+/// `BALLOON_45` re-saved by a 4.6 editor with the ids `ids` (root, Panel, Text), with
+/// Text wrapped in a new HBoxContainer (id `ids[3]`) and a new AudioStreamPlayer (id
+/// `ids[4]`) whose volume is `volume`.
+fn balloon_46(ids: [u32; 5], volume: &str) -> String {
+    format!(
+        "[gd_scene format=3 uid=\"uid://d1balloon45a\"]\n\n[node name=\"Balloon\" type=\"CanvasLayer\" unique_id={}]\n\n[node name=\"Panel\" type=\"PanelContainer\" parent=\".\" unique_id={}]\n\n[node name=\"Row\" type=\"HBoxContainer\" parent=\"Panel\" unique_id={}]\n\n[node name=\"Text\" type=\"Label\" parent=\"Panel/Row\" unique_id={}]\ntext = \"...\"\n\n[node name=\"Sound\" type=\"AudioStreamPlayer\" parent=\".\" unique_id={}]\nvolume_db = {volume}\n",
+        ids[0], ids[1], ids[3], ids[2], ids[4]
+    )
+}
+
+/// Both sides added a Row of their own (different content and ids) and moved Text under
+/// it: the rivals are one conflict (and so are the two Sounds), and Text, at one path
+/// either way, is none (before: a name/parent conflict whose sides read alike, and
+/// theirs' side of it spelled Text's parent wrongly).
+#[test]
+fn a_node_moved_under_rival_additions_has_no_place_conflict() {
+    let ours = balloon_46(
+        [968164380, 600943638, 777767437, 1221914471, 1876065339],
+        "-6.0",
+    )
+    .replace(
+        "unique_id=1221914471]\n",
+        "unique_id=1221914471]\nlayout_mode = 2\n",
+    );
+    let theirs = balloon_46(
+        [1434168376, 359403728, 507199029, 1428277592, 1116280512],
+        "-6.0",
+    )
+    .replace(
+        "unique_id=1428277592]\n",
+        "unique_id=1428277592]\nalignment = 1\n",
+    );
+    let (out, t) = run(BALLOON_45, &ours, &theirs);
+    assert_eq!(out.method, Method::Structural, "{t}");
+    assert_eq!(out.conflict_count, 2, "{t}");
+    assert!(
+        out.conflicts.iter().all(|c| !c
+            .property
+            .as_deref()
+            .is_some_and(|p| p.contains("name/parent"))),
+        "{:?}",
+        out.conflicts
+    );
+    assert!(
+        out.decisions
+            .iter()
+            .any(|d| matches!(d, Decision::RivalNodesConflict { node, .. } if node == "Panel/Row")),
+        "{:?}",
+        out.decisions
+    );
+}

@@ -36,7 +36,7 @@ pub(super) struct Ctx<'a> {
 }
 
 /// Where a node hangs, by identity where it can.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub(super) enum ParentRef {
     Root,
     Node(usize),

@@ -257,7 +257,34 @@ fn match_nodes<'a>(sc: [&'a Scene; 3]) -> (Table, Paths<'a>, ParentAt, Vec<Share
     } = keys;
     follow_moves(sc, &mut t);
     let shared = follow_shared(sc, &mut t, &all_paths);
+    pair_roots(sc, &mut t);
     (t, all_paths, parent_at, shared)
+}
+
+/// A scene has one root: a side whose root is still a node of its own (an editor gave
+/// it another `unique_id`, or a rebuilt root another type) has base's root there, when
+/// base's root has no node on that side yet (else base's root moved, e.g. wrapped in a
+/// new root, and the new root is new).
+fn pair_roots(sc: [&Scene; 3], t: &mut Table) {
+    let Some(keep) = root_of(sc[B]).map(|r| t.of[B][r]) else {
+        return;
+    };
+    for s in [O, T] {
+        let Some(drop) = root_of(sc[s]).map(|r| t.of[s][r]) else {
+            continue;
+        };
+        let at = t.at[drop];
+        let free = |x: usize| at[x].is_none() || t.at[keep][x].is_none();
+        if drop == keep || at[B].is_some() || t.at[keep][s].is_some() || !free(O) || !free(T) {
+            continue;
+        }
+        t.at[drop] = [None; 3];
+        for x in [O, T] {
+            if let Some(i) = at[x] {
+                t.bind(keep, x, i);
+            }
+        }
+    }
 }
 
 /// A base node and the node both sides now hold in its place, paired by
@@ -761,6 +788,22 @@ fn node_kind(s: &Scene, i: usize) -> (String, String) {
     (n.name.to_string(), what)
 }
 
+/// Whether two nodes are of one [`node_kind`], an instanced scene known by its
+/// ext_resource's `uid` as well as by its path (a moved scene file keeps its uid).
+fn same_kind(a: (&Scene, usize), b: (&Scene, usize)) -> bool {
+    let uid = |(s, i): (&Scene, usize)| {
+        let ext = s.nodes[i].instance.as_ref()?;
+        s.ext_resources
+            .iter()
+            .rev()
+            .find(|e| &e.id == ext)?
+            .uid
+            .clone()
+    };
+    let (ka, kb) = (node_kind(a.0, a.1), node_kind(b.0, b.1));
+    ka == kb || (ka.0 == kb.0 && uid(a).is_some() && uid(a) == uid(b))
+}
+
 /// A value with every SubResource id left out: sub_resources are matched after nodes, and
 /// a re-save that renumbers them must not hide a rename.
 fn sub_ids_blank(text: &str) -> String {
@@ -830,7 +873,7 @@ fn follow_descendants(sc: [&Scene; 3], t: &mut Table, x: usize, followed: &[usiz
             };
             let new = t.of[x][j];
             let fresh = new != usize::MAX && t.at[new][B].is_none() && t.at[new][other].is_none();
-            if fresh && node_kind(sc[B], d) == node_kind(sc[x], j) {
+            if fresh && same_kind((sc[B], d), (sc[x], j)) {
                 t.at[new][x] = None;
                 t.bind(gone, x, j);
             }

@@ -16,7 +16,7 @@ use super::Decision;
 use crate::model::{Scene, SectionKind};
 use crate::syntax::{Section, Span};
 use crate::value::{scan_refs_in_text, RefKind};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// What the merge decided for a node that is in the result.
 pub(super) struct MergedNode<'a> {
@@ -66,6 +66,7 @@ pub(super) fn decide<'a>(ctx: &mut Ctx<'a>) -> Nodes<'a> {
         path_needed: false,
     };
     let mut needs: Option<Needs> = None;
+    let twins = super::rivals::twins(ctx);
     for ident in 0..n_idents {
         let at = ctx.id.node.at[ident];
         if at[B].is_some() && at[O].is_some() != at[T].is_some() && needs.is_none() {
@@ -75,7 +76,7 @@ pub(super) fn decide<'a>(ctx: &mut Ctx<'a>) -> Nodes<'a> {
         let m = match (at[B].is_some(), at[O].is_some(), at[T].is_some()) {
             (_, true, true) => Some(match unchanged_everywhere(ctx, ident) {
                 Some(m) => m,
-                None => kept_by_both(ctx, ident, &mut nodes.followed),
+                None => kept_by_both(ctx, ident, &mut nodes.followed, &twins),
             }),
             (false, true, false) => Some(added(ctx, ident, O)),
             (false, false, true) => Some(added(ctx, ident, T)),
@@ -335,9 +336,10 @@ fn kept_by_both<'a>(
     ctx: &mut Ctx<'a>,
     ident: usize,
     followed: &mut Vec<Followed>,
+    twins: &BTreeMap<usize, usize>,
 ) -> MergedNode<'a> {
     let secs = sections_of(ctx, ident);
-    let (parent, name, place_conflict) = merge_place(ctx, ident, followed);
+    let (parent, name, place_conflict) = merge_place(ctx, ident, followed, twins);
     let (sc, at) = (ctx.sc, ctx.id.node.at[ident]);
     let loc = move || located(sc, at);
     let fields = super::node_tags::merge_fields(ctx, secs, &loc);
@@ -371,11 +373,13 @@ fn kept_by_both<'a>(
 }
 
 /// Name and parent merged three-way (a conflict keeps ours'); a rename or move by one
-/// side alone is recorded as followed.
+/// side alone is recorded as followed. Theirs' parent is ours' when they are rival
+/// [`super::rivals::twins`].
 fn merge_place<'a>(
     ctx: &Ctx<'a>,
     ident: usize,
     followed: &mut Vec<Followed>,
+    twins: &BTreeMap<usize, usize>,
 ) -> (ParentRef, &'a str, bool) {
     let at = ctx.id.node.at[ident];
     let sc = ctx.sc;
@@ -383,7 +387,7 @@ fn merge_place<'a>(
     let pr = [
         at[B].map(|i| ctx.parent_ref(B, i)),
         Some(ctx.parent_ref(O, oi)),
-        Some(ctx.parent_ref(T, ti)),
+        Some(super::rivals::same_parent(ctx.parent_ref(T, ti), twins)),
     ];
     let names = [
         at[B].map(|i| sc[B].nodes[i].name.as_str()),

@@ -74,6 +74,47 @@ fn rivals(ctx: &Ctx, merged: &[Option<MergedNode>]) -> Vec<(usize, usize)> {
     pairs
 }
 
+/// Theirs' identity -> ours' identity of every pair of rivals (nodes each side added
+/// alone under one parent with one name), known before nodes are decided: a node both
+/// sides kept and moved under their own rival hangs, by either side, at one path, so
+/// its place is no conflict (the rivals' hunk decides which node that path names).
+pub(super) fn twins(ctx: &Ctx) -> BTreeMap<usize, usize> {
+    let at = &ctx.id.node.at;
+    let added_by = |ident: usize, s: usize| {
+        at[ident][B].is_none() && at[ident][s].is_some() && at[ident][3 - s].is_none()
+    };
+    let mut ours = BTreeMap::new();
+    for (ident, a) in at.iter().enumerate() {
+        if let Some(i) = a[O].filter(|_| added_by(ident, O)) {
+            let key = (ctx.parent_ref(O, i), ctx.sc[O].nodes[i].name.as_str());
+            ours.entry(key).or_insert(ident);
+        }
+    }
+    let mut pairs = BTreeMap::new();
+    for (ident, a) in at.iter().enumerate() {
+        let Some(i) = a[T].filter(|_| added_by(ident, T)) else {
+            continue;
+        };
+        let parent = same_parent(ctx.parent_ref(T, i), &pairs);
+        if let Some(o) = ours.remove(&(parent, ctx.sc[T].nodes[i].name.as_str())) {
+            pairs.insert(ident, o);
+        }
+    }
+    pairs
+}
+
+/// Theirs' parent, named by ours' identity when it is one of theirs' [`twins`].
+pub(super) fn same_parent(p: ParentRef, twins: &BTreeMap<usize, usize>) -> ParentRef {
+    match p {
+        ParentRef::Node(a) => ParentRef::Node(*twins.get(&a).unwrap_or(&a)),
+        ParentRef::Inside { anchor, rest } => ParentRef::Inside {
+            anchor: *twins.get(&anchor).unwrap_or(&anchor),
+            rest,
+        },
+        other => other,
+    }
+}
+
 /// The descendants of node `top` on side `s` that only `s` has, in `s`'s order.
 fn added_under(ctx: &Ctx, top: usize, s: usize) -> Vec<usize> {
     let Some(i) = ctx.id.node.at[top][s] else {
