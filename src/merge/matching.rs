@@ -792,11 +792,11 @@ fn node_kind(s: &Scene, i: usize) -> (String, String) {
 /// ext_resource's `uid` as well as by its path (a moved scene file keeps its uid).
 fn same_kind(a: (&Scene, usize), b: (&Scene, usize)) -> bool {
     let uid = |(s, i): (&Scene, usize)| {
-        let ext = s.nodes[i].instance.as_ref()?;
+        let ext = s.nodes[i].instance()?;
         s.ext_resources
             .iter()
             .rev()
-            .find(|e| &e.id == ext)?
+            .find(|e| e.id == ext)?
             .uid
             .clone()
     };
