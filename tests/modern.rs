@@ -3,6 +3,10 @@
 //! `unique_id` changes, re-imports that reuse sub_resource ids, `load_steps` removed by a
 //! 4.6 re-save, the order of a new subtree, and false identities (issue 12 §2).
 
+#[path = "common/resolve.rs"]
+mod resolve;
+
+use resolve::{resolve_all, Side};
 use tscn_merge::merge::{merge, Decision, MergeOptions, MergeOutcome, Method};
 
 fn run(base: &str, ours: &str, theirs: &str) -> (MergeOutcome, String) {
@@ -970,4 +974,96 @@ fn a_node_moved_under_rival_additions_has_no_place_conflict() {
         "{:?}",
         out.decisions
     );
+}
+
+const EXIT_46: &str = r#"[gd_scene format=3 uid="uid://c2exit46door"]
+
+[sub_resource type="RectangleShape2D" id="RectangleShape2D_e81yh"]
+size = Vector2(64, 32)
+
+[node name="Level" type="Node2D" unique_id=1361240412]
+
+[node name="LevelExit" type="Node2D" parent="." unique_id=1750402568]
+position = Vector2(416, 0)
+
+[node name="Teleporter" type="Area2D" parent="LevelExit" unique_id=853032262]
+position = Vector2(0, -25)
+collision_layer = 4
+
+[node name="CollisionShape2D" type="CollisionShape2D" parent="LevelExit/Teleporter" unique_id=1924290223]
+shape = SubResource("RectangleShape2D_e81yh")
+"#;
+
+/// `EXIT_46` with Teleporter edited and given a new child (ours' side of
+/// [`a_replaced_node_against_its_edit_is_one_hunk`]).
+fn exit_edited() -> String {
+    EXIT_46.replace("collision_layer = 4\n", "collision_layer = 8\n")
+        + "\n[node name=\"Marker\" type=\"Marker2D\" parent=\"LevelExit/Teleporter\" unique_id=611402871]\n"
+}
+
+/// `EXIT_46` with Teleporter replaced by an instance (a new `unique_id`, same name) that
+/// keeps the CollisionShape2D child and gains a child of its own.
+fn exit_replaced() -> String {
+    EXIT_46
+        .replace(
+            "uid=\"uid://c2exit46door\"]\n",
+            "uid=\"uid://c2exit46door\"]\n\n[ext_resource type=\"PackedScene\" uid=\"uid://b8tele46scn\" path=\"res://teleporter.tscn\" id=\"1_tele\"]\n",
+        )
+        .replace(
+            "[node name=\"Teleporter\" type=\"Area2D\" parent=\"LevelExit\" unique_id=853032262]\nposition = Vector2(0, -25)\ncollision_layer = 4\n",
+            "[node name=\"Teleporter\" parent=\"LevelExit\" unique_id=1779636661 instance=ExtResource(\"1_tele\")]\nposition = Vector2(0, -25)\nnext_scene = \"uid://bo6qfusag3fae\"\n",
+        )
+        + "\n[node name=\"Glow\" type=\"PointLight2D\" parent=\"LevelExit/Teleporter\" unique_id=290114533]\n"
+}
+
+/// A merge of `EXIT_46`'s replacement against its edit, and its resolutions to ours and
+/// to theirs.
+fn exit_merge(ours: &str, theirs: &str) -> (MergeOutcome, String, [String; 2]) {
+    let (out, t) = run(EXIT_46, ours, theirs);
+    let sides = [Side::Ours, Side::Theirs].map(|s| resolve_all(&t, s));
+    (out, t, sides)
+}
+
+/// Ours edited Teleporter; theirs replaced it by an instance (another `unique_id`, the
+/// same name) and kept its child. The old Teleporter (ours' edit against theirs'
+/// deletion) and the new one compete for one path: one hunk holds both, so either pick
+/// leaves one Teleporter (before: two, and the merge fell back to the line merge with a
+/// duplicate node path). Swapping the sides mirrors the result.
+#[test]
+fn a_replaced_node_against_its_edit_is_one_hunk() {
+    let (ours, theirs) = (exit_edited(), exit_replaced());
+    let (out, t, [o, th]) = exit_merge(&ours, &theirs);
+    assert_eq!(out.method, Method::Structural, "{t}");
+    assert!(!out.is_clean(), "{t}");
+    for r in [&o, &th] {
+        assert!(valid(r), "{r}");
+        assert_eq!(r.matches("[node name=\"Teleporter\"").count(), 1, "{r}");
+        assert!(r.contains("[node name=\"CollisionShape2D\""), "{r}");
+    }
+    assert!(
+        o.contains("collision_layer = 8") && o.contains("\"Marker\""),
+        "{o}"
+    );
+    assert!(
+        !o.contains("\"Glow\"") && !o.contains("unique_id=1779636661"),
+        "{o}"
+    );
+    assert!(
+        th.contains("unique_id=1779636661") && th.contains("\"Glow\""),
+        "{th}"
+    );
+    assert!(
+        !th.contains("\"Marker\"") && !th.contains("collision_layer"),
+        "{th}"
+    );
+    assert!(
+        out.decisions.iter().any(
+            |d| matches!(d, Decision::RivalNodesConflict { node, .. } if node == "LevelExit/Teleporter")
+        ),
+        "{:?}",
+        out.decisions
+    );
+    let (swapped, ts, [so, sth]) = exit_merge(&theirs, &ours);
+    assert_eq!(swapped.method, Method::Structural, "{ts}");
+    assert_eq!((so, sth), (th, o));
 }

@@ -94,6 +94,7 @@ pub(super) fn decide<'a>(ctx: &mut Ctx<'a>) -> Nodes<'a> {
     restore_deleted_parents(ctx, &mut nodes.merged);
     carry_subtrees(ctx, &mut nodes.merged);
     super::rivals::pair_rivals(ctx, &mut nodes.merged);
+    super::rivals::pair_replacements(ctx, &mut nodes.merged);
     nodes
 }
 
@@ -465,7 +466,7 @@ fn restore_deleted_parents<'a>(ctx: &mut Ctx<'a>, merged: &mut [Option<MergedNod
 
 /// The parents a node hangs under: the result's, and, when its place conflicts, each
 /// side's (a person may pick either).
-fn hung_under(ctx: &Ctx, ident: usize, m: &MergedNode) -> Vec<usize> {
+pub(super) fn hung_under(ctx: &Ctx, ident: usize, m: &MergedNode) -> Vec<usize> {
     let mut out: Vec<usize> = m.parent.anchor().into_iter().collect();
     if m.place_conflict {
         let at = ctx.id.node.at[ident];

@@ -5,10 +5,17 @@
 //! theirs' node with the descendants only theirs has, so that picking a side keeps that
 //! side's subtree whole. Which nodes are added is decided by [`super::nodes`]; the hunk
 //! is printed by [`super::print`] like a delete-against-modify hunk.
+//!
+//! A replacement is the same competition with a base node on one side: one side
+//! deleted node X and added Y under the same parent with the same name (a new
+//! `unique_id`, often an instance instead of a plain node), while the other side changed
+//! X, a delete-against-modify conflict. One hunk holds X (with what it carries) against
+//! Y (with the nodes only Y's side added under it), so that either pick leaves one node
+//! at that path.
 
 use super::context::{Ctx, ParentRef};
 use super::matching::{B, O, T};
-use super::nodes::{path_on, MergedNode};
+use super::nodes::{hung_under, path_on, MergedNode};
 use super::sections::OutSec;
 use super::Decision;
 use std::collections::BTreeMap;
@@ -37,6 +44,111 @@ pub(super) fn pair_rivals<'a>(ctx: &mut Ctx<'a>, merged: &mut [Option<MergedNode
         m.fields = None;
         report(ctx, o, t, carried.map(|c| c.len()));
     }
+}
+
+/// Turn every replacement (see the module header) into one hunk, held by Y's identity:
+/// X's conflict (kept side, with what it carries) against Y and the nodes only Y's side
+/// added under it, without a base part (like rivals'). Skipped when another node still
+/// hangs under X.
+pub(super) fn pair_replacements<'a>(ctx: &mut Ctx<'a>, merged: &mut [Option<MergedNode<'a>>]) {
+    for (x, y, kept) in replacements(ctx, merged) {
+        if merged.iter().enumerate().any(|(i, m)| {
+            i != x
+                && m.as_ref()
+                    .is_some_and(|m| hung_under(ctx, i, m).contains(&x))
+        }) {
+            continue;
+        }
+        let Some(mut out) = merged[x].take().map(|m| m.out) else {
+            continue;
+        };
+        let adder = 3 - kept;
+        let folded = added_subtree(ctx, merged, y, adder);
+        let mut theirs: Vec<usize> = Vec::with_capacity(folded.len() + 1);
+        for &d in std::iter::once(&y).chain(&folded) {
+            theirs.extend(ctx.id.node.at[d][adder].map(|i| ctx.sc[adder].nodes[i].section));
+        }
+        for &d in &folded {
+            merged[d] = None;
+        }
+        let carried = out
+            .whole
+            .as_ref()
+            .map_or(0, |w| w[kept].len().saturating_sub(1));
+        // No base part: a line merge of the hunk against base could take one side's
+        // `[node]` line with the other side's body.
+        if let Some(w) = out.whole.as_mut() {
+            w[adder] = theirs;
+            w[B].clear();
+        }
+        let Some(m) = merged[y].as_mut() else {
+            continue;
+        };
+        m.out = out;
+        m.fields = None;
+        let node = path_on(ctx, y, adder);
+        let mut counts = [carried, folded.len()];
+        if kept == T {
+            counts.reverse();
+        }
+        ctx.decisions.push(Decision::RivalNodesConflict {
+            node,
+            ours_nodes: counts[0],
+            theirs_nodes: counts[1],
+        });
+    }
+}
+
+/// The replacements (X, Y, the side that kept X): X, a base node one side deleted, is
+/// in conflict as a whole; Y, added by the deleting side alone with X's parent and name,
+/// is printed on its own.
+fn replacements(ctx: &Ctx, merged: &[Option<MergedNode>]) -> Vec<(usize, usize, usize)> {
+    let at = &ctx.id.node.at;
+    let place = |m: &MergedNode| (m.parent.clone(), m.name.to_string());
+    let mut added: BTreeMap<(usize, (ParentRef, String)), usize> = BTreeMap::new();
+    for (y, m) in merged.iter().enumerate() {
+        let Some(m) = m.as_ref().filter(|m| m.out.whole.is_none()) else {
+            continue;
+        };
+        for s in [O, T] {
+            if at[y][B].is_none() && at[y][s].is_some() && at[y][3 - s].is_none() {
+                added.entry((s, place(m))).or_insert(y);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (x, m) in merged.iter().enumerate() {
+        let Some(m) = m.as_ref().filter(|m| m.out.whole.is_some()) else {
+            continue;
+        };
+        let a = at[x];
+        if a[B].is_none() || a[O].is_some() == a[T].is_some() {
+            continue;
+        }
+        let kept = if a[O].is_some() { O } else { T };
+        if let Some(y) = added.remove(&(3 - kept, place(m))) {
+            out.push((x, y, kept));
+        }
+    }
+    out
+}
+
+/// The nodes side `s` alone added below `top`, each hanging under `top` or under another
+/// of them and printed on its own, in `s`'s order.
+fn added_subtree(ctx: &Ctx, merged: &[Option<MergedNode>], top: usize, s: usize) -> Vec<usize> {
+    let mut inside = std::collections::BTreeSet::from([top]);
+    let mut out = Vec::new();
+    for d in added_under(ctx, top, s) {
+        let plain = merged[d].as_ref().is_some_and(|m| m.out.whole.is_none());
+        let hangs = ctx.id.node.at[d][s]
+            .and_then(|i| ctx.parent_ref(s, i).anchor())
+            .is_some_and(|p| inside.contains(&p));
+        if plain && hangs {
+            inside.insert(d);
+            out.push(d);
+        }
+    }
+    out
 }
 
 /// The pairs (ours' identity, theirs' identity) of nodes each side added alone under
