@@ -69,8 +69,8 @@ fn ext_of(dir: &Path) -> Option<&'static str> {
 }
 
 /// The lines inside markers that a hunk carries: in each part of a hunk, the sections of
-/// nodes under a node named by a `ConflictCarriesSubtree` or `RivalNodesConflict`
-/// decision that the same part holds, and the sub_resource sections of a hunk that holds
+/// nodes under a node named by a `ConflictCarriesSubtree`, `RivalNodesConflict` or
+/// `ReplacedNodeConflict` decision that the same part holds, and the sub_resource sections of a hunk that holds
 /// a sub_resource named by a `ConflictCarriesSubResource` decision.
 fn carried_lines(text: &[u8], decisions: &[Decision]) -> usize {
     let mut tops = Vec::new();
@@ -78,7 +78,8 @@ fn carried_lines(text: &[u8], decisions: &[Decision]) -> usize {
     for d in decisions {
         match d {
             Decision::ConflictCarriesSubtree { node, .. }
-            | Decision::RivalNodesConflict { node, .. } => {
+            | Decision::RivalNodesConflict { node, .. }
+            | Decision::ReplacedNodeConflict { node, .. } => {
                 tops.push(node.rsplit('/').next().unwrap_or(node).to_string())
             }
             Decision::ConflictCarriesSubResource { id } => subs.push(id.clone()),

@@ -1058,7 +1058,7 @@ fn a_replaced_node_against_its_edit_is_one_hunk() {
     );
     assert!(
         out.decisions.iter().any(
-            |d| matches!(d, Decision::RivalNodesConflict { node, .. } if node == "LevelExit/Teleporter")
+            |d| matches!(d, Decision::ReplacedNodeConflict { node, replaced_by: "theirs", .. } if node == "LevelExit/Teleporter")
         ),
         "{:?}",
         out.decisions

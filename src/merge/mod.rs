@@ -247,6 +247,19 @@ pub enum Decision {
         /// Descendants theirs' part carries.
         theirs_nodes: usize,
     },
+    /// One side replaced a node (deleted it and added another under its name and parent)
+    /// while the other side changed it: one hunk holds the changed node with what it
+    /// carries against the new node with what only its side added under it.
+    ReplacedNodeConflict {
+        /// The node's path (the same on both sides).
+        node: String,
+        /// The side that replaced it: `"ours"` or `"theirs"`.
+        replaced_by: &'static str,
+        /// Descendants the changed (old) node's part carries.
+        old_nodes: usize,
+        /// Descendants the new node's part carries.
+        new_nodes: usize,
+    },
     /// A sub_resource that only a carried subtree uses (see `ConflictCarriesSubtree`) is
     /// written inside a hunk of its own in the sub_resource area.
     ConflictCarriesSubResource {
@@ -378,6 +391,10 @@ impl fmt::Display for Decision {
                 f,
                 "both sides added a different node \"{node}\" (another unique_id): one conflict holds ours' node with {ours_nodes} descendant node(s) and theirs' with {theirs_nodes}, so picking a side keeps that side's whole subtree"
             ),
+            Decision::ReplacedNodeConflict { node, replaced_by, old_nodes, new_nodes } => write!(
+                f,
+                "{replaced_by} replaced node \"{node}\" by a new node of that name while the other side changed it: one conflict holds the changed node with {old_nodes} descendant node(s) and the new one with {new_nodes}, so picking a side leaves one node at that path"
+            ),
             Decision::ConflictCarriesSubResource { id } => write!(
                 f,
                 "sub_resource \"{id}\", used only by a subtree a conflict carries, is written between markers too, so picking a side keeps or drops it with the subtree"
@@ -436,6 +453,7 @@ impl Decision {
             Decision::ConflictCarriesSubtree { .. } => "conflict_carries_subtree",
             Decision::ConflictSpellsParents { .. } => "conflict_spells_parents",
             Decision::RivalNodesConflict { .. } => "rival_nodes_conflict",
+            Decision::ReplacedNodeConflict { .. } => "replaced_node_conflict",
             Decision::ConflictCarriesSubResource { .. } => "conflict_carries_sub_resource",
             Decision::ChurnOursKept { .. } => "churn_ours_kept",
             Decision::ChurnedNodeDeleted { .. } => "churned_node_deleted",
@@ -493,6 +511,14 @@ impl Decision {
                 ours_nodes,
                 theirs_nodes,
             } => json!({"node": node, "ours_nodes": ours_nodes, "theirs_nodes": theirs_nodes}),
+            Decision::ReplacedNodeConflict {
+                node,
+                replaced_by,
+                old_nodes,
+                new_nodes,
+            } => {
+                json!({"node": node, "replaced_by": replaced_by, "old_nodes": old_nodes, "new_nodes": new_nodes})
+            }
             Decision::ChurnOursKept { node, key, reason } => {
                 json!({"node": node, "key": key, "reason": reason})
             }

@@ -86,15 +86,11 @@ pub(super) fn pair_replacements<'a>(ctx: &mut Ctx<'a>, merged: &mut [Option<Merg
         };
         m.out = out;
         m.fields = None;
-        let node = path_on(ctx, y, adder);
-        let mut counts = [carried, folded.len()];
-        if kept == T {
-            counts.reverse();
-        }
-        ctx.decisions.push(Decision::RivalNodesConflict {
-            node,
-            ours_nodes: counts[0],
-            theirs_nodes: counts[1],
+        ctx.decisions.push(Decision::ReplacedNodeConflict {
+            node: path_on(ctx, y, adder),
+            replaced_by: if adder == O { "ours" } else { "theirs" },
+            old_nodes: carried,
+            new_nodes: folded.len(),
         });
     }
 }
