@@ -431,8 +431,19 @@ impl fmt::Display for Decision {
 impl Decision {
     /// The decision as JSON, for `--explain=json`.
     pub fn to_json(&self) -> serde_json::Value {
-        use serde_json::json;
-        let kind = match self {
+        let mut v = serde_json::json!({ "kind": self.kind(), "message": self.to_string() });
+        let extra = self.fields_json();
+        if let (Some(o), Some(e)) = (v.as_object_mut(), extra.as_object()) {
+            for (k, x) in e {
+                o.insert(k.clone(), x.clone());
+            }
+        }
+        v
+    }
+
+    /// The decision's stable name in JSON (`"kind"`), which scripts match on.
+    fn kind(&self) -> &'static str {
+        match self {
             Decision::IdRenamed { .. } => "id_renamed",
             Decision::ResourceDeduplicated { .. } => "resource_deduplicated",
             Decision::ResourceMatched { .. } => "resource_matched",
@@ -461,9 +472,13 @@ impl Decision {
             Decision::HunkFavored { .. } => "hunk_favored",
             Decision::ValueMergedInside { .. } => "value_merged_inside",
             Decision::FellBack { .. } => "fell_back",
-        };
-        let mut v = json!({ "kind": kind, "message": self.to_string() });
-        let extra = match self {
+        }
+    }
+
+    /// The decision's own fields, as a JSON object merged into [`Decision::to_json`].
+    fn fields_json(&self) -> serde_json::Value {
+        use serde_json::json;
+        match self {
             Decision::IdRenamed {
                 section,
                 type_name,
@@ -544,13 +559,7 @@ impl Decision {
                 json!({"side": side, "type": type_name, "base_id": base_id, "id": id})
             }
             Decision::SiblingOrderMerged | Decision::OrderConflictOursKept => json!({}),
-        };
-        if let (Some(o), Some(e)) = (v.as_object_mut(), extra.as_object()) {
-            for (k, x) in e {
-                o.insert(k.clone(), x.clone());
-            }
         }
-        v
     }
 }
 
