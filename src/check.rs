@@ -115,8 +115,6 @@ pub fn check(scene: &Scene) -> Vec<Problem> {
     let doc = &scene.doc;
     let mut out = Vec::new();
     let lines = LazyLines::new(doc);
-    let line_at = |offset: usize| lines.at(offset);
-    let line_of = |i: usize| lines.of_section(i);
 
     if doc.has_bom() {
         out.push(Problem::warning(
@@ -127,7 +125,48 @@ pub fn check(scene: &Scene) -> Vec<Problem> {
 
     section_order(scene, &lines, &mut out);
 
-    // Ids.
+    let (ext_ids, sub_ids) = duplicate_ids(scene, &lines, &mut out);
+    reference_problems(scene, &lines, &ext_ids, &sub_ids, &mut out);
+
+    // Nodes: on a second thread for a big scene (they are independent of the rest).
+    if scene.nodes.len() >= PARALLEL_NODES_MIN {
+        let nodes = std::thread::scope(|scope| {
+            let other = std::thread::Builder::new().spawn_scoped(scope, || node_problems(scene));
+            // The checker does not panic; if it ever did, check here again.
+            other.ok().and_then(|h| h.join().ok())
+        });
+        out.extend(nodes.unwrap_or_else(|| node_problems(scene)));
+    } else {
+        out.extend(node_problems(scene));
+    }
+
+    out.extend(connection_problems(scene, &lines));
+
+    // load_steps (3.x-4.5): a warning only.
+    if let Some(ls) = scene.header.load_steps {
+        let want = scene.expected_load_steps();
+        if ls != want {
+            out.push(Problem::warning(
+                1,
+                format!(
+                    "stale load_steps={ls}: the file has {} resources, so it should be {want}",
+                    want - 1
+                ),
+            ));
+        }
+    }
+    out.sort_by(|a, b| (a.line, b.severity).cmp(&(b.line, a.severity)));
+    out
+}
+
+/// Ids: an ext_resource or sub_resource id used twice. Gives the ids of
+/// each kind, for [`reference_problems`].
+fn duplicate_ids<'a>(
+    scene: &'a Scene,
+    lines: &LazyLines,
+    out: &mut Vec<Problem>,
+) -> (BTreeSet<&'a str>, BTreeSet<&'a str>) {
+    let line_of = |i: usize| lines.of_section(i);
     let mut ext_ids = BTreeSet::new();
     for e in &scene.ext_resources {
         if !ext_ids.insert(e.id.as_str()) {
@@ -146,8 +185,20 @@ pub fn check(scene: &Scene) -> Vec<Problem> {
             ));
         }
     }
+    (ext_ids, sub_ids)
+}
 
-    // References, in file order: a SubResource must be defined earlier.
+/// References, in file order: an ExtResource must resolve, a SubResource must be
+/// defined earlier (and not be the section itself).
+fn reference_problems(
+    scene: &Scene,
+    lines: &LazyLines,
+    ext_ids: &BTreeSet<&str>,
+    sub_ids: &BTreeSet<&str>,
+    out: &mut Vec<Problem>,
+) {
+    let doc = &scene.doc;
+    let line_at = |offset: usize| lines.at(offset);
     let mut defined: BTreeSet<&str> = BTreeSet::new();
     for (i, s) in doc.sections.iter().enumerate() {
         // sub_resources are in file order: find this section's by bisection.
@@ -196,36 +247,6 @@ pub fn check(scene: &Scene) -> Vec<Problem> {
             defined.insert(r.id.as_str());
         }
     }
-
-    // Nodes: on a second thread for a big scene (they are independent of the rest).
-    if scene.nodes.len() >= PARALLEL_NODES_MIN {
-        let nodes = std::thread::scope(|scope| {
-            let other = std::thread::Builder::new().spawn_scoped(scope, || node_problems(scene));
-            // The checker does not panic; if it ever did, check here again.
-            other.ok().and_then(|h| h.join().ok())
-        });
-        out.extend(nodes.unwrap_or_else(|| node_problems(scene)));
-    } else {
-        out.extend(node_problems(scene));
-    }
-
-    out.extend(connection_problems(scene, &lines));
-
-    // load_steps (3.x-4.5): a warning only.
-    if let Some(ls) = scene.header.load_steps {
-        let want = scene.expected_load_steps();
-        if ls != want {
-            out.push(Problem::warning(
-                1,
-                format!(
-                    "stale load_steps={ls}: the file has {} resources, so it should be {want}",
-                    want - 1
-                ),
-            ));
-        }
-    }
-    out.sort_by(|a, b| (a.line, b.severity).cmp(&(b.line, a.severity)));
-    out
 }
 
 /// Section order (spec §3.10): one header first, known tags only, ext_resources and
