@@ -248,40 +248,10 @@ fn write(out: &mut String, v: &Value, names: Namer<'_>, detail: Detail) {
             write_str(out, s, Detail::Short { limit: usize::MAX });
             out.push(')');
         }
-        Value::Color(hex) => match html_color(hex) {
-            Some(c) => {
-                out.push_str("Color(");
-                out.push_str(
-                    &c.iter()
-                        .map(|x| canon_float(*x))
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                );
-                out.push(')');
-            }
-            None => {
-                out.push('#');
-                out.push_str(hex);
-            }
-        },
+        Value::Color(hex) => write_color(out, hex),
         Value::ExtResource(id) => write_ref(out, "ExtResource", RefKind::Ext, id, names),
         Value::SubResource(id) => write_ref(out, "SubResource", RefKind::Sub, id, names),
-        Value::Ctor { name, args } => {
-            let canon = canonical_ctor_name(name);
-            let int_ctor = matches!(
-                canon,
-                "Vector2i" | "Vector3i" | "Vector4i" | "Rect2i" | "RID"
-            );
-            out.push_str(canon);
-            out.push('(');
-            for (i, a) in args.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                write_component(out, a, int_ctor, names, detail);
-            }
-            out.push(')');
-        }
+        Value::Ctor { name, args } => write_ctor(out, name, args, names, detail),
         Value::Array(items) => {
             out.push('[');
             write_seq(out, items.iter(), names, detail);
@@ -308,23 +278,71 @@ fn write(out: &mut String, v: &Value, names: Namer<'_>, detail: Detail) {
             write_entries(out, entries, names, detail);
             out.push(')');
         }
-        Value::Object { class, props } => {
-            out.push_str("Object(");
-            out.push_str(class);
-            for (k, v) in props {
-                out.push_str(", ");
-                if over(out, detail) {
-                    out.push('…');
-                    break;
-                }
-                write_str(out, k, detail);
-                out.push_str(": ");
-                write(out, v, names, detail);
-            }
-            out.push(')');
-        }
+        Value::Object { class, props } => write_object(out, class, props, names, detail),
         Value::Packed(p) => write_packed(out, p, detail),
     }
+}
+
+/// A `#hex` color, as the `Color(r, g, b, a)` it stands for when it reads as one.
+fn write_color(out: &mut String, hex: &str) {
+    match html_color(hex) {
+        Some(c) => {
+            out.push_str("Color(");
+            out.push_str(
+                &c.iter()
+                    .map(|x| canon_float(*x))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            );
+            out.push(')');
+        }
+        None => {
+            out.push('#');
+            out.push_str(hex);
+        }
+    }
+}
+
+/// A math or other constructor, by its canonical name; integer vectors print their
+/// components as integers.
+fn write_ctor(out: &mut String, name: &str, args: &[Value], names: Namer<'_>, detail: Detail) {
+    let canon = canonical_ctor_name(name);
+    let int_ctor = matches!(
+        canon,
+        "Vector2i" | "Vector3i" | "Vector4i" | "Rect2i" | "RID"
+    );
+    out.push_str(canon);
+    out.push('(');
+    for (i, a) in args.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        write_component(out, a, int_ctor, names, detail);
+    }
+    out.push(')');
+}
+
+/// An `Object(class, key: value, ...)`, cut when over the budget.
+fn write_object(
+    out: &mut String,
+    class: &str,
+    props: &[(String, Value)],
+    names: Namer<'_>,
+    detail: Detail,
+) {
+    out.push_str("Object(");
+    out.push_str(class);
+    for (k, v) in props {
+        out.push_str(", ");
+        if over(out, detail) {
+            out.push('…');
+            break;
+        }
+        write_str(out, k, detail);
+        out.push_str(": ");
+        write(out, v, names, detail);
+    }
+    out.push(')');
 }
 
 /// Names of the components of a math constructor, for per-component change lists.
