@@ -128,39 +128,48 @@ pub fn change(c: &crate::diff::Change) -> Value {
             m.insert("key".into(), json!(key));
             m.insert("old".into(), json!(old));
             m.insert("new".into(), json!(new));
-            match delta {
-                Delta::None => {}
-                Delta::Grain(g) => {
-                    m.insert(
-                        "parts".into(),
-                        Value::Array(g.changes.iter().map(part).collect()),
-                    );
-                    if !g.picture.is_empty() {
-                        m.insert("picture".into(), json!(g.picture));
-                    }
-                }
-                Delta::Components(c) => {
-                    m.insert(
-                        "components".into(),
-                        Value::Array(
-                            c.iter()
-                                .map(|(n, a, b)| json!({"name": n, "old": a, "new": b}))
-                                .collect(),
-                        ),
-                    );
-                }
-                Delta::Packed {
-                    kind,
-                    old_len,
-                    new_len,
-                    changed,
-                } => {
-                    m.insert("packed".into(), json!({"type": kind, "old_len": old_len, "new_len": new_len, "changed": changed}));
-                }
-            }
+            delta_fields(&mut m, delta);
         }
     }
     Value::Object(m)
+}
+
+/// What a property change adds about how its value changed: the parts of a grain
+/// value, the components of a math value, or a packed array's lengths.
+fn delta_fields(m: &mut Map<String, Value>, delta: &Delta) {
+    match delta {
+        Delta::None => {}
+        Delta::Grain(g) => {
+            m.insert(
+                "parts".into(),
+                Value::Array(g.changes.iter().map(part).collect()),
+            );
+            if !g.picture.is_empty() {
+                m.insert("picture".into(), json!(g.picture));
+            }
+        }
+        Delta::Components(c) => {
+            m.insert(
+                "components".into(),
+                Value::Array(
+                    c.iter()
+                        .map(|(n, a, b)| json!({"name": n, "old": a, "new": b}))
+                        .collect(),
+                ),
+            );
+        }
+        Delta::Packed {
+            kind,
+            old_len,
+            new_len,
+            changed,
+        } => {
+            m.insert(
+                "packed".into(),
+                json!({"type": kind, "old_len": old_len, "new_len": new_len, "changed": changed}),
+            );
+        }
+    }
 }
 
 /// One part of a value that changed (a cell box, a track, a key, an entry, a frame).
