@@ -34,9 +34,13 @@ pub fn mermaid(report: &DiffReport) -> Option<String> {
     mermaid_rooted(report, None)
 }
 
-/// [`mermaid`] with the root node labelled by its name (`root`) instead of `(root)`.
-pub fn mermaid_rooted(report: &DiffReport, root: Option<&str>) -> Option<String> {
-    let mut state: BTreeMap<String, (State, Option<String>)> = BTreeMap::new();
+/// What happened to each node, with its type: `path -> (state, type)`.
+type NodeStates = BTreeMap<String, (State, Option<String>)>;
+
+/// The nodes the report changes, with what happened to them (by their first change),
+/// and their paths in the order of the report.
+fn node_states(report: &DiffReport) -> (NodeStates, Vec<String>) {
+    let mut state: NodeStates = BTreeMap::new();
     let mut order: Vec<String> = Vec::new();
     for g in groups(&report.changes) {
         if let Subject::Node {
@@ -54,13 +58,18 @@ pub fn mermaid_rooted(report: &DiffReport, root: Option<&str>) -> Option<String>
             state.insert(path.clone(), (s, type_name.clone()));
         }
     }
-    if order.is_empty() {
-        return None;
-    }
-    // Ancestors as context, so the picture is a connected tree.
+    (state, order)
+}
+
+/// The paths of `order` with their ancestors before them (each once, as context in
+/// `state`), so the picture is a connected tree; and each path's place in that list.
+fn with_ancestors(
+    order: &[String],
+    state: &mut NodeStates,
+) -> (Vec<String>, BTreeMap<String, usize>) {
     let mut all: Vec<String> = Vec::new();
     let mut seen: BTreeMap<String, usize> = BTreeMap::new();
-    for p in &order {
+    for p in order {
         let mut chain = vec![p.clone()];
         let mut cur = p.as_str();
         while let Some(par) = parent_path(cur) {
@@ -75,6 +84,16 @@ pub fn mermaid_rooted(report: &DiffReport, root: Option<&str>) -> Option<String>
             }
         }
     }
+    (all, seen)
+}
+
+/// [`mermaid`] with the root node labelled by its name (`root`) instead of `(root)`.
+pub fn mermaid_rooted(report: &DiffReport, root: Option<&str>) -> Option<String> {
+    let (mut state, order) = node_states(report);
+    if order.is_empty() {
+        return None;
+    }
+    let (mut all, seen) = with_ancestors(&order, &mut state);
     let omitted = all.len().saturating_sub(MAX_DIAGRAM_NODES);
     all.truncate(MAX_DIAGRAM_NODES);
     let mut out = String::from("```mermaid\nflowchart TD\n");
