@@ -328,25 +328,7 @@ fn convert(p: Pair<Rule>) -> Result<Value, ValueError> {
             .collect::<Result<_, _>>()
             .map(Value::Array),
         Rule::dict => convert_pairs(p).map(Value::Dict),
-        Rule::packed => {
-            let mut it = p.into_inner();
-            let name = it
-                .next()
-                .map(|n| n.as_str().to_string())
-                .unwrap_or_default();
-            let body = it.next().map(|b| b.as_str()).unwrap_or("");
-            let trimmed = body.trim_matches(|c: char| c <= ' ');
-            let is_bytes = matches!(
-                name.as_str(),
-                "PackedByteArray" | "PoolByteArray" | "ByteArray"
-            );
-            let body = if is_bytes && trimmed.starts_with('"') {
-                PackedBody::Base64(decode_string(trimmed, at)?)
-            } else {
-                PackedBody::List(body.to_string())
-            };
-            Ok(Value::Packed(Packed { name, body }))
-        }
+        Rule::packed => convert_packed(p, at),
         Rule::typed_array => {
             let mut it = p.into_inner();
             let elem = convert_typeref(it.next())?;
@@ -370,35 +352,63 @@ fn convert(p: Pair<Rule>) -> Result<Value, ValueError> {
                 entries,
             })
         }
-        Rule::object => {
-            let mut it = p.into_inner();
-            let class = it
-                .next()
-                .map(|c| c.as_str().to_string())
-                .unwrap_or_default();
-            let mut props = Vec::new();
-            while let (Some(k), Some(v)) = (it.next(), it.next()) {
-                let key = decode_string(k.as_str(), k.as_span().start())?;
-                props.push((key, convert(v)?));
-            }
-            Ok(Value::Object { class, props })
-        }
-        Rule::ctor => {
-            let mut it = p.into_inner();
-            let name = it
-                .next()
-                .map(|c| c.as_str().to_string())
-                .unwrap_or_default();
-            let mut args = Vec::new();
-            let mut arg_at = Vec::new();
-            for a in it {
-                arg_at.push(a.as_span().start());
-                args.push(convert(a)?);
-            }
-            finish_ctor(name, args, &arg_at, at)
-        }
+        Rule::object => convert_object(p),
+        Rule::ctor => convert_ctor(p, at),
         _ => Err(ValueError::new(at, "value")),
     }
+}
+
+/// A packed array: its name and its body, kept as text (a byte array's base64 string
+/// decoded); the elements are read when asked for.
+fn convert_packed(p: Pair<Rule>, at: usize) -> Result<Value, ValueError> {
+    let mut it = p.into_inner();
+    let name = it
+        .next()
+        .map(|n| n.as_str().to_string())
+        .unwrap_or_default();
+    let body = it.next().map(|b| b.as_str()).unwrap_or("");
+    let trimmed = body.trim_matches(|c: char| c <= ' ');
+    let is_bytes = matches!(
+        name.as_str(),
+        "PackedByteArray" | "PoolByteArray" | "ByteArray"
+    );
+    let body = if is_bytes && trimmed.starts_with('"') {
+        PackedBody::Base64(decode_string(trimmed, at)?)
+    } else {
+        PackedBody::List(body.to_string())
+    };
+    Ok(Value::Packed(Packed { name, body }))
+}
+
+/// An `Object(class, "key": value, ...)`.
+fn convert_object(p: Pair<Rule>) -> Result<Value, ValueError> {
+    let mut it = p.into_inner();
+    let class = it
+        .next()
+        .map(|c| c.as_str().to_string())
+        .unwrap_or_default();
+    let mut props = Vec::new();
+    while let (Some(k), Some(v)) = (it.next(), it.next()) {
+        let key = decode_string(k.as_str(), k.as_span().start())?;
+        props.push((key, convert(v)?));
+    }
+    Ok(Value::Object { class, props })
+}
+
+/// A constructor and its arguments, checked by [`finish_ctor`].
+fn convert_ctor(p: Pair<Rule>, at: usize) -> Result<Value, ValueError> {
+    let mut it = p.into_inner();
+    let name = it
+        .next()
+        .map(|c| c.as_str().to_string())
+        .unwrap_or_default();
+    let mut args = Vec::new();
+    let mut arg_at = Vec::new();
+    for a in it {
+        arg_at.push(a.as_span().start());
+        args.push(convert(a)?);
+    }
+    finish_ctor(name, args, &arg_at, at)
 }
 
 fn finish_ctor(
