@@ -2,7 +2,7 @@
 //! far, with the path translation (old tree to new tree) that the pairing makes possible.
 //! It decides nothing itself: matching fills the pairing, the phases read it and add noise.
 
-use super::noise::{Noise, NoiseKind};
+use super::report::{Noise, NoiseKind};
 use super::side::{parent_path, Side};
 use crate::model::{join_path, Scene};
 

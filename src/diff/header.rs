@@ -3,7 +3,7 @@
 //! (noted through [`super::noise`]); the rest of the file is the other phases'.
 
 use super::context::Differ;
-use super::noise::NoiseKind;
+use super::report::NoiseKind;
 use super::report::{Change, Detail, Subject};
 use crate::model::FileKind;
 

@@ -41,8 +41,7 @@ mod side;
 use crate::model::{id_text, Scene};
 use crate::syntax::Section;
 use context::Differ;
-pub use noise::{Noise, NoiseKind};
-pub use report::{Change, Delta, Detail, DiffReport, Subject};
+pub use report::{Change, Delta, Detail, DiffReport, Noise, NoiseKind, Subject};
 pub use side::sub_display;
 
 /// Byte budget of one value in a report line.

@@ -5,7 +5,7 @@
 //! whether a difference is only noise is [`super::noise`]'s.
 
 use super::context::Differ;
-use super::noise::NoiseKind;
+use super::report::NoiseKind;
 use super::report::{Change, Detail, Subject};
 use super::side::{all_props, parent_path, Side};
 use crate::syntax::Section;

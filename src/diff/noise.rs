@@ -3,56 +3,13 @@
 //! different ([`Eq3`]; an int that became a float, `1` -> `1.0`, is different); and notes the other kinds of noise (dropped `load_steps`, added
 //! `uid`s and `unique_id`s, changed 4.6 id paths, resources or properties listed in
 //! another order). Which parts to compare is the phases' decision; this file only says
-//! whether a difference it is shown counts.
+//! whether a difference it is shown counts. The kinds themselves ([`NoiseKind`],
+//! [`super::Noise`]) are report types, in `report.rs`.
 
 use super::context::Differ;
+use super::report::NoiseKind;
 use super::side::Side;
 use crate::value::{self, ResId, Value};
-
-/// Kinds of re-save noise.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum NoiseKind {
-    /// A resource id changed, content the same.
-    IdRenamed,
-    /// A value spelled differently with the same meaning (float digits, legacy names, ...).
-    Respelled,
-    /// `load_steps` changed or was dropped.
-    LoadSteps,
-    /// A `uid` was added (ext_resource or header).
-    UidAdded,
-    /// A `unique_id` was added to a node (4.6 re-save).
-    UniqueIdAdded,
-    /// Resources listed in another order.
-    Reordered,
-    /// 4.6 id paths (`parent_id_path`, `owner_uid_path`, `from_uid_path`, ...) changed.
-    IdPath,
-}
-
-impl NoiseKind {
-    /// Machine name (JSON).
-    pub fn name(self) -> &'static str {
-        match self {
-            NoiseKind::IdRenamed => "id_renamed",
-            NoiseKind::Respelled => "respelled",
-            NoiseKind::LoadSteps => "load_steps",
-            NoiseKind::UidAdded => "uid_added",
-            NoiseKind::UniqueIdAdded => "unique_id_added",
-            NoiseKind::Reordered => "reordered",
-            NoiseKind::IdPath => "id_path",
-        }
-    }
-}
-
-/// A difference that is not a change.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Noise {
-    /// Which kind.
-    pub kind: NoiseKind,
-    /// Where (a node path, resource, `header`, ...).
-    pub subject: String,
-    /// What, in words.
-    pub detail: String,
-}
 
 /// How two value texts compare.
 pub(super) enum Eq3 {

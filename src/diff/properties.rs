@@ -5,7 +5,8 @@
 
 use super::context::Differ;
 use super::grain::Owner;
-use super::noise::{Eq3, NoiseKind};
+use super::noise::Eq3;
+use super::report::NoiseKind;
 use super::report::{Delta, Detail};
 use super::show::{self, component_names, packed_len, Detail as ShowDetail};
 use super::side::props_of;

@@ -1,8 +1,8 @@
 //! What a diff returns: the [`DiffReport`] with its [`Change`]s, each a [`Subject`] (which
 //! part of the file) and a [`Detail`] (how it changed). Plain data; deciding what changed
-//! is the other phases' work, and rendering it is `crate::render`'s.
-
-use super::noise::Noise;
+//! is the other phases' work, and rendering it is `crate::render`'s. The re-save noise
+//! kept apart ([`Noise`], [`NoiseKind`]) is here too; which difference is noise is
+//! `noise.rs`'s to decide.
 
 /// The result of comparing two versions of a file.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -222,4 +222,49 @@ pub enum Delta {
     /// SpriteFrames animations and frames, dictionary entries, the lines of a long string
     /// or the elements of a long array ([`crate::grain::describe_change`]).
     Grain(crate::grain::ValueDiff),
+}
+
+/// Kinds of re-save noise.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum NoiseKind {
+    /// A resource id changed, content the same.
+    IdRenamed,
+    /// A value spelled differently with the same meaning (float digits, legacy names, ...).
+    Respelled,
+    /// `load_steps` changed or was dropped.
+    LoadSteps,
+    /// A `uid` was added (ext_resource or header).
+    UidAdded,
+    /// A `unique_id` was added to a node (4.6 re-save).
+    UniqueIdAdded,
+    /// Resources listed in another order.
+    Reordered,
+    /// 4.6 id paths (`parent_id_path`, `owner_uid_path`, `from_uid_path`, ...) changed.
+    IdPath,
+}
+
+impl NoiseKind {
+    /// Machine name (JSON).
+    pub fn name(self) -> &'static str {
+        match self {
+            NoiseKind::IdRenamed => "id_renamed",
+            NoiseKind::Respelled => "respelled",
+            NoiseKind::LoadSteps => "load_steps",
+            NoiseKind::UidAdded => "uid_added",
+            NoiseKind::UniqueIdAdded => "unique_id_added",
+            NoiseKind::Reordered => "reordered",
+            NoiseKind::IdPath => "id_path",
+        }
+    }
+}
+
+/// A difference that is not a change.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Noise {
+    /// Which kind.
+    pub kind: NoiseKind,
+    /// Where (a node path, resource, `header`, ...).
+    pub subject: String,
+    /// What, in words.
+    pub detail: String,
 }

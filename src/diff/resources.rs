@@ -4,7 +4,7 @@
 //! are partners is [`super::identity`]'s decision; noise is [`super::noise`]'s.
 
 use super::context::Differ;
-use super::noise::NoiseKind;
+use super::report::NoiseKind;
 use super::report::{Change, Detail, Subject};
 use super::side::all_props;
 use crate::model::ExtResource;
