@@ -7,7 +7,7 @@
 //! editor saves them: Godot 3 keeps them in a sorted map (coordinate order), Godot 4 in an
 //! insertion-ordered map (file order, new cells last).
 
-use super::describe::{cell_summary, ValueDiff};
+use super::change::{ValueChange, ValueDiff};
 use super::dict::entries;
 use super::text::{same_value, string_of, write_call, write_dict, Spelling};
 use super::three::merge_keyed;
@@ -426,7 +426,72 @@ pub(crate) fn describe(
         Vec::new()
     } else {
         let kept: Vec<Pos> = b.iter().map(|(p, _)| *p).collect();
-        super::describe::picture(&groups, &kept)
+        picture(&groups, &kept)
     };
     Some(ValueDiff { changes, picture })
+}
+
+/// The widest and tallest changed area drawn as a picture.
+pub const PICTURE_MAX: i32 = 16;
+
+fn bounds(cells: &[Pos]) -> Option<(Pos, Pos)> {
+    let first = cells.first()?;
+    let (mut lo, mut hi) = (*first, *first);
+    for c in cells {
+        for i in 0..3 {
+            lo[i] = lo[i].min(c[i]);
+            hi[i] = hi[i].max(c[i]);
+        }
+    }
+    Some((lo, hi))
+}
+
+/// `N cells painted in (x0, y0)-(x1, y1)`: a count and the box around the cells.
+fn cell_summary(what: &'static str, cells: &[Pos], grid: bool) -> Option<ValueChange> {
+    let (lo, hi) = bounds(cells)?;
+    let n = if grid { 3 } else { 2 };
+    let show = |p: Pos| {
+        let s: Vec<String> = p[..n].iter().map(|v| v.to_string()).collect();
+        format!("({})", s.join(", "))
+    };
+    let at = if lo == hi {
+        show(lo)
+    } else {
+        format!("{}-{}", show(lo), show(hi))
+    };
+    Some(ValueChange {
+        part: "cells",
+        at,
+        change: what,
+        count: cells.len(),
+        old: None,
+        new: None,
+    })
+}
+
+/// A picture of the changed area of a 2D tile map (painted, erased, changed cells, and the
+/// cells around them that stayed); empty when the area is over [`PICTURE_MAX`] a side.
+fn picture(groups: &[Vec<Pos>; 3], kept: &[Pos]) -> Vec<String> {
+    let all: Vec<Pos> = groups.iter().flatten().copied().collect();
+    let Some((lo, hi)) = bounds(&all) else {
+        return Vec::new();
+    };
+    let (w, h) = (hi[0] - lo[0] + 1, hi[1] - lo[1] + 1);
+    if w > PICTURE_MAX || h > PICTURE_MAX {
+        return Vec::new();
+    }
+    let mut rows = vec![vec!['.'; w as usize]; h as usize];
+    let mut put = |p: &Pos, c: char| {
+        let (x, y) = ((p[0] - lo[0]) as usize, (p[1] - lo[1]) as usize);
+        if let Some(cell) = rows.get_mut(y).and_then(|r| r.get_mut(x)) {
+            *cell = c;
+        }
+    };
+    for p in kept {
+        put(p, '#');
+    }
+    for (group, c) in groups.iter().zip(['+', '-', '~']) {
+        group.iter().for_each(|p| put(p, c));
+    }
+    rows.into_iter().map(|r| r.into_iter().collect()).collect()
 }

@@ -6,7 +6,7 @@
 //! The editor writes dictionaries with their keys sorted, so a merged dictionary whose keys
 //! are all strings is sorted the same way; other key mixes keep ours' order.
 
-use super::describe::ValueChange;
+use super::change::ValueChange;
 use super::text::{same_value, shape, string_of, write_dict, Shape, Spelling};
 use super::three::merge_keyed;
 use super::{ConflictAt, Grain, GrainConflict, GrainOutcome, PropertyContext};

@@ -7,7 +7,7 @@
 //! while another is added); the same slot changed differently on both sides conflicts.
 //! The order is ours', then the animations only theirs added.
 
-use super::describe::{describe_sequence, fold, ValueChange};
+use super::change::{describe_sequence, fold, ValueChange};
 use super::dict::{entries, merge_entries};
 use super::text::{same_value, shape, string_of, write_array, write_dict, Shape, Spelling};
 use super::three::merge_keyed;

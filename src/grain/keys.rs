@@ -9,7 +9,7 @@
 //! keys are written sorted by time, as the engine keeps them; other dictionary entries
 //! (`update`) merge as whole values.
 
-use super::describe::ValueChange;
+use super::change::ValueChange;
 use super::text::{
     same_value, shape, string_of, write_array, write_call, write_dict, Shape, Spelling,
 };

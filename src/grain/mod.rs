@@ -10,6 +10,7 @@
 //! it cannot read gives [`Grain::NotMine`], so the caller does its usual thing.
 
 mod cells;
+mod change;
 mod describe;
 mod dict;
 mod frames;
@@ -21,10 +22,9 @@ mod tracks;
 #[cfg(test)]
 mod tests;
 
-pub use describe::{
-    describe_change, describe_elements, describe_lines, describe_sequence, describe_tracks,
-    ValueChange, ValueDiff, PICTURE_MAX,
-};
+pub use cells::PICTURE_MAX;
+pub use change::{describe_sequence, ValueChange, ValueDiff};
+pub use describe::{describe_change, describe_elements, describe_lines, describe_tracks};
 pub use tracks::{conflicts_of_track, merge_tracks, renumber_like_ours};
 
 use std::fmt;

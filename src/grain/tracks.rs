@@ -6,7 +6,7 @@
 //! result reads as the editor writes it. Properties that are not `tracks/N/FIELD` are left
 //! to the caller.
 
-use super::describe::ValueChange;
+use super::change::ValueChange;
 use super::text::same_value;
 use super::three::{diff_keyed, merge_keyed};
 use super::{keys, ConflictAt, Grain, GrainConflict, PropertyContext};
