@@ -89,7 +89,7 @@ impl<'a> Splitter<'a> {
         mut self,
         parallel_min: usize,
     ) -> Result<(Range<usize>, Vec<Section>), ParseError> {
-        self.to_header()?;
+        self.skip_to_header()?;
         let prefix = 0..self.pos;
         // Every section but the first starts a line: size the vector from the density
         // of line-starting `[` in the first 256 KiB, so that a scene with a hundred
@@ -121,7 +121,7 @@ impl<'a> Splitter<'a> {
 
     /// Skip a BOM and the trivia before the file header, checking the size and that a
     /// header starts there: where [`Splitter::run_split`] begins reading sections.
-    fn to_header(&mut self) -> Result<(), ParseError> {
+    fn skip_to_header(&mut self) -> Result<(), ParseError> {
         // Offsets are kept as `u32` ([`Span`]).
         if u32::try_from(self.s.len()).is_err() {
             return Err(self.err(
