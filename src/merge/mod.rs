@@ -16,32 +16,59 @@
 //! [`crate::check`]; otherwise the merge falls back to [`crate::linemerge`], which behaves
 //! like `git merge-file`.
 
+#[path = "output/carried.rs"]
 mod carried;
+#[path = "shared/conflicts.rs"]
 mod conflicts;
+#[path = "tree/connections.rs"]
 mod connections;
+#[path = "shared/context.rs"]
 mod context;
+#[path = "tree/editables.rs"]
 mod editables;
+#[path = "values/equality.rs"]
 mod equality;
+#[path = "output/header.rs"]
 mod header;
+#[path = "tree/held.rs"]
 mod held;
+#[path = "output/hunk_parts.rs"]
 mod hunk_parts;
+#[path = "ids/assign.rs"]
 mod ids;
+#[path = "values/layout.rs"]
 mod layout;
+#[path = "identity/matching.rs"]
 mod matching;
+#[path = "tree/node_tags.rs"]
 mod node_tags;
+#[path = "values/nodepaths.rs"]
 mod nodepaths;
+#[path = "tree/nodes.rs"]
 mod nodes;
+#[path = "tree/order.rs"]
 mod order;
+#[path = "tree/paths.rs"]
 mod paths;
+#[path = "output/print.rs"]
 mod print;
+#[path = "values/properties.rs"]
 mod properties;
+#[path = "values/resources.rs"]
 mod resources;
+#[path = "tree/rivals.rs"]
 mod rivals;
+#[path = "shared/sections.rs"]
 mod sections;
+#[path = "shared/sequence.rs"]
 pub mod sequence;
+#[path = "output/spelling.rs"]
 mod spelling;
+#[path = "values/track_paths.rs"]
 mod track_paths;
+#[path = "values/unique_paths.rs"]
 mod unique_paths;
+#[path = "values/value_grain.rs"]
 mod value_grain;
 
 use crate::check::{check, is_broken};
