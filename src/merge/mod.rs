@@ -16,60 +16,21 @@
 //! [`crate::check`]; otherwise the merge falls back to [`crate::linemerge`], which behaves
 //! like `git merge-file`.
 
-#[path = "output/carried.rs"]
-mod carried;
-#[path = "shared/conflicts.rs"]
-mod conflicts;
-#[path = "tree/connections.rs"]
-mod connections;
-#[path = "shared/context.rs"]
-mod context;
-#[path = "tree/editables.rs"]
-mod editables;
-#[path = "values/equality.rs"]
-mod equality;
-#[path = "output/header.rs"]
-mod header;
-#[path = "tree/held.rs"]
-mod held;
-#[path = "output/hunk_parts.rs"]
-mod hunk_parts;
-#[path = "ids/assign.rs"]
+mod identity;
 mod ids;
-#[path = "values/layout.rs"]
-mod layout;
-#[path = "identity/matching.rs"]
-mod matching;
-#[path = "tree/node_tags.rs"]
-mod node_tags;
-#[path = "values/nodepaths.rs"]
-mod nodepaths;
-#[path = "tree/nodes.rs"]
-mod nodes;
-#[path = "tree/order.rs"]
-mod order;
-#[path = "tree/paths.rs"]
-mod paths;
-#[path = "output/print.rs"]
-mod print;
-#[path = "values/properties.rs"]
-mod properties;
-#[path = "values/resources.rs"]
-mod resources;
-#[path = "tree/rivals.rs"]
-mod rivals;
-#[path = "shared/sections.rs"]
-mod sections;
-#[path = "shared/sequence.rs"]
-pub mod sequence;
-#[path = "output/spelling.rs"]
-mod spelling;
-#[path = "values/track_paths.rs"]
-mod track_paths;
-#[path = "values/unique_paths.rs"]
-mod unique_paths;
-#[path = "values/value_grain.rs"]
-mod value_grain;
+mod output;
+mod shared;
+mod tree;
+mod values;
+
+pub use shared::sequence;
+
+use identity::matching;
+use ids::assign;
+use output::{carried, header, print, spelling};
+use shared::{context, sections};
+use tree::{connections, editables, node_tags, nodes, order, paths};
+use values::{nodepaths, resources, track_paths};
 
 use crate::check::{check, is_broken};
 use crate::linemerge::{merge_lines, MarkerOptions};
@@ -919,10 +880,10 @@ fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, opts: &MergeOptions) -> Structu
     nodepaths::follow_node_paths(&mut ctx, &mut merged, &paths);
     track_paths::follow_track_paths(&mut ctx, &mut subs, &paths);
     let mut ext_order = order::exts(&ctx, &used.ext);
-    let ext_ids = ids::ext_ids(&mut ctx, &ext_order);
+    let ext_ids = assign::ext_ids(&mut ctx, &ext_order);
     order::exts_by_id(&ctx, &mut ext_order, &ext_ids);
     let sub_order = order::subs(&ctx, &used.sub, &used.sub_refs);
-    let sub_ids = ids::sub_ids(&mut ctx, &sub_order);
+    let sub_ids = assign::sub_ids(&mut ctx, &sub_order);
     let (mut conn_out, conn_order) = connections::merge(&mut ctx, &paths);
     let (edit_out, edit_order) = editables::merge(&ctx, &paths);
     let mut parts = spelling::respell_under_conflicts(&mut ctx, &mut merged, &paths, &mut conn_out);

@@ -1393,16 +1393,17 @@ fn reused_alike(sc: [&Scene; 3], x: usize, idx: &[IdIndex; 3], j: usize) -> bool
 
 /// The automatic identity choices matching made that `--explain` shows: nodes both sides
 /// re-identified alike, sub_resource contents followed past a reused id.
-pub(super) fn record_identity_decisions(ctx: &mut super::context::Ctx) {
+pub(in crate::merge) fn record_identity_decisions(ctx: &mut crate::merge::shared::context::Ctx) {
     let sc = ctx.sc;
     for c in &ctx.id.shared_changes {
         let Some(o) = ctx.id.node.at[c.ident][O] else {
             continue;
         };
-        ctx.decisions.push(super::Decision::NodeIdentityShared {
-            path: sc[O].nodes[o].path.to_string(),
-            by_unique_id: c.by_unique_id,
-        });
+        ctx.decisions
+            .push(crate::merge::Decision::NodeIdentityShared {
+                path: sc[O].nodes[o].path.to_string(),
+                by_unique_id: c.by_unique_id,
+            });
     }
     for m in ctx.id.sub_matches.iter().filter(|m| m.how == REIMPORT) {
         let Some(b) = ctx.id.sub.at[m.ident][B] else {
@@ -1410,7 +1411,7 @@ pub(super) fn record_identity_decisions(ctx: &mut super::context::Ctx) {
         };
         let r = &sc[m.side].sub_resources[m.index];
         ctx.decisions
-            .push(super::Decision::ResourceContentFollowed {
+            .push(crate::merge::Decision::ResourceContentFollowed {
                 side: if m.side == O { "ours" } else { "theirs" },
                 type_name: r.type_name.clone(),
                 base_id: sc[B].sub_resources[b].id.clone(),
@@ -1661,7 +1662,7 @@ impl<'s, 'a> SubMatcher<'s, 'a> {
 /// the index on each side, and each side's order of identities. The first of equal
 /// keys on a side wins.
 #[allow(clippy::type_complexity)]
-pub(super) fn key_table<K: Ord>(
+pub(in crate::merge) fn key_table<K: Ord>(
     counts: [usize; 3],
     mut key: impl FnMut(usize, usize) -> K,
 ) -> (Vec<[Option<usize>; 3]>, [Vec<usize>; 3]) {

@@ -3,11 +3,11 @@
 //! New ids are derived from a hash of what they name, so a merge is deterministic.
 //! Which id each resource gets in the result (ours keeps its ids; theirs' keep theirs
 //! when free and of the file's shape) is decided here too; which resources stay and
-//! their order are left to [`super::resources`] and [`super::order`].
+//! their order are left to [`crate::merge::values::resources`] and [`crate::merge::tree::order`].
 
-use super::context::Ctx;
-use super::matching::{B, O, T};
-use super::Decision;
+use crate::merge::identity::matching::{B, O, T};
+use crate::merge::shared::context::Ctx;
+use crate::merge::Decision;
 use std::cmp::Ordering;
 use std::collections::{BTreeSet, HashMap};
 
@@ -118,7 +118,7 @@ pub fn new_sub_id(int_style: bool, type_name: &str, seed: &str, used: &BTreeSet<
 }
 
 /// Ids in the result of the ext_resources in `order` (renames recorded).
-pub(super) fn ext_ids(ctx: &mut Ctx, order: &[usize]) -> HashMap<usize, String> {
+pub(in crate::merge) fn ext_ids(ctx: &mut Ctx, order: &[usize]) -> HashMap<usize, String> {
     let sc = ctx.sc;
     let o = sc[O];
     let godot3 = o.is_godot3();
@@ -142,7 +142,7 @@ pub(super) fn ext_ids(ctx: &mut Ctx, order: &[usize]) -> HashMap<usize, String> 
 }
 
 /// Ids in the result of the sub_resources in `order` (renames recorded).
-pub(super) fn sub_ids(ctx: &mut Ctx, order: &[usize]) -> HashMap<usize, String> {
+pub(in crate::merge) fn sub_ids(ctx: &mut Ctx, order: &[usize]) -> HashMap<usize, String> {
     let sc = ctx.sc;
     let o = sc[O];
     let int_sub = o.is_godot3()

@@ -5,19 +5,19 @@
 //! side's section against nothing, so that resolving every hunk to either side gives a
 //! scene without an unused or a dangling sub_resource; one whose id the result renamed
 //! (theirs' id collided with ours') is printed with the result's id. Which nodes a hunk
-//! carries is decided in [`super::nodes`]; printing is left to [`super::print`].
+//! carries is decided in [`crate::merge::tree::nodes`]; printing is left to [`crate::merge::output::print`].
 
-use super::context::Ctx;
-use super::ids::is_int_id;
-use super::matching::{B, O, T};
-use super::nodes::MergedNode;
-use super::resources::sub_refs_in;
-use super::sections::{OutSec, TagFields};
-use super::Decision;
+use crate::merge::identity::matching::{B, O, T};
+use crate::merge::ids::assign::is_int_id;
+use crate::merge::shared::context::Ctx;
+use crate::merge::shared::sections::{OutSec, TagFields};
+use crate::merge::tree::nodes::MergedNode;
+use crate::merge::values::resources::sub_refs_in;
+use crate::merge::Decision;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// Put inside a hunk each sub_resource that only a carried subtree uses.
-pub(super) fn carry_subs(
+pub(in crate::merge) fn carry_subs(
     ctx: &mut Ctx,
     merged: &[Option<MergedNode>],
     subs: &mut BTreeMap<usize, OutSec>,

@@ -4,10 +4,10 @@
 //! disagreement a conflict on the header line). Counting the resources is left to the
 //! phases before.
 
-use super::context::{field_src, Ctx, Pick};
-use super::matching::{B, O, T};
-use super::sections::{Chunk, Line, OutSec, TagOut};
-use super::Decision;
+use crate::merge::identity::matching::{B, O, T};
+use crate::merge::shared::context::{field_src, Ctx, Pick};
+use crate::merge::shared::sections::{Chunk, Line, OutSec, TagOut};
+use crate::merge::Decision;
 use crate::model::SectionKind;
 
 /// Whether merged content uses values Godot 4.3 introduced (format 4).
@@ -46,7 +46,7 @@ struct HeaderFields {
 }
 
 /// The header, given how many resources the result has and its sections.
-pub(super) fn merge<'s>(
+pub(in crate::merge) fn merge<'s>(
     ctx: &mut Ctx,
     resources: usize,
     secs: impl Iterator<Item = &'s OutSec>,

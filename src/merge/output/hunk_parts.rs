@@ -3,33 +3,33 @@
 //! hunk (delete against modify, rival nodes, a restored parent) and a side's `[node]`
 //! line in a tag conflict are taken from that side, but their `name=`/`parent=` spell
 //! paths of that side's tree: here they are respelled as the rest of the result is
-//! spelled in that side's part (the spellings come from [`super::spelling`]), so that
+//! spelled in that side's part (the spellings come from [`crate::merge::output::spelling`]), so that
 //! picking the side gives parents that exist. A node whose parent differs between the
 //! parts (it hangs under a node the other side deleted or moved) waits until every
-//! part's parent is printed. Deciding what conflicts is left to [`super::nodes`];
-//! printing to [`super::print`].
+//! part's parent is printed. Deciding what conflicts is left to [`crate::merge::tree::nodes`];
+//! printing to [`crate::merge::output::print`].
 
-use super::context::{Ctx, ParentRef};
-use super::matching::{O, T};
-use super::nodes::MergedNode;
-use super::sections::TagFields;
+use crate::merge::identity::matching::{O, T};
+use crate::merge::shared::context::{Ctx, ParentRef};
+use crate::merge::shared::sections::TagFields;
+use crate::merge::tree::nodes::MergedNode;
 use crate::model::join_path;
 use std::collections::HashMap;
 
 /// What the parts of the hunks print differently from the sides' bytes.
 #[derive(Default)]
-pub(super) struct HunkParts {
+pub(in crate::merge) struct HunkParts {
     /// `[node]` and `[sub_resource]` tags whose fields are written differently.
-    pub(super) fields: TagFields,
+    pub(in crate::merge) fields: TagFields,
     /// By node identity: the nodes printed before it in the result (its parent), in
     /// ours' part and in theirs' part; empty when no part's parent differs.
-    pub(super) waits: Vec<[Option<usize>; 3]>,
+    pub(in crate::merge) waits: Vec<[Option<usize>; 3]>,
 }
 
 impl HunkParts {
     /// Respell the hunks' parts and list the waits, given each side's spelling of
     /// every node's path (`spelled`, by identity) and its place in that side's part.
-    pub(super) fn of<'a>(
+    pub(in crate::merge) fn of<'a>(
         ctx: &Ctx<'a>,
         merged: &[Option<MergedNode<'a>>],
         spelled: &[Vec<String>; 3],
@@ -168,7 +168,7 @@ fn respell_whole_part(
 
 /// The `parent=` text of a node hanging at `parent`, with the given paths (`None` for
 /// the root).
-pub(super) fn parent_text(parent: &ParentRef, spelled: &[String]) -> Option<String> {
+pub(in crate::merge) fn parent_text(parent: &ParentRef, spelled: &[String]) -> Option<String> {
     let path = |i: usize| spelled.get(i).map_or(".", String::as_str);
     match parent {
         ParentRef::Root => None,
@@ -179,6 +179,6 @@ pub(super) fn parent_text(parent: &ParentRef, spelled: &[String]) -> Option<Stri
 }
 
 /// `text` as a quoted field value.
-pub(super) fn quoted(text: &str) -> String {
+pub(in crate::merge) fn quoted(text: &str) -> String {
     format!("\"{}\"", crate::write::c_escape(text))
 }

@@ -4,20 +4,20 @@
 //! conflicts between markers, and the blank lines ours uses between sections. It
 //! decides nothing about content.
 
-use super::context::{body_end, Ctx};
-use super::ids::is_int_id;
-use super::matching::{B, O, T};
-use super::nodes::MergedNode;
-use super::sections::{Chunk, Line, OutSec, SideFields, Src, TagFields, TagOut};
 use crate::linemerge::{merge_hunks_styled, write_conflict, ConflictStyle, Hunk, MarkerOptions};
+use crate::merge::identity::matching::{B, O, T};
+use crate::merge::ids::assign::is_int_id;
+use crate::merge::shared::context::{body_end, Ctx};
+use crate::merge::shared::sections::{Chunk, Line, OutSec, SideFields, Src, TagFields, TagOut};
+use crate::merge::tree::nodes::MergedNode;
 use crate::model::SectionKind;
 use crate::value::{rewrite_refs_in_text, RefKind};
 use std::collections::HashMap;
 
 /// Mark each node that is all ours' bytes as verbatim, and list the nodes in `order`
-/// (each once), a node with `waits` (see [`super::hunk_parts::HunkParts`]) only once
+/// (each once), a node with `waits` (see [`crate::merge::output::hunk_parts::HunkParts`]) only once
 /// the nodes it waits for are listed.
-pub(super) fn node_sections<'m>(
+pub(in crate::merge) fn node_sections<'m>(
     ctx: &Ctx,
     order: &[usize],
     waits: &[[Option<usize>; 3]],
@@ -90,7 +90,9 @@ fn after_waits(list: &[usize], waits: &[[Option<usize>; 3]]) -> Vec<usize> {
 }
 
 /// Separators ours uses between sections of two kinds (the first seen of each pair).
-pub(super) fn ours_separators<'a>(ctx: &Ctx<'a>) -> HashMap<(SectionKind, SectionKind), &'a str> {
+pub(in crate::merge) fn ours_separators<'a>(
+    ctx: &Ctx<'a>,
+) -> HashMap<(SectionKind, SectionKind), &'a str> {
     let o = ctx.sc[O];
     let mut seps = HashMap::new();
     for i in 0..o.doc.sections.len().saturating_sub(1) {
@@ -103,15 +105,15 @@ pub(super) fn ours_separators<'a>(ctx: &Ctx<'a>) -> HashMap<(SectionKind, Sectio
 }
 
 /// Prints the result: sections in order, resource ids rewritten, conflicts as markers.
-pub(super) struct Printer<'c, 'a> {
-    pub(super) ctx: &'c Ctx<'a>,
-    pub(super) ext_ids: &'c HashMap<usize, String>,
-    pub(super) sub_ids: &'c HashMap<usize, String>,
-    pub(super) markers: &'c MarkerOptions,
-    pub(super) godot3: bool,
-    pub(super) seps: HashMap<(SectionKind, SectionKind), &'a str>,
+pub(in crate::merge) struct Printer<'c, 'a> {
+    pub(in crate::merge) ctx: &'c Ctx<'a>,
+    pub(in crate::merge) ext_ids: &'c HashMap<usize, String>,
+    pub(in crate::merge) sub_ids: &'c HashMap<usize, String>,
+    pub(in crate::merge) markers: &'c MarkerOptions,
+    pub(in crate::merge) godot3: bool,
+    pub(in crate::merge) seps: HashMap<(SectionKind, SectionKind), &'a str>,
     /// Tags a hunk's part prints with fields written anew.
-    pub(super) fields: &'c TagFields,
+    pub(in crate::merge) fields: &'c TagFields,
 }
 
 impl Printer<'_, '_> {
@@ -140,7 +142,7 @@ impl Printer<'_, '_> {
     /// A line written with identities for ids ([`Line::Idents`]), with the result's ids.
     fn idents(&self, text: &str) -> String {
         rewrite_refs_in_text(text, &mut |kind, id| {
-            let i = super::value_grain::ident_of(id)?;
+            let i = crate::merge::values::value_grain::ident_of(id)?;
             match kind {
                 RefKind::Ext => self.ext_ids.get(&i).cloned(),
                 RefKind::Sub => self.sub_ids.get(&i).cloned(),
@@ -397,7 +399,7 @@ impl Printer<'_, '_> {
     }
 
     /// The text, and how many conflicts it holds (whose printing `take_ours` decides).
-    pub(super) fn print(&self, secs: &[&OutSec], take_ours: bool) -> (String, usize) {
+    pub(in crate::merge) fn print(&self, secs: &[&OutSec], take_ours: bool) -> (String, usize) {
         let o = self.ctx.sc[O];
         let mut out = String::with_capacity(o.doc.text.len() + 1024);
         out.push_str(o.doc.slice(&o.doc.prefix));
@@ -443,7 +445,7 @@ impl Printer<'_, '_> {
 /// Conflicts met while printing, kept out of the text until the end so that they can be
 /// shaped as git shapes its hunks: a multi-line value conflicts line by line inside
 /// itself, and neighbouring conflicts are joined (see [`join_hunks`]).
-pub(super) struct Marks {
+pub(in crate::merge) struct Marks {
     /// Resolve every conflict to ours instead (the validating print).
     take_ours: bool,
     /// Byte offset in the printed text, and the base, ours and theirs lines.

@@ -3,16 +3,16 @@
 //! such node's `parent=` is written between markers in each side's spelling (base,
 //! ours, theirs); a `[connection]` whose `from=`/`to=` names such a node likewise, and
 //! one naming a node inside a delete-against-modify hunk is left out of the part of
-//! the side that lacks the node. Deciding what conflicts is left to [`super::nodes`];
-//! the markers to [`super::print`].
+//! the side that lacks the node. Deciding what conflicts is left to [`crate::merge::tree::nodes`];
+//! the markers to [`crate::merge::output::print`].
 
-use super::context::{Ctx, ParentRef};
-use super::hunk_parts::{parent_text, quoted, HunkParts};
-use super::matching::{B, O, T};
-use super::nodes::MergedNode;
-use super::paths::MergedPaths;
-use super::sections::{Chunk, OutSec, TagOut};
-use super::Decision;
+use crate::merge::identity::matching::{B, O, T};
+use crate::merge::output::hunk_parts::{parent_text, quoted, HunkParts};
+use crate::merge::shared::context::{Ctx, ParentRef};
+use crate::merge::shared::sections::{Chunk, OutSec, TagOut};
+use crate::merge::tree::nodes::MergedNode;
+use crate::merge::tree::paths::MergedPaths;
+use crate::merge::Decision;
 use crate::model::join_path;
 use std::collections::{BTreeMap, HashMap};
 
@@ -25,7 +25,7 @@ const MAX_DEPTH: usize = 4096;
 /// Wrap the tag of every node whose `parent=` differs between the sides' spellings of
 /// a conflicted ancestor, and record one decision per conflicted node; then what the
 /// hunks' parts print and which nodes wait (see [`HunkParts`]).
-pub(super) fn respell_under_conflicts<'a>(
+pub(in crate::merge) fn respell_under_conflicts<'a>(
     ctx: &mut Ctx<'a>,
     merged: &mut [Option<MergedNode<'a>>],
     paths: &MergedPaths,

@@ -4,12 +4,12 @@
 //! value shown around where the sides first differ rather than by a common prefix.
 //! Once every phase has run, the records are put in file order (the order of the parts
 //! they name in the result). Deciding that something conflicts is left to the phases;
-//! printing the markers is left to [`super::print`].
+//! printing the markers is left to [`crate::merge::output::print`].
 
-use super::context::Ctx;
-use super::matching::{B, O, T};
-use super::sections::Src;
-use super::{shorten, ConflictReport};
+use crate::merge::identity::matching::{B, O, T};
+use crate::merge::shared::context::Ctx;
+use crate::merge::shared::sections::Src;
+use crate::merge::{shorten, ConflictReport};
 use crate::value::{rewrite_refs_in_text, RefKind};
 use std::collections::{HashMap, HashSet};
 
@@ -21,7 +21,7 @@ const LEAD: usize = 20;
 
 impl Ctx<'_> {
     /// Record a conflict about one value, giving each side's text shortened.
-    pub(super) fn value_conflict(
+    pub(in crate::merge) fn value_conflict(
         &mut self,
         location: String,
         property: Option<String>,
@@ -59,7 +59,7 @@ impl Ctx<'_> {
     }
 
     /// Record a conflict about a whole part, each side described in words.
-    pub(super) fn part_conflict(
+    pub(in crate::merge) fn part_conflict(
         &mut self,
         location: String,
         property: Option<String>,
@@ -80,7 +80,7 @@ impl Ctx<'_> {
     /// nodes, connections, each part where the result has it (`nodes` and `subs` are
     /// the result's orders, by identity). Records of one part keep the order the
     /// phases found them in.
-    pub(super) fn conflicts_in_file_order(&mut self, nodes: &[usize], subs: &[usize]) {
+    pub(in crate::merge) fn conflicts_in_file_order(&mut self, nodes: &[usize], subs: &[usize]) {
         if self.conflicts.len() < 2 {
             return;
         }

@@ -3,41 +3,41 @@
 //! the order they happen). It also says where a node's parent is, by identity. What to do
 //! with any of it is left to the phases.
 
-use super::matching::{match_all, FxMap, IdIndex, Idents};
-use super::sections::Src;
-use super::{ConflictReport, Decision};
+use crate::merge::identity::matching::{match_all, FxMap, IdIndex, Idents};
+use crate::merge::shared::sections::Src;
+use crate::merge::{ConflictReport, Decision};
 use crate::model::{field_text, Scene};
 use crate::syntax::{ByteRange, Section};
 use std::borrow::Cow;
 use std::collections::HashMap;
 
 /// The merge's shared state.
-pub(super) struct Ctx<'a> {
+pub(in crate::merge) struct Ctx<'a> {
     /// Base, ours and theirs (index with `B`, `O`, `T`).
-    pub(super) sc: [&'a Scene; 3],
+    pub(in crate::merge) sc: [&'a Scene; 3],
     /// Identities of nodes, ext_resources and sub_resources across the three.
-    pub(super) id: Idents<'a>,
+    pub(in crate::merge) id: Idents<'a>,
     /// Resource ids to indices, per side.
-    pub(super) idx: [IdIndex<'a>; 3],
+    pub(in crate::merge) idx: [IdIndex<'a>; 3],
     /// side -> node path -> node index.
-    pub(super) paths: [FxMap<&'a str, usize>; 3],
+    pub(in crate::merge) paths: [FxMap<&'a str, usize>; 3],
     /// Conflicts found so far, in report order.
-    pub(super) conflicts: Vec<ConflictReport>,
+    pub(in crate::merge) conflicts: Vec<ConflictReport>,
     /// Decisions taken so far, in `--explain` order.
-    pub(super) decisions: Vec<Decision>,
+    pub(in crate::merge) decisions: Vec<Decision>,
     /// Normalized texts of values that hold references, by (side, start offset): a
     /// value is compared up to three times.
-    pub(super) norm_cache: std::cell::RefCell<HashMap<(usize, usize), std::rc::Rc<str>>>,
+    pub(in crate::merge) norm_cache: std::cell::RefCell<HashMap<(usize, usize), std::rc::Rc<str>>>,
     /// `disagreeing_ids` of each pair of sides, when asked.
-    pub(super) disagree: [[std::cell::OnceCell<Vec<&'a str>>; 3]; 3],
+    pub(in crate::merge) disagree: [[std::cell::OnceCell<Vec<&'a str>>; 3]; 3],
     /// Whether editor churn (container layout, editor-only state) keeps ours
-    /// ([`super::layout`]).
-    pub(super) layout_policy: bool,
+    /// ([`crate::merge::values::layout`]).
+    pub(in crate::merge) layout_policy: bool,
 }
 
 /// Where a node hangs, by identity where it can.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub(super) enum ParentRef {
+pub(in crate::merge) enum ParentRef {
     Root,
     Node(usize),
     /// A path inside an instanced scene: the nearest listed node on the way (the
@@ -52,7 +52,7 @@ pub(super) enum ParentRef {
 
 impl ParentRef {
     /// The identity of the listed node it hangs under (itself or the instance).
-    pub(super) fn anchor(&self) -> Option<usize> {
+    pub(in crate::merge) fn anchor(&self) -> Option<usize> {
         match self {
             ParentRef::Node(p) | ParentRef::Inside { anchor: p, .. } => Some(*p),
             _ => None,
@@ -60,20 +60,20 @@ impl ParentRef {
     }
 }
 
-pub(super) fn eq_opt<T: PartialEq>(a: &Option<T>, b: &Option<T>) -> bool {
+pub(in crate::merge) fn eq_opt<T: PartialEq>(a: &Option<T>, b: &Option<T>) -> bool {
     a == b
 }
 
 /// Three-way choice: which side's value wins, or a conflict.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Pick {
+pub(in crate::merge) enum Pick {
     Ours,
     Theirs,
     Conflict,
 }
 
 /// The three-way rule: a side that changed from base wins; both changed alike, ours.
-pub(super) fn pick3<V>(
+pub(in crate::merge) fn pick3<V>(
     b: &Option<V>,
     o: &Option<V>,
     t: &Option<V>,
@@ -90,7 +90,7 @@ pub(super) fn pick3<V>(
 
 impl<'a> Ctx<'a> {
     /// Match the three scenes and set up the lookups.
-    pub(super) fn new(sc: [&'a Scene; 3]) -> Ctx<'a> {
+    pub(in crate::merge) fn new(sc: [&'a Scene; 3]) -> Ctx<'a> {
         let mut id = match_all(sc);
         let paths = std::mem::take(&mut id.paths);
         Ctx {
@@ -113,7 +113,7 @@ impl<'a> Ctx<'a> {
     /// Free the lookups only the deciding phases use (node paths to indices, parents,
     /// normalized values): printing needs none of them, and on a scene of a hundred
     /// thousand nodes they hold about 25 MB while the result is written.
-    pub(super) fn drop_lookups(&mut self) {
+    pub(in crate::merge) fn drop_lookups(&mut self) {
         self.paths = Default::default();
         self.id.parent_at = Default::default();
         self.norm_cache = Default::default();
@@ -121,19 +121,19 @@ impl<'a> Ctx<'a> {
     }
 
     /// The text a piece of a side names.
-    pub(super) fn text(&self, s: &Src) -> &'a str {
+    pub(in crate::merge) fn text(&self, s: &Src) -> &'a str {
         let sc: &'a Scene = self.sc[s.0];
         sc.doc.slice(&s.1)
     }
 
     /// Section `i` of a side.
-    pub(super) fn sec(&self, side: usize, i: usize) -> &'a Section {
+    pub(in crate::merge) fn sec(&self, side: usize, i: usize) -> &'a Section {
         let sc: &'a Scene = self.sc[side];
         &sc.doc.sections[i]
     }
 
     /// Where node `n` of a side hangs, by identity where it can.
-    pub(super) fn parent_ref(&self, side: usize, n: usize) -> ParentRef {
+    pub(in crate::merge) fn parent_ref(&self, side: usize, n: usize) -> ParentRef {
         // The parent path names a listed node (or is "."): known from matching.
         if let Some(&Some(pi)) = self.id.parent_at[side].get(n) {
             return ParentRef::Node(self.id.node.of[side][pi]);
@@ -161,7 +161,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// The identity of a side's root (`usize::MAX` when it has none).
-    pub(super) fn root_ident(&self, side: usize) -> usize {
+    pub(in crate::merge) fn root_ident(&self, side: usize) -> usize {
         let nodes = &self.sc[side].nodes;
         let i = match nodes.first() {
             Some(n) if n.parent.is_none() => Some(0),
@@ -171,7 +171,7 @@ impl<'a> Ctx<'a> {
     }
 }
 
-pub(super) fn field_src(sc: &Scene, side: usize, sec: usize, key: &str) -> Option<Src> {
+pub(in crate::merge) fn field_src(sc: &Scene, side: usize, sec: usize, key: &str) -> Option<Src> {
     sc.doc.sections[sec]
         .tag
         .field(key)
@@ -179,7 +179,7 @@ pub(super) fn field_src(sc: &Scene, side: usize, sec: usize, key: &str) -> Optio
 }
 
 /// `field_text`, borrowed when the text needs no unescaping.
-pub(super) fn field_text_cow<'d>(
+pub(in crate::merge) fn field_text_cow<'d>(
     doc: &'d crate::syntax::Document,
     r: &(impl ByteRange + ?Sized),
 ) -> Cow<'d, str> {
@@ -196,6 +196,6 @@ pub(super) fn field_text_cow<'d>(
 }
 
 /// End of a section's body: after its last property line, or after the tag's line.
-pub(super) fn body_end(s: &Scene, si: usize) -> usize {
+pub(in crate::merge) fn body_end(s: &Scene, si: usize) -> usize {
     s.doc.sections[si].body_end
 }

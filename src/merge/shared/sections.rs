@@ -1,36 +1,37 @@
 //! The typed values the merge phases hand to the printer: a section of the result as
 //! pieces of text taken from a side (`Src`, a range into base, ours or theirs) or written
-//! by the merge. It decides nothing; every phase fills these and [`super::print`] turns
+//! by the merge. It decides nothing; every phase fills these and [`crate::merge::output::print`] turns
 //! them into text, rewriting resource ids on the way.
 
 use crate::model::SectionKind;
 use std::ops::Range;
 
 /// A piece of a side's text: (side, byte range).
-pub(super) type Src = (usize, Range<usize>);
+pub(in crate::merge) type Src = (usize, Range<usize>);
 
 /// The side a node's header comes from, and its fields (name and parent apart): each
 /// taken from a side, or `None` when we write it (merged groups). No list: the side's
 /// own fields, as they are.
-pub(super) type NodeFields<'a> = (usize, Option<Vec<(&'a str, Option<Src>)>>);
+pub(in crate::merge) type NodeFields<'a> = (usize, Option<Vec<(&'a str, Option<Src>)>>);
 
 /// One side's replaced `[node]` fields in a per-side tag (`None`: the side lacks it).
-pub(super) type SideFields = Option<Vec<(&'static str, String)>>;
+pub(in crate::merge) type SideFields = Option<Vec<(&'static str, String)>>;
 
 /// Tags a hunk's part prints with some fields written anew: by (side, the tag's byte
 /// offset in that side's text), each field's key and value as written.
-pub(super) type TagFields = std::collections::HashMap<(usize, usize), Vec<(&'static str, String)>>;
+pub(in crate::merge) type TagFields =
+    std::collections::HashMap<(usize, usize), Vec<(&'static str, String)>>;
 
 /// A piece of a tag: taken from a side, or written by us.
 #[derive(Clone, Debug)]
-pub(super) enum Chunk {
+pub(in crate::merge) enum Chunk {
     Src(Src),
     Lit(String),
 }
 
 /// A section's `[tag ...]` line as the result will have it.
 #[derive(Clone, Debug)]
-pub(super) enum TagOut {
+pub(in crate::merge) enum TagOut {
     /// A side's tag, verbatim except for ids.
     Src(Src),
     /// Rebuilt from fields.
@@ -52,13 +53,13 @@ pub(super) enum TagOut {
 
 /// One property line of the result.
 #[derive(Clone, Debug)]
-pub(super) enum Line {
+pub(in crate::merge) enum Line {
     Src(Src),
     Conflict(Box<[Option<Src>; 3]>),
     /// A property line we wrote (a multi-line string merged line by line).
     Lit(String),
     /// A property line we wrote whose `ExtResource`/`SubResource` ids stand for
-    /// identities (a value merged at its grain, [`super::value_grain`]): the printer
+    /// identities (a value merged at its grain, [`crate::merge::values::value_grain`]): the printer
     /// writes the result's ids.
     Idents(String),
     /// Conflicting lines we wrote (base, ours, theirs; ids as in [`Line::Idents`]): an
@@ -68,26 +69,30 @@ pub(super) enum Line {
 
 /// One section of the result.
 #[derive(Clone, Debug)]
-pub(super) struct OutSec {
+pub(in crate::merge) struct OutSec {
     /// What section it is (decides separators).
-    pub(super) kind: SectionKind,
+    pub(in crate::merge) kind: SectionKind,
     /// Ours' section index when the whole body is ours' bytes.
-    pub(super) verbatim: Option<usize>,
+    pub(in crate::merge) verbatim: Option<usize>,
     /// Its tag.
-    pub(super) tag: TagOut,
+    pub(in crate::merge) tag: TagOut,
     /// Its property lines.
-    pub(super) lines: Vec<Line>,
+    pub(in crate::merge) lines: Vec<Line>,
     /// The whole section conflicts (delete against modify): [base, ours, theirs]
     /// sections, the node's own first, then the descendants its hunk carries.
-    pub(super) whole: Option<Box<[Vec<usize>; 3]>>,
+    pub(in crate::merge) whole: Option<Box<[Vec<usize>; 3]>>,
     /// The section this one merges, on each side (to keep a side's layout when every
     /// line comes from it).
-    pub(super) origin: [Option<usize>; 3],
+    pub(in crate::merge) origin: [Option<usize>; 3],
 }
 
 impl OutSec {
     /// A section that is only a tag (ext_resource, connection, editable, header).
-    pub(super) fn tag_only(kind: SectionKind, verbatim: Option<usize>, tag: TagOut) -> OutSec {
+    pub(in crate::merge) fn tag_only(
+        kind: SectionKind,
+        verbatim: Option<usize>,
+        tag: TagOut,
+    ) -> OutSec {
         OutSec {
             kind,
             verbatim,
@@ -100,7 +105,7 @@ impl OutSec {
 
     /// A section in conflict as a whole (deleted on one side, changed or needed on the
     /// other): each side's body, printed between markers.
-    pub(super) fn whole_conflict(kept: usize, secs: [Option<usize>; 3]) -> OutSec {
+    pub(in crate::merge) fn whole_conflict(kept: usize, secs: [Option<usize>; 3]) -> OutSec {
         OutSec {
             kind: SectionKind::Node,
             verbatim: None,
@@ -112,7 +117,7 @@ impl OutSec {
     }
 
     /// Whether every line is `props`' own line from `side`, in order.
-    pub(super) fn lines_are(&self, side: usize, props: &[crate::syntax::Prop]) -> bool {
+    pub(in crate::merge) fn lines_are(&self, side: usize, props: &[crate::syntax::Prop]) -> bool {
         self.lines.len() == props.len()
             && self
                 .lines

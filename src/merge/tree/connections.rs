@@ -1,18 +1,22 @@
 //! `[connection]` sections: matched by signal, from, to and method (nodes by identity,
 //! so a renamed node's connections match), merged as a set; flags and binds three-way,
 //! a disagreement a conflict on the tag; `from`/`to` rewritten to the nodes' paths in the
-//! result. Node paths are [`super::paths`]'s; order is [`super::sequence`]'s.
+//! result. Node paths are [`crate::merge::tree::paths`]'s; order is [`crate::merge::shared::sequence`]'s.
 
-use super::context::{eq_opt, pick3, Ctx, Pick};
-use super::matching::{key_table, B, O, T};
-use super::paths::MergedPaths;
-use super::sections::{Chunk, OutSec, Src, TagOut};
-use super::sequence::merge_order;
+use crate::merge::identity::matching::{key_table, B, O, T};
+use crate::merge::shared::context::{eq_opt, pick3, Ctx, Pick};
+use crate::merge::shared::sections::{Chunk, OutSec, Src, TagOut};
+use crate::merge::shared::sequence::merge_order;
+use crate::merge::tree::paths::MergedPaths;
 use crate::model::SectionKind;
 use std::collections::BTreeMap;
 
 /// A connection's identity key on a side: signal, from, to, method.
-pub(super) fn conn_key(ctx: &Ctx, side: usize, k: usize) -> (String, String, String, String) {
+pub(in crate::merge) fn conn_key(
+    ctx: &Ctx,
+    side: usize,
+    k: usize,
+) -> (String, String, String, String) {
     let c = &ctx.sc[side].connections[k].key;
     let node = |p: &str| match anchor(ctx, side, p) {
         Some((ident, "")) => format!("#{ident}"),
@@ -59,7 +63,7 @@ fn other(side: usize) -> usize {
 }
 
 /// Whether connection `k` of `side` comes from or goes to a node base had and the other
-/// side deleted: the node comes back as a delete/modify conflict ([`super::held`]), and
+/// side deleted: the node comes back as a delete/modify conflict ([`crate::merge::tree::held`]), and
 /// so must the connection, so that either choice is a valid scene.
 fn names_node_deleted_by_other(ctx: &Ctx, side: usize, k: usize) -> bool {
     let c = &ctx.sc[side].connections[k].key;
@@ -76,7 +80,10 @@ type Sides = [Option<usize>; 3];
 
 /// Merge the connections as a set keyed by signal, from, to and method (nodes by
 /// identity): the other fields three-way, from/to following renamed and moved nodes.
-pub(super) fn merge(ctx: &mut Ctx, paths: &MergedPaths) -> (BTreeMap<usize, OutSec>, Vec<usize>) {
+pub(in crate::merge) fn merge(
+    ctx: &mut Ctx,
+    paths: &MergedPaths,
+) -> (BTreeMap<usize, OutSec>, Vec<usize>) {
     let counts = [0, 1, 2].map(|s| ctx.sc[s].connections.len());
     let (at, seqs) = key_table(counts, |side, k| conn_key(ctx, side, k));
     let mut out = BTreeMap::new();

@@ -1,18 +1,21 @@
 //! `[editable path=...]` sections: a set of node identities (an instance whose children
 //! are editable), kept when both sides have it or one side added it; the path follows the
-//! node. Node paths are [`super::paths`]'s.
+//! node. Node paths are [`crate::merge::tree::paths`]'s.
 
-use super::context::Ctx;
-use super::matching::{key_table, B, O, T};
-use super::paths::MergedPaths;
-use super::sections::{Chunk, OutSec, TagOut};
-use super::sequence::merge_order;
+use crate::merge::identity::matching::{key_table, B, O, T};
+use crate::merge::shared::context::Ctx;
+use crate::merge::shared::sections::{Chunk, OutSec, TagOut};
+use crate::merge::shared::sequence::merge_order;
+use crate::merge::tree::paths::MergedPaths;
 use crate::model::SectionKind;
 use std::collections::BTreeMap;
 
 /// Merge the editables as a set of node identities, paths following renamed and moved
 /// nodes.
-pub(super) fn merge(ctx: &Ctx, paths: &MergedPaths) -> (BTreeMap<usize, OutSec>, Vec<usize>) {
+pub(in crate::merge) fn merge(
+    ctx: &Ctx,
+    paths: &MergedPaths,
+) -> (BTreeMap<usize, OutSec>, Vec<usize>) {
     let sc = ctx.sc;
     let counts = [0, 1, 2].map(|s| sc[s].editables.len());
     let (at, seqs) = key_table(counts, |side, k| {

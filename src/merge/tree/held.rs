@@ -2,20 +2,20 @@
 //! node holds (its built-in script, shape, SpriteFrames, an Animation) that this side
 //! edited, a NodePath this side wrote to it, a `[connection]` this side added from or to
 //! it. Any of these turns the deletion into a delete-against-modify conflict (decided in
-//! [`super::nodes`]); git conflicts on each of them too. Edits to the node's own lines
-//! are left to [`super::nodes`], properties that hold an edited resource to
-//! [`super::resources::keep_held_edits`].
+//! [`crate::merge::tree::nodes`]); git conflicts on each of them too. Edits to the node's own lines
+//! are left to [`crate::merge::tree::nodes`], properties that hold an edited resource to
+//! [`crate::merge::values::resources::keep_held_edits`].
 
-use super::connections::conn_key;
-use super::context::Ctx;
-use super::matching::{B, O, T};
-use super::nodepaths::named_nodes;
-use super::resources::{edited_subs, sub_name, sub_refs_in};
+use crate::merge::identity::matching::{B, O, T};
+use crate::merge::shared::context::Ctx;
+use crate::merge::tree::connections::conn_key;
+use crate::merge::values::nodepaths::named_nodes;
+use crate::merge::values::resources::{edited_subs, sub_name, sub_refs_in};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Per side, what its edits need: edited sub_resources, and nodes (by identity) its new
 /// NodePaths and connections name, with what names them.
-pub(super) struct Needs {
+pub(in crate::merge) struct Needs {
     edited: [BTreeSet<usize>; 3],
     named: [BTreeMap<usize, String>; 3],
     /// Nodes (by identity) a side's new NodePaths name: a line merge cannot see these.
@@ -24,7 +24,7 @@ pub(super) struct Needs {
 
 impl Needs {
     /// Gather both sides' needs.
-    pub(super) fn of(ctx: &Ctx) -> Needs {
+    pub(in crate::merge) fn of(ctx: &Ctx) -> Needs {
         let mut named = [BTreeMap::new(), BTreeMap::new(), BTreeMap::new()];
         let mut path_named = [BTreeSet::new(), BTreeSet::new(), BTreeSet::new()];
         for side in [O, T] {
@@ -41,13 +41,13 @@ impl Needs {
 
     /// Whether a NodePath side `kept` wrote names node `ident`. Nothing but the
     /// structural merge sees that need: a clean line merge would leave a path to nothing.
-    pub(super) fn path_names(&self, ident: usize, kept: usize) -> bool {
+    pub(in crate::merge) fn path_names(&self, ident: usize, kept: usize) -> bool {
         self.path_named[kept].contains(&ident)
     }
 
     /// Why side `kept` needs node `ident`, which `deleter` deleted: `None` when nothing
     /// it changed needs it.
-    pub(super) fn why(
+    pub(in crate::merge) fn why(
         &self,
         ctx: &Ctx,
         ident: usize,

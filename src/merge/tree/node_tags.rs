@@ -1,29 +1,29 @@
 //! A node's `[node ...]` line: its fields (name and parent apart) merged three-way when
 //! both sides kept the node, and the line rebuilt in Godot's field order once the merged
 //! name, parent path and fields differ from the side it is printed from. Which nodes
-//! stay, and where, is left to [`super::nodes`] and [`super::paths`].
+//! stay, and where, is left to [`crate::merge::tree::nodes`] and [`crate::merge::tree::paths`].
 
-use super::context::{field_text_cow, Ctx, Pick};
-use super::matching::{B, O, T};
-use super::nodes::MergedNode;
-use super::paths::MergedPaths;
-use super::sections::{Chunk, Src, TagOut};
+use crate::merge::identity::matching::{B, O, T};
+use crate::merge::shared::context::{field_text_cow, Ctx, Pick};
+use crate::merge::shared::sections::{Chunk, Src, TagOut};
+use crate::merge::tree::nodes::MergedNode;
+use crate::merge::tree::paths::MergedPaths;
 use crate::syntax::Section;
 use crate::write::section::NODE_FIELDS;
 
 /// The merged fields of a node both sides kept.
-pub(super) struct MergedFields<'a> {
+pub(in crate::merge) struct MergedFields<'a> {
     /// Each field: from a side, or `None` when the merge writes it (groups).
-    pub(super) list: Vec<(&'a str, Option<Src>)>,
+    pub(in crate::merge) list: Vec<(&'a str, Option<Src>)>,
     /// Groups the merge writes.
-    pub(super) groups: Option<String>,
+    pub(in crate::merge) groups: Option<String>,
     /// A field conflicted (already reported).
-    pub(super) conflict: bool,
+    pub(in crate::merge) conflict: bool,
 }
 
 /// Merge the fields of a node's tag, key by key in the order the sides first write
 /// them; `unique_id` three-way, ours' when both changed it.
-pub(super) fn merge_fields<'a>(
+pub(in crate::merge) fn merge_fields<'a>(
     ctx: &mut Ctx<'a>,
     secs: [Option<usize>; 3],
     location: &dyn Fn() -> String,
@@ -39,7 +39,9 @@ pub(super) fn merge_fields<'a>(
         if key == "name" || key == "parent" {
             continue;
         }
-        let v = |s: usize| secs[s].and_then(|si| super::context::field_src(sc[s], s, si, key));
+        let v = |s: usize| {
+            secs[s].and_then(|si| crate::merge::shared::context::field_src(sc[s], s, si, key))
+        };
         let (fb, fo, ft) = (v(B), v(O), v(T));
         if key == "groups" {
             let (field, written) = ctx.merge_groups_field([&fb, &fo, &ft], godot3);
@@ -84,7 +86,7 @@ fn field_keys<'a>(ctx: &Ctx<'a>, secs: [Option<usize>; 3]) -> Vec<&'a str> {
 
 /// Rebuild the tags of nodes whose fields, name or parent path in the result differ
 /// from the side their tag is printed from.
-pub(super) fn rebuild(ctx: &Ctx, merged: &mut [Option<MergedNode>], paths: &MergedPaths) {
+pub(in crate::merge) fn rebuild(ctx: &Ctx, merged: &mut [Option<MergedNode>], paths: &MergedPaths) {
     for (ident, m) in merged.iter_mut().enumerate() {
         let Some(m) = m.as_mut() else { continue };
         if m.out.whole.is_some() || m.tag_conflict {

@@ -5,60 +5,60 @@
 //! and properties), deleted by both. A parent deleted under a node that stays comes back
 //! as a conflict. A node in conflict as a whole carries its subtree on the side that
 //! kept it (the descendants the other side deleted, changed, added or left alone), so
-//! that picking either side of the hunk keeps or drops the subtree whole. Paths in the result are left to [`super::paths`], the `[node]` line's
-//! fields to [`super::node_tags`], order to [`super::order`].
+//! that picking either side of the hunk keeps or drops the subtree whole. Paths in the result are left to [`crate::merge::tree::paths`], the `[node]` line's
+//! fields to [`crate::merge::tree::node_tags`], order to [`crate::merge::tree::order`].
 
-use super::context::{eq_opt, pick3, Ctx, ParentRef, Pick};
-use super::held::Needs;
-use super::matching::{B, O, T};
-use super::sections::{Line, NodeFields, OutSec, TagOut};
-use super::Decision;
+use crate::merge::identity::matching::{B, O, T};
+use crate::merge::shared::context::{eq_opt, pick3, Ctx, ParentRef, Pick};
+use crate::merge::shared::sections::{Line, NodeFields, OutSec, TagOut};
+use crate::merge::tree::held::Needs;
+use crate::merge::Decision;
 use crate::model::{Scene, SectionKind};
 use crate::syntax::{Section, Span};
 use crate::value::{scan_refs_in_text, RefKind};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// What the merge decided for a node that is in the result.
-pub(super) struct MergedNode<'a> {
+pub(in crate::merge) struct MergedNode<'a> {
     /// Its section (tag and lines, or a whole-section conflict).
-    pub(super) out: OutSec,
+    pub(in crate::merge) out: OutSec,
     /// Where it hangs.
-    pub(super) parent: ParentRef,
+    pub(in crate::merge) parent: ParentRef,
     /// Its name.
-    pub(super) name: &'a str,
-    /// Its `[node]` fields, for [`super::node_tags`]; `None` for a whole-section conflict.
-    pub(super) fields: Option<NodeFields<'a>>,
+    pub(in crate::merge) name: &'a str,
+    /// Its `[node]` fields, for [`crate::merge::tree::node_tags`]; `None` for a whole-section conflict.
+    pub(in crate::merge) fields: Option<NodeFields<'a>>,
     /// The `[node]` line itself conflicts (printed between markers, never rebuilt).
-    pub(super) tag_conflict: bool,
+    pub(in crate::merge) tag_conflict: bool,
     /// Its name or parent conflicts: the `parent=` of the nodes under it depends on
-    /// the side a person picks (see [`super::spelling`]).
-    pub(super) place_conflict: bool,
+    /// the side a person picks (see [`crate::merge::output::spelling`]).
+    pub(in crate::merge) place_conflict: bool,
     /// Groups the merge writes (both sides changed them).
-    pub(super) groups: Option<String>,
+    pub(in crate::merge) groups: Option<String>,
 }
 
 /// A rename or move of one side that the other side's changes followed.
-pub(super) struct Followed {
-    pub(super) ident: usize,
+pub(in crate::merge) struct Followed {
+    pub(in crate::merge) ident: usize,
     /// A rename (else a move).
-    pub(super) rename: bool,
+    pub(in crate::merge) rename: bool,
     /// The node's path in base.
-    pub(super) from: String,
+    pub(in crate::merge) from: String,
 }
 
 /// Every node identity's fate.
-pub(super) struct Nodes<'a> {
+pub(in crate::merge) struct Nodes<'a> {
     /// By node identity: `None` when the node is not in the result.
-    pub(super) merged: Vec<Option<MergedNode<'a>>>,
+    pub(in crate::merge) merged: Vec<Option<MergedNode<'a>>>,
     /// Renames and moves followed, in identity order.
-    pub(super) followed: Vec<Followed>,
+    pub(in crate::merge) followed: Vec<Followed>,
     /// A deletion conflicts because the other side wrote a NodePath to the node: a line
     /// merge, blind to that, must not win over this merge's conflict.
-    pub(super) path_needed: bool,
+    pub(in crate::merge) path_needed: bool,
 }
 
 /// Decide every node.
-pub(super) fn decide<'a>(ctx: &mut Ctx<'a>) -> Nodes<'a> {
+pub(in crate::merge) fn decide<'a>(ctx: &mut Ctx<'a>) -> Nodes<'a> {
     let n_idents = ctx.id.node.at.len();
     let mut nodes = Nodes {
         merged: Vec::with_capacity(n_idents),
@@ -66,7 +66,7 @@ pub(super) fn decide<'a>(ctx: &mut Ctx<'a>) -> Nodes<'a> {
         path_needed: false,
     };
     let mut needs: Option<Needs> = None;
-    let twins = super::rivals::twins(ctx);
+    let twins = crate::merge::tree::rivals::twins(ctx);
     for ident in 0..n_idents {
         let at = ctx.id.node.at[ident];
         if at[B].is_some() && at[O].is_some() != at[T].is_some() && needs.is_none() {
@@ -93,13 +93,13 @@ pub(super) fn decide<'a>(ctx: &mut Ctx<'a>) -> Nodes<'a> {
     }
     restore_deleted_parents(ctx, &mut nodes.merged);
     carry_subtrees(ctx, &mut nodes.merged);
-    super::rivals::pair_rivals(ctx, &mut nodes.merged);
-    super::rivals::pair_replacements(ctx, &mut nodes.merged);
+    crate::merge::tree::rivals::pair_rivals(ctx, &mut nodes.merged);
+    crate::merge::tree::rivals::pair_replacements(ctx, &mut nodes.merged);
     nodes
 }
 
 /// The node's path on a side (the root by its name), or "" when the side lacks it.
-pub(super) fn path_on(ctx: &Ctx, ident: usize, side: usize) -> String {
+pub(in crate::merge) fn path_on(ctx: &Ctx, ident: usize, side: usize) -> String {
     side_path(ctx.sc, ctx.id.node.at[ident], side)
 }
 
@@ -210,7 +210,7 @@ enum LeftAlone {
     /// Only what a re-save assigns changed: its `unique_id`, or which of several
     /// identical sub_resources it names.
     Resaved,
-    /// Only editor churn ([`super::layout`]) changed (re-save differences allowed too).
+    /// Only editor churn ([`crate::merge::values::layout`]) changed (re-save differences allowed too).
     Churned,
 }
 
@@ -343,7 +343,7 @@ fn kept_by_both<'a>(
     let (parent, name, place_conflict) = merge_place(ctx, ident, followed, twins);
     let (sc, at) = (ctx.sc, ctx.id.node.at[ident]);
     let loc = move || located(sc, at);
-    let fields = super::node_tags::merge_fields(ctx, secs, &loc);
+    let fields = crate::merge::tree::node_tags::merge_fields(ctx, secs, &loc);
     let tag_conflict = place_conflict || fields.conflict;
     if tag_conflict {
         report_tag_conflict(ctx, ident);
@@ -375,7 +375,7 @@ fn kept_by_both<'a>(
 
 /// Name and parent merged three-way (a conflict keeps ours'); a rename or move by one
 /// side alone is recorded as followed. Theirs' parent is ours' when they are rival
-/// [`super::rivals::twins`].
+/// [`crate::merge::tree::rivals::twins`].
 fn merge_place<'a>(
     ctx: &Ctx<'a>,
     ident: usize,
@@ -388,7 +388,10 @@ fn merge_place<'a>(
     let pr = [
         at[B].map(|i| ctx.parent_ref(B, i)),
         Some(ctx.parent_ref(O, oi)),
-        Some(super::rivals::same_parent(ctx.parent_ref(T, ti), twins)),
+        Some(crate::merge::tree::rivals::same_parent(
+            ctx.parent_ref(T, ti),
+            twins,
+        )),
     ];
     let names = [
         at[B].map(|i| sc[B].nodes[i].name.as_str()),
@@ -466,7 +469,7 @@ fn restore_deleted_parents<'a>(ctx: &mut Ctx<'a>, merged: &mut [Option<MergedNod
 
 /// The parents a node hangs under: the result's, and, when its place conflicts, each
 /// side's (a person may pick either).
-pub(super) fn hung_under(ctx: &Ctx, ident: usize, m: &MergedNode) -> Vec<usize> {
+pub(in crate::merge) fn hung_under(ctx: &Ctx, ident: usize, m: &MergedNode) -> Vec<usize> {
     let mut out: Vec<usize> = m.parent.anchor().into_iter().collect();
     if m.place_conflict {
         let at = ctx.id.node.at[ident];

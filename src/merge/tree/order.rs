@@ -1,22 +1,22 @@
 //! The order of the result: nodes (both sides' orders merged, then parents before
 //! children), ext_resources (merged, then by id when ours keeps them sorted) and
 //! sub_resources (merged, then dependencies first). The order of property keys,
-//! connections and editables uses the same [`super::sequence::merge_order`] where they
+//! connections and editables uses the same [`crate::merge::shared::sequence::merge_order`] where they
 //! are merged. What is in the result is left to the phases before.
 
-use super::context::{Ctx, ParentRef};
-use super::ids::natural_cmp;
-use super::matching::O;
-use super::nodes::MergedNode;
-use super::sequence::{keeps_order, merge_order};
-use super::Decision;
+use crate::merge::identity::matching::O;
+use crate::merge::ids::assign::natural_cmp;
+use crate::merge::shared::context::{Ctx, ParentRef};
+use crate::merge::shared::sequence::{keeps_order, merge_order};
+use crate::merge::tree::nodes::MergedNode;
+use crate::merge::Decision;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// Deeper dependency chains than this are cut (hostile input).
 const MAX_DEPTH: usize = 4096;
 
 /// The order of the nodes in the result (identities), and the decisions it took.
-pub(super) fn nodes(ctx: &mut Ctx, merged: &[Option<MergedNode>]) -> Vec<usize> {
+pub(in crate::merge) fn nodes(ctx: &mut Ctx, merged: &[Option<MergedNode>]) -> Vec<usize> {
     let keep: Vec<bool> = merged.iter().map(Option::is_some).collect();
     let kept = |x: usize| keep.get(x).copied().unwrap_or(false);
     let [nb, no, nt] = &ctx.id.node.of;
@@ -104,7 +104,7 @@ fn depth_first(order: &[usize], parent_of: impl Fn(usize) -> Option<usize>) -> b
 }
 
 /// The ext_resources kept, in merged order (ids are not known yet).
-pub(super) fn exts(ctx: &Ctx, keep: &BTreeSet<usize>) -> Vec<usize> {
+pub(in crate::merge) fn exts(ctx: &Ctx, keep: &BTreeSet<usize>) -> Vec<usize> {
     let keep_v: Vec<bool> = (0..ctx.id.ext.at.len())
         .map(|i| keep.contains(&i))
         .collect();
@@ -113,7 +113,7 @@ pub(super) fn exts(ctx: &Ctx, keep: &BTreeSet<usize>) -> Vec<usize> {
 }
 
 /// Sort the ext_resources by their ids when ours has them sorted.
-pub(super) fn exts_by_id(ctx: &Ctx, order: &mut [usize], ids: &HashMap<usize, String>) {
+pub(in crate::merge) fn exts_by_id(ctx: &Ctx, order: &mut [usize], ids: &HashMap<usize, String>) {
     let sorted = ctx.sc[O]
         .ext_resources
         .windows(2)
@@ -125,7 +125,7 @@ pub(super) fn exts_by_id(ctx: &Ctx, order: &mut [usize], ids: &HashMap<usize, St
 
 /// The sub_resources kept, in merged order with each one's dependencies (the
 /// sub_resources it references, `deps`) before it.
-pub(super) fn subs(
+pub(in crate::merge) fn subs(
     ctx: &Ctx,
     keep: &BTreeSet<usize>,
     refs: &BTreeMap<usize, (BTreeSet<usize>, Vec<usize>)>,

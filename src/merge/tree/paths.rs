@@ -1,10 +1,10 @@
 //! Where every node ends up: its path in the result, built from the merged parent and
 //! name of each identity, the parent text a `[node]` line needs, and the renames and
-//! moves followed (recorded as decisions). Which nodes stay is left to [`super::nodes`].
+//! moves followed (recorded as decisions). Which nodes stay is left to [`crate::merge::tree::nodes`].
 
-use super::context::{Ctx, ParentRef};
-use super::nodes::{Followed, MergedNode};
-use super::Decision;
+use crate::merge::shared::context::{Ctx, ParentRef};
+use crate::merge::tree::nodes::{Followed, MergedNode};
+use crate::merge::Decision;
 use crate::model::join_path;
 use crate::syntax::SmallStr;
 use std::borrow::Cow;
@@ -13,11 +13,11 @@ use std::borrow::Cow;
 const MAX_DEPTH: usize = 4096;
 
 /// The path of each node identity in the result (`None`: not in the result).
-pub(super) struct MergedPaths(pub(super) Vec<Option<SmallStr>>);
+pub(in crate::merge) struct MergedPaths(pub(in crate::merge) Vec<Option<SmallStr>>);
 
 impl MergedPaths {
     /// Paths of every node in the result.
-    pub(super) fn of(merged: &[Option<MergedNode>]) -> MergedPaths {
+    pub(in crate::merge) fn of(merged: &[Option<MergedNode>]) -> MergedPaths {
         let mut memo: Vec<Option<SmallStr>> = vec![None; merged.len()];
         for (ident, m) in merged.iter().enumerate() {
             if m.is_some() {
@@ -28,17 +28,20 @@ impl MergedPaths {
     }
 
     /// Every node identity's path in the result (`None`: not in it), by identity.
-    pub(super) fn all(&self) -> &[Option<SmallStr>] {
+    pub(in crate::merge) fn all(&self) -> &[Option<SmallStr>] {
         &self.0
     }
 
     /// The path of a node identity, if it is in the result.
-    pub(super) fn get(&self, ident: usize) -> Option<&str> {
+    pub(in crate::merge) fn get(&self, ident: usize) -> Option<&str> {
         self.0.get(ident).and_then(Option::as_deref)
     }
 
     /// The `parent` text of a node hanging at `parent` (`None` for the root).
-    pub(super) fn parent_text<'p>(&'p self, parent: &'p ParentRef) -> Option<Cow<'p, str>> {
+    pub(in crate::merge) fn parent_text<'p>(
+        &'p self,
+        parent: &'p ParentRef,
+    ) -> Option<Cow<'p, str>> {
         match parent {
             ParentRef::Root => None,
             ParentRef::Outside(p) => Some(Cow::Borrowed(p.as_str())),
@@ -99,7 +102,7 @@ fn parent_path<'m>(
 }
 
 /// Record the renames and moves followed, with each node's path in the result.
-pub(super) fn record_followed(
+pub(in crate::merge) fn record_followed(
     ctx: &mut Ctx,
     followed: Vec<Followed>,
     merged: &[Option<MergedNode>],

@@ -3,8 +3,8 @@
 //! cannot share a path, and neither is a change of the other: they are a conflict of the
 //! whole nodes. One hunk holds ours' node with the descendants only ours has, and
 //! theirs' node with the descendants only theirs has, so that picking a side keeps that
-//! side's subtree whole. Which nodes are added is decided by [`super::nodes`]; the hunk
-//! is printed by [`super::print`] like a delete-against-modify hunk.
+//! side's subtree whole. Which nodes are added is decided by [`crate::merge::tree::nodes`]; the hunk
+//! is printed by [`crate::merge::output::print`] like a delete-against-modify hunk.
 //!
 //! A replacement is the same competition with a base node on one side: one side
 //! deleted node X and added Y under the same parent with the same name (a new
@@ -13,16 +13,16 @@
 //! Y (with the nodes only Y's side added under it), so that either pick leaves one node
 //! at that path.
 
-use super::context::{Ctx, ParentRef};
-use super::matching::{B, O, T};
-use super::nodes::{hung_under, path_on, MergedNode};
-use super::sections::OutSec;
-use super::Decision;
+use crate::merge::identity::matching::{B, O, T};
+use crate::merge::shared::context::{Ctx, ParentRef};
+use crate::merge::shared::sections::OutSec;
+use crate::merge::tree::nodes::{hung_under, path_on, MergedNode};
+use crate::merge::Decision;
 use std::collections::BTreeMap;
 
 /// Turn every pair of rival nodes into one whole-node conflict: ours' identity carries
 /// both sides' subtrees, theirs' identity (and what its hunk carries) leaves the result.
-pub(super) fn pair_rivals<'a>(ctx: &mut Ctx<'a>, merged: &mut [Option<MergedNode<'a>>]) {
+pub(in crate::merge) fn pair_rivals<'a>(ctx: &mut Ctx<'a>, merged: &mut [Option<MergedNode<'a>>]) {
     for (o, t) in rivals(ctx, merged) {
         let carried = [O, T].map(|s| added_under(ctx, if s == O { o } else { t }, s));
         for &d in carried.iter().flatten() {
@@ -50,7 +50,10 @@ pub(super) fn pair_rivals<'a>(ctx: &mut Ctx<'a>, merged: &mut [Option<MergedNode
 /// X's conflict (kept side, with what it carries) against Y and the nodes only Y's side
 /// added under it, without a base part (like rivals'). Skipped when another node still
 /// hangs under X.
-pub(super) fn pair_replacements<'a>(ctx: &mut Ctx<'a>, merged: &mut [Option<MergedNode<'a>>]) {
+pub(in crate::merge) fn pair_replacements<'a>(
+    ctx: &mut Ctx<'a>,
+    merged: &mut [Option<MergedNode<'a>>],
+) {
     for (x, y, kept) in replacements(ctx, merged) {
         if merged.iter().enumerate().any(|(i, m)| {
             i != x
@@ -186,7 +189,7 @@ fn rivals(ctx: &Ctx, merged: &[Option<MergedNode>]) -> Vec<(usize, usize)> {
 /// alone under one parent with one name), known before nodes are decided: a node both
 /// sides kept and moved under their own rival hangs, by either side, at one path, so
 /// its place is no conflict (the rivals' hunk decides which node that path names).
-pub(super) fn twins(ctx: &Ctx) -> BTreeMap<usize, usize> {
+pub(in crate::merge) fn twins(ctx: &Ctx) -> BTreeMap<usize, usize> {
     let at = &ctx.id.node.at;
     let added_by = |ident: usize, s: usize| {
         at[ident][B].is_none() && at[ident][s].is_some() && at[ident][3 - s].is_none()
@@ -212,7 +215,7 @@ pub(super) fn twins(ctx: &Ctx) -> BTreeMap<usize, usize> {
 }
 
 /// Theirs' parent, named by ours' identity when it is one of theirs' [`twins`].
-pub(super) fn same_parent(p: ParentRef, twins: &BTreeMap<usize, usize>) -> ParentRef {
+pub(in crate::merge) fn same_parent(p: ParentRef, twins: &BTreeMap<usize, usize>) -> ParentRef {
     match p {
         ParentRef::Node(a) => ParentRef::Node(*twins.get(&a).unwrap_or(&a)),
         ParentRef::Inside { anchor, rest } => ParentRef::Inside {

@@ -2,8 +2,8 @@
 //! respellings, whitespace, and resource ids that name the same identity on both sides),
 //! and the three-way pick built on it. What to do with the pick is left to the phases.
 
-use super::context::{pick3, Ctx, Pick};
-use super::sections::Src;
+use crate::merge::shared::context::{pick3, Ctx, Pick};
+use crate::merge::shared::sections::Src;
 use crate::value::{parse, rewrite_refs_in_text, scan_refs_in_text, sem_eq_top, RefKind};
 
 /// References [`Ctx::same_content`] reads before it gives up.
@@ -11,7 +11,7 @@ const CONTENT_BUDGET: usize = 4096;
 
 impl<'a> Ctx<'a> {
     /// Normalized text (ids replaced by identities) for comparisons.
-    pub(super) fn norm(&self, s: &Src) -> String {
+    pub(in crate::merge) fn norm(&self, s: &Src) -> String {
         let t = self.text(s);
         if !t.contains("Resource") {
             return t.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -32,7 +32,7 @@ impl<'a> Ctx<'a> {
         r.split_whitespace().collect::<Vec<_>>().join(" ")
     }
 
-    pub(super) fn norm_cached(&self, s: &Src) -> std::rc::Rc<str> {
+    pub(in crate::merge) fn norm_cached(&self, s: &Src) -> std::rc::Rc<str> {
         let key = (s.0, s.1.start);
         if let Some(v) = self.norm_cache.borrow().get(&key) {
             return v.clone();
@@ -43,7 +43,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// Whether two values are the same, as the engine sees them.
-    pub(super) fn same(&self, a: &Option<Src>, b: &Option<Src>) -> bool {
+    pub(in crate::merge) fn same(&self, a: &Option<Src>, b: &Option<Src>) -> bool {
         match (a, b) {
             (None, None) => true,
             (Some(x), Some(y)) => {
@@ -70,7 +70,7 @@ impl<'a> Ctx<'a> {
 
     /// Whether every reference in `text` names the same identity (or the same unknown
     /// id) on side `a` and side `b`: then the text normalizes the same on both.
-    pub(super) fn same_refs(&self, a: usize, b: usize, text: &str) -> bool {
+    pub(in crate::merge) fn same_refs(&self, a: usize, b: usize, text: &str) -> bool {
         // Without escapes a reference's id is written as it is: when no id that names
         // different things on the two sides occurs in the text, every reference agrees.
         if !text.contains('\\') {
@@ -92,7 +92,7 @@ impl<'a> Ctx<'a> {
 
     /// Ids (ext and sub) that name different identities on sides `a` and `b`, or are
     /// known on one of them only.
-    pub(super) fn disagreeing_ids(&self, a: usize, b: usize) -> Vec<&'a str> {
+    pub(in crate::merge) fn disagreeing_ids(&self, a: usize, b: usize) -> Vec<&'a str> {
         let mut v = Vec::new();
         for (x, y) in [(a, b), (b, a)] {
             for (&id, &i) in &self.idx[x].ext {
@@ -114,7 +114,7 @@ impl<'a> Ctx<'a> {
     /// Whether two values are the same when each `SubResource` is read as its content:
     /// a re-save may point a node at another of several identical sub_resources. Only
     /// for deciding whether a change is one (never for picking a value).
-    pub(super) fn same_content(&self, a: &Option<Src>, b: &Option<Src>) -> bool {
+    pub(in crate::merge) fn same_content(&self, a: &Option<Src>, b: &Option<Src>) -> bool {
         let (Some(x), Some(y)) = (a, b) else {
             return a.is_none() && b.is_none();
         };
@@ -162,7 +162,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// The same as `same`, answered only when the bytes are equal (no normalization).
-    pub(super) fn same_bytes(&self, a: &Option<Src>, b: &Option<Src>) -> bool {
+    pub(in crate::merge) fn same_bytes(&self, a: &Option<Src>, b: &Option<Src>) -> bool {
         match (a, b) {
             (None, None) => true,
             (Some(x), Some(y)) => {
@@ -175,7 +175,12 @@ impl<'a> Ctx<'a> {
 
     /// `pick3` with `same`, answering from equal bytes first when it can (the answer
     /// is the same: equal bytes are the same value).
-    pub(super) fn pick_same(&self, b: &Option<Src>, o: &Option<Src>, t: &Option<Src>) -> Pick {
+    pub(in crate::merge) fn pick_same(
+        &self,
+        b: &Option<Src>,
+        o: &Option<Src>,
+        t: &Option<Src>,
+    ) -> Pick {
         if self.same_bytes(o, t) || self.same_bytes(b, t) {
             return Pick::Ours;
         }

@@ -5,10 +5,10 @@
 //! is the scene dock's folding. Both sides changing such a value differently keeps ours;
 //! a node whose only change is such a value counts as unchanged against a deletion.
 //! It decides only whether a key is churn; the property and node phases act on it, and
-//! [`super::MergeOptions::no_layout_policy`] turns it off.
+//! [`crate::merge::MergeOptions::no_layout_policy`] turns it off.
 
-use super::context::{Ctx, ParentRef};
-use super::Decision;
+use crate::merge::shared::context::{Ctx, ParentRef};
+use crate::merge::Decision;
 
 /// Built-in containers that place and size their children (Godot 3 and 4 names).
 const CONTAINERS: &[&str] = &[
@@ -58,7 +58,7 @@ const EDITOR_KEYS: &[&str] = &["editor/display_folded"];
 
 /// Why a key is churn, for the decision shown by `--explain`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Churn {
+pub(in crate::merge) enum Churn {
     /// Set by the parent container.
     Layout,
     /// Editor-only state.
@@ -67,7 +67,7 @@ pub(super) enum Churn {
 
 impl Churn {
     /// The words `--explain` uses.
-    pub(super) fn reason(self) -> &'static str {
+    pub(in crate::merge) fn reason(self) -> &'static str {
         match self {
             Churn::Layout => "the parent container recomputes it",
             Churn::Editor => "it is editor-only state",
@@ -77,7 +77,7 @@ impl Churn {
 
 impl Ctx<'_> {
     /// Whether `key` of node section `sec` on `side` is churn (`None`: a real change).
-    pub(super) fn churn(&self, side: usize, sec: usize, key: &str) -> Option<Churn> {
+    pub(in crate::merge) fn churn(&self, side: usize, sec: usize, key: &str) -> Option<Churn> {
         if !self.layout_policy {
             return None;
         }
@@ -107,7 +107,7 @@ impl Ctx<'_> {
     }
 
     /// Record that ours' value of a churn key was kept.
-    pub(super) fn churn_kept(&mut self, node: String, key: &str, why: Churn) {
+    pub(in crate::merge) fn churn_kept(&mut self, node: String, key: &str, why: Churn) {
         self.decisions.push(Decision::ChurnOursKept {
             node,
             key: key.to_string(),

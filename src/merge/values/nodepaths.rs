@@ -9,17 +9,17 @@
 //! target's new place, the way Godot's `Node.get_path_to` spells it.
 //!
 //! Paths this cannot resolve are left exactly as written: absolute paths (`/root/...`),
-//! scene-unique names (`%Name`, [`super::unique_paths`]'), paths into instanced scenes,
+//! scene-unique names (`%Name`, [`crate::merge::values::unique_paths`]'), paths into instanced scenes,
 //! and paths that leave the scene.
 //!
-//! Where each node ends up is left to [`super::paths`].
+//! Where each node ends up is left to [`crate::merge::tree::paths`].
 
-use super::context::Ctx;
-use super::matching::{B, O, T};
-use super::nodes::MergedNode;
-use super::paths::MergedPaths;
-use super::sections::Line;
-use super::Decision;
+use crate::merge::identity::matching::{B, O, T};
+use crate::merge::shared::context::Ctx;
+use crate::merge::shared::sections::Line;
+use crate::merge::tree::nodes::MergedNode;
+use crate::merge::tree::paths::MergedPaths;
+use crate::merge::Decision;
 
 /// Resolve a relative node path (no subnames) against the scene path of the node that
 /// holds it. Scene paths are `.` for the root, else `A/B` (as `parent=` spells them).
@@ -72,7 +72,7 @@ pub fn relative(from: &str, to: &str) -> String {
 
 /// Each `NodePath("…")` in `text` outside other strings: the byte range of its body (the
 /// text between the quotes) and the body. Bodies with escapes are skipped.
-pub(super) fn node_paths(text: &str) -> Vec<(usize, usize)> {
+pub(in crate::merge) fn node_paths(text: &str) -> Vec<(usize, usize)> {
     const CTOR: &str = "NodePath(";
     let mut found = Vec::new();
     if !text.contains(CTOR) {
@@ -126,7 +126,7 @@ pub(super) fn node_paths(text: &str) -> Vec<(usize, usize)> {
 }
 
 /// The node path part of a NodePath body (without `:subnames`).
-pub(super) fn path_part(body: &str) -> (&str, &str) {
+pub(in crate::merge) fn path_part(body: &str) -> (&str, &str) {
     match body.find(':') {
         Some(k) => body.split_at(k),
         None => (body, ""),
@@ -178,7 +178,7 @@ fn rewrite_to(text: &str, holder_out: &str, targets: &[Option<String>]) -> Optio
 /// The scene paths of the nodes the `NodePath("…")` values in `text` name, relative to
 /// `holder`: what a NodePath needs to stay in the scene (absolute, `%Unique` and paths
 /// that leave the scene name none).
-pub(super) fn named_nodes(text: &str, holder: &str) -> Vec<String> {
+pub(in crate::merge) fn named_nodes(text: &str, holder: &str) -> Vec<String> {
     node_paths(text)
         .into_iter()
         .filter_map(|(start, end)| resolve(holder, path_part(text.get(start..end)?).0))
@@ -191,14 +191,14 @@ fn is_ident_byte(c: u8) -> bool {
 
 /// Rewrite the `NodePath("…")` values of node properties so that they still name the same
 /// node when the merge gave it (or the node holding the value) another place than the side
-/// the line came from had (see [`super::nodepaths`]). Lines that also hold resource
+/// the line came from had (see [`crate::merge::values::nodepaths`]). Lines that also hold resource
 /// references are left alone: their ids are rewritten when printed.
-pub(super) fn follow_node_paths(
+pub(in crate::merge) fn follow_node_paths(
     ctx: &mut Ctx,
     merged: &mut [Option<MergedNode>],
     paths: &MergedPaths,
 ) {
-    super::unique_paths::follow_unique_names(ctx, merged, paths);
+    crate::merge::values::unique_paths::follow_unique_names(ctx, merged, paths);
     if !any_place_changed(ctx, paths) {
         return;
     }
@@ -304,7 +304,7 @@ fn meanings_on(ctx: &Ctx, side: usize, holder: &str, text: &str) -> Vec<Option<u
 
 /// The three-way merge of one path's meaning (base, ours, theirs; the outer `None`: the
 /// side does not hold the line). `None`: keep the path as written.
-pub(super) fn merge_meaning(m: [Option<Option<usize>>; 3]) -> Option<usize> {
+pub(in crate::merge) fn merge_meaning(m: [Option<Option<usize>>; 3]) -> Option<usize> {
     match m {
         [_, Some(o), None] => o,
         [_, None, Some(t)] => t,

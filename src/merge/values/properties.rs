@@ -1,13 +1,13 @@
 //! Key-by-key merge of a section's property lines (nodes, sub_resources, `[resource]`),
 //! multi-line strings merged line by line, and node groups merged as sets. Equality of
-//! values is [`super::equality`]'s; which sections to merge is left to the phases.
+//! values is [`crate::merge::values::equality`]'s; which sections to merge is left to the phases.
 
-use super::context::{Ctx, Pick};
-use super::matching::{B, O, T};
-use super::sections::{Line, Src};
-use super::sequence::merge_order;
-use super::value_grain::GrainAnswer;
 use crate::linemerge::MarkerOptions;
+use crate::merge::identity::matching::{B, O, T};
+use crate::merge::shared::context::{Ctx, Pick};
+use crate::merge::shared::sections::{Line, Src};
+use crate::merge::shared::sequence::merge_order;
+use crate::merge::values::value_grain::GrainAnswer;
 use crate::value::parse;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -56,7 +56,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// Merge the property lines of one section given its versions on each side.
-    pub(super) fn merge_props(
+    pub(in crate::merge) fn merge_props(
         &mut self,
         secs: [Option<usize>; 3],
         location: &dyn Fn() -> String,
@@ -160,7 +160,7 @@ impl<'a> Ctx<'a> {
 
     /// A node's `groups` merged as sets: the field of a side that already says the
     /// result, or (`None`, the list to write).
-    pub(super) fn merge_groups_field(
+    pub(in crate::merge) fn merge_groups_field(
         &self,
         [fb, fo, ft]: [&Option<Src>; 3],
         godot3: bool,

@@ -1,33 +1,33 @@
 //! ext_resources and sub_resources: the results of matching applied (renumbered and
 //! deduplicated resources recorded), `[resource]` and sub_resource contents merged, which
 //! resources the merged content still uses (orphans dropped, deleted-but-used kept), and
-//! each resource's tag. Ids are left to [`super::ids`], order to [`super::order`].
+//! each resource's tag. Ids are left to [`crate::merge::ids::assign`], order to [`crate::merge::tree::order`].
 
-use super::context::{field_src, Ctx, Pick};
-use super::matching::{B, O, T};
-use super::nodes::MergedNode;
-use super::sections::{Chunk, Line, OutSec, Src, TagOut};
-use super::Decision;
+use crate::merge::identity::matching::{B, O, T};
+use crate::merge::shared::context::{field_src, Ctx, Pick};
+use crate::merge::shared::sections::{Chunk, Line, OutSec, Src, TagOut};
+use crate::merge::tree::nodes::MergedNode;
+use crate::merge::Decision;
 use crate::model::{FileKind, SectionKind};
 use crate::value::{scan_refs_in_text, RefKind};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// What one sub_resource references: ext identities, and sub identities in text order.
-pub(super) type Refs = (BTreeSet<usize>, Vec<usize>);
+pub(in crate::merge) type Refs = (BTreeSet<usize>, Vec<usize>);
 
 /// The resources the result keeps.
-pub(super) struct Used {
+pub(in crate::merge) struct Used {
     /// ext_resource identities kept.
-    pub(super) ext: BTreeSet<usize>,
+    pub(in crate::merge) ext: BTreeSet<usize>,
     /// sub_resource identities kept.
-    pub(super) sub: BTreeSet<usize>,
+    pub(in crate::merge) sub: BTreeSet<usize>,
     /// Each merged sub_resource's references.
-    pub(super) sub_refs: BTreeMap<usize, Refs>,
+    pub(in crate::merge) sub_refs: BTreeMap<usize, Refs>,
 }
 
 /// Record theirs' sub_resources that matching paired with ours' by content: the same
 /// resource added twice, or renumbered by a Godot 3 resave.
-pub(super) fn record_sub_matches(ctx: &mut Ctx) {
+pub(in crate::merge) fn record_sub_matches(ctx: &mut Ctx) {
     let sc = ctx.sc;
     for m in &ctx.id.sub_matches {
         let Some(oi) = ctx.id.sub.at[m.ident][O].filter(|_| m.side == T) else {
@@ -52,7 +52,7 @@ pub(super) fn record_sub_matches(ctx: &mut Ctx) {
 }
 
 /// The `[resource]` section of a `.tres`, merged key by key.
-pub(super) fn merge_resource_section(ctx: &mut Ctx) -> Option<OutSec> {
+pub(in crate::merge) fn merge_resource_section(ctx: &mut Ctx) -> Option<OutSec> {
     let [b, o, t] = ctx.sc;
     if o.kind != FileKind::Resource {
         return None;
@@ -71,7 +71,7 @@ pub(super) fn merge_resource_section(ctx: &mut Ctx) -> Option<OutSec> {
 
 /// Every sub_resource identity's contents, merged (whether it stays is decided later,
 /// by use).
-pub(super) fn merge_subs(ctx: &mut Ctx) -> BTreeMap<usize, OutSec> {
+pub(in crate::merge) fn merge_subs(ctx: &mut Ctx) -> BTreeMap<usize, OutSec> {
     let mut out = BTreeMap::new();
     for ident in 0..ctx.id.sub.at.len() {
         if let Some(sec) = merge_sub(ctx, ident) {
@@ -183,7 +183,7 @@ fn sec_refs(ctx: &Ctx, out: &OutSec, refs: &mut Refs) {
             _ => Vec::new(),
         };
         for t in texts {
-            super::value_grain::idents_in(t, &mut |ext, i| {
+            crate::merge::values::value_grain::idents_in(t, &mut |ext, i| {
                 if ext {
                     refs.0.insert(i);
                 } else {
@@ -197,7 +197,7 @@ fn sec_refs(ctx: &Ctx, out: &OutSec, refs: &mut Refs) {
 /// Which resources the result keeps: those the merged nodes and `[resource]` use
 /// (through sub_resources), those both sides still have, and ext_resources a side
 /// added. Dropped and deleted-but-kept resources are recorded.
-pub(super) fn used(
+pub(in crate::merge) fn used(
     ctx: &mut Ctx,
     nodes: &[Option<MergedNode>],
     resource: Option<&OutSec>,
@@ -328,7 +328,7 @@ fn record_exts(ctx: &mut Ctx, keep: &BTreeSet<usize>) {
 }
 
 /// The ext_resource sections, in `order`.
-pub(super) fn ext_sections(ctx: &mut Ctx, order: &[usize]) -> Vec<OutSec> {
+pub(in crate::merge) fn ext_sections(ctx: &mut Ctx, order: &[usize]) -> Vec<OutSec> {
     let o = ctx.sc[O];
     let mut out = Vec::with_capacity(order.len());
     for &i in order {
@@ -343,7 +343,7 @@ pub(super) fn ext_sections(ctx: &mut Ctx, order: &[usize]) -> Vec<OutSec> {
 
 /// The sub_resource sections, in `order`: ours' tag for those ours has (ours keeps its
 /// ids), and ours' bytes when every line is ours'.
-pub(super) fn sub_sections(
+pub(in crate::merge) fn sub_sections(
     ctx: &Ctx,
     order: &[usize],
     mut subs: BTreeMap<usize, OutSec>,
@@ -440,7 +440,7 @@ fn merge_ext_tag(ctx: &mut Ctx, ident: usize) -> TagOut {
 /// Sub_resource identities that `side` edited since base, or that reach one it edited (a
 /// material whose texture changed): what a node or property holding them carries changed.
 /// Empty for base.
-pub(super) fn edited_subs(ctx: &Ctx, side: usize) -> BTreeSet<usize> {
+pub(in crate::merge) fn edited_subs(ctx: &Ctx, side: usize) -> BTreeSet<usize> {
     let mut edited = BTreeSet::new();
     if side == B {
         return edited;
@@ -469,7 +469,7 @@ pub(super) fn edited_subs(ctx: &Ctx, side: usize) -> BTreeSet<usize> {
 }
 
 /// The sub_resource identities a side's section references directly.
-pub(super) fn sub_refs_in(ctx: &Ctx, side: usize, section: usize) -> Vec<usize> {
+pub(in crate::merge) fn sub_refs_in(ctx: &Ctx, side: usize, section: usize) -> Vec<usize> {
     let mut refs = Refs::default();
     for p in &ctx.sec(side, section).props {
         refs_of(ctx, &(side, p.value.range()), &mut refs);
@@ -494,7 +494,7 @@ fn sub_changed(ctx: &Ctx, ident: usize, side: usize) -> bool {
 }
 
 /// A sub_resource's id and type on a side, for reports.
-pub(super) fn sub_name(ctx: &Ctx, ident: usize, side: usize) -> String {
+pub(in crate::merge) fn sub_name(ctx: &Ctx, ident: usize, side: usize) -> String {
     let sc = ctx.sc;
     let side = [side, O, T, B]
         .into_iter()
@@ -521,7 +521,7 @@ enum Holder {
 /// held (`shape`, `frames`, `anims/jump`, an entry of an AnimationLibrary's `_data`): the
 /// property becomes a conflict, so the edit is not dropped as unused. Runs before
 /// [`used`]; the sub_resource then stays through the conflict's lines.
-pub(super) fn keep_held_edits(
+pub(in crate::merge) fn keep_held_edits(
     ctx: &mut Ctx,
     nodes: &mut [Option<MergedNode>],
     mut resource: Option<&mut OutSec>,

@@ -3,14 +3,14 @@
 //! A track's `tracks/N/path = NodePath("Sprite:position")` is read from the root node of
 //! each AnimationPlayer that plays it: the player's `root_node` (default `..`, its
 //! parent), as `AnimationMixer` does (`get_node(root_node)->get_node(path)`). `%Name`
-//! steps are read as Godot reads them ([`super::unique_paths`]). The player reaches its
+//! steps are read as Godot reads them ([`crate::merge::values::unique_paths`]). The player reaches its
 //! Animations through Godot 3 `anims/NAME = SubResource(..)` or Godot 4 `libraries` -> an
 //! AnimationLibrary whose `_data` names them.
 //!
 //! A path is read in the tree of each side that holds it, from that side's players: the
 //! node it names there is its meaning on that side (a side that kept base's text and its
 //! players' roots but moved or renamed the node itself still means base's node). The
-//! meanings merge three-way as node properties' do ([`super::nodepaths`]), never away
+//! meanings merge three-way as node properties' do ([`crate::merge::values::nodepaths`]), never away
 //! from base's meaning for a text base holds. The path is then written to reach that node
 //! from every player that plays the Animation in the result: as written when it already
 //! does, else with its `%Name` steps renamed, else relative to its last `%Name` step or
@@ -19,18 +19,18 @@
 //! whose players disagree on a side or in the result (recorded as
 //! [`Decision::NodePathKept`]).
 //!
-//! It decides only the path text; where nodes end up is [`super::paths`]'s and how the
+//! It decides only the path text; where nodes end up is [`crate::merge::tree::paths`]'s and how the
 //! tracks merge is [`crate::grain`]'s.
 
-use super::context::Ctx;
-use super::matching::{B, O, T};
-use super::nodepaths::{merge_meaning, node_paths, path_part, relative, resolve};
-use super::paths::MergedPaths;
-use super::sections::{Line, OutSec};
-use super::unique_paths::{
+use crate::merge::identity::matching::{B, O, T};
+use crate::merge::shared::context::Ctx;
+use crate::merge::shared::sections::{Line, OutSec};
+use crate::merge::tree::paths::MergedPaths;
+use crate::merge::values::nodepaths::{merge_meaning, node_paths, path_part, relative, resolve};
+use crate::merge::values::unique_paths::{
     read_steps, renamed_steps, resolve_out, result_uniques, unique_names, Names, OutNames,
 };
-use super::Decision;
+use crate::merge::Decision;
 use crate::value::{parse, rewrite_refs_in_text, RefKind, Value};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -84,7 +84,7 @@ struct Reader<'c, 'a> {
 
 /// Rewrite the `tracks/N/path` lines of merged Animations whose target node the merge
 /// gave another place than the side the line came from had.
-pub(super) fn follow_track_paths(
+pub(in crate::merge) fn follow_track_paths(
     ctx: &mut Ctx,
     subs: &mut BTreeMap<usize, OutSec>,
     paths: &MergedPaths,

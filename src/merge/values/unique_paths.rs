@@ -16,33 +16,33 @@
 //!
 //! It decides only the `%Name` steps of paths held by nodes of this scene (not inside an
 //! instanced scene, whose owner is another scene) and reads them for animation tracks
-//! ([`super::track_paths`]); relative paths are [`super::nodepaths`]' and every other
+//! ([`crate::merge::values::track_paths`]); relative paths are [`crate::merge::values::nodepaths`]' and every other
 //! spelling stays as written.
 
-use super::context::Ctx;
-use super::matching::{O, T};
-use super::nodepaths::node_paths;
-use super::nodes::MergedNode;
-use super::paths::MergedPaths;
-use super::sections::Line;
-use super::Decision;
+use crate::merge::identity::matching::{O, T};
+use crate::merge::shared::context::Ctx;
+use crate::merge::shared::sections::Line;
+use crate::merge::tree::nodes::MergedNode;
+use crate::merge::tree::paths::MergedPaths;
+use crate::merge::values::nodepaths::node_paths;
+use crate::merge::Decision;
 use std::collections::BTreeMap;
 
 /// A side's unique names: name -> the identity of the one node of this scene marked
 /// unique under it (`None`: several carry it).
-pub(super) type Names<'a> = BTreeMap<&'a str, Option<usize>>;
+pub(in crate::merge) type Names<'a> = BTreeMap<&'a str, Option<usize>>;
 
 /// The result's unique names: name -> identity (`None`: several nodes would carry it).
-pub(super) type OutNames = BTreeMap<String, Option<usize>>;
+pub(in crate::merge) type OutNames = BTreeMap<String, Option<usize>>;
 
 /// A path read step by step in one side's tree.
 #[derive(Default)]
-pub(super) struct Steps {
+pub(in crate::merge) struct Steps {
     /// Each `%Name` step read: the byte range of the name (after `%`) in the path and
     /// the identity of the unique node it names.
-    pub(super) unique: Vec<(usize, usize, usize)>,
+    pub(in crate::merge) unique: Vec<(usize, usize, usize)>,
     /// The scene path, on that side, of the node the whole path reaches.
-    pub(super) target: Option<String>,
+    pub(in crate::merge) target: Option<String>,
 }
 
 /// Whether node `n` of a side belongs to the scene itself: no node above it (the root
@@ -70,7 +70,7 @@ fn is_unique(ctx: &Ctx, side: usize, n: usize) -> bool {
 
 /// A side's unique names: name -> the identity of the one node of this scene marked
 /// unique under it (`None`: several carry it, which the editor refuses).
-pub(super) fn unique_names<'a>(ctx: &Ctx<'a>, side: usize) -> Names<'a> {
+pub(in crate::merge) fn unique_names<'a>(ctx: &Ctx<'a>, side: usize) -> Names<'a> {
     let mut names: BTreeMap<&'a str, Option<usize>> = BTreeMap::new();
     let sc: &'a crate::model::Scene = ctx.sc[side];
     for (i, n) in sc.nodes.iter().enumerate() {
@@ -113,7 +113,13 @@ fn reads_own_names(ctx: &Ctx, side: usize, n: usize) -> bool {
 /// included: what each unique step names and where the path ends. A step that cannot be
 /// read (above the root, into an instance, an unknown unique name) ends the reading with
 /// no target.
-pub(super) fn read_steps(ctx: &Ctx, side: usize, names: &Names, holder: &str, path: &str) -> Steps {
+pub(in crate::merge) fn read_steps(
+    ctx: &Ctx,
+    side: usize,
+    names: &Names,
+    holder: &str,
+    path: &str,
+) -> Steps {
     let mut steps = Steps::default();
     if path.is_empty() || path.starts_with('/') {
         return steps;
@@ -184,7 +190,7 @@ fn join_path(parts: &[String]) -> String {
 
 /// `path` with each unique step read in `steps` written with its node's name in the
 /// result; `None` when no name changes (or one is not unique there).
-pub(super) fn renamed_steps(
+pub(in crate::merge) fn renamed_steps(
     ctx: &Ctx,
     path: &str,
     steps: &Steps,
@@ -206,7 +212,7 @@ pub(super) fn renamed_steps(
 
 /// The result's unique names: each unique node of ours or theirs under the name the
 /// result gives it, when it stays unique there.
-pub(super) fn result_uniques(ctx: &Ctx, paths: &MergedPaths) -> OutNames {
+pub(in crate::merge) fn result_uniques(ctx: &Ctx, paths: &MergedPaths) -> OutNames {
     let mut out = OutNames::new();
     for side in [O, T] {
         for ident in unique_names(ctx, side).into_values().flatten() {
@@ -227,7 +233,7 @@ pub(super) fn result_uniques(ctx: &Ctx, paths: &MergedPaths) -> OutNames {
 
 /// Resolve `path` (no subnames) from `holder` in the result, `%Name` steps read in the
 /// result's unique names: the scene path it reaches there.
-pub(super) fn resolve_out(
+pub(in crate::merge) fn resolve_out(
     names: &OutNames,
     paths: &MergedPaths,
     holder: &str,
@@ -286,7 +292,7 @@ fn rewrite(
 }
 
 /// Rewrite the `%Name` paths of node properties whose unique node the result renamed.
-pub(super) fn follow_unique_names<'a>(
+pub(in crate::merge) fn follow_unique_names<'a>(
     ctx: &mut Ctx<'a>,
     merged: &mut [Option<MergedNode>],
     paths: &MergedPaths,

@@ -11,11 +11,11 @@
 //! to the printer as [`Line::Idents`], which writes the result's ids once they are
 //! settled. A reference that names nothing on its side leaves the value whole.
 
-use super::context::Pick;
-use super::context::{field_text_cow, Ctx};
-use super::matching::{B, O, T};
-use super::sections::{Line, Src};
 use crate::grain::{self, ConflictAt, Grain, GrainConflict, PropertyContext};
+use crate::merge::identity::matching::{B, O, T};
+use crate::merge::shared::context::Pick;
+use crate::merge::shared::context::{field_text_cow, Ctx};
+use crate::merge::shared::sections::{Line, Src};
 use crate::value::{parse, rewrite_refs_in_text, scan_refs_in_text, sem_eq_top, RefKind};
 use std::borrow::Cow;
 
@@ -26,7 +26,7 @@ struct Owner {
 }
 
 /// What grain made of one property both sides changed.
-pub(super) enum GrainAnswer {
+pub(in crate::merge) enum GrainAnswer {
     /// The merged property line.
     Merged(Line),
     /// Cells, keys or entries both sides changed differently.
@@ -45,12 +45,12 @@ fn stand_in(i: usize) -> String {
 }
 
 /// The identity a stand-in id names.
-pub(super) fn ident_of(id: &str) -> Option<usize> {
+pub(in crate::merge) fn ident_of(id: &str) -> Option<usize> {
     id.strip_prefix('-')?.parse::<usize>().ok()?.checked_sub(1)
 }
 
 /// Every reference of a [`Line::Idents`] text: `(is ext, identity)`, in text order.
-pub(super) fn idents_in(text: &str, f: &mut dyn FnMut(bool, usize)) {
+pub(in crate::merge) fn idents_in(text: &str, f: &mut dyn FnMut(bool, usize)) {
     scan_refs_in_text(text, &mut |kind, id| {
         if let Some(i) = ident_of(id) {
             f(kind == RefKind::Ext, i);
@@ -212,17 +212,18 @@ impl<'a> Ctx<'a> {
 
     /// Record that lines merged inside name resources (their merge rests on what every
     /// id names on each side, which `solve` cannot see outside the marker blocks).
-    pub(super) fn note_merged_inside(
+    pub(in crate::merge) fn note_merged_inside(
         &mut self,
         location: &dyn Fn() -> String,
         key: &str,
         lines: &[Line],
     ) {
         if lines.iter().any(|l| matches!(l, Line::Idents(_))) {
-            self.decisions.push(super::Decision::ValueMergedInside {
-                location: location(),
-                key: key.to_string(),
-            });
+            self.decisions
+                .push(crate::merge::Decision::ValueMergedInside {
+                    location: location(),
+                    key: key.to_string(),
+                });
         }
     }
 
@@ -251,7 +252,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// Merge one property both sides changed at its own grain; `None`: not grain's.
-    pub(super) fn merge_grain(
+    pub(in crate::merge) fn merge_grain(
         &self,
         secs: [Option<usize>; 3],
         key: &str,
@@ -335,9 +336,14 @@ impl<'a> Ctx<'a> {
     /// Record grain's conflicts on one property as one report (one marker block): the
     /// property names where they are (the cells, or the first clashes), the values are
     /// the first clash's.
-    pub(super) fn grain_conflict(&mut self, location: String, key: &str, c: &[GrainConflict]) {
+    pub(in crate::merge) fn grain_conflict(
+        &mut self,
+        location: String,
+        key: &str,
+        c: &[GrainConflict],
+    ) {
         let Some(first) = c.first() else { return };
-        let short = |v: &Option<String>| v.as_ref().map(|v| super::shorten(v, 60));
+        let short = |v: &Option<String>| v.as_ref().map(|v| crate::merge::shorten(v, 60));
         let values = [short(&first.base), short(&first.ours), short(&first.theirs)];
         self.part_conflict(location, Some(format!("{key}, {}", places(c))), values);
     }
@@ -345,7 +351,7 @@ impl<'a> Ctx<'a> {
     /// An Animation's `tracks/*` properties when both sides changed them: merged as one
     /// set (tracks matched by type and path, keys by time). `Some((anchor key, lines))`
     /// replaces every `tracks/*` key; `None` leaves them to the key-by-key merge.
-    pub(super) fn merge_animation_tracks(
+    pub(in crate::merge) fn merge_animation_tracks(
         &self,
         secs: [Option<usize>; 3],
         order: [&[&'a str]; 3],
@@ -387,7 +393,7 @@ impl<'a> Ctx<'a> {
     /// otherwise than ours: merged key by key with their tracks renumbered to ours'
     /// numbering, so each conflict hunk holds one track's lines on every side.
     /// `None`: no clash, or the numbering already agrees (the usual key-by-key merge).
-    pub(super) fn align_track_clash(
+    pub(in crate::merge) fn align_track_clash(
         &mut self,
         secs: [Option<usize>; 3],
         order: [&[&'a str]; 3],
@@ -417,7 +423,7 @@ impl<'a> Ctx<'a> {
         let mut lines = Vec::with_capacity(keys.len());
         for key in keys {
             let [bv, ov, tv] = [&b2, &o, &t2].map(|l| get(l, key));
-            match super::context::pick3(&bv, &ov, &tv, same_text) {
+            match crate::merge::shared::context::pick3(&bv, &ov, &tv, same_text) {
                 Pick::Ours => lines.extend(ov.map(|v| self.track_line(&o, secs, key, &v))),
                 Pick::Theirs => lines.extend(tv.map(|v| written(format!("{key} = {v}\n")))),
                 Pick::Conflict => {
@@ -447,7 +453,7 @@ impl<'a> Ctx<'a> {
         if mine.is_empty() {
             let named = values.map(|v| {
                 v.as_ref()
-                    .map(|v| super::shorten(&self.named_idents(v), 60))
+                    .map(|v| crate::merge::shorten(&self.named_idents(v), 60))
             });
             self.part_conflict(location, Some(key.to_string()), named);
         } else {
