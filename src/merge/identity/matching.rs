@@ -2,7 +2,9 @@
 //! same thing. Each gets an *identity* (an index into a table), so that ids and paths
 //! can be renamed freely afterwards.
 
-pub(crate) use crate::fxhash::FxMap;
+use crate::merge::shared::idents::{
+    FxMap, IdIndex, Idents, ParentAt, Paths, SharedChange, SubMatch, Table, B, O, T,
+};
 use crate::model::{NodeKey, Scene};
 use crate::value::{rewrite_refs_in_text, scan_refs_in_text, RefKind};
 use std::borrow::Cow;
@@ -98,83 +100,6 @@ impl<K: std::hash::Hash + Eq> MultiMap<K> {
     }
 }
 
-/// Side indexes.
-pub const B: usize = 0;
-/// Ours.
-pub const O: usize = 1;
-/// Theirs.
-pub const T: usize = 2;
-
-/// An identity table: for each identity, the index of the part on each side.
-#[derive(Debug, Default, Clone)]
-pub struct Table {
-    /// identity -> [base, ours, theirs] index into the side's list.
-    pub at: Vec<[Option<usize>; 3]>,
-    /// side -> (index in the side's list -> identity).
-    pub of: [Vec<usize>; 3],
-}
-
-impl Table {
-    fn new(sizes: [usize; 3]) -> Table {
-        Table {
-            at: Vec::new(),
-            of: [
-                vec![usize::MAX; sizes[0]],
-                vec![usize::MAX; sizes[1]],
-                vec![usize::MAX; sizes[2]],
-            ],
-        }
-    }
-    fn bind(&mut self, ident: usize, side: usize, i: usize) {
-        self.at[ident][side] = Some(i);
-        self.of[side][i] = ident;
-    }
-    fn fresh(&mut self, side: usize, i: usize) -> usize {
-        self.at.push([None; 3]);
-        let id = self.at.len() - 1;
-        self.bind(id, side, i);
-        id
-    }
-    fn bound(&self, side: usize, i: usize) -> bool {
-        self.of[side][i] != usize::MAX
-    }
-    fn claimed(&self, ident: usize, side: usize) -> bool {
-        self.at[ident][side].is_some()
-    }
-}
-
-/// How a sub_resource of ours or theirs was matched (for `--explain`).
-#[derive(Debug, Clone)]
-pub struct SubMatch {
-    /// Side of the matched resource.
-    pub side: usize,
-    /// Its index on that side.
-    pub index: usize,
-    /// Identity it joined.
-    pub ident: usize,
-    /// By what.
-    pub how: &'static str,
-}
-
-/// All identities of a three-way merge.
-#[derive(Debug, Clone)]
-pub struct Idents<'a> {
-    /// Each side's node paths to node indexes.
-    pub paths: Paths<'a>,
-    /// Each side's parent node index of each node, when listed.
-    pub parent_at: ParentAt,
-    /// ext_resources.
-    pub ext: Table,
-    /// sub_resources.
-    pub sub: Table,
-    /// nodes.
-    pub node: Table,
-    /// Sub_resource matches made by use or content where ids differ.
-    pub sub_matches: Vec<SubMatch>,
-    /// Base nodes paired with the node both sides now share (see [`follow_shared`]).
-    pub shared_changes: Vec<SharedChange>,
-}
-
 fn match_exts(sc: [&Scene; 3]) -> Table {
     let mut t = Table::new([
         sc[0].ext_resources.len(),
@@ -228,13 +153,6 @@ fn match_exts(sc: [&Scene; 3]) -> Table {
     t
 }
 
-/// Each side's node paths (the last node of a path wins).
-pub type Paths<'a> = [FxMap<&'a str, usize>; 3];
-
-/// Each side's node index of each node's parent, when its parent path names a listed
-/// node (or is "."; then the root).
-pub type ParentAt = [Vec<Option<usize>>; 3];
-
 /// Node identities, in named steps: each side's path map
 /// ([`side_paths`]), then base, ours and theirs in turn ([`NodeKeys::match_side`]): a
 /// node joins the base node it sits beside unchanged ([`lockstep_ident`]), else the
@@ -285,17 +203,6 @@ fn pair_roots(sc: [&Scene; 3], t: &mut Table) {
             }
         }
     }
-}
-
-/// A base node and the node both sides now hold in its place, paired by
-/// [`follow_shared`].
-#[derive(Debug, Clone)]
-pub struct SharedChange {
-    /// The identity (base's).
-    pub ident: usize,
-    /// Whether both sides gave it the same new unique_id (else: same name, type and
-    /// new parent).
-    pub by_unique_id: bool,
 }
 
 /// Both sides changed a node's identity the same way (re-saved in a newer Godot that gave
@@ -1136,34 +1043,6 @@ pub fn normalize<'a>(
     }))
 }
 
-/// Per-side lookups from id to index.
-pub struct IdIndex<'a> {
-    /// ext id -> index.
-    pub ext: FxMap<&'a str, usize>,
-    /// sub id -> index (the last definition wins, as in the loader).
-    pub sub: FxMap<&'a str, usize>,
-}
-
-impl<'a> IdIndex<'a> {
-    /// Build the lookups of a scene.
-    pub fn new(s: &'a Scene) -> IdIndex<'a> {
-        IdIndex {
-            ext: s
-                .ext_resources
-                .iter()
-                .enumerate()
-                .map(|(i, e)| (e.id.as_str(), i))
-                .collect(),
-            sub: s
-                .sub_resources
-                .iter()
-                .enumerate()
-                .map(|(i, e)| (e.id.as_str(), i))
-                .collect(),
-        }
-    }
-}
-
 /// Sub refs (indexes) appearing in a text, in order.
 fn sub_refs(text: &str, idx: &IdIndex) -> Vec<usize> {
     let mut v = Vec::new();
@@ -1400,7 +1279,7 @@ pub(in crate::merge) fn record_identity_decisions(ctx: &mut crate::merge::shared
             continue;
         };
         ctx.decisions
-            .push(crate::merge::Decision::NodeIdentityShared {
+            .push(crate::merge::decisions::Decision::NodeIdentityShared {
                 path: sc[O].nodes[o].path.to_string(),
                 by_unique_id: c.by_unique_id,
             });
@@ -1411,7 +1290,7 @@ pub(in crate::merge) fn record_identity_decisions(ctx: &mut crate::merge::shared
         };
         let r = &sc[m.side].sub_resources[m.index];
         ctx.decisions
-            .push(crate::merge::Decision::ResourceContentFollowed {
+            .push(crate::merge::decisions::Decision::ResourceContentFollowed {
                 side: if m.side == O { "ours" } else { "theirs" },
                 type_name: r.type_name.clone(),
                 base_id: sc[B].sub_resources[b].id.clone(),

@@ -5,9 +5,9 @@
 //! when free and of the file's shape) is decided here too; which resources stay and
 //! their order are left to [`crate::merge::values::resources`] and [`crate::merge::tree::order`].
 
-use crate::merge::identity::matching::{B, O, T};
+use crate::merge::decisions::Decision;
 use crate::merge::shared::context::Ctx;
-use crate::merge::Decision;
+use crate::merge::shared::idents::{B, O, T};
 use std::cmp::Ordering;
 use std::collections::{BTreeSet, HashMap};
 

@@ -3,3 +3,4 @@
 //! maps the printer rewrites every reference with.
 
 pub(super) mod assign;
+pub(super) mod order;

@@ -7,13 +7,13 @@
 //! (theirs' id collided with ours') is printed with the result's id. Which nodes a hunk
 //! carries is decided in [`crate::merge::tree::nodes`]; printing is left to [`crate::merge::output::print`].
 
-use crate::merge::identity::matching::{B, O, T};
+use crate::merge::decisions::Decision;
 use crate::merge::ids::assign::is_int_id;
 use crate::merge::shared::context::Ctx;
+use crate::merge::shared::idents::{B, O, T};
+use crate::merge::shared::merged::MergedNode;
 use crate::merge::shared::sections::{OutSec, TagFields};
-use crate::merge::tree::nodes::MergedNode;
 use crate::merge::values::resources::sub_refs_in;
-use crate::merge::Decision;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// Put inside a hunk each sub_resource that only a carried subtree uses.

@@ -4,10 +4,10 @@
 //! disagreement a conflict on the header line). Counting the resources is left to the
 //! phases before.
 
-use crate::merge::identity::matching::{B, O, T};
+use crate::merge::decisions::Decision;
 use crate::merge::shared::context::{field_src, Ctx, Pick};
+use crate::merge::shared::idents::{B, O, T};
 use crate::merge::shared::sections::{Chunk, Line, OutSec, TagOut};
-use crate::merge::Decision;
 use crate::model::SectionKind;
 
 /// Whether merged content uses values Godot 4.3 introduced (format 4).

@@ -9,10 +9,10 @@
 //! part's parent is printed. Deciding what conflicts is left to [`crate::merge::tree::nodes`];
 //! printing to [`crate::merge::output::print`].
 
-use crate::merge::identity::matching::{O, T};
 use crate::merge::shared::context::{Ctx, ParentRef};
+use crate::merge::shared::idents::{O, T};
+use crate::merge::shared::merged::MergedNode;
 use crate::merge::shared::sections::TagFields;
-use crate::merge::tree::nodes::MergedNode;
 use crate::model::join_path;
 use std::collections::HashMap;
 

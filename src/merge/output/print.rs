@@ -5,11 +5,11 @@
 //! decides nothing about content.
 
 use crate::linemerge::{merge_hunks_styled, write_conflict, ConflictStyle, Hunk, MarkerOptions};
-use crate::merge::identity::matching::{B, O, T};
 use crate::merge::ids::assign::is_int_id;
 use crate::merge::shared::context::{body_end, Ctx};
+use crate::merge::shared::idents::{B, O, T};
+use crate::merge::shared::merged::MergedNode;
 use crate::merge::shared::sections::{Chunk, Line, OutSec, SideFields, Src, TagFields, TagOut};
-use crate::merge::tree::nodes::MergedNode;
 use crate::model::SectionKind;
 use crate::value::{rewrite_refs_in_text, RefKind};
 use std::collections::HashMap;

@@ -6,13 +6,13 @@
 //! the side that lacks the node. Deciding what conflicts is left to [`crate::merge::tree::nodes`];
 //! the markers to [`crate::merge::output::print`].
 
-use crate::merge::identity::matching::{B, O, T};
+use crate::merge::decisions::Decision;
 use crate::merge::output::hunk_parts::{parent_text, quoted, HunkParts};
 use crate::merge::shared::context::{Ctx, ParentRef};
+use crate::merge::shared::idents::{B, O, T};
+use crate::merge::shared::merged::MergedNode;
+use crate::merge::shared::merged::MergedPaths;
 use crate::merge::shared::sections::{Chunk, OutSec, TagOut};
-use crate::merge::tree::nodes::MergedNode;
-use crate::merge::tree::paths::MergedPaths;
-use crate::merge::Decision;
 use crate::model::join_path;
 use std::collections::{BTreeMap, HashMap};
 

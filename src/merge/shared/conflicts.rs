@@ -6,10 +6,10 @@
 //! they name in the result). Deciding that something conflicts is left to the phases;
 //! printing the markers is left to [`crate::merge::output::print`].
 
-use crate::merge::identity::matching::{B, O, T};
 use crate::merge::shared::context::Ctx;
+use crate::merge::shared::idents::{B, O, T};
+use crate::merge::shared::report::{shorten, ConflictReport};
 use crate::merge::shared::sections::Src;
-use crate::merge::{shorten, ConflictReport};
 use crate::value::{rewrite_refs_in_text, RefKind};
 use std::collections::{HashMap, HashSet};
 

@@ -3,9 +3,10 @@
 //! the order they happen). It also says where a node's parent is, by identity. What to do
 //! with any of it is left to the phases.
 
-use crate::merge::identity::matching::{match_all, FxMap, IdIndex, Idents};
+use crate::merge::decisions::Decision;
+use crate::merge::shared::idents::{FxMap, IdIndex, Idents};
+use crate::merge::shared::report::ConflictReport;
 use crate::merge::shared::sections::Src;
-use crate::merge::{ConflictReport, Decision};
 use crate::model::{field_text, Scene};
 use crate::syntax::{ByteRange, Section};
 use std::borrow::Cow;
@@ -89,9 +90,9 @@ pub(in crate::merge) fn pick3<V>(
 }
 
 impl<'a> Ctx<'a> {
-    /// Match the three scenes and set up the lookups.
-    pub(in crate::merge) fn new(sc: [&'a Scene; 3]) -> Ctx<'a> {
-        let mut id = match_all(sc);
+    /// Set up the lookups of the three scenes and the identities matching found
+    /// ([`crate::merge::identity::matching::match_all`]).
+    pub(in crate::merge) fn new(sc: [&'a Scene; 3], mut id: Idents<'a>) -> Ctx<'a> {
         let paths = std::mem::take(&mut id.paths);
         Ctx {
             sc,

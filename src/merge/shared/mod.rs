@@ -6,5 +6,8 @@
 
 pub(super) mod conflicts;
 pub(super) mod context;
+pub(super) mod idents;
+pub(super) mod merged;
+pub(super) mod report;
 pub(super) mod sections;
 pub mod sequence;

@@ -3,11 +3,12 @@
 //! a disagreement a conflict on the tag; `from`/`to` rewritten to the nodes' paths in the
 //! result. Node paths are [`crate::merge::tree::paths`]'s; order is [`crate::merge::shared::sequence`]'s.
 
-use crate::merge::identity::matching::{key_table, B, O, T};
+use crate::merge::identity::matching::key_table;
 use crate::merge::shared::context::{eq_opt, pick3, Ctx, Pick};
+use crate::merge::shared::idents::{B, O, T};
+use crate::merge::shared::merged::MergedPaths;
 use crate::merge::shared::sections::{Chunk, OutSec, Src, TagOut};
 use crate::merge::shared::sequence::merge_order;
-use crate::merge::tree::paths::MergedPaths;
 use crate::model::SectionKind;
 use std::collections::BTreeMap;
 

@@ -2,11 +2,12 @@
 //! are editable), kept when both sides have it or one side added it; the path follows the
 //! node. Node paths are [`crate::merge::tree::paths`]'s.
 
-use crate::merge::identity::matching::{key_table, B, O, T};
+use crate::merge::identity::matching::key_table;
 use crate::merge::shared::context::Ctx;
+use crate::merge::shared::idents::{B, O, T};
+use crate::merge::shared::merged::MergedPaths;
 use crate::merge::shared::sections::{Chunk, OutSec, TagOut};
 use crate::merge::shared::sequence::merge_order;
-use crate::merge::tree::paths::MergedPaths;
 use crate::model::SectionKind;
 use std::collections::BTreeMap;
 

@@ -6,8 +6,8 @@
 //! are left to [`crate::merge::tree::nodes`], properties that hold an edited resource to
 //! [`crate::merge::values::resources::keep_held_edits`].
 
-use crate::merge::identity::matching::{B, O, T};
 use crate::merge::shared::context::Ctx;
+use crate::merge::shared::idents::{B, O, T};
 use crate::merge::tree::connections::conn_key;
 use crate::merge::values::nodepaths::named_nodes;
 use crate::merge::values::resources::{edited_subs, sub_name, sub_refs_in};

@@ -3,11 +3,11 @@
 //! name, parent path and fields differ from the side it is printed from. Which nodes
 //! stay, and where, is left to [`crate::merge::tree::nodes`] and [`crate::merge::tree::paths`].
 
-use crate::merge::identity::matching::{B, O, T};
 use crate::merge::shared::context::{field_text_cow, Ctx, Pick};
+use crate::merge::shared::idents::{B, O, T};
+use crate::merge::shared::merged::MergedNode;
+use crate::merge::shared::merged::MergedPaths;
 use crate::merge::shared::sections::{Chunk, Src, TagOut};
-use crate::merge::tree::nodes::MergedNode;
-use crate::merge::tree::paths::MergedPaths;
 use crate::syntax::Section;
 use crate::write::section::NODE_FIELDS;
 

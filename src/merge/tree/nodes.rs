@@ -8,34 +8,16 @@
 //! that picking either side of the hunk keeps or drops the subtree whole. Paths in the result are left to [`crate::merge::tree::paths`], the `[node]` line's
 //! fields to [`crate::merge::tree::node_tags`], order to [`crate::merge::tree::order`].
 
-use crate::merge::identity::matching::{B, O, T};
+use crate::merge::decisions::Decision;
 use crate::merge::shared::context::{eq_opt, pick3, Ctx, ParentRef, Pick};
-use crate::merge::shared::sections::{Line, NodeFields, OutSec, TagOut};
+use crate::merge::shared::idents::{B, O, T};
+use crate::merge::shared::merged::MergedNode;
+use crate::merge::shared::sections::{Line, OutSec, TagOut};
 use crate::merge::tree::held::Needs;
-use crate::merge::Decision;
 use crate::model::{Scene, SectionKind};
 use crate::syntax::{Section, Span};
 use crate::value::{scan_refs_in_text, RefKind};
 use std::collections::{BTreeMap, BTreeSet};
-
-/// What the merge decided for a node that is in the result.
-pub(in crate::merge) struct MergedNode<'a> {
-    /// Its section (tag and lines, or a whole-section conflict).
-    pub(in crate::merge) out: OutSec,
-    /// Where it hangs.
-    pub(in crate::merge) parent: ParentRef,
-    /// Its name.
-    pub(in crate::merge) name: &'a str,
-    /// Its `[node]` fields, for [`crate::merge::tree::node_tags`]; `None` for a whole-section conflict.
-    pub(in crate::merge) fields: Option<NodeFields<'a>>,
-    /// The `[node]` line itself conflicts (printed between markers, never rebuilt).
-    pub(in crate::merge) tag_conflict: bool,
-    /// Its name or parent conflicts: the `parent=` of the nodes under it depends on
-    /// the side a person picks (see [`crate::merge::output::spelling`]).
-    pub(in crate::merge) place_conflict: bool,
-    /// Groups the merge writes (both sides changed them).
-    pub(in crate::merge) groups: Option<String>,
-}
 
 /// A rename or move of one side that the other side's changes followed.
 pub(in crate::merge) struct Followed {

@@ -13,11 +13,12 @@
 //! Y (with the nodes only Y's side added under it), so that either pick leaves one node
 //! at that path.
 
-use crate::merge::identity::matching::{B, O, T};
+use crate::merge::decisions::Decision;
 use crate::merge::shared::context::{Ctx, ParentRef};
+use crate::merge::shared::idents::{B, O, T};
+use crate::merge::shared::merged::MergedNode;
 use crate::merge::shared::sections::OutSec;
-use crate::merge::tree::nodes::{hung_under, path_on, MergedNode};
-use crate::merge::Decision;
+use crate::merge::tree::nodes::{hung_under, path_on};
 use std::collections::BTreeMap;
 
 /// Turn every pair of rival nodes into one whole-node conflict: ours' identity carries

@@ -7,8 +7,8 @@
 //! It decides only whether a key is churn; the property and node phases act on it, and
 //! [`crate::merge::MergeOptions::no_layout_policy`] turns it off.
 
+use crate::merge::decisions::Decision;
 use crate::merge::shared::context::{Ctx, ParentRef};
-use crate::merge::Decision;
 
 /// Built-in containers that place and size their children (Godot 3 and 4 names).
 const CONTAINERS: &[&str] = &[

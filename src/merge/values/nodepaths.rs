@@ -14,12 +14,12 @@
 //!
 //! Where each node ends up is left to [`crate::merge::tree::paths`].
 
-use crate::merge::identity::matching::{B, O, T};
+use crate::merge::decisions::Decision;
 use crate::merge::shared::context::Ctx;
+use crate::merge::shared::idents::{B, O, T};
+use crate::merge::shared::merged::MergedNode;
+use crate::merge::shared::merged::MergedPaths;
 use crate::merge::shared::sections::Line;
-use crate::merge::tree::nodes::MergedNode;
-use crate::merge::tree::paths::MergedPaths;
-use crate::merge::Decision;
 
 /// Resolve a relative node path (no subnames) against the scene path of the node that
 /// holds it. Scene paths are `.` for the root, else `A/B` (as `parent=` spells them).

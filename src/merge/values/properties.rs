@@ -3,8 +3,8 @@
 //! values is [`crate::merge::values::equality`]'s; which sections to merge is left to the phases.
 
 use crate::linemerge::MarkerOptions;
-use crate::merge::identity::matching::{B, O, T};
 use crate::merge::shared::context::{Ctx, Pick};
+use crate::merge::shared::idents::{B, O, T};
 use crate::merge::shared::sections::{Line, Src};
 use crate::merge::shared::sequence::merge_order;
 use crate::merge::values::value_grain::GrainAnswer;

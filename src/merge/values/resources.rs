@@ -3,11 +3,11 @@
 //! resources the merged content still uses (orphans dropped, deleted-but-used kept), and
 //! each resource's tag. Ids are left to [`crate::merge::ids::assign`], order to [`crate::merge::tree::order`].
 
-use crate::merge::identity::matching::{B, O, T};
+use crate::merge::decisions::Decision;
 use crate::merge::shared::context::{field_src, Ctx, Pick};
+use crate::merge::shared::idents::{B, O, T};
+use crate::merge::shared::merged::MergedNode;
 use crate::merge::shared::sections::{Chunk, Line, OutSec, Src, TagOut};
-use crate::merge::tree::nodes::MergedNode;
-use crate::merge::Decision;
 use crate::model::{FileKind, SectionKind};
 use crate::value::{scan_refs_in_text, RefKind};
 use std::collections::{BTreeMap, BTreeSet};

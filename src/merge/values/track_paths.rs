@@ -22,15 +22,15 @@
 //! It decides only the path text; where nodes end up is [`crate::merge::tree::paths`]'s and how the
 //! tracks merge is [`crate::grain`]'s.
 
-use crate::merge::identity::matching::{B, O, T};
+use crate::merge::decisions::Decision;
 use crate::merge::shared::context::Ctx;
+use crate::merge::shared::idents::{B, O, T};
+use crate::merge::shared::merged::MergedPaths;
 use crate::merge::shared::sections::{Line, OutSec};
-use crate::merge::tree::paths::MergedPaths;
 use crate::merge::values::nodepaths::{merge_meaning, node_paths, path_part, relative, resolve};
 use crate::merge::values::unique_paths::{
     read_steps, renamed_steps, resolve_out, result_uniques, unique_names, Names, OutNames,
 };
-use crate::merge::Decision;
 use crate::value::{parse, rewrite_refs_in_text, RefKind, Value};
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -19,13 +19,13 @@
 //! ([`crate::merge::values::track_paths`]); relative paths are [`crate::merge::values::nodepaths`]' and every other
 //! spelling stays as written.
 
-use crate::merge::identity::matching::{O, T};
+use crate::merge::decisions::Decision;
 use crate::merge::shared::context::Ctx;
+use crate::merge::shared::idents::{O, T};
+use crate::merge::shared::merged::MergedNode;
+use crate::merge::shared::merged::MergedPaths;
 use crate::merge::shared::sections::Line;
-use crate::merge::tree::nodes::MergedNode;
-use crate::merge::tree::paths::MergedPaths;
 use crate::merge::values::nodepaths::node_paths;
-use crate::merge::Decision;
 use std::collections::BTreeMap;
 
 /// A side's unique names: name -> the identity of the one node of this scene marked

@@ -12,9 +12,9 @@
 //! settled. A reference that names nothing on its side leaves the value whole.
 
 use crate::grain::{self, ConflictAt, Grain, GrainConflict, PropertyContext};
-use crate::merge::identity::matching::{B, O, T};
 use crate::merge::shared::context::Pick;
 use crate::merge::shared::context::{field_text_cow, Ctx};
+use crate::merge::shared::idents::{B, O, T};
 use crate::merge::shared::sections::{Line, Src};
 use crate::value::{parse, rewrite_refs_in_text, scan_refs_in_text, sem_eq_top, RefKind};
 use std::borrow::Cow;
@@ -220,7 +220,7 @@ impl<'a> Ctx<'a> {
     ) {
         if lines.iter().any(|l| matches!(l, Line::Idents(_))) {
             self.decisions
-                .push(crate::merge::Decision::ValueMergedInside {
+                .push(crate::merge::decisions::Decision::ValueMergedInside {
                     location: location(),
                     key: key.to_string(),
                 });
@@ -343,7 +343,10 @@ impl<'a> Ctx<'a> {
         c: &[GrainConflict],
     ) {
         let Some(first) = c.first() else { return };
-        let short = |v: &Option<String>| v.as_ref().map(|v| crate::merge::shorten(v, 60));
+        let short = |v: &Option<String>| {
+            v.as_ref()
+                .map(|v| crate::merge::shared::report::shorten(v, 60))
+        };
         let values = [short(&first.base), short(&first.ours), short(&first.theirs)];
         self.part_conflict(location, Some(format!("{key}, {}", places(c))), values);
     }
@@ -453,7 +456,7 @@ impl<'a> Ctx<'a> {
         if mine.is_empty() {
             let named = values.map(|v| {
                 v.as_ref()
-                    .map(|v| crate::merge::shorten(&self.named_idents(v), 60))
+                    .map(|v| crate::merge::shared::report::shorten(&self.named_idents(v), 60))
             });
             self.part_conflict(location, Some(key.to_string()), named);
         } else {
