@@ -28,7 +28,6 @@ pub use decisions::Decision;
 pub use shared::report::{shorten, ConflictReport};
 pub use shared::sequence;
 
-use identity::matching;
 use ids::assign;
 use output::{carried, header, print, spelling};
 use shared::{context, sections};
@@ -376,8 +375,8 @@ struct Structural {
 /// 10. [`print`]: the text, and the text with every conflict resolved to ours.
 fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, opts: &MergeOptions) -> Structural {
     let markers = &opts.markers;
-    let mut ctx = context::Ctx::new([b, o, t], matching::match_all([b, o, t]));
-    matching::record_identity_decisions(&mut ctx);
+    let mut ctx = context::Ctx::new([b, o, t], identity::match_all([b, o, t]));
+    identity::record_identity_decisions(&mut ctx);
     ctx.layout_policy = !opts.no_layout_policy;
     resources::record_sub_matches(&mut ctx);
     let nodes::Nodes {

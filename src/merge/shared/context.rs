@@ -91,7 +91,7 @@ pub(in crate::merge) fn pick3<V>(
 
 impl<'a> Ctx<'a> {
     /// Set up the lookups of the three scenes and the identities matching found
-    /// ([`crate::merge::identity::matching::match_all`]).
+    /// ([`crate::merge::identity::match_all`]).
     pub(in crate::merge) fn new(sc: [&'a Scene; 3], mut id: Idents<'a>) -> Ctx<'a> {
         let paths = std::mem::take(&mut id.paths);
         Ctx {

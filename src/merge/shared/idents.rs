@@ -79,7 +79,7 @@ pub struct Idents<'a> {
     pub node: Table,
     /// Sub_resource matches made by use or content where ids differ.
     pub sub_matches: Vec<SubMatch>,
-    /// Base nodes paired with the node both sides now share (see `identity::matching::follow_shared`).
+    /// Base nodes paired with the node both sides now share (see `identity::nodes::follow_shared`).
     pub shared_changes: Vec<SharedChange>,
 }
 

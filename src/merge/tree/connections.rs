@@ -3,7 +3,7 @@
 //! a disagreement a conflict on the tag; `from`/`to` rewritten to the nodes' paths in the
 //! result. Node paths are [`crate::merge::tree::paths`]'s; order is [`crate::merge::shared::sequence`]'s.
 
-use crate::merge::identity::matching::key_table;
+use crate::merge::identity::key_table;
 use crate::merge::shared::context::{eq_opt, pick3, Ctx, Pick};
 use crate::merge::shared::idents::{B, O, T};
 use crate::merge::shared::merged::MergedPaths;

@@ -2,7 +2,7 @@
 //! are editable), kept when both sides have it or one side added it; the path follows the
 //! node. Node paths are [`crate::merge::tree::paths`]'s.
 
-use crate::merge::identity::matching::key_table;
+use crate::merge::identity::key_table;
 use crate::merge::shared::context::Ctx;
 use crate::merge::shared::idents::{B, O, T};
 use crate::merge::shared::merged::MergedPaths;
