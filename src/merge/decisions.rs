@@ -234,6 +234,42 @@ pub enum Decision {
 impl fmt::Display for Decision {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            Decision::IdRenamed { .. }
+            | Decision::ResourceDeduplicated { .. }
+            | Decision::ResourceMatched { .. }
+            | Decision::ResourceContentFollowed { .. }
+            | Decision::LoadStepsRecomputed { .. }
+            | Decision::LoadStepsRemoved { .. }
+            | Decision::FormatRaised { .. }
+            | Decision::UnusedResourceDropped { .. }
+            | Decision::DeletedResourceKept { .. }
+            | Decision::ValueMergedInside { .. } => self.fmt_resource(f),
+            Decision::NodeRenameFollowed { .. }
+            | Decision::NodeMoveFollowed { .. }
+            | Decision::NodePathFollowed { .. }
+            | Decision::NodePathKept { .. }
+            | Decision::NodeIdentityShared { .. }
+            | Decision::OrderConflictOursKept
+            | Decision::SiblingOrderMerged
+            | Decision::ResavedNodeDeleted { .. }
+            | Decision::ChurnOursKept { .. }
+            | Decision::ChurnedNodeDeleted { .. } => self.fmt_node(f),
+            Decision::ConflictCarriesSubtree { .. }
+            | Decision::RivalNodesConflict { .. }
+            | Decision::ReplacedNodeConflict { .. }
+            | Decision::ConflictCarriesSubResource { .. }
+            | Decision::ConflictSpellsParents { .. }
+            | Decision::AddAddStandInBase { .. }
+            | Decision::HunkFavored { .. }
+            | Decision::FellBack { .. } => self.fmt_hunk(f),
+        }
+    }
+}
+
+impl Decision {
+    /// The sentence of a decision about resources, their ids or the header.
+    fn fmt_resource(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
             Decision::IdRenamed { section, type_name, from, to } => write!(
                 f,
                 "renamed their {section} {type_name} id \"{from}\" to \"{to}\": ours already uses \"{from}\" for another resource; every reference from their side was rewritten"
@@ -245,6 +281,43 @@ impl fmt::Display for Decision {
                 f,
                 "matched their {type_name} sub_resource \"{theirs_id}\" with ours \"{ours_id}\" by {how} (ids were renumbered)"
             ),
+            Decision::ResourceContentFollowed { side, type_name, base_id, id } => write!(
+                f,
+                "{side} moved the content of {type_name} sub_resource \"{base_id}\" to \"{id}\" (a re-import reused the id for other content); changes followed the content"
+            ),
+            Decision::LoadStepsRecomputed { from, to } => write!(
+                f,
+                "recomputed load_steps: {} -> {} (sub_resources + ext_resources + 1)",
+                from.map_or("absent".to_string(), |v| v.to_string()),
+                to.map_or("absent".to_string(), |v| v.to_string())
+            ),
+            Decision::LoadStepsRemoved { side, base } => write!(
+                f,
+                "removed load_steps (base had {base}): {side} re-saved without load_steps (Godot 4.6 no longer writes it)"
+            ),
+            Decision::FormatRaised { from, to } => write!(
+                f,
+                "raised format from {} to {to}: the merged content needs it",
+                from.map_or("absent".to_string(), |v| v.to_string())
+            ),
+            Decision::UnusedResourceDropped { section, id } => {
+                write!(f, "dropped {section} \"{id}\": nothing in the merged file uses it any more")
+            }
+            Decision::DeletedResourceKept { section, id } => {
+                write!(f, "kept {section} \"{id}\", deleted on one side, because merged content still uses it")
+            }
+            Decision::ValueMergedInside { location, key } => write!(
+                f,
+                "merged {key} of {location} inside (both sides changed it), reading each side's resource ids as the resources they name"
+            ),
+            // Not reached: `fmt` hands this function only the decisions above.
+            _ => Ok(()),
+        }
+    }
+
+    /// The sentence of a decision about nodes, their paths or their order.
+    fn fmt_node(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
             Decision::NodeRenameFollowed { from, to } => {
                 write!(f, "followed the rename of node \"{from}\" to \"{to}\": changes made under the old name were applied to it")
             }
@@ -264,37 +337,28 @@ impl fmt::Display for Decision {
                 "both sides gave node \"{path}\" the same new identity ({}); it was merged three-way against base",
                 if *by_unique_id { "the same new unique_id" } else { "the same name, type and parent" }
             ),
-            Decision::ResourceContentFollowed { side, type_name, base_id, id } => write!(
-                f,
-                "{side} moved the content of {type_name} sub_resource \"{base_id}\" to \"{id}\" (a re-import reused the id for other content); changes followed the content"
-            ),
             Decision::OrderConflictOursKept => write!(f, "both sides reordered the same nodes differently; ours' order was kept where they disagree (order has no conflict marker: check the node order)"),
             Decision::SiblingOrderMerged => write!(f, "merged the node order of both sides (insertions from both kept)"),
-            Decision::LoadStepsRecomputed { from, to } => write!(
-                f,
-                "recomputed load_steps: {} -> {} (sub_resources + ext_resources + 1)",
-                from.map_or("absent".to_string(), |v| v.to_string()),
-                to.map_or("absent".to_string(), |v| v.to_string())
-            ),
-            Decision::LoadStepsRemoved { side, base } => write!(
-                f,
-                "removed load_steps (base had {base}): {side} re-saved without load_steps (Godot 4.6 no longer writes it)"
-            ),
             Decision::ResavedNodeDeleted { node, side } => write!(
                 f,
                 "deleted {node}: {side} only re-saved it (a new unique_id or renamed resource ids), which is no change"
             ),
-            Decision::FormatRaised { from, to } => write!(
+            Decision::ChurnOursKept { node, key, reason } => write!(
                 f,
-                "raised format from {} to {to}: the merged content needs it",
-                from.map_or("absent".to_string(), |v| v.to_string())
+                "both sides changed {key} of {node} differently; kept ours because {reason} (--no-layout-policy to get a conflict)"
             ),
-            Decision::UnusedResourceDropped { section, id } => {
-                write!(f, "dropped {section} \"{id}\": nothing in the merged file uses it any more")
-            }
-            Decision::DeletedResourceKept { section, id } => {
-                write!(f, "kept {section} \"{id}\", deleted on one side, because merged content still uses it")
-            }
+            Decision::ChurnedNodeDeleted { node } => write!(
+                f,
+                "deleted {node}: the other side changed only its container layout or editor-only state"
+            ),
+            // Not reached: `fmt` hands this function only the decisions above.
+            _ => Ok(()),
+        }
+    }
+
+    /// The sentence of a decision about conflict hunks or the merge as a whole.
+    fn fmt_hunk(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
             Decision::ConflictCarriesSubtree { node, nodes } => write!(
                 f,
                 "the conflict on node \"{node}\" (deleted on one side) carries its {nodes} descendant node(s) inside the markers, so picking a side keeps or drops the whole subtree"
@@ -315,18 +379,6 @@ impl fmt::Display for Decision {
                 f,
                 "the name or place of node \"{node}\" conflicts: the parent= of {nodes} node(s) under it is written between markers in each side's spelling"
             ),
-            Decision::ChurnOursKept { node, key, reason } => write!(
-                f,
-                "both sides changed {key} of {node} differently; kept ours because {reason} (--no-layout-policy to get a conflict)"
-            ),
-            Decision::ValueMergedInside { location, key } => write!(
-                f,
-                "merged {key} of {location} inside (both sides changed it), reading each side's resource ids as the resources they name"
-            ),
-            Decision::ChurnedNodeDeleted { node } => write!(
-                f,
-                "deleted {node}: the other side changed only its container layout or editor-only state"
-            ),
             Decision::AddAddStandInBase { header } => write!(
                 f,
                 "both sides added this file (git passed an empty base): merged against a stand-in base holding only `{header}`, so each node and resource is one side's addition"
@@ -336,6 +388,8 @@ impl fmt::Display for Decision {
                 "resolved the conflict hunk at line {line} to {side} (--favor): kept {kept}"
             ),
             Decision::FellBack { reason } => write!(f, "used a line merge instead of the structural merge: {reason}"),
+            // Not reached: `fmt` hands this function only the decisions above.
+            _ => Ok(()),
         }
     }
 }
@@ -429,6 +483,34 @@ impl Decision {
             Decision::HunkFavored { side, line, kept } => {
                 json!({"side": side, "line": line, "kept": kept})
             }
+            Decision::ResourceContentFollowed {
+                side,
+                type_name,
+                base_id,
+                id,
+            } => {
+                json!({"side": side, "type": type_name, "base_id": base_id, "id": id})
+            }
+            Decision::ConflictCarriesSubtree { .. }
+            | Decision::ConflictSpellsParents { .. }
+            | Decision::RivalNodesConflict { .. }
+            | Decision::ReplacedNodeConflict { .. }
+            | Decision::ChurnOursKept { .. }
+            | Decision::ChurnedNodeDeleted { .. }
+            | Decision::ConflictCarriesSubResource { .. }
+            | Decision::NodePathFollowed { .. }
+            | Decision::NodePathKept { .. }
+            | Decision::NodeIdentityShared { .. }
+            | Decision::SiblingOrderMerged
+            | Decision::OrderConflictOursKept => self.node_fields_json(),
+        }
+    }
+
+    /// The fields of a decision about nodes, their paths, their order or the hunks that
+    /// carry them, for [`Decision::fields_json`].
+    fn node_fields_json(&self) -> serde_json::Value {
+        use serde_json::json;
+        match self {
             Decision::ConflictCarriesSubtree { node, nodes }
             | Decision::ConflictSpellsParents { node, nodes } => {
                 json!({"node": node, "nodes": nodes})
@@ -462,15 +544,9 @@ impl Decision {
             Decision::NodeIdentityShared { path, by_unique_id } => {
                 json!({"path": path, "by_unique_id": by_unique_id})
             }
-            Decision::ResourceContentFollowed {
-                side,
-                type_name,
-                base_id,
-                id,
-            } => {
-                json!({"side": side, "type": type_name, "base_id": base_id, "id": id})
-            }
             Decision::SiblingOrderMerged | Decision::OrderConflictOursKept => json!({}),
+            // Not reached: `fields_json` hands this function only the decisions above.
+            _ => json!({}),
         }
     }
 }

@@ -240,33 +240,10 @@ fn merge_inputs<I: Input>(
     if base == ours {
         return trivial(theirs);
     }
-    let parsed = parse_three(inputs);
-    let (mut b, mut o, mut t) = match parsed {
-        (Ok(b), Ok(o), Ok(t)) => (b, o, t),
-        (b, o, t) => {
-            let which = [("base", b.err()), ("ours", o.err()), ("theirs", t.err())]
-                .into_iter()
-                .find_map(|(n, e)| {
-                    e.map(|e| {
-                        format!(
-                            "{n} does not parse: {}",
-                            e.to_string().lines().next().unwrap_or("")
-                        )
-                    })
-                })
-                .unwrap_or_default();
-            return line_fallback(base, ours, theirs, opts, which);
-        }
+    let (mut b, mut o, mut t) = match parse_alike(inputs, opts) {
+        Ok(scenes) => scenes,
+        Err(out) => return out,
     };
-    if b.kind != o.kind || o.kind != t.kind {
-        return line_fallback(
-            base,
-            ours,
-            theirs,
-            opts,
-            "the three versions are not all scenes or all resources".into(),
-        );
-    }
     let mut structural = merge_scenes(&b, &o, &t, opts);
     if base.len() + ours.len() + theirs.len() > 1 << 20 {
         // A syntax tree is a few large lists: freed at once even with `exit_after`, it
@@ -282,26 +259,83 @@ fn merge_inputs<I: Input>(
             .map(|text| structural.text = text),
     };
     if let Err(reason) = verdict {
-        let mut out = line_fallback(base, ours, theirs, opts, reason);
-        // A clean line merge of two valid sides that is itself broken must not be
-        // called clean: git then leaves the file unmerged for a person to look at.
-        if out.conflict_count == 0 && validates(ours).is_ok() && validates(theirs).is_ok() {
-            if let Err(why) = validates(&out.text) {
-                out.conflict_count = 1;
-                out.conflicts.push(ConflictReport {
-                    location: "whole file".into(),
-                    property: None,
-                    base: None,
-                    ours: None,
-                    theirs: Some(format!(
-                        "the line merge has no markers but {}",
-                        why.trim_start_matches("the structural result would be ")
-                    )),
-                });
-            }
-        }
-        return out;
+        return invalid_fallback((base, ours, theirs), opts, reason);
     }
+    settle(structural, (base, ours, theirs), opts)
+}
+
+/// The three inputs parsed, or the line merge's outcome when one does not parse or they
+/// are not all scenes or all resources.
+#[allow(clippy::type_complexity)]
+fn parse_alike<I: Input>(
+    inputs @ (b_in, o_in, t_in): (&I, &I, &I),
+    opts: &MergeOptions,
+) -> Result<(Scene, Scene, Scene), MergeOutcome> {
+    let (base, ours, theirs) = (b_in.as_ref(), o_in.as_ref(), t_in.as_ref());
+    let parsed = parse_three(inputs);
+    let (b, o, t) = match parsed {
+        (Ok(b), Ok(o), Ok(t)) => (b, o, t),
+        (b, o, t) => {
+            let which = [("base", b.err()), ("ours", o.err()), ("theirs", t.err())]
+                .into_iter()
+                .find_map(|(n, e)| {
+                    e.map(|e| {
+                        format!(
+                            "{n} does not parse: {}",
+                            e.to_string().lines().next().unwrap_or("")
+                        )
+                    })
+                })
+                .unwrap_or_default();
+            return Err(line_fallback(base, ours, theirs, opts, which));
+        }
+    };
+    if b.kind != o.kind || o.kind != t.kind {
+        return Err(line_fallback(
+            base,
+            ours,
+            theirs,
+            opts,
+            "the three versions are not all scenes or all resources".into(),
+        ));
+    }
+    Ok((b, o, t))
+}
+
+/// The line merge in place of a structural result that does not validate (`reason`).
+fn invalid_fallback(
+    (base, ours, theirs): (&[u8], &[u8], &[u8]),
+    opts: &MergeOptions,
+    reason: String,
+) -> MergeOutcome {
+    let mut out = line_fallback(base, ours, theirs, opts, reason);
+    // A clean line merge of two valid sides that is itself broken must not be
+    // called clean: git then leaves the file unmerged for a person to look at.
+    if out.conflict_count == 0 && validates(ours).is_ok() && validates(theirs).is_ok() {
+        if let Err(why) = validates(&out.text) {
+            out.conflict_count = 1;
+            out.conflicts.push(ConflictReport {
+                location: "whole file".into(),
+                property: None,
+                base: None,
+                ours: None,
+                theirs: Some(format!(
+                    "the line merge has no markers but {}",
+                    why.trim_start_matches("the structural result would be ")
+                )),
+            });
+        }
+    }
+    out
+}
+
+/// The outcome of a valid structural result: itself when clean; with conflicts, a clean
+/// line merge that validates wins (never worse than git).
+fn settle(
+    structural: Structural,
+    (base, ours, theirs): (&[u8], &[u8], &[u8]),
+    opts: &MergeOptions,
+) -> MergeOutcome {
     if structural.conflicts.is_empty() {
         return MergeOutcome {
             text: structural.text.into_bytes(),
