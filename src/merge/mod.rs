@@ -8,9 +8,13 @@
 //! ours' bytes, new ones follow Godot's layout. Real conflicts become small diff3 markers
 //! around one property line, one header or one section.
 //!
-//! Layout: [`merge_scenes`] runs the structural merge as a pipeline of phases, one file
-//! per decision (see its doc); [`merge`] wraps it with the trivial cases, validation and
-//! the line-merge fallback.
+//! Layout: [`merge_scenes`] runs the structural merge as a pipeline of stages, one folder
+//! each, in this order: `identity/` (which part is which), `tree/` (which nodes are in
+//! the result, where), `values/` (values, resources, paths that name nodes), `ids/`
+//! (resource ids), `output/` (hunks and printing); `shared/` holds the types they all
+//! speak and [`Decision`] lives in `decisions.rs`. A stage imports only the stages before
+//! it (docs/architecture.md; `tests/merge_stages.rs` holds it). [`merge`] wraps the
+//! pipeline with the trivial cases, validation and the line-merge fallback.
 //!
 //! Safety net: a result is called clean only if it re-parses and passes
 //! [`crate::check`]; otherwise the merge falls back to [`crate::linemerge`], which behaves
@@ -394,19 +398,18 @@ struct Structural {
 /// The structural merge of three parsed scenes. Each phase is one call; conflicts and
 /// decisions are logged in [`context::Ctx`] in the order the phases run:
 ///
-/// 1. [`context`]/[`matching`]: identities of nodes and resources across the three;
-///    [`resources`] records sub_resources matched by content.
-/// 2. [`nodes`]: per node, added, deleted, delete against modify, kept (renamed, moved,
-///    fields via [`node_tags`], properties via [`properties`]).
-/// 3. [`paths`]: every node's path in the result; renames and moves followed.
-/// 4. [`node_tags`]: `[node]` lines rebuilt where name, parent or fields changed.
-/// 5. [`order`]: node order.
-/// 6. [`resources`]: `[resource]` and sub_resource contents, then which resources stay.
-/// 7. [`nodepaths`]: NodePath values follow renamed and moved nodes.
-/// 8. [`order`] and [`ids`]: resource order and ids.
-/// 9. [`connections`], [`editables`], [`spelling`] (`parent=`, `from=`, `to=` that
-///    depend on the side picked in a hunk), [`header`].
-/// 10. [`print`]: the text, and the text with every conflict resolved to ours.
+/// 1. `identity/`: identities of nodes and resources across the three (with
+///    [`resources::record_sub_matches`], sub_resources matched by content).
+/// 2. `tree/`: per node, added, deleted, delete against modify, kept ([`nodes`]); the
+///    renames and moves followed ([`paths`]); `[node]` lines ([`node_tags`]); node order.
+/// 3. `values/`: `[resource]` and sub_resource contents, which resources stay
+///    ([`resources`]); NodePaths and track paths follow moved nodes ([`nodepaths`],
+///    [`track_paths`]).
+/// 4. `ids/`: resource order and ids.
+/// 5. `tree/` again for the sections hung on nodes ([`connections`], [`editables`]),
+///    then `output/`: [`spelling`] (`parent=`, `from=`, `to=` that depend on the side
+///    picked in a hunk), [`carried`], [`header`], and [`print`]: the text, and the text
+///    with every conflict resolved to ours.
 fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, opts: &MergeOptions) -> Structural {
     let markers = &opts.markers;
     let mut ctx = context::Ctx::new([b, o, t], identity::match_all([b, o, t]));

@@ -1,7 +1,7 @@
 //! `[connection]` sections: matched by signal, from, to and method (nodes by identity,
 //! so a renamed node's connections match), merged as a set; flags and binds three-way,
 //! a disagreement a conflict on the tag; `from`/`to` rewritten to the nodes' paths in the
-//! result. Node paths are [`crate::merge::tree::paths`]'s; order is [`crate::merge::shared::sequence`]'s.
+//! result. Node paths are [`crate::merge::shared::merged::MergedPaths`]'s; order is [`crate::merge::shared::sequence`]'s.
 
 use crate::merge::identity::key_table;
 use crate::merge::shared::context::{eq_opt, pick3, Ctx, Pick};

@@ -1,6 +1,6 @@
 //! `[editable path=...]` sections: a set of node identities (an instance whose children
 //! are editable), kept when both sides have it or one side added it; the path follows the
-//! node. Node paths are [`crate::merge::tree::paths`]'s.
+//! node. Node paths are [`crate::merge::shared::merged::MergedPaths`]'s.
 
 use crate::merge::identity::key_table;
 use crate::merge::shared::context::Ctx;

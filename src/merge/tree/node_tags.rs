@@ -1,7 +1,7 @@
 //! A node's `[node ...]` line: its fields (name and parent apart) merged three-way when
 //! both sides kept the node, and the line rebuilt in Godot's field order once the merged
 //! name, parent path and fields differ from the side it is printed from. Which nodes
-//! stay, and where, is left to [`crate::merge::tree::nodes`] and [`crate::merge::tree::paths`].
+//! stay, and where, is left to [`crate::merge::tree::nodes`] and [`crate::merge::shared::merged::MergedPaths`].
 
 use crate::merge::shared::context::{field_text_cow, Ctx, Pick};
 use crate::merge::shared::idents::{B, O, T};

@@ -5,7 +5,7 @@
 //! and properties), deleted by both. A parent deleted under a node that stays comes back
 //! as a conflict. A node in conflict as a whole carries its subtree on the side that
 //! kept it (the descendants the other side deleted, changed, added or left alone), so
-//! that picking either side of the hunk keeps or drops the subtree whole. Paths in the result are left to [`crate::merge::tree::paths`], the `[node]` line's
+//! that picking either side of the hunk keeps or drops the subtree whole. Paths in the result are left to [`crate::merge::shared::merged::MergedPaths`], the `[node]` line's
 //! fields to [`crate::merge::tree::node_tags`], order to [`crate::merge::tree::order`].
 
 use crate::merge::decisions::Decision;

@@ -12,7 +12,7 @@
 //! scene-unique names (`%Name`, [`crate::merge::values::unique_paths`]'), paths into instanced scenes,
 //! and paths that leave the scene.
 //!
-//! Where each node ends up is left to [`crate::merge::tree::paths`].
+//! Where each node ends up is left to [`crate::merge::shared::merged::MergedPaths`].
 
 use crate::merge::decisions::Decision;
 use crate::merge::shared::context::Ctx;

@@ -19,7 +19,7 @@
 //! whose players disagree on a side or in the result (recorded as
 //! [`Decision::NodePathKept`]).
 //!
-//! It decides only the path text; where nodes end up is [`crate::merge::tree::paths`]'s and how the
+//! It decides only the path text; where nodes end up is [`crate::merge::shared::merged::MergedPaths`]'s and how the
 //! tracks merge is [`crate::grain`]'s.
 
 use crate::merge::decisions::Decision;
