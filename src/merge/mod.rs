@@ -8,47 +8,40 @@
 //! ours' bytes, new ones follow Godot's layout. Real conflicts become small diff3 markers
 //! around one property line, one header or one section.
 //!
-//! Layout: [`merge_scenes`] runs the structural merge as a pipeline of phases, one file
-//! per decision (see its doc); [`merge`] wraps it with the trivial cases, validation and
-//! the line-merge fallback.
+//! Layout: [`merge_scenes`] runs the structural merge as a pipeline of stages, one folder
+//! each, in this order: `identity/` (which part is which), `tree/` (which nodes are in
+//! the result, where), `values/` (values, resources, paths that name nodes), `ids/`
+//! (resource ids), `output/` (hunks and printing); `shared/` holds the types they all
+//! speak and [`Decision`] lives in `decisions.rs`. A stage imports only the stages before
+//! it (docs/architecture.md; `tests/merge_stages.rs` holds it). [`merge`] wraps the
+//! pipeline with the trivial cases, validation and the line-merge fallback.
 //!
 //! Safety net: a result is called clean only if it re-parses and passes
 //! [`crate::check`]; otherwise the merge falls back to [`crate::linemerge`], which behaves
 //! like `git merge-file`.
 
-mod carried;
-mod conflicts;
-mod connections;
-mod context;
-mod editables;
-mod equality;
-mod header;
-mod held;
-mod hunk_parts;
+mod decisions;
+mod identity;
 mod ids;
-mod layout;
-mod matching;
-mod node_tags;
-mod nodepaths;
-mod nodes;
-mod order;
-mod paths;
-mod print;
-mod properties;
-mod resources;
-mod rivals;
-mod sections;
-pub mod sequence;
-mod spelling;
-mod track_paths;
-mod unique_paths;
-mod value_grain;
+mod output;
+mod shared;
+mod tree;
+mod values;
+
+pub use decisions::Decision;
+pub use shared::report::{shorten, ConflictReport};
+pub use shared::sequence;
+
+use ids::assign;
+use output::{carried, header, print, spelling};
+use shared::{context, sections};
+use tree::{connections, editables, node_tags, nodes, order, paths};
+use values::{nodepaths, resources, track_paths};
 
 use crate::check::{check, is_broken};
 use crate::linemerge::{merge_lines, MarkerOptions};
 use crate::model::Scene;
 use crate::syntax::Source;
-use std::fmt;
 
 /// What the caller chooses about a merge.
 #[derive(Debug, Clone, Default)]
@@ -75,492 +68,6 @@ pub enum Method {
     Structural,
     /// The line merge, and why the structural one was not used.
     LineFallback(String),
-}
-
-/// One conflict, for the short report on stderr.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ConflictReport {
-    /// The node, resource or section the conflict is in (`node "Player/Sprite"`).
-    pub location: String,
-    /// The property or field, when the conflict is about one.
-    pub property: Option<String>,
-    /// Base value (shortened), if any.
-    pub base: Option<String>,
-    /// Our value (shortened), if any.
-    pub ours: Option<String>,
-    /// Their value (shortened), if any.
-    pub theirs: Option<String>,
-}
-
-/// An automatic decision, recorded so that `--explain` can show a person what happened.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Decision {
-    /// A resource id from theirs collided with ours and was renamed.
-    IdRenamed {
-        /// `ext_resource` or `sub_resource`.
-        section: &'static str,
-        /// Resource type.
-        type_name: String,
-        /// Id on theirs.
-        from: String,
-        /// Id in the result.
-        to: String,
-    },
-    /// Both sides added the same resource; it is written once.
-    ResourceDeduplicated {
-        /// `ext_resource` or `sub_resource`.
-        section: &'static str,
-        /// What it is (type and path or id).
-        what: String,
-        /// Id kept (ours).
-        id: String,
-    },
-    /// Theirs renumbered a sub_resource (Godot 3 resave); matched by content/use.
-    ResourceMatched {
-        /// Resource type.
-        type_name: String,
-        /// Id on theirs.
-        theirs_id: String,
-        /// Id on ours.
-        ours_id: String,
-        /// How they were matched.
-        how: &'static str,
-    },
-    /// A node renamed on one side; changes from the other side followed it.
-    NodeRenameFollowed {
-        /// Path before.
-        from: String,
-        /// Path after.
-        to: String,
-    },
-    /// A node moved on one side; changes from the other side followed it.
-    NodeMoveFollowed {
-        /// Path before.
-        from: String,
-        /// Path after.
-        to: String,
-    },
-    /// A `NodePath` written against a node's old place was rewritten to reach it in the
-    /// result (one side renamed or moved a node, the other wrote a path to it).
-    NodePathFollowed {
-        /// The node holding the property, by its path in the result.
-        node: String,
-        /// The property line as the side wrote it.
-        from: String,
-        /// The line written.
-        to: String,
-    },
-    /// A `NodePath` whose node the merge moved or renamed was left as written: no one
-    /// spelling names that node for every reader (the AnimationPlayers playing a track).
-    NodePathKept {
-        /// Who reads it, by their paths in the result.
-        readers: String,
-        /// The line as written.
-        line: String,
-        /// Why it was not rewritten.
-        reason: &'static str,
-    },
-    /// Both sides changed a node's identity the same way (the same new unique_id, or the
-    /// same new parent): the node was merged three-way against base's.
-    NodeIdentityShared {
-        /// Path on ours.
-        path: String,
-        /// By the same new unique_id (else by name, type and parent).
-        by_unique_id: bool,
-    },
-    /// A re-import moved a sub_resource's content to another id and reused its id:
-    /// the other side's changes followed the content, not the id.
-    ResourceContentFollowed {
-        /// `ours` or `theirs`: the side that moved it.
-        side: &'static str,
-        /// Resource type.
-        type_name: String,
-        /// Id in base.
-        base_id: String,
-        /// Id on that side.
-        id: String,
-    },
-    /// Both sides changed the order or the set of nodes; the orders were merged.
-    SiblingOrderMerged,
-    /// Both sides reordered the same nodes differently. Order has no conflict marker:
-    /// ours' order was kept where they disagree, and a person should look.
-    OrderConflictOursKept,
-    /// `load_steps` recomputed.
-    LoadStepsRecomputed {
-        /// Value on ours.
-        from: Option<i64>,
-        /// Value written.
-        to: Option<i64>,
-    },
-    /// `load_steps` removed: base had it and one side's re-save (Godot 4.6 no longer
-    /// writes it) dropped it; the removal is a header change like any other.
-    LoadStepsRemoved {
-        /// `ours` or `theirs`: the side that re-saved without it.
-        side: &'static str,
-        /// Value in base.
-        base: i64,
-    },
-    /// A node deleted on one side that the other side only re-saved (a new `unique_id`,
-    /// resource ids renamed consistently): a re-save is no change, so the deletion wins.
-    ResavedNodeDeleted {
-        /// The node, as the conflict report names it (`node "Player/Sprite"`).
-        node: String,
-        /// `ours` or `theirs`: the side that re-saved it.
-        side: &'static str,
-    },
-    /// `format` raised because merged content needs it.
-    FormatRaised {
-        /// Value on ours.
-        from: Option<i64>,
-        /// Value written.
-        to: i64,
-    },
-    /// A sub_resource or ext_resource no longer used by anything was dropped.
-    UnusedResourceDropped {
-        /// `ext_resource` or `sub_resource`.
-        section: &'static str,
-        /// Its id on the side it came from.
-        id: String,
-    },
-    /// A deleted resource was kept because the merged content still uses it.
-    DeletedResourceKept {
-        /// `ext_resource` or `sub_resource`.
-        section: &'static str,
-        /// Id written.
-        id: String,
-    },
-    /// A node in conflict as a whole (deleted on one side) carries its subtree inside
-    /// its hunk, so that picking a side keeps or drops the subtree whole.
-    ConflictCarriesSubtree {
-        /// The node's path on the side that kept it.
-        node: String,
-        /// How many descendants the hunk carries.
-        nodes: usize,
-    },
-    /// Both sides added a different node (another `unique_id`) with one name under one
-    /// parent: one hunk holds each side's node with the descendants only it has.
-    RivalNodesConflict {
-        /// The node's path (the same on both sides).
-        node: String,
-        /// Descendants ours' part of the hunk carries.
-        ours_nodes: usize,
-        /// Descendants theirs' part carries.
-        theirs_nodes: usize,
-    },
-    /// One side replaced a node (deleted it and added another under its name and parent)
-    /// while the other side changed it: one hunk holds the changed node with what it
-    /// carries against the new node with what only its side added under it.
-    ReplacedNodeConflict {
-        /// The node's path (the same on both sides).
-        node: String,
-        /// The side that replaced it: `"ours"` or `"theirs"`.
-        replaced_by: &'static str,
-        /// Descendants the changed (old) node's part carries.
-        old_nodes: usize,
-        /// Descendants the new node's part carries.
-        new_nodes: usize,
-    },
-    /// A sub_resource that only a carried subtree uses (see `ConflictCarriesSubtree`) is
-    /// written inside a hunk of its own in the sub_resource area.
-    ConflictCarriesSubResource {
-        /// Its id in the result.
-        id: String,
-    },
-    /// A node's name or place conflicts: the `parent=` of the nodes under it is
-    /// written between markers in each side's spelling.
-    ConflictSpellsParents {
-        /// The node's path in the result (ours' spelling).
-        node: String,
-        /// How many nodes under it.
-        nodes: usize,
-    },
-    /// Both sides changed a value the editor recomputes (a Control's layout under a
-    /// Container, editor-only state) differently: ours was kept.
-    ChurnOursKept {
-        /// The node, as the conflict report names it.
-        node: String,
-        /// The property.
-        key: String,
-        /// Why it is churn.
-        reason: &'static str,
-    },
-    /// A node deleted on one side whose only change on the other was editor churn: gone.
-    ChurnedNodeDeleted {
-        /// The node, as the conflict report names it.
-        node: String,
-    },
-    /// Both sides added the file (git passed an empty base): it was merged against a
-    /// stand-in base holding only ours' header, so every part is one side's addition.
-    AddAddStandInBase {
-        /// The stand-in base's header line.
-        header: String,
-    },
-    /// A conflict hunk resolved to one side by `--favor` (`git merge -X ours|theirs`).
-    HunkFavored {
-        /// `ours` or `theirs`.
-        side: &'static str,
-        /// The hunk's `<<<<<<<` line in the text with markers.
-        line: usize,
-        /// The first line kept (shortened), or `(nothing)`.
-        kept: String,
-    },
-    /// A value naming resources (SpriteFrames textures, audio clips) both sides changed
-    /// was merged inside, each side's ids read as the resources they name.
-    ValueMergedInside {
-        /// The node or resource, as the conflict report names it.
-        location: String,
-        /// The property.
-        key: String,
-    },
-    /// The structural merge was not used.
-    FellBack {
-        /// Why.
-        reason: String,
-    },
-}
-
-impl fmt::Display for Decision {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Decision::IdRenamed { section, type_name, from, to } => write!(
-                f,
-                "renamed their {section} {type_name} id \"{from}\" to \"{to}\": ours already uses \"{from}\" for another resource; every reference from their side was rewritten"
-            ),
-            Decision::ResourceDeduplicated { section, what, id } => {
-                write!(f, "both sides added the same {section} ({what}); it is written once, as \"{id}\"")
-            }
-            Decision::ResourceMatched { type_name, theirs_id, ours_id, how } => write!(
-                f,
-                "matched their {type_name} sub_resource \"{theirs_id}\" with ours \"{ours_id}\" by {how} (ids were renumbered)"
-            ),
-            Decision::NodeRenameFollowed { from, to } => {
-                write!(f, "followed the rename of node \"{from}\" to \"{to}\": changes made under the old name were applied to it")
-            }
-            Decision::NodeMoveFollowed { from, to } => {
-                write!(f, "followed the move of node \"{from}\" to \"{to}\": changes made at the old place were applied to it")
-            }
-            Decision::NodePathFollowed { node, from, to } => write!(
-                f,
-                "rewrote a NodePath of node \"{node}\" that named a renamed or moved node: `{from}` -> `{to}`"
-            ),
-            Decision::NodePathKept { readers, line, reason } => write!(
-                f,
-                "kept a NodePath read by \"{readers}\" as written: `{line}` ({reason})"
-            ),
-            Decision::NodeIdentityShared { path, by_unique_id } => write!(
-                f,
-                "both sides gave node \"{path}\" the same new identity ({}); it was merged three-way against base",
-                if *by_unique_id { "the same new unique_id" } else { "the same name, type and parent" }
-            ),
-            Decision::ResourceContentFollowed { side, type_name, base_id, id } => write!(
-                f,
-                "{side} moved the content of {type_name} sub_resource \"{base_id}\" to \"{id}\" (a re-import reused the id for other content); changes followed the content"
-            ),
-            Decision::OrderConflictOursKept => write!(f, "both sides reordered the same nodes differently; ours' order was kept where they disagree (order has no conflict marker: check the node order)"),
-            Decision::SiblingOrderMerged => write!(f, "merged the node order of both sides (insertions from both kept)"),
-            Decision::LoadStepsRecomputed { from, to } => write!(
-                f,
-                "recomputed load_steps: {} -> {} (sub_resources + ext_resources + 1)",
-                from.map_or("absent".to_string(), |v| v.to_string()),
-                to.map_or("absent".to_string(), |v| v.to_string())
-            ),
-            Decision::LoadStepsRemoved { side, base } => write!(
-                f,
-                "removed load_steps (base had {base}): {side} re-saved without load_steps (Godot 4.6 no longer writes it)"
-            ),
-            Decision::ResavedNodeDeleted { node, side } => write!(
-                f,
-                "deleted {node}: {side} only re-saved it (a new unique_id or renamed resource ids), which is no change"
-            ),
-            Decision::FormatRaised { from, to } => write!(
-                f,
-                "raised format from {} to {to}: the merged content needs it",
-                from.map_or("absent".to_string(), |v| v.to_string())
-            ),
-            Decision::UnusedResourceDropped { section, id } => {
-                write!(f, "dropped {section} \"{id}\": nothing in the merged file uses it any more")
-            }
-            Decision::DeletedResourceKept { section, id } => {
-                write!(f, "kept {section} \"{id}\", deleted on one side, because merged content still uses it")
-            }
-            Decision::ConflictCarriesSubtree { node, nodes } => write!(
-                f,
-                "the conflict on node \"{node}\" (deleted on one side) carries its {nodes} descendant node(s) inside the markers, so picking a side keeps or drops the whole subtree"
-            ),
-            Decision::RivalNodesConflict { node, ours_nodes, theirs_nodes } => write!(
-                f,
-                "both sides added a different node \"{node}\" (another unique_id): one conflict holds ours' node with {ours_nodes} descendant node(s) and theirs' with {theirs_nodes}, so picking a side keeps that side's whole subtree"
-            ),
-            Decision::ReplacedNodeConflict { node, replaced_by, old_nodes, new_nodes } => write!(
-                f,
-                "{replaced_by} replaced node \"{node}\" by a new node of that name while the other side changed it: one conflict holds the changed node with {old_nodes} descendant node(s) and the new one with {new_nodes}, so picking a side leaves one node at that path"
-            ),
-            Decision::ConflictCarriesSubResource { id } => write!(
-                f,
-                "sub_resource \"{id}\", used only by a subtree a conflict carries, is written between markers too, so picking a side keeps or drops it with the subtree"
-            ),
-            Decision::ConflictSpellsParents { node, nodes } => write!(
-                f,
-                "the name or place of node \"{node}\" conflicts: the parent= of {nodes} node(s) under it is written between markers in each side's spelling"
-            ),
-            Decision::ChurnOursKept { node, key, reason } => write!(
-                f,
-                "both sides changed {key} of {node} differently; kept ours because {reason} (--no-layout-policy to get a conflict)"
-            ),
-            Decision::ValueMergedInside { location, key } => write!(
-                f,
-                "merged {key} of {location} inside (both sides changed it), reading each side's resource ids as the resources they name"
-            ),
-            Decision::ChurnedNodeDeleted { node } => write!(
-                f,
-                "deleted {node}: the other side changed only its container layout or editor-only state"
-            ),
-            Decision::AddAddStandInBase { header } => write!(
-                f,
-                "both sides added this file (git passed an empty base): merged against a stand-in base holding only `{header}`, so each node and resource is one side's addition"
-            ),
-            Decision::HunkFavored { side, line, kept } => write!(
-                f,
-                "resolved the conflict hunk at line {line} to {side} (--favor): kept {kept}"
-            ),
-            Decision::FellBack { reason } => write!(f, "used a line merge instead of the structural merge: {reason}"),
-        }
-    }
-}
-
-impl Decision {
-    /// The decision as JSON, for `--explain=json`.
-    pub fn to_json(&self) -> serde_json::Value {
-        let mut v = serde_json::json!({ "kind": self.kind(), "message": self.to_string() });
-        let extra = self.fields_json();
-        if let (Some(o), Some(e)) = (v.as_object_mut(), extra.as_object()) {
-            for (k, x) in e {
-                o.insert(k.clone(), x.clone());
-            }
-        }
-        v
-    }
-
-    /// The decision's stable name in JSON (`"kind"`), which scripts match on.
-    fn kind(&self) -> &'static str {
-        match self {
-            Decision::IdRenamed { .. } => "id_renamed",
-            Decision::ResourceDeduplicated { .. } => "resource_deduplicated",
-            Decision::ResourceMatched { .. } => "resource_matched",
-            Decision::NodeRenameFollowed { .. } => "node_rename_followed",
-            Decision::NodeMoveFollowed { .. } => "node_move_followed",
-            Decision::NodePathFollowed { .. } => "node_path_followed",
-            Decision::NodePathKept { .. } => "node_path_kept",
-            Decision::NodeIdentityShared { .. } => "node_identity_shared",
-            Decision::ResourceContentFollowed { .. } => "resource_content_followed",
-            Decision::SiblingOrderMerged => "sibling_order_merged",
-            Decision::OrderConflictOursKept => "order_conflict_ours_kept",
-            Decision::LoadStepsRecomputed { .. } => "load_steps_recomputed",
-            Decision::LoadStepsRemoved { .. } => "load_steps_removed",
-            Decision::ResavedNodeDeleted { .. } => "resaved_node_deleted",
-            Decision::FormatRaised { .. } => "format_raised",
-            Decision::UnusedResourceDropped { .. } => "unused_resource_dropped",
-            Decision::DeletedResourceKept { .. } => "deleted_resource_kept",
-            Decision::ConflictCarriesSubtree { .. } => "conflict_carries_subtree",
-            Decision::ConflictSpellsParents { .. } => "conflict_spells_parents",
-            Decision::RivalNodesConflict { .. } => "rival_nodes_conflict",
-            Decision::ReplacedNodeConflict { .. } => "replaced_node_conflict",
-            Decision::ConflictCarriesSubResource { .. } => "conflict_carries_sub_resource",
-            Decision::ChurnOursKept { .. } => "churn_ours_kept",
-            Decision::ChurnedNodeDeleted { .. } => "churned_node_deleted",
-            Decision::AddAddStandInBase { .. } => "add_add_stand_in_base",
-            Decision::HunkFavored { .. } => "hunk_favored",
-            Decision::ValueMergedInside { .. } => "value_merged_inside",
-            Decision::FellBack { .. } => "fell_back",
-        }
-    }
-
-    /// The decision's own fields, as a JSON object merged into [`Decision::to_json`].
-    fn fields_json(&self) -> serde_json::Value {
-        use serde_json::json;
-        match self {
-            Decision::IdRenamed {
-                section,
-                type_name,
-                from,
-                to,
-            } => {
-                json!({"section": section, "type": type_name, "from": from, "to": to})
-            }
-            Decision::ResourceDeduplicated { section, what, id } => {
-                json!({"section": section, "what": what, "id": id})
-            }
-            Decision::ResourceMatched {
-                type_name,
-                theirs_id,
-                ours_id,
-                how,
-            } => {
-                json!({"type": type_name, "theirs_id": theirs_id, "ours_id": ours_id, "how": how})
-            }
-            Decision::NodeRenameFollowed { from, to } | Decision::NodeMoveFollowed { from, to } => {
-                json!({"from": from, "to": to})
-            }
-            Decision::LoadStepsRecomputed { from, to } => json!({"from": from, "to": to}),
-            Decision::FormatRaised { from, to } => json!({"from": from, "to": to}),
-            Decision::LoadStepsRemoved { side, base } => json!({"side": side, "base": base}),
-            Decision::ResavedNodeDeleted { node, side } => json!({"node": node, "side": side}),
-            Decision::UnusedResourceDropped { section, id }
-            | Decision::DeletedResourceKept { section, id } => {
-                json!({"section": section, "id": id})
-            }
-            Decision::FellBack { reason } => json!({"reason": reason}),
-            Decision::ValueMergedInside { location, key } => {
-                json!({"location": location, "key": key})
-            }
-            Decision::AddAddStandInBase { header } => json!({"header": header}),
-            Decision::HunkFavored { side, line, kept } => {
-                json!({"side": side, "line": line, "kept": kept})
-            }
-            Decision::ConflictCarriesSubtree { node, nodes }
-            | Decision::ConflictSpellsParents { node, nodes } => {
-                json!({"node": node, "nodes": nodes})
-            }
-            Decision::RivalNodesConflict {
-                node,
-                ours_nodes,
-                theirs_nodes,
-            } => json!({"node": node, "ours_nodes": ours_nodes, "theirs_nodes": theirs_nodes}),
-            Decision::ReplacedNodeConflict {
-                node,
-                replaced_by,
-                old_nodes,
-                new_nodes,
-            } => {
-                json!({"node": node, "replaced_by": replaced_by, "old_nodes": old_nodes, "new_nodes": new_nodes})
-            }
-            Decision::ChurnOursKept { node, key, reason } => {
-                json!({"node": node, "key": key, "reason": reason})
-            }
-            Decision::ChurnedNodeDeleted { node } => json!({"node": node}),
-            Decision::ConflictCarriesSubResource { id } => json!({"id": id}),
-            Decision::NodePathFollowed { node, from, to } => {
-                json!({"node": node, "from": from, "to": to})
-            }
-            Decision::NodePathKept {
-                readers,
-                line,
-                reason,
-            } => json!({"readers": readers, "line": line, "reason": reason}),
-            Decision::NodeIdentityShared { path, by_unique_id } => {
-                json!({"path": path, "by_unique_id": by_unique_id})
-            }
-            Decision::ResourceContentFollowed {
-                side,
-                type_name,
-                base_id,
-                id,
-            } => {
-                json!({"side": side, "type": type_name, "base_id": base_id, "id": id})
-            }
-            Decision::SiblingOrderMerged | Decision::OrderConflictOursKept => json!({}),
-        }
-    }
 }
 
 /// The result of a merge.
@@ -737,33 +244,10 @@ fn merge_inputs<I: Input>(
     if base == ours {
         return trivial(theirs);
     }
-    let parsed = parse_three(inputs);
-    let (mut b, mut o, mut t) = match parsed {
-        (Ok(b), Ok(o), Ok(t)) => (b, o, t),
-        (b, o, t) => {
-            let which = [("base", b.err()), ("ours", o.err()), ("theirs", t.err())]
-                .into_iter()
-                .find_map(|(n, e)| {
-                    e.map(|e| {
-                        format!(
-                            "{n} does not parse: {}",
-                            e.to_string().lines().next().unwrap_or("")
-                        )
-                    })
-                })
-                .unwrap_or_default();
-            return line_fallback(base, ours, theirs, opts, which);
-        }
+    let (mut b, mut o, mut t) = match parse_alike(inputs, opts) {
+        Ok(scenes) => scenes,
+        Err(out) => return out,
     };
-    if b.kind != o.kind || o.kind != t.kind {
-        return line_fallback(
-            base,
-            ours,
-            theirs,
-            opts,
-            "the three versions are not all scenes or all resources".into(),
-        );
-    }
     let mut structural = merge_scenes(&b, &o, &t, opts);
     if base.len() + ours.len() + theirs.len() > 1 << 20 {
         // A syntax tree is a few large lists: freed at once even with `exit_after`, it
@@ -779,26 +263,83 @@ fn merge_inputs<I: Input>(
             .map(|text| structural.text = text),
     };
     if let Err(reason) = verdict {
-        let mut out = line_fallback(base, ours, theirs, opts, reason);
-        // A clean line merge of two valid sides that is itself broken must not be
-        // called clean: git then leaves the file unmerged for a person to look at.
-        if out.conflict_count == 0 && validates(ours).is_ok() && validates(theirs).is_ok() {
-            if let Err(why) = validates(&out.text) {
-                out.conflict_count = 1;
-                out.conflicts.push(ConflictReport {
-                    location: "whole file".into(),
-                    property: None,
-                    base: None,
-                    ours: None,
-                    theirs: Some(format!(
-                        "the line merge has no markers but {}",
-                        why.trim_start_matches("the structural result would be ")
-                    )),
-                });
-            }
-        }
-        return out;
+        return invalid_fallback((base, ours, theirs), opts, reason);
     }
+    settle(structural, (base, ours, theirs), opts)
+}
+
+/// The three inputs parsed, or the line merge's outcome when one does not parse or they
+/// are not all scenes or all resources.
+#[allow(clippy::type_complexity)]
+fn parse_alike<I: Input>(
+    inputs @ (b_in, o_in, t_in): (&I, &I, &I),
+    opts: &MergeOptions,
+) -> Result<(Scene, Scene, Scene), MergeOutcome> {
+    let (base, ours, theirs) = (b_in.as_ref(), o_in.as_ref(), t_in.as_ref());
+    let parsed = parse_three(inputs);
+    let (b, o, t) = match parsed {
+        (Ok(b), Ok(o), Ok(t)) => (b, o, t),
+        (b, o, t) => {
+            let which = [("base", b.err()), ("ours", o.err()), ("theirs", t.err())]
+                .into_iter()
+                .find_map(|(n, e)| {
+                    e.map(|e| {
+                        format!(
+                            "{n} does not parse: {}",
+                            e.to_string().lines().next().unwrap_or("")
+                        )
+                    })
+                })
+                .unwrap_or_default();
+            return Err(line_fallback(base, ours, theirs, opts, which));
+        }
+    };
+    if b.kind != o.kind || o.kind != t.kind {
+        return Err(line_fallback(
+            base,
+            ours,
+            theirs,
+            opts,
+            "the three versions are not all scenes or all resources".into(),
+        ));
+    }
+    Ok((b, o, t))
+}
+
+/// The line merge in place of a structural result that does not validate (`reason`).
+fn invalid_fallback(
+    (base, ours, theirs): (&[u8], &[u8], &[u8]),
+    opts: &MergeOptions,
+    reason: String,
+) -> MergeOutcome {
+    let mut out = line_fallback(base, ours, theirs, opts, reason);
+    // A clean line merge of two valid sides that is itself broken must not be
+    // called clean: git then leaves the file unmerged for a person to look at.
+    if out.conflict_count == 0 && validates(ours).is_ok() && validates(theirs).is_ok() {
+        if let Err(why) = validates(&out.text) {
+            out.conflict_count = 1;
+            out.conflicts.push(ConflictReport {
+                location: "whole file".into(),
+                property: None,
+                base: None,
+                ours: None,
+                theirs: Some(format!(
+                    "the line merge has no markers but {}",
+                    why.trim_start_matches("the structural result would be ")
+                )),
+            });
+        }
+    }
+    out
+}
+
+/// The outcome of a valid structural result: itself when clean; with conflicts, a clean
+/// line merge that validates wins (never worse than git).
+fn settle(
+    structural: Structural,
+    (base, ours, theirs): (&[u8], &[u8], &[u8]),
+    opts: &MergeOptions,
+) -> MergeOutcome {
     if structural.conflicts.is_empty() {
         return MergeOutcome {
             text: structural.text.into_bytes(),
@@ -857,23 +398,22 @@ struct Structural {
 /// The structural merge of three parsed scenes. Each phase is one call; conflicts and
 /// decisions are logged in [`context::Ctx`] in the order the phases run:
 ///
-/// 1. [`context`]/[`matching`]: identities of nodes and resources across the three;
-///    [`resources`] records sub_resources matched by content.
-/// 2. [`nodes`]: per node, added, deleted, delete against modify, kept (renamed, moved,
-///    fields via [`node_tags`], properties via [`properties`]).
-/// 3. [`paths`]: every node's path in the result; renames and moves followed.
-/// 4. [`node_tags`]: `[node]` lines rebuilt where name, parent or fields changed.
-/// 5. [`order`]: node order.
-/// 6. [`resources`]: `[resource]` and sub_resource contents, then which resources stay.
-/// 7. [`nodepaths`]: NodePath values follow renamed and moved nodes.
-/// 8. [`order`] and [`ids`]: resource order and ids.
-/// 9. [`connections`], [`editables`], [`spelling`] (`parent=`, `from=`, `to=` that
-///    depend on the side picked in a hunk), [`header`].
-/// 10. [`print`]: the text, and the text with every conflict resolved to ours.
+/// 1. `identity/`: identities of nodes and resources across the three (with
+///    [`resources::record_sub_matches`], sub_resources matched by content).
+/// 2. `tree/`: per node, added, deleted, delete against modify, kept ([`nodes`]); the
+///    renames and moves followed ([`paths`]); `[node]` lines ([`node_tags`]); node order.
+/// 3. `values/`: `[resource]` and sub_resource contents, which resources stay
+///    ([`resources`]); NodePaths and track paths follow moved nodes ([`nodepaths`],
+///    [`track_paths`]).
+/// 4. `ids/`: resource order and ids.
+/// 5. `tree/` again for the sections hung on nodes ([`connections`], [`editables`]),
+///    then `output/`: [`spelling`] (`parent=`, `from=`, `to=` that depend on the side
+///    picked in a hunk), [`carried`], [`header`], and [`print`]: the text, and the text
+///    with every conflict resolved to ours.
 fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, opts: &MergeOptions) -> Structural {
     let markers = &opts.markers;
-    let mut ctx = context::Ctx::new([b, o, t]);
-    matching::record_identity_decisions(&mut ctx);
+    let mut ctx = context::Ctx::new([b, o, t], identity::match_all([b, o, t]));
+    identity::record_identity_decisions(&mut ctx);
     ctx.layout_policy = !opts.no_layout_policy;
     resources::record_sub_matches(&mut ctx);
     let nodes::Nodes {
@@ -881,7 +421,7 @@ fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, opts: &MergeOptions) -> Structu
         followed,
         path_needed,
     } = nodes::decide(&mut ctx);
-    let paths = paths::MergedPaths::of(&merged);
+    let paths = shared::merged::MergedPaths::of(&merged);
     paths::record_followed(&mut ctx, followed, &merged, &paths);
     node_tags::rebuild(&ctx, &mut merged, &paths);
     let node_order = order::nodes(&mut ctx, &merged);
@@ -891,11 +431,11 @@ fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, opts: &MergeOptions) -> Structu
     let used = resources::used(&mut ctx, &merged, resource.as_ref(), &subs);
     nodepaths::follow_node_paths(&mut ctx, &mut merged, &paths);
     track_paths::follow_track_paths(&mut ctx, &mut subs, &paths);
-    let mut ext_order = order::exts(&ctx, &used.ext);
-    let ext_ids = ids::ext_ids(&mut ctx, &ext_order);
-    order::exts_by_id(&ctx, &mut ext_order, &ext_ids);
-    let sub_order = order::subs(&ctx, &used.sub, &used.sub_refs);
-    let sub_ids = ids::sub_ids(&mut ctx, &sub_order);
+    let mut ext_order = ids::order::exts(&ctx, &used.ext);
+    let ext_ids = assign::ext_ids(&mut ctx, &ext_order);
+    ids::order::exts_by_id(&ctx, &mut ext_order, &ext_ids);
+    let sub_order = ids::order::subs(&ctx, &used.sub, &used.sub_refs);
+    let sub_ids = assign::sub_ids(&mut ctx, &sub_order);
     let (mut conn_out, conn_order) = connections::merge(&mut ctx, &paths);
     let (edit_out, edit_order) = editables::merge(&ctx, &paths);
     let mut parts = spelling::respell_under_conflicts(&mut ctx, &mut merged, &paths, &mut conn_out);
@@ -937,28 +477,6 @@ fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, opts: &MergeOptions) -> Structu
         conflicts: ctx.conflicts,
         decisions: ctx.decisions,
         line_merge_blind: path_needed,
-    }
-}
-
-/// Shorten a value for a one-line report.
-pub fn shorten(s: &str, max: usize) -> String {
-    // Words are joined only until the text is surely too long (more than `max` chars):
-    // a value can be a million-line string.
-    let mut one = String::new();
-    for word in s.split_whitespace() {
-        if one.len() > 4 * (max + 1) {
-            break;
-        }
-        if !one.is_empty() {
-            one.push(' ');
-        }
-        one.push_str(word);
-    }
-    if one.chars().count() <= max {
-        one
-    } else {
-        let cut: String = one.chars().take(max.saturating_sub(1)).collect();
-        format!("{cut}…")
     }
 }
 

@@ -1,0 +1,304 @@
+//! Renames and moves without unique ids: a node gone from base on one side paired with a
+//! node new on that side (the same name and type, or the same parent, type and
+//! properties) when the pairing is unambiguous, and its descendants followed with it.
+
+use super::nodes::{node_kind, root_of, same_kind, sub_ids_blank, MAX_SHARED_ROUNDS};
+use crate::merge::shared::idents::{Table, B, O, T};
+use crate::model::Scene;
+use std::collections::{BTreeMap, HashMap};
+
+/// Without unique ids a moved node looks deleted and re-added. Pair a node that
+/// disappeared from base on one side with a node that appeared on the same side when
+/// both have the same name and type, or (a rename) the same parent, type and
+/// properties, and the pairing is unambiguous. Pairing a renamed or moved parent lets
+/// its children pair in the next round: under the parent's identity with the same name
+/// and type (a child the other side re-saved with a unique_id, or edited, included).
+pub(super) fn follow_moves(sc: [&Scene; 3], t: &mut Table) {
+    for x in [O, T] {
+        for _ in 0..MAX_SHARED_ROUNDS {
+            if follow_moves_once(sc, t, x) == 0 {
+                break;
+            }
+        }
+    }
+}
+
+/// The descendants of nodes [`follow_moves`] followed on side `x` move with them: a base
+/// descendant gone from `x` pairs with the node new on `x` at the same path below the
+/// followed node, of the same kind. Names that recur in a scene (`Label`, `TextEdit`)
+/// are ambiguous scene-wide, but not below one node; and an instance's override entries
+/// (no type of their own) are paired by nothing else.
+pub(super) fn follow_descendants(sc: [&Scene; 3], t: &mut Table, x: usize, followed: &[usize]) {
+    if followed.is_empty() {
+        return;
+    }
+    let other = if x == O { T } else { O };
+    let at_path: HashMap<&str, usize> = sc[x]
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.path.as_str(), i))
+        .collect();
+    let mut base_paths: Vec<(&str, usize)> = sc[B]
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(d, n)| (n.path.as_str(), d))
+        .collect();
+    base_paths.sort_unstable();
+    for &k in followed {
+        let (Some(b), Some(i)) = (t.at[k][B], t.at[k][x]) else {
+            continue;
+        };
+        let (bp, sp) = (sc[B].nodes[b].path.as_str(), sc[x].nodes[i].path.as_str());
+        if bp == "." || sp == "." {
+            continue;
+        }
+        for &(path, d) in below(&base_paths, bp) {
+            let rel = &path[bp.len() + 1..];
+            let gone = t.of[B][d];
+            if gone == usize::MAX || t.at[gone][x].is_some() {
+                continue;
+            }
+            let Some(&j) = at_path.get(format!("{sp}/{rel}").as_str()) else {
+                continue;
+            };
+            let new = t.of[x][j];
+            let fresh = new != usize::MAX && t.at[new][B].is_none() && t.at[new][other].is_none();
+            if fresh && same_kind((sc[B], d), (sc[x], j)) {
+                t.at[new][x] = None;
+                t.bind(gone, x, j);
+            }
+        }
+    }
+}
+
+/// The entries of `sorted` (paths in byte order) strictly below `path`: one contiguous
+/// run, the paths that start with `path/`, found by binary search so that following
+/// many moved nodes costs their descendants, not the whole scene, each.
+pub(super) fn below<'s, 'p>(sorted: &'s [(&'p str, usize)], path: &str) -> &'s [(&'p str, usize)] {
+    let prefix = format!("{path}/");
+    let start = sorted.partition_point(|(p, _)| *p < prefix.as_str());
+    let len = sorted[start..].partition_point(|(p, _)| p.starts_with(prefix.as_str()));
+    &sorted[start..start + len]
+}
+
+/// Identities base has and side `x` lost, and identities only side `x` has, by
+/// [`node_kind`].
+pub(super) type GoneNew = [HashMap<(String, String), Vec<usize>>; 2];
+
+pub(super) fn gone_and_new(sc: [&Scene; 3], t: &Table, x: usize) -> GoneNew {
+    let mut gn: GoneNew = Default::default();
+    for (ident, at) in t.at.iter().enumerate() {
+        let other = if x == O { at[T] } else { at[O] };
+        match (at[B], at[x]) {
+            (Some(b), None) => gn[0].entry(node_kind(sc[B], b)).or_default().push(ident),
+            (None, Some(i)) if other.is_none() => {
+                gn[1].entry(node_kind(sc[x], i)).or_default().push(ident)
+            }
+            _ => {}
+        }
+    }
+    gn
+}
+
+/// One round of [`follow_moves`] on side `x`: how many nodes it paired.
+pub(super) fn follow_moves_once(sc: [&Scene; 3], t: &mut Table, x: usize) -> usize {
+    let [gone, new] = gone_and_new(sc, t, x);
+    let mut paired: Vec<(usize, usize)> = Vec::new();
+    for (kind, g) in &gone {
+        if kind.1.is_empty() {
+            continue; // override entries have no kind of their own
+        }
+        if let (Some(n), [g]) = (new.get(kind), g.as_slice()) {
+            if let [n] = n.as_slice() {
+                paired.push((*g, *n));
+            }
+        }
+    }
+    let done: std::collections::HashSet<usize> = paired.iter().flat_map(|&(a, b)| [a, b]).collect();
+    let open = |m: &HashMap<(String, String), Vec<usize>>| -> Vec<usize> {
+        let mut v: Vec<usize> = m
+            .values()
+            .flatten()
+            .copied()
+            .filter(|i| !done.contains(i))
+            .collect();
+        v.sort_unstable();
+        v
+    };
+    let (gone, new) = (open(&gone), open(&new));
+    let renamed = |s: usize, i: usize| (parent_ident_at(sc, t, s, i), rename_content(sc, s, i));
+    paired.extend(unambiguous_pairs(
+        &gone,
+        &new,
+        |g| renamed(B, g),
+        |i| renamed(x, i),
+        t,
+        x,
+    ));
+    let done: std::collections::HashSet<usize> = paired.iter().flat_map(|&(a, b)| [a, b]).collect();
+    let (gone, new): (Vec<usize>, Vec<usize>) = (
+        gone.into_iter().filter(|i| !done.contains(i)).collect(),
+        new.into_iter().filter(|i| !done.contains(i)).collect(),
+    );
+    let placed = |s: usize, i: usize| {
+        let (name, kind) = node_kind(sc[s], i);
+        (parent_ident_at(sc, t, s, i), (kind, name))
+    };
+    paired.extend(unambiguous_pairs(
+        &gone,
+        &new,
+        |g| placed(B, g),
+        |i| placed(x, i),
+        t,
+        x,
+    ));
+    if paired.is_empty() {
+        paired = adopted_pairs(sc, t, x, &gone, &new);
+    }
+    let count = paired.len();
+    let mut followed = Vec::with_capacity(count);
+    for (keep, drop) in paired {
+        let Some(i) = t.at[drop][x] else { continue };
+        t.at[drop][x] = None;
+        t.bind(keep, x, i);
+        followed.push(keep);
+    }
+    follow_descendants(sc, t, x, &followed);
+    count
+}
+
+/// A node renamed and edited on side `x` is known by its children: every base child it
+/// still has on `x` hangs under one new node there, of the same type and under the same
+/// parent, and that node took children from no other gone node. Not when the other side
+/// has a node at that new node's path (the names would collide: which is the rename is
+/// then a guess).
+pub(super) fn adopted_pairs(
+    sc: [&Scene; 3],
+    t: &Table,
+    x: usize,
+    gone: &[usize],
+    new: &[usize],
+) -> Vec<(usize, usize)> {
+    if gone.is_empty() || new.is_empty() {
+        return Vec::new();
+    }
+    let at_path = |s: usize, ids: &[usize]| -> HashMap<&str, usize> {
+        ids.iter()
+            .filter_map(|&id| Some((sc[s].nodes[t.at[id][s]?].path.as_str(), id)))
+            .collect()
+    };
+    let (gone_at, new_at) = (at_path(B, gone), at_path(x, new));
+    let mut took: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    let mut gave: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for at in &t.at {
+        let (Some(b), Some(i)) = (at[B], at[x]) else {
+            continue;
+        };
+        let Some(&g) = sc[B].nodes[b]
+            .parent
+            .as_deref()
+            .and_then(|p| gone_at.get(p))
+        else {
+            continue;
+        };
+        let n = sc[x].nodes[i]
+            .parent
+            .as_deref()
+            .and_then(|p| new_at.get(p))
+            .copied();
+        let n = n.unwrap_or(usize::MAX);
+        took.entry(g).or_default().push(n);
+        gave.entry(n).or_default().push(g);
+    }
+    let kind = |s: usize, id: usize| t.at[id][s].map(|i| node_kind(sc[s], i).1);
+    let parent = |s: usize, id: usize| t.at[id][s].and_then(|i| parent_ident_at(sc, t, s, i));
+    let other = if x == O { T } else { O };
+    let free = |n: usize| {
+        t.at[n][x].is_some_and(|i| {
+            !sc[other]
+                .nodes
+                .iter()
+                .any(|m| m.path == sc[x].nodes[i].path)
+        })
+    };
+    took.into_iter()
+        .filter_map(|(g, ns)| {
+            let n = *ns.first()?;
+            let one = |v: &[usize], e: usize| v.iter().all(|&y| y == e);
+            (n != usize::MAX
+                && one(&ns, n)
+                && gave.get(&n).is_some_and(|gs| one(gs, g))
+                && kind(B, g) == kind(x, n)
+                && parent(B, g).is_some()
+                && parent(B, g) == parent(x, n)
+                && free(n))
+            .then_some((g, n))
+        })
+        .collect()
+}
+
+/// What pairs a gone node with a new one: its parent's identity and what it is.
+pub(super) type MoveKey<C> = (Option<usize>, (String, C));
+
+/// Pairs of a gone and a new identity whose keys are equal and shared by no other
+/// (keys with an unknown parent or no kind pair nothing).
+pub(super) fn unambiguous_pairs<C>(
+    gone: &[usize],
+    new: &[usize],
+    gone_key: impl Fn(usize) -> MoveKey<C>,
+    new_key: impl Fn(usize) -> MoveKey<C>,
+    t: &Table,
+    x: usize,
+) -> Vec<(usize, usize)>
+where
+    MoveKey<C>: std::hash::Hash + Eq,
+{
+    let mut by: HashMap<MoveKey<C>, [Vec<usize>; 2]> = HashMap::new();
+    for &g in gone {
+        let Some(b) = t.at[g][B] else { continue };
+        by.entry(gone_key(b)).or_default()[0].push(g);
+    }
+    for &n in new {
+        let Some(i) = t.at[n][x] else { continue };
+        by.entry(new_key(i)).or_default()[1].push(n);
+    }
+    let mut pairs: Vec<(usize, usize)> = by
+        .into_iter()
+        .filter(|(k, _)| k.0.is_some() && !k.1 .0.is_empty())
+        .filter_map(|(_, [g, n])| match (g.as_slice(), n.as_slice()) {
+            ([g], [n]) => Some((*g, *n)),
+            _ => None,
+        })
+        .collect();
+    pairs.sort_unstable();
+    pairs
+}
+
+/// What a renamed node keeps: its type and its properties (SubResource ids left out).
+pub(super) fn rename_content(
+    sc: [&Scene; 3],
+    s: usize,
+    i: usize,
+) -> (String, Vec<(String, String)>) {
+    let n = &sc[s].nodes[i];
+    let sec = &sc[s].doc.sections[n.section];
+    let props = sec
+        .props
+        .iter()
+        .map(|p| (p.key.to_string(), sub_ids_blank(sc[s].doc.slice(&p.value))))
+        .collect();
+    (node_kind(sc[s], i).1, props)
+}
+
+/// The identity of node `i`'s parent on side `s`, when the parent is a matched node.
+pub(super) fn parent_ident_at(sc: [&Scene; 3], t: &Table, s: usize, i: usize) -> Option<usize> {
+    let p = sc[s].nodes[i].parent.as_deref()?;
+    let pi = if p == "." {
+        root_of(sc[s])?
+    } else {
+        sc[s].nodes.iter().position(|n| n.path == p)?
+    };
+    t.bound(s, pi).then(|| t.of[s][pi])
+}

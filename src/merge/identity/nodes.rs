@@ -1,0 +1,588 @@
+//! Which node of base, ours and theirs is the same node: by unique_id, by its place under
+//! a matched parent, by path; a node beside an unchanged base node in lockstep; roots
+//! paired; nodes both sides re-identified alike (re-saved with the same new unique_id,
+//! moved under the same new parent) paired with base's. Moves and renames without a
+//! unique_id are [`super::moves`]'.
+
+use super::moves::follow_moves;
+use super::multimap::MultiMap;
+use crate::merge::shared::idents::{FxMap, ParentAt, Paths, SharedChange, Table, B, O, T};
+use crate::model::{NodeKey, Scene};
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+/// Node identities, in named steps: each side's path map
+/// ([`side_paths`]), then base, ours and theirs in turn ([`NodeKeys::match_side`]): a
+/// node joins the base node it sits beside unchanged ([`lockstep_ident`]), else the
+/// identity its unique_id, its place under a matched parent, or its path finds
+/// ([`NodeKeys::find`]), else a new one. Last, moves without unique ids are paired
+/// ([`follow_moves`]).
+pub(super) fn match_nodes<'a>(
+    sc: [&'a Scene; 3],
+) -> (Table, Paths<'a>, ParentAt, Vec<SharedChange>) {
+    let all_paths = side_paths(sc);
+    let mut keys = NodeKeys::new(sc);
+    // Lockstep needs certainty: paths unique on both sides and unique_id keys unique in
+    // base (see [`lockstep_ident`]).
+    let unique_paths = |s: usize| all_paths[s].len() == sc[s].nodes.len();
+    let base_ok = base_uids_unique(sc[B]) && unique_paths(B);
+    for side in [B, O, T] {
+        let lockstep = side != B && base_ok && unique_paths(side);
+        keys.match_side(sc, side, &all_paths[side], lockstep);
+    }
+    let NodeKeys {
+        mut t, parent_at, ..
+    } = keys;
+    follow_moves(sc, &mut t);
+    let shared = follow_shared(sc, &mut t, &all_paths);
+    pair_roots(sc, &mut t);
+    (t, all_paths, parent_at, shared)
+}
+
+/// A scene has one root: a side whose root is still a node of its own (an editor gave
+/// it another `unique_id`, or a rebuilt root another type) has base's root there, when
+/// base's root has no node on that side yet (else base's root moved, e.g. wrapped in a
+/// new root, and the new root is new).
+pub(super) fn pair_roots(sc: [&Scene; 3], t: &mut Table) {
+    let Some(keep) = root_of(sc[B]).map(|r| t.of[B][r]) else {
+        return;
+    };
+    for s in [O, T] {
+        let Some(drop) = root_of(sc[s]).map(|r| t.of[s][r]) else {
+            continue;
+        };
+        let at = t.at[drop];
+        let free = |x: usize| at[x].is_none() || t.at[keep][x].is_none();
+        if drop == keep || at[B].is_some() || t.at[keep][s].is_some() || !free(O) || !free(T) {
+            continue;
+        }
+        t.at[drop] = [None; 3];
+        for x in [O, T] {
+            if let Some(i) = at[x] {
+                t.bind(keep, x, i);
+            }
+        }
+    }
+}
+
+/// Both sides changed a node's identity the same way (re-saved in a newer Godot that gave
+/// it the same new unique_id, or moved it under the same new parent): the base node
+/// neither side matched pairs with the node both sides share (found by either side's
+/// path and type, then by name and type), when the pairing is unambiguous. The merge is
+/// then three-way against base. A re-saved node (new unique_id, same path and type) only
+/// one side still has pairs the same way: the other side deleted it.
+pub(super) fn follow_shared(sc: [&Scene; 3], t: &mut Table, paths: &Paths) -> Vec<SharedChange> {
+    let mut paired = Vec::new();
+    pair_shared(sc, t, paths, SharedBy::Path, &mut paired);
+    // The parent's identity and the name pair a re-saved node whose ancestor one side
+    // renamed or moved (its path changed) once that ancestor is paired: one level a round.
+    for _ in 0..MAX_SHARED_ROUNDS {
+        if pair_shared(sc, t, paths, SharedBy::Parent, &mut paired) == 0 {
+            break;
+        }
+    }
+    pair_shared(sc, t, paths, SharedBy::Name, &mut paired);
+    paired
+}
+
+/// Rounds of [`SharedBy::Parent`] pairing (levels of a re-saved subtree under a renamed
+/// or moved ancestor).
+pub(super) const MAX_SHARED_ROUNDS: usize = 32;
+
+/// One round of [`follow_shared`] by the key `place`; how many base nodes it paired.
+pub(super) fn pair_shared(
+    sc: [&Scene; 3],
+    t: &mut Table,
+    paths: &Paths,
+    place: SharedBy,
+    paired: &mut Vec<SharedChange>,
+) -> usize {
+    let by_path = place != SharedBy::Name;
+    let (gone, both) = shared_keys(sc, t, paths, place);
+    let mut count = 0;
+    for (k, g) in &gone {
+        let Some(n) = both.get(k).filter(|n| n.len() == 1 && g.len() == 1) else {
+            continue;
+        };
+        // By name alone a node without a type (an override inside an instance) is
+        // too vague; by its whole path it is as sure as any.
+        if k.1.is_empty() && !by_path {
+            continue;
+        }
+        let (keep, drop) = (g[0], n[0]);
+        let [_, o, th] = t.at[drop];
+        if o.is_none() && th.is_none() {
+            continue; // paired under its other key
+        }
+        t.at[drop] = [None; 3];
+        count += 1;
+        for (s, i) in [(O, o), (T, th)] {
+            if let Some(i) = i {
+                t.bind(keep, s, i);
+            }
+        }
+        let uid = |s: usize, i: Option<usize>| i.and_then(|i| sc[s].nodes[i].unique_id);
+        if o.is_some() && th.is_some() {
+            let by_unique_id = uid(O, o).is_some() && uid(O, o) == uid(T, th);
+            paired.push(SharedChange {
+                ident: keep,
+                by_unique_id,
+            });
+        }
+    }
+    count
+}
+
+/// Base nodes neither side matched (`gone`) and nodes both sides share or one side
+/// re-saved (`both`), by the key `place`.
+pub(super) fn shared_keys(
+    sc: [&Scene; 3],
+    t: &Table,
+    paths: &Paths,
+    place: SharedBy,
+) -> (Keyed, Keyed) {
+    let by_path = place != SharedBy::Name;
+    let key = |s: usize, i: usize| {
+        let (name, what) = node_kind(sc[s], i);
+        let n = &sc[s].nodes[i];
+        let place = match place {
+            SharedBy::Path => n.path.to_string(),
+            SharedBy::Parent => format!("{}/{name}", parent_ident(t, paths, s, n)),
+            SharedBy::Name => name,
+        };
+        (place, what)
+    };
+    let mut gone: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
+    let mut both: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
+    let re_identified = |s: usize, i: usize| by_path && sc[s].nodes[i].unique_id.is_some();
+    for (ident, at) in t.at.iter().enumerate() {
+        match *at {
+            [Some(b), None, None] => gone.entry(key(B, b)).or_default().push(ident),
+            [None, Some(o), Some(th)] => {
+                let (ko, kt) = (key(O, o), key(T, th));
+                if kt != ko {
+                    both.entry(kt).or_default().push(ident);
+                }
+                both.entry(ko).or_default().push(ident);
+            }
+            // A re-saved node the other side deleted (or changed otherwise).
+            [None, Some(i), None] if re_identified(O, i) => {
+                both.entry(key(O, i)).or_default().push(ident)
+            }
+            [None, None, Some(i)] if re_identified(T, i) => {
+                both.entry(key(T, i)).or_default().push(ident)
+            }
+            _ => {}
+        }
+    }
+    (gone, both)
+}
+
+/// Identities by a [`follow_shared`] key.
+pub(super) type Keyed = BTreeMap<(String, String), Vec<usize>>;
+
+/// The keys [`follow_shared`] pairs by, in order.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum SharedBy {
+    Path,
+    Parent,
+    Name,
+}
+
+/// The identity of a node's parent on side `s` (`usize::MAX` for the root or an unknown
+/// parent), for [`SharedBy::Parent`].
+pub(super) fn parent_ident(t: &Table, paths: &Paths, s: usize, n: &crate::model::Node) -> usize {
+    n.parent.as_ref().map_or(usize::MAX, |_| {
+        let parent = n.path.rsplit_once('/').map_or(".", |(p, _)| p);
+        paths[s].get(parent).map_or(usize::MAX, |&i| t.of[s][i])
+    })
+}
+
+/// Each side's node paths. Big scenes: theirs' map is built on a second thread.
+pub(super) fn side_paths(sc: [&Scene; 3]) -> Paths<'_> {
+    let paths_of = |scene| -> FxMap<&str, usize> {
+        let scene: &Scene = scene;
+        let mut m = FxMap::with_capacity_and_hasher(scene.nodes.len(), Default::default());
+        m.extend(
+            scene
+                .nodes
+                .iter()
+                .enumerate()
+                .map(|(i, n)| (n.path.as_str(), i)),
+        );
+        m
+    };
+    if sc[T].nodes.len() < 20_000 {
+        return sc.map(paths_of);
+    }
+    std::thread::scope(|scope| {
+        let theirs = std::thread::Builder::new().spawn_scoped(scope, || paths_of(sc[T]));
+        let (b, o) = (paths_of(sc[B]), paths_of(sc[O]));
+        let t = match theirs {
+            Ok(h) => h.join().unwrap_or_else(|_| paths_of(sc[T])),
+            Err(_) => paths_of(sc[T]),
+        };
+        [b, o, t]
+    })
+}
+
+/// The unique_ids of a scene's own nodes (not of override entries inside instances).
+pub(super) fn own_uids(s: &Scene) -> FxMap<i64, ()> {
+    s.nodes
+        .iter()
+        .filter_map(|n| match &n.key {
+            NodeKey::UniqueId { scope, id } if scope.is_empty() => Some((*id, ())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Whether no two base nodes share a unique_id key.
+pub(super) fn base_uids_unique(base: &Scene) -> bool {
+    let mut keys: FxMap<&NodeKey, ()> = FxMap::default();
+    base.nodes
+        .iter()
+        .all(|n| !matches!(n.key, NodeKey::UniqueId { .. }) || keys.insert(&n.key, ()).is_none())
+}
+
+/// The node identities found so far and the keys they are found by.
+pub(super) struct NodeKeys<'a> {
+    t: Table,
+    /// unique_id keys: the scope (the instance an override entry sits in) is named by
+    /// the identity of that instance node, so a moved instance keeps its overrides.
+    by_uid: FxMap<(String, i64), usize>,
+    by_path: MultiMap<&'a str>,
+    /// (identity of the nearest listed ancestor, rest of the path and name).
+    by_skey: MultiMap<(usize, Cow<'a, str>)>,
+    /// Whether an identity's unique_id was already in base (then a different id on a
+    /// side means a different node).
+    uid_in_base: Vec<bool>,
+    has_uid: Vec<bool>,
+    /// The unique_id (own scene's, not an override's) an identity was first given.
+    uid_of: Vec<Option<i64>>,
+    /// The unique_ids of each side's own nodes, gathered when first asked for.
+    side_uids: [std::cell::OnceCell<FxMap<i64, ()>>; 3],
+    sc: [&'a Scene; 3],
+    parent_at: ParentAt,
+}
+
+/// A node's keys on its side.
+pub(super) struct NodeKey3<'a> {
+    uid: Option<(String, i64)>,
+    skey: Option<(usize, Cow<'a, str>)>,
+    path: &'a str,
+}
+
+impl<'a> NodeKeys<'a> {
+    fn new(sc: [&'a Scene; 3]) -> NodeKeys<'a> {
+        let mut t = Table::new([sc[0].nodes.len(), sc[1].nodes.len(), sc[2].nodes.len()]);
+        let total = sc.iter().map(|s| s.nodes.len()).sum();
+        t.at.reserve(total);
+        // The keyed maps are sized for base: most nodes of ours and theirs join by
+        // lockstep and are never entered. Sized for all three sides, a big scene's maps
+        // would spread the same entries over three times the memory, each page touched.
+        let keyed = sc[B].nodes.len() + 64;
+        NodeKeys {
+            t,
+            by_uid: FxMap::default(),
+            by_path: MultiMap::with_capacity(keyed),
+            by_skey: MultiMap::with_capacity(keyed),
+            uid_in_base: Vec::with_capacity(total),
+            has_uid: Vec::with_capacity(total),
+            uid_of: Vec::with_capacity(total),
+            side_uids: Default::default(),
+            sc,
+            parent_at: sc.map(|s| Vec::with_capacity(s.nodes.len())),
+        }
+    }
+
+    /// Give every node of `side` an identity.
+    fn match_side(
+        &mut self,
+        sc: [&'a Scene; 3],
+        side: usize,
+        paths: &FxMap<&'a str, usize>,
+        lockstep: bool,
+    ) {
+        let scene = sc[side];
+        let (base_root, side_root) = (root_of(sc[B]), root_of(scene));
+        // The base node expected next.
+        let mut bc = 0usize;
+        for (i, n) in scene.nodes.iter().enumerate() {
+            if lockstep && self.join_lockstep(sc, side, i, bc, base_root, side_root) {
+                bc += 1;
+                continue;
+            }
+            let id = self.match_keyed(side, i, n, paths, side_root);
+            if let Some(bi) = self.t.at[id][B].filter(|_| side != B) {
+                bc = bi + 1;
+            }
+        }
+    }
+
+    /// Lockstep: most nodes of ours and theirs sit where base has them, in the same
+    /// order. Such a node joins the base node's identity without any lookup when the
+    /// answer of the keyed matching is certain. (The keys the keyed matching would
+    /// record are then exactly the ones base recorded.)
+    fn join_lockstep(
+        &mut self,
+        sc: [&'a Scene; 3],
+        side: usize,
+        i: usize,
+        bc: usize,
+        base_root: Option<usize>,
+        side_root: Option<usize>,
+    ) -> bool {
+        let t = &mut self.t;
+        let n = &sc[side].nodes[i];
+        let Some(id) = lockstep_ident(sc, t, &self.parent_at, side, n, bc, base_root, side_root)
+        else {
+            return false;
+        };
+        t.bind(id, side, i);
+        let direct = match n.parent.as_deref() {
+            None => None,
+            Some(".") => side_root,
+            Some(_) => self.parent_at[B][bc].and_then(|bp| t.at[t.of[B][bp]][side]),
+        };
+        self.parent_at[side].push(direct);
+        true
+    }
+
+    /// A node matched by its keys (a new identity when none finds one); its keys are
+    /// recorded for the sides after it.
+    fn match_keyed(
+        &mut self,
+        side: usize,
+        i: usize,
+        n: &'a crate::model::Node,
+        paths: &FxMap<&'a str, usize>,
+        side_root: Option<usize>,
+    ) -> usize {
+        // The parent's index when the parent path names a listed node (or is ".").
+        let direct = match n.parent.as_deref() {
+            Some(".") => side_root,
+            Some(p) => paths.get(p).copied(),
+            None => None,
+        };
+        self.parent_at[side].push(direct);
+        let keys = NodeKey3 {
+            uid: self.uid_key(side, n, paths),
+            skey: self.scope_key(side, n, paths, direct),
+            path: n.path.as_str(),
+        };
+        let id = match self.find(side, &keys) {
+            Some(id) => {
+                self.t.bind(id, side, i);
+                id
+            }
+            None => {
+                self.uid_in_base.push(false);
+                self.has_uid.push(false);
+                self.uid_of.push(None);
+                self.t.fresh(side, i)
+            }
+        };
+        self.record(side, id, keys);
+        id
+    }
+
+    /// The unique_id key, its scope named by identity when the scope is a listed node.
+    fn uid_key(
+        &self,
+        side: usize,
+        n: &crate::model::Node,
+        paths: &FxMap<&'a str, usize>,
+    ) -> Option<(String, i64)> {
+        let NodeKey::UniqueId { scope, id } = &n.key else {
+            return None;
+        };
+        let scope = match paths.get(scope.as_str()) {
+            Some(&si) if !scope.is_empty() && self.t.bound(side, si) => {
+                format!("#{}", self.t.of[side][si])
+            }
+            _ => scope.to_string(),
+        };
+        Some((scope, *id))
+    }
+
+    /// Where the node hangs: the identity of its nearest listed ancestor and the rest
+    /// of the path (so a node follows a parent that was moved or renamed).
+    fn scope_key(
+        &self,
+        side: usize,
+        n: &'a crate::model::Node,
+        paths: &FxMap<&'a str, usize>,
+        direct: Option<usize>,
+    ) -> Option<(usize, Cow<'a, str>)> {
+        let p = n.parent.as_deref()?;
+        let mut cut = p.len();
+        let mut anchor = direct;
+        while anchor.is_none() {
+            let k = p[..cut].rfind('/')?;
+            anchor = paths.get(&p[..k]).copied();
+            cut = k;
+        }
+        let a = anchor?;
+        if !self.t.bound(side, a) {
+            return None;
+        }
+        let rest = if cut >= p.len() || p == "." {
+            Cow::Borrowed(n.name.as_str())
+        } else {
+            Cow::Owned(format!("{}/{}", &p[cut + 1..], n.name))
+        };
+        Some((self.t.of[side][a], rest))
+    }
+
+    /// The identity a node's keys find on `side`: by unique_id, by place, by path.
+    /// Base comes first: every identity listed while it is read is one of its own nodes
+    /// (claimed on base), so no lookup could find one. Skipping them saves three
+    /// lookups per base node, and a walk along the whole list of a path that a hostile
+    /// base repeats many times.
+    fn find(&mut self, side: usize, keys: &NodeKey3<'a>) -> Option<usize> {
+        if side == B {
+            return None;
+        }
+        let t = &self.t;
+        let (has_uid, uid_in_base) = (&self.has_uid, &self.uid_in_base);
+        let is_uid = keys.uid.is_some();
+        // A unique_id this side gives to one of its own nodes names that node.
+        let held_here = |id: usize| {
+            self.uid_of[id].is_some_and(|u| {
+                let held = self.side_uids[side].get_or_init(|| own_uids(self.sc[side]));
+                held.contains_key(&u)
+            })
+        };
+        // A node with a unique_id is not the node of an identity that already has
+        // another one, unless that identity is a base node without one (both sides
+        // gave it an id when re-saving in 4.6) whose id this side holds nowhere. Two
+        // nodes added under one name with different ids are two nodes.
+        let usable = |id: usize| {
+            !t.claimed(id, side)
+                && (!is_uid
+                    || !has_uid[id]
+                    || (!uid_in_base[id] && t.at[id][B].is_some() && !held_here(id)))
+        };
+        let claimed = |id: usize| t.claimed(id, side);
+        keys.uid
+            .as_ref()
+            .and_then(|k| self.by_uid.get(k).copied())
+            .filter(|&id| !t.claimed(id, side))
+            .or_else(|| {
+                let k = keys.skey.as_ref()?;
+                self.by_skey.find(k, side, claimed, usable)
+            })
+            .or_else(|| self.by_path.find(keys.path, side, claimed, usable))
+    }
+
+    /// Record a node's keys for the sides after it.
+    fn record(&mut self, side: usize, id: usize, keys: NodeKey3<'a>) {
+        if let Some(k) = keys.uid {
+            if k.0.is_empty() && self.uid_of[id].is_none() {
+                self.uid_of[id] = Some(k.1);
+            }
+            self.by_uid.entry(k).or_insert(id);
+            self.has_uid[id] = true;
+            if side == B {
+                self.uid_in_base[id] = true;
+            }
+        }
+        if let Some(k) = keys.skey {
+            self.by_skey.push(k, id);
+        }
+        self.by_path.push(keys.path, id);
+    }
+}
+
+/// The base identity node `n` of `side` certainly joins, when `n` is the base node at
+/// `bc` unchanged in key, path and parent identity (see [`NodeKeys::join_lockstep`]).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn lockstep_ident(
+    sc: [&Scene; 3],
+    t: &Table,
+    parent_at: &ParentAt,
+    side: usize,
+    n: &crate::model::Node,
+    bc: usize,
+    base_root: Option<usize>,
+    side_root: Option<usize>,
+) -> Option<usize> {
+    let bn = sc[B].nodes.get(bc)?;
+    let own = match &n.key {
+        NodeKey::UniqueId { scope, .. } => scope.is_empty(),
+        NodeKey::Path(_) => true,
+    };
+    if !own || bn.key != n.key || bn.path != n.path || bn.parent != n.parent {
+        return None;
+    }
+    let id = t.of[B][bc];
+    if id == usize::MAX || t.claimed(id, side) {
+        return None;
+    }
+    let same_parent = match n.parent.as_deref() {
+        None => true,
+        Some(".") => match (base_root, side_root) {
+            (Some(br), Some(sr)) => t.bound(side, sr) && t.of[side][sr] == t.of[B][br],
+            _ => false,
+        },
+        Some(p) => parent_at[B][bc]
+            .and_then(|bp| t.at[t.of[B][bp]][side])
+            .is_some_and(|spi| sc[side].nodes[spi].path == p),
+    };
+    same_parent.then_some(id)
+}
+
+/// Index of the scene root (the node without `parent`), normally the first node.
+pub(super) fn root_of(s: &Scene) -> Option<usize> {
+    match s.nodes.first() {
+        Some(n) if n.parent.is_none() => Some(0),
+        _ => s.nodes.iter().position(|n| n.parent.is_none()),
+    }
+}
+
+/// What a node is, apart from where it is: its name and its type (or instanced scene).
+pub(super) fn node_kind(s: &Scene, i: usize) -> (String, String) {
+    let n = &s.nodes[i];
+    let what = match (&n.type_name, n.instance()) {
+        (Some(t), _) => t.to_string(),
+        (None, Some(ext)) => {
+            let path = s
+                .ext_resources
+                .iter()
+                .rev()
+                .find(|e| e.id == ext)
+                .map_or("", |e| e.path.as_str());
+            format!("instance:{path}")
+        }
+        _ => String::new(),
+    };
+    (n.name.to_string(), what)
+}
+
+/// Whether two nodes are of one [`node_kind`], an instanced scene known by its
+/// ext_resource's `uid` as well as by its path (a moved scene file keeps its uid).
+pub(super) fn same_kind(a: (&Scene, usize), b: (&Scene, usize)) -> bool {
+    let uid = |(s, i): (&Scene, usize)| {
+        let ext = s.nodes[i].instance()?;
+        s.ext_resources
+            .iter()
+            .rev()
+            .find(|e| e.id == ext)?
+            .uid
+            .clone()
+    };
+    let (ka, kb) = (node_kind(a.0, a.1), node_kind(b.0, b.1));
+    ka == kb || (ka.0 == kb.0 && uid(a).is_some() && uid(a) == uid(b))
+}
+
+/// A value with every SubResource id left out: sub_resources are matched after nodes, and
+/// a re-save that renumbers them must not hide a rename.
+pub(super) fn sub_ids_blank(text: &str) -> String {
+    if !text.contains("SubResource") {
+        return text.to_string();
+    }
+    crate::value::rewrite_refs_in_text(text, &mut |kind, _| {
+        (kind == crate::value::RefKind::Sub).then(String::new)
+    })
+}

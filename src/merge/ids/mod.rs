@@ -1,0 +1,6 @@
+//! Stage 4, ids: the order of the resources that stay and the id each gets in the
+//! result (ours keeps its ids; a colliding id from theirs is renamed). Hands on the id
+//! maps the printer rewrites every reference with.
+
+pub(super) mod assign;
+pub(super) mod order;

@@ -1,0 +1,130 @@
+//! The identity tables the identity stage fills and every later stage reads: for each
+//! ext_resource, sub_resource and node, which part of base, ours and theirs it is
+//! (sides indexed by [`B`], [`O`], [`T`]), and the per-side lookups by id. The types
+//! only; the matching itself is [`crate::merge::identity`]'s.
+
+pub(crate) use crate::fxhash::FxMap;
+use crate::model::Scene;
+
+/// Side indexes.
+pub const B: usize = 0;
+/// Ours.
+pub const O: usize = 1;
+/// Theirs.
+pub const T: usize = 2;
+
+/// An identity table: for each identity, the index of the part on each side.
+#[derive(Debug, Default, Clone)]
+pub struct Table {
+    /// identity -> [base, ours, theirs] index into the side's list.
+    pub at: Vec<[Option<usize>; 3]>,
+    /// side -> (index in the side's list -> identity).
+    pub of: [Vec<usize>; 3],
+}
+
+impl Table {
+    pub(in crate::merge) fn new(sizes: [usize; 3]) -> Table {
+        Table {
+            at: Vec::new(),
+            of: [
+                vec![usize::MAX; sizes[0]],
+                vec![usize::MAX; sizes[1]],
+                vec![usize::MAX; sizes[2]],
+            ],
+        }
+    }
+    pub(in crate::merge) fn bind(&mut self, ident: usize, side: usize, i: usize) {
+        self.at[ident][side] = Some(i);
+        self.of[side][i] = ident;
+    }
+    pub(in crate::merge) fn fresh(&mut self, side: usize, i: usize) -> usize {
+        self.at.push([None; 3]);
+        let id = self.at.len() - 1;
+        self.bind(id, side, i);
+        id
+    }
+    pub(in crate::merge) fn bound(&self, side: usize, i: usize) -> bool {
+        self.of[side][i] != usize::MAX
+    }
+    pub(in crate::merge) fn claimed(&self, ident: usize, side: usize) -> bool {
+        self.at[ident][side].is_some()
+    }
+}
+
+/// How a sub_resource of ours or theirs was matched (for `--explain`).
+#[derive(Debug, Clone)]
+pub struct SubMatch {
+    /// Side of the matched resource.
+    pub side: usize,
+    /// Its index on that side.
+    pub index: usize,
+    /// Identity it joined.
+    pub ident: usize,
+    /// By what.
+    pub how: &'static str,
+}
+
+/// All identities of a three-way merge.
+#[derive(Debug, Clone)]
+pub struct Idents<'a> {
+    /// Each side's node paths to node indexes.
+    pub paths: Paths<'a>,
+    /// Each side's parent node index of each node, when listed.
+    pub parent_at: ParentAt,
+    /// ext_resources.
+    pub ext: Table,
+    /// sub_resources.
+    pub sub: Table,
+    /// nodes.
+    pub node: Table,
+    /// Sub_resource matches made by use or content where ids differ.
+    pub sub_matches: Vec<SubMatch>,
+    /// Base nodes paired with the node both sides now share (see `identity::nodes::follow_shared`).
+    pub shared_changes: Vec<SharedChange>,
+}
+
+/// Each side's node paths (the last node of a path wins).
+pub type Paths<'a> = [FxMap<&'a str, usize>; 3];
+
+/// Each side's node index of each node's parent, when its parent path names a listed
+/// node (or is "."; then the root).
+pub type ParentAt = [Vec<Option<usize>>; 3];
+
+/// A base node and the node both sides now hold in its place, paired by
+/// `follow_shared` (identity).
+#[derive(Debug, Clone)]
+pub struct SharedChange {
+    /// The identity (base's).
+    pub ident: usize,
+    /// Whether both sides gave it the same new unique_id (else: same name, type and
+    /// new parent).
+    pub by_unique_id: bool,
+}
+
+/// Per-side lookups from id to index.
+pub struct IdIndex<'a> {
+    /// ext id -> index.
+    pub ext: FxMap<&'a str, usize>,
+    /// sub id -> index (the last definition wins, as in the loader).
+    pub sub: FxMap<&'a str, usize>,
+}
+
+impl<'a> IdIndex<'a> {
+    /// Build the lookups of a scene.
+    pub fn new(s: &'a Scene) -> IdIndex<'a> {
+        IdIndex {
+            ext: s
+                .ext_resources
+                .iter()
+                .enumerate()
+                .map(|(i, e)| (e.id.as_str(), i))
+                .collect(),
+            sub: s
+                .sub_resources
+                .iter()
+                .enumerate()
+                .map(|(i, e)| (e.id.as_str(), i))
+                .collect(),
+        }
+    }
+}
