@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
-use super::config::{git, git_ok, Record, RECORD_CREATED};
+use super::config::{git, git_ok, Record, RECORD_ATTRS, RECORD_CREATED};
 use super::{Scope, BLOCK_END, BLOCK_START, DRIVER, PATTERNS};
 
 /// The attributes block, markers included, each line ending in `\n`.
@@ -79,9 +79,23 @@ pub fn remove_attributes_block(text: &str) -> Option<String> {
 
 /// The attributes file the scope uses: `<worktree>/.gitattributes`, or for
 /// `--global` the file named by `core.attributesFile`, else git's default
-/// `$XDG_CONFIG_HOME/git/attributes` (`~/.config/git/attributes`).
-pub fn attributes_path(scope: &Scope) -> Result<PathBuf> {
+/// `$XDG_CONFIG_HOME/git/attributes` (`~/.config/git/attributes`). `local`
+/// (`install --local`): the repository's `.git/info/attributes`, which every branch
+/// sees and nobody commits.
+pub fn attributes_path(scope: &Scope, local: bool) -> Result<PathBuf> {
     match scope {
+        Scope::Repo(dir) if local => {
+            let args = [
+                "rev-parse",
+                "--path-format=absolute",
+                "--git-path",
+                "info/attributes",
+            ];
+            let out = git_ok(Some(dir), args)
+                .with_context(|| format!("{} is not inside a git repository", dir.display()))?;
+            let path = String::from_utf8(out.stdout).context("git folder path is not UTF-8")?;
+            Ok(dir.join(path.trim_end_matches(['\n', '\r'])))
+        }
         Scope::Repo(dir) => {
             let out = git_ok(Some(dir), ["rev-parse", "--show-toplevel"])
                 .with_context(|| format!("{} is not inside a git work tree", dir.display()))?;
@@ -176,6 +190,12 @@ pub(super) fn add_block(
     let Some(updated) = add_attributes_block(&existing) else {
         return Ok(format!("attributes already in {}", attrs.display()));
     };
+    let shown = attrs.to_string_lossy();
+    Record::note(dir, flag, &mut rec.attributes, RECORD_ATTRS, &shown)?;
+    if !attrs.exists() {
+        // Before its folders: `uninstall` removes what it lists in this order.
+        Record::note(dir, flag, &mut rec.created, RECORD_CREATED, &shown)?;
+    }
     let missing = attrs.ancestors().skip(1);
     for folder in missing.take_while(|a| !a.as_os_str().is_empty() && !a.exists()) {
         Record::note(
@@ -194,7 +214,8 @@ pub(super) fn add_block(
     Ok(format!("attributes added to {}", attrs.display()))
 }
 
-/// Take our block out of the attributes file; a file left empty is removed.
+/// Take our block out of the attributes file (a file `install` created, left empty, is
+/// removed with the other files it created).
 pub(super) fn remove_block(attrs: &Path) -> Result<String> {
     let bytes = match std::fs::read(attrs) {
         Ok(b) => b,
@@ -207,13 +228,6 @@ pub(super) fn remove_block(attrs: &Path) -> Result<String> {
         String::from_utf8(bytes).with_context(|| format!("{} is not UTF-8", attrs.display()))?;
     match remove_attributes_block(&text) {
         None => Ok(format!("no tscn-merge attributes in {}", attrs.display())),
-        Some(rest) if rest.is_empty() => {
-            std::fs::remove_file(attrs).with_context(|| format!("removing {}", attrs.display()))?;
-            Ok(format!(
-                "removed {} (it held only tscn-merge attributes)",
-                attrs.display()
-            ))
-        }
         Some(rest) => {
             std::fs::write(attrs, rest).with_context(|| format!("writing {}", attrs.display()))?;
             Ok(format!("attributes removed from {}", attrs.display()))

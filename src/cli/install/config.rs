@@ -1,7 +1,6 @@
 //! The config side of `install`: running `git config` for a scope, the record of what
 //! `install` set and created (section `[tscn-merge]`) so `uninstall` removes exactly
-//! that, setting a key only when the user did not set it, and whether git has a commit
-//! identity (the textconv cache needs one).
+//! that, and setting or unsetting a key only when the user did not set it.
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
@@ -60,11 +59,15 @@ pub(super) fn scope_parts(scope: &Scope) -> (Option<&Path>, &'static str) {
 /// `uninstall` removes exactly that: each key it set, and each file or folder it created.
 pub(super) const RECORD_KEYS: &str = "tscn-merge.installed";
 pub(super) const RECORD_CREATED: &str = "tscn-merge.created";
+/// The attributes files `install` added its block to (only from there does `uninstall`
+/// take it out: a block that came with a clone's `.gitattributes` stays).
+pub(super) const RECORD_ATTRS: &str = "tscn-merge.attributes";
 
 /// What `install` noted in the config.
 pub(super) struct Record {
     pub(super) keys: Vec<String>,
     pub(super) created: Vec<String>,
+    pub(super) attributes: Vec<String>,
 }
 
 impl Record {
@@ -79,6 +82,7 @@ impl Record {
         Ok(Record {
             keys: all(RECORD_KEYS)?,
             created: all(RECORD_CREATED)?,
+            attributes: all(RECORD_ATTRS)?,
         })
     }
 
@@ -96,33 +100,6 @@ impl Record {
         }
         Ok(())
     }
-}
-
-/// Whether git can make commits here with an identity from its config (not from
-/// environment variables, which a later shell or CI job may not have).
-pub(super) fn identity_configured(scope: &Scope) -> bool {
-    let dir = match scope {
-        Scope::Repo(d) => d.as_path(),
-        Scope::Global => Path::new("/"),
-    };
-    ["GIT_AUTHOR_IDENT", "GIT_COMMITTER_IDENT"]
-        .iter()
-        .all(|var| {
-            let mut cmd = Command::new("git");
-            for env in [
-                "GIT_AUTHOR_NAME",
-                "GIT_AUTHOR_EMAIL",
-                "GIT_COMMITTER_NAME",
-                "GIT_COMMITTER_EMAIL",
-                "EMAIL",
-            ] {
-                cmd.env_remove(env);
-            }
-            cmd.current_dir(dir)
-                .args(["var", var])
-                .output()
-                .is_ok_and(|o| o.status.success())
-        })
 }
 
 /// The file `git config --global` writes: `$GIT_CONFIG_GLOBAL`, `~/.gitconfig`, or
@@ -169,19 +146,25 @@ pub(super) fn set_key(
 }
 
 /// Remove our config sections that no longer hold a key.
+/// `alias` is among them when `install` set the alias (a section the user may share).
 pub(super) fn remove_empty_sections(
     dir: Option<&Path>,
     flag: &str,
+    alias: bool,
     report: &mut Vec<String>,
 ) -> Result<()> {
     let names = SECTIONS
         .iter()
         .map(|s| format!("{s}.{DRIVER}"))
-        .chain([DRIVER.to_string()]);
+        .chain([DRIVER.to_string()])
+        .chain(alias.then(|| "alias".to_string()));
     for name in names {
         let pattern = format!("^{}\\.", name.replace('.', "\\.").replace('-', "\\-"));
         let left = git(dir, ["config", flag, "--get-regexp", &pattern])?;
         if left.status.success() && !left.stdout.is_empty() {
+            if name == "alias" {
+                continue;
+            }
             report.push(format!("config section {name} kept: it has other keys"));
             continue;
         }
@@ -192,4 +175,29 @@ pub(super) fn remove_empty_sections(
         }
     }
     Ok(())
+}
+
+/// Unset `key` when `install` set it (it is recorded, or holds a value some version of
+/// `install` writes): the line to report, `None` when it is not set.
+pub(super) fn unset_ours(
+    dir: Option<&Path>,
+    flag: &str,
+    key: &str,
+    ours: &Ours,
+    rec: &Record,
+) -> Result<Option<String>> {
+    let current = git(dir, ["config", flag, "--get-all", key])?;
+    if !current.status.success() {
+        return Ok(None);
+    }
+    let now = String::from_utf8_lossy(&current.stdout)
+        .trim_end_matches('\n')
+        .to_string();
+    if !rec.keys.iter().any(|k| k == key) && !ours.wrote(key, &now) {
+        return Ok(Some(format!(
+            "config {key} kept: it is set to {now:?}, not by tscn-merge"
+        )));
+    }
+    git_ok(dir, ["config", flag, "--unset-all", key])?;
+    Ok(Some(format!("config {key} removed")))
 }

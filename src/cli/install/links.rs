@@ -48,8 +48,10 @@ impl Links {
     }
 }
 
-/// Decide how the configured commands should start the binary: the bare name
-/// when `tscn-merge` on `PATH` is this very executable, else its absolute path.
+/// The binary the configured commands start, as an absolute path: the `tscn-merge` on
+/// `PATH` when it is this very executable (so an upgrade in place, or a package
+/// manager's link, is followed), else the running executable itself. The driver
+/// falls back to `PATH` when the path goes away.
 pub fn detect_exe() -> Result<Exe> {
     let me = std::env::current_exe().context("locating the running executable")?;
     let me = me.canonicalize().unwrap_or(me);
@@ -57,17 +59,24 @@ pub fn detect_exe() -> Result<Exe> {
         bail!("the executable path is not valid UTF-8: {}", me.display());
     }
     Ok(match first_on_path() {
-        Some(found) if found.canonicalize().is_ok_and(|c| c == me) => Exe::OnPath,
+        Some(found) if found.canonicalize().is_ok_and(|c| c == me) => {
+            Exe::Absolute(std::path::absolute(&found).unwrap_or(found))
+        }
         _ => Exe::Absolute(me),
     })
 }
 
+/// The file name of the binary: `tscn-merge`, `tscn-merge.exe` on Windows.
+pub fn exe_name() -> String {
+    format!("{DRIVER}{}", std::env::consts::EXE_SUFFIX)
+}
+
 /// The `tscn-merge` a shell would start: the first one on `PATH`.
-pub(super) fn first_on_path() -> Option<PathBuf> {
+pub fn first_on_path() -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path)
-        .map(|dir| dir.join(DRIVER))
-        .find(|candidate| candidate.canonicalize().is_ok())
+        .map(|dir| dir.join(exe_name()))
+        .find(|candidate| candidate.is_file())
 }
 
 /// Remove the files and folders `install` created, when nothing is left in them: the
@@ -101,6 +110,10 @@ pub(super) fn remove_created(created: &[String], report: &mut Vec<String>) {
 /// repository keeps the link and each scope's `uninstall` removes only its own.
 /// `None` without a home folder, a git folder, or a UTF-8 path (git's config holds text).
 pub(super) fn link_folder(scope: &Scope) -> Option<PathBuf> {
+    if !cfg!(unix) {
+        // No symbolic links: git runs the binary's own command line instead.
+        return None;
+    }
     let data = std::env::var_os("XDG_DATA_HOME")
         .map(PathBuf::from)
         .filter(|p| p.is_absolute())
@@ -186,7 +199,11 @@ pub(super) fn place_link(
     rec: &mut Record,
 ) -> Result<(bool, String)> {
     let Some(link) = link else {
-        let why = "no data folder (HOME), git folder, or UTF-8 path for it";
+        let why = if cfg!(unix) {
+            "no data folder (HOME), git folder, or UTF-8 path for it"
+        } else {
+            "no symbolic links on this system"
+        };
         return Ok((false, format!("{what} link not made: {why}")));
     };
     let target = match exe {
