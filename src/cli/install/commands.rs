@@ -25,7 +25,7 @@ pub fn shell_quote(s: &str) -> String {
 pub fn exe_word(exe: &Exe) -> String {
     match exe {
         Exe::OnPath => DRIVER.to_string(),
-        Exe::Absolute(p) => shell_quote(&p.to_string_lossy()),
+        Exe::Absolute(p) => shell_quote(&git_path(p)),
     }
 }
 
