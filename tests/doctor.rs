@@ -117,3 +117,30 @@ fn a_missing_binary_is_named() {
         "{text}"
     );
 }
+
+#[test]
+fn install_diff_with_its_binary_gone_is_named() {
+    let t = TempRepo::new();
+    let copy = t.scratch().join("tscn-merge");
+    let st = std::process::Command::new("cp")
+        .arg(common::bin())
+        .arg(&copy)
+        .status()
+        .expect("cp");
+    assert!(st.success());
+    let out = t
+        .command(&copy)
+        .args(["install", "--diff"])
+        .output()
+        .expect("install");
+    assert_success(&out, "install --diff from a copy");
+    t.commit_all("drivers");
+    std::fs::remove_file(&copy).expect("remove the binary");
+    let (code, out) = doctor(&t);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("which is gone: git diff and git log -p die"),
+        "{out}"
+    );
+    assert!(out.contains("is missing"), "{out}");
+}

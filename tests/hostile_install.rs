@@ -470,3 +470,37 @@ fn install_local_gives_a_branch_made_before_the_attributes_the_driver() {
     );
     assert!(attr(&t).ends_with(": unspecified\n"), "{}", attr(&t));
 }
+
+#[test]
+fn install_local_makes_a_cherry_pick_onto_an_old_branch_structural() {
+    let t = TempRepo::new();
+    t.write("level.tscn", example("base.tscn"));
+    t.commit_all("base");
+    t.checkout_new("old");
+    t.write("level.tscn", example("theirs.tscn"));
+    t.commit_all("theirs");
+    t.checkout("main");
+    t.write("level.tscn", example("ours.tscn"));
+    let ours = t.commit_all("ours");
+    // main gets .gitattributes; `old` was made before it and has none.
+    assert_success(&run(&t, &["install"]), "install");
+    t.commit_all("drivers");
+    t.checkout("old");
+    let plain = t.git(["cherry-pick", &ours]);
+    assert!(
+        !plain.status.success(),
+        "without the attributes git conflicts"
+    );
+    assert!(String::from_utf8_lossy(&t.read("level.tscn")).contains("<<<<<<<"));
+    t.git_ok(["cherry-pick", "--abort"]);
+    assert_success(&run(&t, &["install", "--local"]), "install --local");
+    let picked = t.git(["cherry-pick", &ours]);
+    assert_success(&picked, "git cherry-pick with .git/info/attributes");
+    let merged = String::from_utf8(t.read("level.tscn")).expect("utf-8");
+    assert!(
+        merged.contains("name=\"Hitbox\"")
+            && merged.contains("name=\"GroundSensor\"")
+            && !merged.contains("<<<<<<<"),
+        "{merged}"
+    );
+}
