@@ -239,7 +239,7 @@ fn check_attributes(r: &mut Report, top: &Path) -> bool {
 }
 
 /// Local branches (the 10 most recent) whose `.gitattributes` lacks the driver: a
-/// rebase or cherry-pick there merges scenes line by line.
+/// merge or cherry-pick on them merges scenes line by line.
 fn check_branches(r: &mut Report, top: &Path) {
     let args = [
         "for-each-ref",
@@ -260,10 +260,10 @@ fn check_branches(r: &mut Report, top: &Path) {
         [] => r.ok("every recent local branch has the attributes in its .gitattributes"),
         some => r.problem(
             format!(
-                "branch(es) without tscn-merge in their .gitattributes: {} (a rebase or cherry-pick there merges scenes line by line)",
+                "branch(es) without tscn-merge in their .gitattributes: {} (a merge or cherry-pick on them merges scenes line by line)",
                 some.join(", ")
             ),
-            "tscn-merge install --local (every branch, no commit), or merge the .gitattributes commit into them",
+            "tscn-merge install --local (every branch of this clone, nothing to commit)",
         ),
     }
 }
