@@ -435,7 +435,7 @@ impl Repo {
             dir: tempfile::tempdir().unwrap(),
         };
         r.git(&["init", "-q", "-b", "main"]);
-        let o = run(r.cmd(&bin()).arg("install"));
+        let o = run(r.cmd(&bin()).args(["install", "--diff"]));
         assert!(
             o.status.success(),
             "install: {}",
@@ -603,7 +603,7 @@ fn colour_flag_wins_and_no_color_turns_auto_off() {
 #[test]
 fn git_diff_under_the_pager_is_coloured_unless_git_says_never() {
     let t = common::TempRepo::new();
-    common::assert_success(&t.run_bin(["install"]), "install");
+    common::assert_success(&t.run_bin(["install", "--diff"]), "install --diff");
     t.write("p.tscn", SCENE);
     t.commit_all("add");
     t.write("p.tscn", SCENE.replace("speed = 10", "speed = 12"));

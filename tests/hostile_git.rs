@@ -39,7 +39,7 @@ const DASHED: &str = "-Game.tscn";
 /// drivers installed.
 fn dashed_repo() -> TempRepo {
     let t = TempRepo::new();
-    assert_success(&t.run_bin(["install"]), "install");
+    assert_success(&t.run_bin(["install", "--diff"]), "install --diff");
     t.write(DASHED, example("base.tscn"));
     t.commit_all("base");
     t.checkout_new("feature");

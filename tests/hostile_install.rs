@@ -96,7 +96,7 @@ fn an_earlier_install_with_the_old_command_lines_is_upgraded_and_removed() {
         let t = TempRepo::new();
         let old = format!("{} {old}", common::bin().display());
         t.git_ok(["config", "diff.tscn-merge.textconv", &old]);
-        assert_success(&run(&t, &["install"]), "install");
+        assert_success(&run(&t, &["install", "--diff"]), "install --diff");
         let tc = t.config_get("diff.tscn-merge.textconv").expect("set");
         assert!(tc.ends_with("/tscn-merge-textconv"), "{old}: {tc}");
         assert_success(&run(&t, &["uninstall"]), "uninstall");
@@ -164,14 +164,11 @@ fn history(t: &TempRepo) {
 }
 
 #[test]
-fn hunk_headers_name_the_section_and_the_cache_is_on_with_an_identity() {
+fn hunk_headers_name_the_section_and_the_cache_stays_off() {
     let t = TempRepo::new();
     history(&t);
     assert_success(&run(&t, &["install"]), "install");
-    assert_eq!(
-        t.config_get("diff.tscn-merge.cachetextconv").as_deref(),
-        Some("true")
-    );
+    assert_eq!(t.config_get("diff.tscn-merge.cachetextconv"), None);
     for args in [
         &["log", "-p"][..],
         &["diff", "--no-ext-diff", "HEAD~1", "HEAD"][..],
@@ -213,4 +210,297 @@ fn without_an_identity_the_cache_stays_off_and_git_log_works() {
     assert!(stdout(&log).contains("speed = 2"), "{}", stdout(&log));
     let with_empty = t.git(["-c", "user.name=", "-c", "user.email=", "log", "-p"]);
     assert_success(&with_empty, "git log -p with an empty identity");
+}
+
+// ----------------------------------------------------------------------------------------
+// Everyday git with the default install (issue 25's bar)
+
+/// One of the example scenes.
+fn example(name: &str) -> Vec<u8> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("examples/merge")
+        .join(name);
+    std::fs::read(&p).expect("example scene")
+}
+
+/// `$PATH` without the directories that hold a `tscn-merge`.
+fn path_without_tscn_merge() -> std::ffi::OsString {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let dirs = std::env::split_paths(&path).filter(|d| !d.join("tscn-merge").exists());
+    std::env::join_paths(dirs).expect("PATH")
+}
+
+/// `git ARGS` with `input` on stdin.
+fn git_with_input(t: &TempRepo, args: &[&str], input: &[u8]) -> std::process::Output {
+    use std::io::Write;
+    let mut child = t
+        .command("git")
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("git");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input)
+        .expect("write");
+    child.wait_with_output().expect("wait")
+}
+
+#[test]
+fn the_default_install_leaves_git_diff_a_patch_and_difftool_the_users() {
+    let t = TempRepo::new();
+    assert_success(&run(&t, &["install"]), "install");
+    t.write("level.tscn", example("base.tscn"));
+    t.commit_all("base");
+    t.write("level.tscn", example("ours.tscn"));
+    let diff = t.git(["diff"]);
+    assert_success(&diff, "git diff");
+    assert!(
+        stdout(&diff).starts_with("diff --git a/level.tscn"),
+        "{}",
+        stdout(&diff)
+    );
+    let check = git_with_input(&t, &["apply", "-R", "--check"], &diff.stdout);
+    assert_success(&check, "git diff | git apply -R --check");
+    let tool = t.git(["difftool", "-y", "-x", "echo T"]);
+    assert_success(&tool, "git difftool -x");
+    // `echo T` got git's arguments (the two files and the path): the user's tool ran.
+    assert!(stdout(&tool).starts_with("T "), "{}", stdout(&tool));
+    assert!(
+        stdout(&tool).trim_end().ends_with(" level.tscn"),
+        "{}",
+        stdout(&tool)
+    );
+    // The semantic view, one word away.
+    let scene = t.git(["scene-diff"]);
+    assert_success(&scene, "git scene-diff");
+    assert!(stdout(&scene).contains("Hitbox"), "{}", stdout(&scene));
+}
+
+#[test]
+fn a_moved_binary_leaves_git_working_and_the_merge_says_why() {
+    let t = TempRepo::new();
+    let dir = t.scratch().join("bin");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    let copy = dir.join("tscn-merge");
+    let st = std::process::Command::new("cp")
+        .arg(common::bin())
+        .arg(&copy)
+        .status()
+        .expect("cp");
+    assert!(st.success());
+    let out = t.command(&copy).arg("install").output().expect("install");
+    assert_success(&out, "install from a copy");
+    t.write("level.tscn", example("base.tscn"));
+    t.commit_all("base");
+    t.checkout_new("feature");
+    t.write("level.tscn", example("theirs.tscn"));
+    t.commit_all("theirs");
+    t.checkout("main");
+    t.write("level.tscn", example("ours.tscn"));
+    t.commit_all("ours");
+    std::fs::rename(&copy, dir.join("elsewhere")).expect("move the binary away");
+    t.write("level.tscn", example("theirs.tscn"));
+    for args in [&["diff"][..], &["diff", "HEAD~1", "HEAD"], &["log", "-p"]] {
+        assert_success(&t.git(args), &format!("git {args:?} with the binary gone"));
+    }
+    t.git_ok(["checkout", "--", "level.tscn"]);
+    let merge = t
+        .command("git")
+        .args(["merge", "--no-edit", "feature"])
+        .env("PATH", path_without_tscn_merge())
+        .output()
+        .expect("merge");
+    let err = stderr(&merge);
+    assert!(
+        err.contains("tscn-merge: not found") && err.contains("level.tscn"),
+        "{err}"
+    );
+    let record = String::from_utf8(t.read(".git/tscn-merge/fallbacks")).expect("utf-8");
+    assert!(record.contains("level.tscn"), "{record}");
+    let doctor = run(&t, &["doctor"]);
+    assert_eq!(doctor.status.code(), Some(1), "{}", stdout(&doctor));
+    assert!(
+        stdout(&doctor).contains("is missing"),
+        "{}",
+        stdout(&doctor)
+    );
+    assert!(
+        stdout(&doctor).contains("recent fallbacks"),
+        "{}",
+        stdout(&doctor)
+    );
+}
+
+#[test]
+fn without_tscn_merge_on_path_the_merge_is_still_structural_and_explained() {
+    let t = TempRepo::new();
+    assert_success(&run(&t, &["install"]), "install");
+    t.write("level.tscn", example("base.tscn"));
+    t.commit_all("base");
+    t.checkout_new("feature");
+    t.write("level.tscn", example("theirs.tscn"));
+    t.commit_all("theirs");
+    t.checkout("main");
+    t.write("level.tscn", example("ours.tscn"));
+    t.commit_all("ours");
+    let dir = t.scratch();
+    for (name, text) in ["base", "ours", "theirs"].map(|n| (n, example(&format!("{n}.tscn")))) {
+        std::fs::write(dir.join(format!("{name}.tscn")), text).expect("write");
+    }
+    let expected = dir.join("expected.tscn");
+    let out = t
+        .command(common::bin())
+        .current_dir(&dir)
+        .args([
+            "merge",
+            "-o",
+            "expected.tscn",
+            "base.tscn",
+            "ours.tscn",
+            "theirs.tscn",
+        ])
+        .output()
+        .expect("merge");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let merge = t
+        .command("git")
+        .args(["merge", "--no-edit", "feature"])
+        .env("PATH", path_without_tscn_merge())
+        .output()
+        .expect("merge");
+    assert_success(&merge, "git merge with PATH lacking tscn-merge");
+    assert_eq!(
+        t.read("level.tscn"),
+        std::fs::read(&expected).expect("read")
+    );
+    let err = stderr(&merge);
+    assert!(
+        err.contains("details: tscn-merge explain level.tscn"),
+        "{err}"
+    );
+    let explained = run(&t, &["explain", "level.tscn"]);
+    assert_success(&explained, "tscn-merge explain");
+    let text = stdout(&explained);
+    assert!(
+        text.starts_with("=== level.tscn\n") && text.contains("structural merge"),
+        "{text}"
+    );
+    assert_eq!(run(&t, &["explain", "other.tscn"]).status.code(), Some(1));
+}
+
+#[test]
+fn uninstall_in_a_clone_keeps_the_committed_gitattributes_and_drops_the_cache_ref() {
+    let t = TempRepo::new();
+    assert_success(&run(&t, &["install"]), "install");
+    t.write("level.tscn", example("base.tscn"));
+    t.commit_all("drivers");
+    let clone = t.scratch().join("clone");
+    let out = t
+        .command("git")
+        .arg("clone")
+        .arg("-q")
+        .arg(t.path())
+        .arg(&clone)
+        .output()
+        .expect("clone");
+    assert_success(&out, "git clone");
+    let in_clone = |program: &Path, args: &[&str]| {
+        let out = t
+            .command(program)
+            .current_dir(&clone)
+            .args(args)
+            .output()
+            .expect("run");
+        assert_success(&out, &format!("{args:?} in the clone"));
+        stdout(&out)
+    };
+    let git = Path::new("git");
+    in_clone(git, &["config", "user.name", "B"]);
+    in_clone(git, &["config", "user.email", "b@example.com"]);
+    let before = std::fs::read(clone.join(".gitattributes")).expect("committed");
+    let report = in_clone(&common::bin(), &["install"]);
+    assert!(report.contains("attributes already in"), "{report}");
+    in_clone(
+        git,
+        &["update-ref", "refs/notes/textconv/tscn-merge", "HEAD"],
+    );
+    let report = in_clone(&common::bin(), &["uninstall"]);
+    assert!(report.contains("attributes kept"), "{report}");
+    assert_eq!(
+        std::fs::read(clone.join(".gitattributes")).expect("kept"),
+        before
+    );
+    assert_eq!(in_clone(git, &["status", "--porcelain"]), "");
+    assert_eq!(
+        in_clone(git, &["ls-files", ".gitattributes"]).trim(),
+        ".gitattributes"
+    );
+    let refs = in_clone(git, &["for-each-ref", "refs/notes/"]);
+    assert_eq!(refs, "", "the cache ref is removed");
+}
+
+#[test]
+fn install_local_gives_a_branch_made_before_the_attributes_the_driver() {
+    let t = TempRepo::new();
+    t.write("level.tscn", example("base.tscn"));
+    t.commit_all("base");
+    t.branch("old");
+    assert_success(&run(&t, &["install"]), "install");
+    t.commit_all("drivers");
+    t.checkout("old");
+    let attr = |t: &TempRepo| t.git_ok(["check-attr", "merge", "--", "level.tscn"]);
+    assert!(attr(&t).ends_with(": unspecified\n"), "{}", attr(&t));
+    let out = run(&t, &["install", "--local"]);
+    assert_success(&out, "install --local");
+    assert!(stdout(&out).contains("info/attributes"), "{}", stdout(&out));
+    assert!(attr(&t).ends_with(": tscn-merge\n"), "{}", attr(&t));
+    assert_eq!(t.git_ok(["status", "--porcelain"]), "", "nothing to commit");
+    let info = String::from_utf8(t.read(".git/info/attributes")).expect("utf-8");
+    assert!(info.contains("*.tscn merge=tscn-merge"), "{info}");
+    assert_success(&run(&t, &["uninstall"]), "uninstall");
+    assert_eq!(
+        t.try_read(".git/info/attributes"),
+        None,
+        "install created it"
+    );
+    assert!(attr(&t).ends_with(": unspecified\n"), "{}", attr(&t));
+}
+
+#[test]
+fn install_local_makes_a_cherry_pick_onto_an_old_branch_structural() {
+    let t = TempRepo::new();
+    t.write("level.tscn", example("base.tscn"));
+    t.commit_all("base");
+    t.checkout_new("old");
+    t.write("level.tscn", example("theirs.tscn"));
+    t.commit_all("theirs");
+    t.checkout("main");
+    t.write("level.tscn", example("ours.tscn"));
+    let ours = t.commit_all("ours");
+    // main gets .gitattributes; `old` was made before it and has none.
+    assert_success(&run(&t, &["install"]), "install");
+    t.commit_all("drivers");
+    t.checkout("old");
+    let plain = t.git(["cherry-pick", &ours]);
+    assert!(
+        !plain.status.success(),
+        "without the attributes git conflicts"
+    );
+    assert!(String::from_utf8_lossy(&t.read("level.tscn")).contains("<<<<<<<"));
+    t.git_ok(["cherry-pick", "--abort"]);
+    assert_success(&run(&t, &["install", "--local"]), "install --local");
+    let picked = t.git(["cherry-pick", &ours]);
+    assert_success(&picked, "git cherry-pick with .git/info/attributes");
+    let merged = String::from_utf8(t.read("level.tscn")).expect("utf-8");
+    assert!(
+        merged.contains("name=\"Hitbox\"")
+            && merged.contains("name=\"GroundSensor\"")
+            && !merged.contains("<<<<<<<"),
+        "{merged}"
+    );
 }

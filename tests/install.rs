@@ -6,7 +6,7 @@ mod common;
 use common::{assert_success, bin, stdout, TempRepo};
 use std::path::Path;
 
-const KEYS: [&str; 7] = [
+const KEYS: [&str; 8] = [
     "merge.tscn-merge.name",
     "merge.tscn-merge.driver",
     "diff.tscn-merge.command",
@@ -14,6 +14,7 @@ const KEYS: [&str; 7] = [
     "diff.tscn-merge.cachetextconv",
     "diff.tscn-merge.xfuncname",
     "difftool.tscn-merge.cmd",
+    "alias.scene-diff",
 ];
 
 fn bin_str() -> String {
@@ -81,36 +82,27 @@ fn install_is_idempotent_and_uninstall_restores_bytes() {
         "{driver}"
     );
     assert!(
+        driver.contains("elif command -v tscn-merge >/dev/null 2>&1; then tscn-merge merge"),
+        "{driver}"
+    );
+    assert!(
         driver.ends_with(
-            "else git merge-file -L \"$x\" -L \"$s\" -L \"$y\" --marker-size=%L -- %A %O %B; fi"
+            "; git merge-file -L \"$x\" -L \"$s\" -L \"$y\" --marker-size=%L -- %A %O %B; fi"
         ),
         "{driver}"
     );
-    let diff_link = t.config_get("diff.tscn-merge.command").unwrap();
+    // By default git diff stays git's: no external diff, textconv or cache.
+    for key in [
+        "diff.tscn-merge.command",
+        "diff.tscn-merge.textconv",
+        "diff.tscn-merge.cachetextconv",
+    ] {
+        assert_eq!(t.config_get(key), None, "{key}");
+    }
+    assert!(t.config_get("diff.tscn-merge.xfuncname").is_some());
     assert_eq!(
-        Path::new(&diff_link).parent(),
-        t.config_get("diff.tscn-merge.textconv")
-            .as_deref()
-            .and_then(|l| Path::new(l).parent()),
-        "both links in one folder"
-    );
-    assert_eq!(
-        std::fs::read_link(&diff_link).unwrap(),
-        bin().canonicalize().unwrap()
-    );
-    let link = t.config_get("diff.tscn-merge.textconv").unwrap();
-    assert!(
-        Path::new(&link).starts_with(t.home().join(".local/share/tscn-merge")),
-        "{link}"
-    );
-    assert_eq!(
-        std::fs::read_link(&link).unwrap(),
-        bin().canonicalize().unwrap()
-    );
-    assert_eq!(
-        t.config_get("diff.tscn-merge.cachetextconv").unwrap(),
-        "true",
-        "the repository has a commit identity"
+        t.config_get("alias.scene-diff").unwrap(),
+        "difftool --no-prompt --tool=tscn-merge"
     );
     assert_eq!(
         t.config_get("difftool.tscn-merge.cmd").unwrap(),
@@ -150,10 +142,7 @@ fn install_is_idempotent_and_uninstall_restores_bytes() {
         assert_eq!(t.config_get(key), None, "{key}");
     }
 
-    assert!(
-        !t.home().join(".local").exists(),
-        "the link and its folders"
-    );
+    assert!(!t.home().join(".local").exists(), "no link by default");
 
     // Uninstalling again changes nothing and does not fail.
     uninstall(&t, &[]);
@@ -293,6 +282,17 @@ fn driver_falls_back_to_git_merge_file_when_binary_is_missing() {
         String::from_utf8(with.read("level.tscn")).unwrap(),
         lines(&[(2, "clean two"), (5, "ours five"), (9, "ours nine")])
     );
+    assert!(
+        common::stderr(&clean)
+            .contains("tscn-merge: not found (at /nonexistent/dir/tscn-merge or on PATH)"),
+        "never silent: {}",
+        common::stderr(&clean)
+    );
+    let record = String::from_utf8(with.read(".git/tscn-merge/fallbacks")).unwrap();
+    assert!(
+        record.contains("level.tscn: tscn-merge not found"),
+        "{record}"
+    );
     assert_success(&plain.merge("clean"), "plain merge");
     assert_eq!(with.read("level.tscn"), plain.read("level.tscn"));
 
@@ -345,7 +345,11 @@ fn driver_runs_the_installed_binary_from_a_path_with_spaces() {
     std::fs::create_dir_all(&dir).unwrap();
     let copy = dir.join("tscn-merge");
     install_executable(&bin(), &copy);
-    let out = t.command(&copy).arg("install").output().unwrap();
+    let out = t
+        .command(&copy)
+        .args(["install", "--diff"])
+        .output()
+        .unwrap();
     assert_success(&out, "install from a copy in a directory with a space");
     let driver = t.config_get("merge.tscn-merge.driver").unwrap();
     let quoted = format!("; exe='{}';", copy.display());
@@ -397,7 +401,7 @@ fn driver_runs_the_installed_binary_from_a_path_with_spaces() {
 }
 
 #[test]
-fn on_path_install_uses_the_bare_name_and_falls_back_off_path() {
+fn on_path_install_records_the_path_entry_and_merges_off_path() {
     let t = TempRepo::new();
     let path_dir = t.scratch().join("bin");
     std::fs::create_dir_all(&path_dir).unwrap();
@@ -409,15 +413,16 @@ fn on_path_install_uses_the_bare_name_and_falls_back_off_path() {
     );
     let out = t
         .command("tscn-merge")
-        .arg("install")
+        .args(["install", "--diff"])
         .env("PATH", &search)
         .output()
         .unwrap();
     assert_success(&out, "install from PATH");
     let driver = t.config_get("merge.tscn-merge.driver").unwrap();
+    let entry = path_dir.join("tscn-merge");
     assert!(
-        driver.contains("; if command -v tscn-merge >/dev/null 2>&1; then tscn-merge merge"),
-        "{driver}"
+        driver.contains(&format!("; exe={}; if [ -x", entry.display())),
+        "the PATH entry, not its target, so an upgrade there is followed: {driver}"
     );
     let link = t.config_get("diff.tscn-merge.textconv").unwrap();
     assert_eq!(
@@ -434,7 +439,12 @@ fn on_path_install_uses_the_bare_name_and_falls_back_off_path() {
         .env("PATH", path_without("tscn-merge"))
         .output()
         .unwrap();
-    assert_success(&merge, "clean merge through the fallback");
+    assert_success(&merge, "clean merge off PATH");
+    assert!(
+        !common::stderr(&merge).contains("not found"),
+        "the recorded path is used: {}",
+        common::stderr(&merge)
+    );
     assert_eq!(
         String::from_utf8(t.read("level.tscn")).unwrap(),
         lines(&[(2, "clean two"), (5, "ours five"), (9, "ours nine")])
@@ -496,7 +506,7 @@ fn changed_lines(patch: &str) -> Vec<String> {
 #[test]
 fn the_textconv_link_runs_without_a_shell_even_for_a_dashed_name_and_goes_with_uninstall() {
     let t = TempRepo::new();
-    install(&t, &[]);
+    install(&t, &["--diff"]);
     let link = t.config_get("diff.tscn-merge.textconv").unwrap();
     assert!(link.ends_with("/tscn-merge-textconv"), "{link}");
     assert!(
@@ -547,8 +557,8 @@ fn each_repository_has_its_own_link_and_a_foreign_file_is_kept() {
         assert_success(&out, &format!("{args:?}"));
         stdout(&out)
     };
-    in_home(&a, &["install"]);
-    in_home(&b, &["install"]);
+    in_home(&a, &["install", "--diff"]);
+    in_home(&b, &["install", "--diff"]);
     let (la, lb) = (
         a.config_get("diff.tscn-merge.textconv").unwrap(),
         b.config_get("diff.tscn-merge.textconv").unwrap(),
@@ -570,7 +580,7 @@ fn each_repository_has_its_own_link_and_a_foreign_file_is_kept() {
     // A file of the user's where the link would go is left alone: the shell command is used.
     std::fs::create_dir_all(Path::new(&lb).parent().unwrap()).unwrap();
     std::fs::write(&lb, "mine\n").unwrap();
-    let report = in_home(&b, &["install"]);
+    let report = in_home(&b, &["install", "--diff"]);
     assert!(report.contains("is not tscn-merge's"), "{report}");
     assert_eq!(
         b.config_get("diff.tscn-merge.textconv").unwrap(),
@@ -583,7 +593,7 @@ fn each_repository_has_its_own_link_and_a_foreign_file_is_kept() {
 #[test]
 fn the_external_diff_link_runs_without_a_shell_and_prints_what_the_old_command_did() {
     let t = TempRepo::new();
-    let report = install(&t, &[]);
+    let report = install(&t, &["--diff"]);
     let link = t.config_get("diff.tscn-merge.command").unwrap();
     assert!(link.ends_with("/tscn-merge-diff"), "{link}\n{report}");
     assert!(
@@ -629,12 +639,12 @@ fn the_external_diff_link_runs_without_a_shell_and_prints_what_the_old_command_d
 #[test]
 fn a_foreign_file_where_the_diff_link_goes_leaves_the_shell_command_and_says_why() {
     let t = TempRepo::new();
-    install(&t, &[]);
+    install(&t, &["--diff"]);
     let link = t.config_get("diff.tscn-merge.command").unwrap();
     uninstall(&t, &[]);
     std::fs::create_dir_all(Path::new(&link).parent().unwrap()).unwrap();
     std::fs::write(&link, "mine\n").unwrap();
-    let report = install(&t, &[]);
+    let report = install(&t, &["--diff"]);
     assert!(
         report.contains("external diff link not made:")
             && report.contains("is not tscn-merge's; git runs"),

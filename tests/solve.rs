@@ -157,7 +157,14 @@ fn merge_without_driver_then_solve_from_index_stages() {
     assert!(err.contains("git add"), "{err}");
     assert_eq!(t.read(SCENE), expected);
     assert_both_sides(&expected);
-    assert_eq!(t.read(format!("{SCENE}.orig")), conflicted);
+    // The backup is under .git, never in the work tree where `git add -A` takes it.
+    assert_eq!(
+        t.read(format!(".git/tscn-merge/backup/{SCENE}.orig")),
+        conflicted
+    );
+    assert!(t.try_read(format!("{SCENE}.orig")).is_none());
+    let untracked = t.git_ok(["status", "--porcelain", "--untracked-files=all"]);
+    assert!(!untracked.contains(".orig"), "{untracked}");
     // Not added for the user.
     let status = t.git_ok(["status", "--porcelain", "--", SCENE]);
     assert!(status.starts_with("UU"), "{status}");
@@ -921,4 +928,39 @@ fn solve_from_markers_writes_the_style_asked_for() {
         marked,
         "--stdout leaves the file"
     );
+}
+
+#[test]
+fn favor_resolves_what_is_left_to_one_side() {
+    let t = TempRepo::new();
+    let marked = merge_file(&t, &["--zdiff3"]);
+    let mut results = Vec::new();
+    for side in ["ours", "theirs"] {
+        let file = outside(&t, &format!("{side}.tscn"), &marked);
+        let out = solve_at(&t, &["--no-backup", "--favor", side], &file);
+        assert_eq!(code(&out), 0, "{side}: {}", stderr(&out));
+        let err = stderr(&out);
+        assert!(
+            err.contains(&format!("resolved in favour of {side} (--favor)")),
+            "{err}"
+        );
+        let solved = std::fs::read(&file).unwrap();
+        assert!(
+            !has_markers(&solved),
+            "{}",
+            String::from_utf8_lossy(&solved)
+        );
+        results.push(solved);
+    }
+    assert_ne!(results[0], results[1], "each side wins its conflicts");
+}
+
+#[test]
+fn the_hint_for_two_sided_markers_never_discards_resolved_hunks() {
+    let t = TempRepo::new();
+    let marked = merge_file(&t, &[]);
+    let file = outside(&t, "player.tscn", &marked);
+    let out = solve_at(&t, &["--no-backup"], &file);
+    let err = stderr(&out);
+    assert!(!err.contains("checkout --conflict"), "{err}");
 }

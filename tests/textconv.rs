@@ -139,8 +139,8 @@ fn corpus_keeps_every_line_and_every_sub_resource_id() {
 /// A repository with the drivers installed from the built binary.
 fn repo_with_drivers() -> TempRepo {
     let t = TempRepo::new();
-    let o = t.run_bin(["install"]);
-    common::assert_success(&o, "install");
+    let o = t.run_bin(["install", "--diff"]);
+    common::assert_success(&o, "install --diff");
     t
 }
 

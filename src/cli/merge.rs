@@ -228,6 +228,7 @@ fn line_merge_into_ours(a: &MergeArgs, why: &str) -> anyhow::Result<i32> {
         std::io::stderr(),
         "{path}: {why}; git's line merge was written instead"
     );
+    super::explain::record_fallback(&path, why);
     io::write_over(&a.ours, &lm.text)?;
     Ok(if lm.conflicts == 0 { 0 } else { 1 })
 }
@@ -332,7 +333,10 @@ fn report_clean_merge(a: &MergeArgs, outcome: &MergeOutcome, path: &str) {
         what.push_str(&format!(" ({renamed} id(s) renamed)"));
     }
     let more = outcome.decisions.len();
-    stderr_line!("tscn-merge: {path}: {what}; {more} automatic decision(s); details: tscn-merge merge --explain (or TSCN_MERGE_EXPLAIN=1)");
+    stderr_line!(
+        "tscn-merge: {path}: {what}; {more} automatic decision(s); details: tscn-merge explain {}",
+        super::install::shell_quote(path)
+    );
 }
 
 /// The conflict labels, marker size and style from the arguments: `--style`, else
@@ -411,6 +415,12 @@ fn run_structural(a: &MergeArgs) -> anyhow::Result<i32> {
         }
     });
     explain(&outcome, explain_as, &path);
+    if a.git {
+        super::explain::record_merge(&path, &outcome);
+        if let Method::LineFallback(why) = &outcome.method {
+            super::explain::record_fallback(&path, why);
+        }
+    }
     if !a.quiet {
         report_conflicts(&outcome, &path);
         note_broken_inputs(a, &outcome, &path);

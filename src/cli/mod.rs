@@ -7,6 +7,8 @@ use std::path::PathBuf;
 
 pub mod check;
 pub mod diff;
+pub mod doctor;
+pub mod explain;
 pub mod git;
 pub mod gitconfig;
 pub mod install;
@@ -42,6 +44,18 @@ pub enum Command {
     Install(InstallArgs),
     /// Remove exactly what `install` added.
     Uninstall(InstallArgs),
+    /// Check this repository's setup (driver, binary, attributes, branches); say how
+    /// to fix each problem. Exit 0 all good, 1 a problem.
+    Doctor,
+    /// Show what the last merges the driver made decided (of PATH only, if given).
+    Explain(ExplainArgs),
+}
+
+/// `explain` arguments.
+#[derive(Args, Debug)]
+pub struct ExplainArgs {
+    /// The file, as git names it (from the work tree's top).
+    pub path: Option<String>,
 }
 
 /// When to colour output.
@@ -218,7 +232,8 @@ pub struct ReviewArgs {
 /// `solve` arguments.
 #[derive(Args, Debug)]
 pub struct SolveArgs {
-    /// Do not keep a `.orig` backup.
+    /// Do not keep a backup (`.git/tscn-merge/backup/FILE.orig` in a repository, else
+    /// `FILE.orig` beside it).
     #[arg(long)]
     pub no_backup: bool,
     /// Print the result instead of writing the file.
@@ -234,6 +249,9 @@ pub struct SolveArgs {
     /// for a file in a repository, else diff3).
     #[arg(long, value_enum)]
     pub style: Option<StyleArg>,
+    /// Resolve the conflicts left to this side, as `merge --favor` does.
+    #[arg(long, value_enum)]
+    pub favor: Option<FavorArg>,
     /// Conflicted files (default: every unmerged scene of the current repository).
     pub files: Vec<PathBuf>,
 }
@@ -244,6 +262,14 @@ pub struct InstallArgs {
     /// Use the global git config and attributes file instead of this repository's.
     #[arg(long)]
     pub global: bool,
+    /// Write the attributes to `.git/info/attributes` (every branch, nothing to commit)
+    /// instead of `.gitattributes` (install only).
+    #[arg(long, conflicts_with = "global")]
+    pub local: bool,
+    /// Also make `git diff` and `git log -p` show tscn-merge's view of scenes (their
+    /// output is then no patch for `git apply`) (install only).
+    #[arg(long)]
+    pub diff: bool,
 }
 
 /// Print what `install` or `uninstall` did, one line each.
@@ -279,8 +305,16 @@ pub fn main() -> i32 {
         Command::Textconv(a) => diff::run_textconv(a),
         Command::Review(a) => review::run(a),
         Command::Solve(a) => solve::run(a),
-        Command::Install(a) => install::run_install(a.global).and_then(print_lines),
+        Command::Install(a) => {
+            let opts = install::Options {
+                diff: a.diff,
+                local: a.local,
+            };
+            install::run_install(a.global, opts).and_then(print_lines)
+        }
         Command::Uninstall(a) => install::run_uninstall(a.global).and_then(print_lines),
+        Command::Doctor => doctor::run(),
+        Command::Explain(a) => explain::run(a.path.as_deref()),
     };
     finish(result)
 }

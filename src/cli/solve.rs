@@ -7,14 +7,16 @@
 //! (a hunk resolved by hand, a node added) is solved from its own markers instead, so
 //! the edits stay, and one whose markers cannot be read any more is refused (exit 2,
 //! untouched). Outside a repository the markers are all there is (see
-//! [`tscn_merge::solve`] for what diff3 and two-sided markers allow). The file (a
-//! symbolic link's target) is replaced atomically, after a backup `FILE.orig` (or the
-//! first free `FILE.orig.N`: no backup is overwritten) unless `--no-backup`;
+//! [`tscn_merge::solve`] for what diff3 and two-sided markers allow). `--favor` resolves
+//! what is left to one side. The file (a symbolic link's target) is replaced
+//! atomically, after a backup unless `--no-backup`: `.git/tscn-merge/backup/PATH.orig`
+//! in a repository (never in the work tree, where `git add -A` would take it), else
+//! `FILE.orig` beside it (or the first free `.orig.N`: no backup is overwritten);
 //! `--stdout` prints instead. Exit 0 when every file is clean (or had nothing to
 //! solve), 1 when conflicts remain, 2 on error. Never runs `git add`.
 
 use super::io::stderr_line;
-use super::{git, io, merge as cli_merge, SolveArgs};
+use super::{git, io, merge as cli_merge, FavorArg, SolveArgs};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use tscn_merge::linemerge::{ConflictStyle, MarkerOptions};
@@ -52,14 +54,45 @@ pub fn run(a: &SolveArgs) -> anyhow::Result<i32> {
     Ok(code)
 }
 
-/// The first free backup name beside `file`: `FILE.orig`, else `FILE.orig.1`, `.2`, ...
-/// An existing backup (of an earlier solve, or the user's) is never overwritten.
+/// Where the backups of `file` go, before `.orig`: `.git/tscn-merge/backup/PATH` (PATH
+/// from the work tree's top) in a repository, else `file` itself.
+fn backup_base(file: &Path) -> PathBuf {
+    let in_repo = || -> Option<PathBuf> {
+        let abs = std::path::absolute(file).ok()?;
+        let dir = abs.parent()?.canonicalize().ok()?;
+        let out = std::process::Command::new("git")
+            .current_dir(&dir)
+            .args(["rev-parse", "--show-toplevel"])
+            .stderr(std::process::Stdio::null())
+            .output()
+            .ok()?;
+        let top = String::from_utf8(out.stdout).ok()?;
+        let top = Path::new(top.trim_end_matches(['\n', '\r']))
+            .canonicalize()
+            .ok()?;
+        let rel = dir.strip_prefix(&top).ok()?.join(abs.file_name()?);
+        Some(
+            super::explain::state_dir(Some(&dir))?
+                .join("backup")
+                .join(rel),
+        )
+    };
+    in_repo().unwrap_or_else(|| file.to_path_buf())
+}
+
+/// The first free backup name for `file` (see [`backup_base`]): `.orig`, else `.orig.1`,
+/// `.2`, ... An existing backup (of an earlier solve, or the user's) is never overwritten.
 fn write_backup(file: &Path, text: &[u8]) -> anyhow::Result<PathBuf> {
     use anyhow::Context;
     use std::io::Write;
+    let base = backup_base(file);
+    if let Some(parent) = base.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)
+            .with_context(|| format!("cannot make the backup folder {}", parent.display()))?;
+    }
     let mut last_err = None;
     for n in 0..1000u32 {
-        let mut name: OsString = file.as_os_str().to_owned();
+        let mut name: OsString = base.as_os_str().to_owned();
         name.push(if n == 0 {
             ".orig".to_string()
         } else {
@@ -90,7 +123,7 @@ fn write_backup(file: &Path, text: &[u8]) -> anyhow::Result<PathBuf> {
     Err(anyhow::anyhow!(
         "cannot write a backup of {}: {}.orig to .orig.999 all exist ({})",
         file.display(),
-        file.display(),
+        base.display(),
         last_err.map(|e| e.to_string()).unwrap_or_default()
     ))
 }
@@ -173,7 +206,7 @@ fn from_index(
             return Ok(FromIndex::Done(0));
         }
         Err(e) => anyhow::bail!(
-            "cannot read the conflict markers in {shown} ({e}); the file is no longer what git left, and re-merging from the index stages would throw its edits away: finish it by hand, or start over with `git checkout --merge -- {shown}`"
+            "cannot read the conflict markers in {shown} ({e}); the file is no longer what git left, and re-merging from the index stages would throw its edits away: finish it by hand (or, to start over and lose those edits, `git checkout --merge -- {shown}`)"
         ),
     };
     let (Some(ours), Some(theirs)) = (stages.ours, stages.theirs) else {
@@ -277,7 +310,7 @@ fn from_markers(
             );
             if solved.resolved_blocks < solved.blocks {
                 stderr_line!(
-                    "{shown}: hint: with `git config merge.conflictStyle diff3` (or `git checkout --conflict=diff3 {shown}` during a merge) the base is kept and everything can be re-merged"
+                    "{shown}: hint: finish the blocks left by hand; with `git config merge.conflictStyle diff3` set before the next merge, git keeps the base in its markers and `tscn-merge solve` can re-merge every block"
                 );
             }
         }
@@ -312,10 +345,23 @@ fn solve_file(a: &SolveArgs, file: &Path) -> anyhow::Result<i32> {
             }
         },
     };
-    let outcome = plan.outcome;
+    let mut outcome = plan.outcome;
     cli_merge::explain(&outcome, a.explain, &shown);
     if plan.report {
         cli_merge::report_conflicts(&outcome, &shown);
+    }
+    if let (Some(side), false) = (a.favor, outcome.is_clean()) {
+        let name = if side == FavorArg::Ours {
+            "ours"
+        } else {
+            "theirs"
+        };
+        stderr_line!(
+            "{shown}: {} conflict(s) resolved in favour of {name} (--favor)",
+            outcome.conflict_count
+        );
+        outcome.text = super::gitconfig::resolve_markers(&outcome.text, a.marker_size, side);
+        outcome.conflict_count = 0;
     }
     if a.stdout {
         io::write_stdout(&outcome.text)?;

@@ -1,0 +1,203 @@
+//! The config side of `install`: running `git config` for a scope, the record of what
+//! `install` set and created (section `[tscn-merge]`) so `uninstall` removes exactly
+//! that, and setting or unsetting a key only when the user did not set it.
+
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use anyhow::{bail, Context, Result};
+
+use super::attributes::default_global_attributes;
+use super::commands::Ours;
+use super::{Scope, DRIVER, SECTIONS};
+
+pub(super) fn git<I, S>(dir: Option<&Path>, args: I) -> Result<Output>
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    let mut cmd = Command::new("git");
+    if let Some(dir) = dir {
+        cmd.current_dir(dir);
+    }
+    cmd.args(args);
+    cmd.output()
+        .context("running git (is it installed and on PATH?)")
+}
+
+pub(super) fn git_ok<I, S>(dir: Option<&Path>, args: I) -> Result<Output>
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    let args: Vec<S> = args.into_iter().collect();
+    let shown: Vec<String> = args
+        .iter()
+        .map(|a| a.as_ref().to_string_lossy().into_owned())
+        .collect();
+    let out = git(dir, &args)?;
+    if !out.status.success() {
+        bail!(
+            "git {} failed: {}",
+            shown.join(" "),
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    Ok(out)
+}
+
+/// The directory to run git in and the `git config` scope flag.
+pub(super) fn scope_parts(scope: &Scope) -> (Option<&Path>, &'static str) {
+    match scope {
+        Scope::Repo(dir) => (Some(dir.as_path()), "--local"),
+        Scope::Global => (None, "--global"),
+    }
+}
+
+/// Config keys (in the section `tscn-merge`) where `install` notes what it did, so
+/// `uninstall` removes exactly that: each key it set, and each file or folder it created.
+pub(super) const RECORD_KEYS: &str = "tscn-merge.installed";
+pub(super) const RECORD_CREATED: &str = "tscn-merge.created";
+/// The attributes files `install` added its block to (only from there does `uninstall`
+/// take it out: a block that came with a clone's `.gitattributes` stays).
+pub(super) const RECORD_ATTRS: &str = "tscn-merge.attributes";
+
+/// What `install` noted in the config.
+pub(super) struct Record {
+    pub(super) keys: Vec<String>,
+    pub(super) created: Vec<String>,
+    pub(super) attributes: Vec<String>,
+}
+
+impl Record {
+    pub(super) fn read(dir: Option<&Path>, flag: &str) -> Result<Record> {
+        let all = |key: &str| -> Result<Vec<String>> {
+            let out = git(dir, ["config", flag, "--get-all", key])?;
+            Ok(String::from_utf8_lossy(&out.stdout)
+                .lines()
+                .map(str::to_string)
+                .collect())
+        };
+        Ok(Record {
+            keys: all(RECORD_KEYS)?,
+            created: all(RECORD_CREATED)?,
+            attributes: all(RECORD_ATTRS)?,
+        })
+    }
+
+    /// Add `value` under `key` in the config unless it is there.
+    pub(super) fn note(
+        dir: Option<&Path>,
+        flag: &str,
+        list: &mut Vec<String>,
+        key: &str,
+        value: &str,
+    ) -> Result<()> {
+        if !list.iter().any(|v| v == value) {
+            git_ok(dir, ["config", flag, "--add", key, value])?;
+            list.push(value.to_string());
+        }
+        Ok(())
+    }
+}
+
+/// The file `git config --global` writes: `$GIT_CONFIG_GLOBAL`, `~/.gitconfig`, or
+/// the XDG one when only it exists.
+pub(super) fn global_config_file() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("GIT_CONFIG_GLOBAL").filter(|v| !v.is_empty()) {
+        return Some(PathBuf::from(p));
+    }
+    let home = PathBuf::from(std::env::var_os("HOME").filter(|v| !v.is_empty())?);
+    let dotfile = home.join(".gitconfig");
+    let xdg = default_global_attributes().ok()?.with_file_name("config");
+    Some(if !dotfile.exists() && xdg.exists() {
+        xdg
+    } else {
+        dotfile
+    })
+}
+
+/// Set one config key unless the user set it: returns the line to report.
+pub(super) fn set_key(
+    dir: Option<&Path>,
+    flag: &str,
+    key: &str,
+    value: &str,
+    ours: &Ours,
+    rec: &mut Record,
+) -> Result<String> {
+    let current = git(dir, ["config", flag, "--get-all", key])?;
+    let now = String::from_utf8_lossy(&current.stdout)
+        .trim_end_matches('\n')
+        .to_string();
+    if current.status.success() && now == value {
+        return Ok(format!("config {key} already set"));
+    }
+    let mine = rec.keys.iter().any(|k| k == key) || ours.wrote(key, &now);
+    if current.status.success() && !mine {
+        return Ok(format!(
+            "config {key} kept: it is set to {now:?}, not by tscn-merge"
+        ));
+    }
+    git_ok(dir, ["config", flag, "--replace-all", key, value])?;
+    Record::note(dir, flag, &mut rec.keys, RECORD_KEYS, key)?;
+    Ok(format!("config {key} = {value}"))
+}
+
+/// Remove our config sections that no longer hold a key.
+/// `alias` is among them when `install` set the alias (a section the user may share).
+pub(super) fn remove_empty_sections(
+    dir: Option<&Path>,
+    flag: &str,
+    alias: bool,
+    report: &mut Vec<String>,
+) -> Result<()> {
+    let names = SECTIONS
+        .iter()
+        .map(|s| format!("{s}.{DRIVER}"))
+        .chain([DRIVER.to_string()])
+        .chain(alias.then(|| "alias".to_string()));
+    for name in names {
+        let pattern = format!("^{}\\.", name.replace('.', "\\.").replace('-', "\\-"));
+        let left = git(dir, ["config", flag, "--get-regexp", &pattern])?;
+        if left.status.success() && !left.stdout.is_empty() {
+            if name == "alias" {
+                continue;
+            }
+            report.push(format!("config section {name} kept: it has other keys"));
+            continue;
+        }
+        // Fails harmlessly (status 128) when no such section header exists.
+        let removed = git(dir, ["config", flag, "--remove-section", &name])?;
+        if removed.status.success() && name != DRIVER {
+            report.push(format!("config section {name} removed"));
+        }
+    }
+    Ok(())
+}
+
+/// Unset `key` when `install` set it (it is recorded, or holds a value some version of
+/// `install` writes): the line to report, `None` when it is not set.
+pub(super) fn unset_ours(
+    dir: Option<&Path>,
+    flag: &str,
+    key: &str,
+    ours: &Ours,
+    rec: &Record,
+) -> Result<Option<String>> {
+    let current = git(dir, ["config", flag, "--get-all", key])?;
+    if !current.status.success() {
+        return Ok(None);
+    }
+    let now = String::from_utf8_lossy(&current.stdout)
+        .trim_end_matches('\n')
+        .to_string();
+    if !rec.keys.iter().any(|k| k == key) && !ours.wrote(key, &now) {
+        return Ok(Some(format!(
+            "config {key} kept: it is set to {now:?}, not by tscn-merge"
+        )));
+    }
+    git_ok(dir, ["config", flag, "--unset-all", key])?;
+    Ok(Some(format!("config {key} removed")))
+}
