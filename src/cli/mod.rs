@@ -6,6 +6,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
 pub mod check;
+pub mod ci;
 pub mod diff;
 pub mod git;
 pub mod gitconfig;
@@ -42,6 +43,8 @@ pub enum Command {
     Install(InstallArgs),
     /// Remove exactly what `install` added.
     Uninstall(InstallArgs),
+    /// Merges that happen on the server: `ci check BASE`, `ci merge BASE [--push]`.
+    Ci(ci::CiArgs),
 }
 
 /// When to colour output.
@@ -281,6 +284,7 @@ pub fn main() -> i32 {
         Command::Solve(a) => solve::run(a),
         Command::Install(a) => install::run_install(a.global).and_then(print_lines),
         Command::Uninstall(a) => install::run_uninstall(a.global).and_then(print_lines),
+        Command::Ci(a) => ci::run(a),
     };
     finish(result)
 }
