@@ -225,7 +225,11 @@ fn a_true_conflict_commits_nothing_and_names_the_property() {
         "{}",
         show(&check)
     );
-    assert!(stdout(&check).contains("speed"), "{}", show(&check));
+    assert!(
+        stdout(&check).contains("speed: base 100.0 | ours 300.0 | theirs 250.0"),
+        "{}",
+        show(&check)
+    );
 
     let out = p.ci(&["merge", "origin/main", "--push"]);
     assert_eq!(out.status.code(), Some(1), "{}", show(&out));
@@ -264,8 +268,11 @@ fn a_git_clean_merge_that_breaks_a_scene_fails_the_check_and_ci_merge_repairs_it
     let check = p.ci(&["check", "origin/main"]);
     assert_eq!(check.status.code(), Some(1), "{}", show(&check));
     let text = stdout(&check);
-    assert!(text.contains("rig.tscn:11: error:"), "{}", show(&check));
-    assert!(text.contains("Body"), "{}", show(&check));
+    assert!(
+        text.contains("rig.tscn:11: error: node \"Hat\" has parent \"Body\", which does not exist"),
+        "{}",
+        show(&check)
+    );
     assert!(
         text.contains("hint: `tscn-merge ci merge origin/main`"),
         "{}",
@@ -384,4 +391,47 @@ fn a_base_that_names_nothing_is_an_error() {
         assert_eq!(out.status.code(), Some(2), "{}", show(&out));
         assert!(stderr(&out).contains("origin/nope"), "{}", show(&out));
     }
+}
+
+#[test]
+fn a_scene_one_side_deleted_and_the_other_changed_is_left_to_a_person() {
+    let p = setup(
+        &[("player.tscn", PLAYER), ("keep.tscn", RIG)],
+        &[("player.tscn", &PLAYER.replace("100.0", "250.0"))],
+        &[],
+    );
+    p.git_ok(&["rm", "-q", "player.tscn"]);
+    p.git_ok(&[
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@t",
+        "commit",
+        "-q",
+        "-m",
+        "delete",
+    ]);
+    let check = p.ci(&["check", "origin/main"]);
+    assert_eq!(check.status.code(), Some(1), "{}", show(&check));
+    assert!(
+        stdout(&check).contains("player.tscn: git conflicts here; one side deleted the file"),
+        "{}",
+        show(&check)
+    );
+    let before = p.snapshot(&["keep.tscn"]);
+    let out = p.ci(&["merge", "origin/main"]);
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    let report = stdout(&out);
+    assert!(
+        report.contains(
+            "| `player.tscn` | conflict | not run (git decided) | a conflict git reports |"
+        ),
+        "{report}"
+    );
+    assert!(
+        report.contains("- git: CONFLICT (modify/delete): player.tscn"),
+        "{report}"
+    );
+    assert_eq!(p.snapshot(&["keep.tscn"]), before);
+    assert!(p.no_merge_in_progress());
 }

@@ -12,8 +12,8 @@ use std::collections::BTreeMap;
 use tscn_merge::merge::{ConflictReport, MergeOptions};
 use tscn_merge::syntax::Source;
 
-/// One side of a conflicted path in `git merge-tree`'s output: stage 1 base, 2 first
-/// branch (BASE), 3 second branch (the head).
+/// The sides of a conflicted path in `git merge-tree`'s output: stage 1 the merge base,
+/// 2 the first branch (the head: "ours", as for `ci merge`), 3 the second (BASE).
 type StageIds = [Option<String>; 3];
 
 /// What `git merge-tree --write-tree -z --messages` printed.
@@ -88,7 +88,7 @@ pub fn run(a: &CheckArgs) -> Result<i32> {
     let out = git_cmd()
         .env("TSCN_MERGE", "off")
         .args(["merge-tree", "--write-tree", "-z", "--messages"])
-        .args(["--end-of-options", &base, &head])
+        .args(["--end-of-options", &head, &base])
         .output()
         .context("cannot run git merge-tree")?;
     let clean = match out.status.code() {
@@ -134,7 +134,7 @@ pub fn run(a: &CheckArgs) -> Result<i32> {
             findings.insert(path, Finding::Broken(errors));
         }
     }
-    print_findings(&a.base, checked, &findings)
+    print_findings(a, checked, &findings)
 }
 
 /// The bytes of `path` in `tree`.
@@ -202,7 +202,11 @@ fn preview(
 }
 
 /// Print the findings, a summary and (when a scene needs it) the hint; the exit code.
-fn print_findings(base: &str, checked: usize, findings: &BTreeMap<String, Finding>) -> Result<i32> {
+fn print_findings(
+    a: &CheckArgs,
+    checked: usize,
+    findings: &BTreeMap<String, Finding>,
+) -> Result<i32> {
     use crate::cli::io::print_line;
     let (mut broken, mut conflicted, mut other) = (0, 0, 0);
     for (path, f) in findings {
@@ -222,7 +226,12 @@ fn print_findings(base: &str, checked: usize, findings: &BTreeMap<String, Findin
             }
             Finding::Conflicted(Ok(left)) => {
                 conflicted += 1;
-                print_line(&format!("{name}: git conflicts here; tscn-merge leaves {} conflict(s) a person must resolve:", left.len()))?;
+                print_line(&format!(
+                    "{name}: git conflicts here; tscn-merge leaves {} conflict(s) a person must resolve (ours: {}, theirs: {}):",
+                    left.len(),
+                    shown(&a.head),
+                    shown(&a.base)
+                ))?;
                 for c in left {
                     print_line(&format!("  {}", shown(&super::report::conflict_line(c))))?;
                 }
@@ -247,7 +256,8 @@ fn print_findings(base: &str, checked: usize, findings: &BTreeMap<String, Findin
     ))?;
     if broken + conflicted > 0 {
         print_line(&format!(
-            "hint: `tscn-merge ci merge {base}` in a checkout of the head merges with the structural driver and checks the result"
+            "hint: `tscn-merge ci merge {}` in a checkout of the head merges with the structural driver and checks the result",
+            shown(&a.base)
         ))?;
     }
     Ok(if findings.is_empty() { 0 } else { 1 })

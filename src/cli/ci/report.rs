@@ -96,7 +96,7 @@ pub fn markdown(base: &str, branch: &str, files: &[FileReport]) -> String {
         cell(branch)
     );
     let blocking = files.iter().filter(|f| f.blocks()).count();
-    s.push_str(&format!("Nothing was committed and the checkout is as it was: {blocking} file(s) are left to resolve by hand.\n\n"));
+    s.push_str(&format!("Nothing was committed and the checkout is as it was: {blocking} file(s) are left to resolve by hand. In the conflicts below, ours is `{}` and theirs is `{}`.\n\n", cell(branch), cell(base)));
     s.push_str("| File | git alone | tscn-merge resolved | Left |\n| --- | --- | --- | --- |\n");
     for f in files {
         s.push_str(&format!(
