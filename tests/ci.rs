@@ -435,3 +435,28 @@ fn a_scene_one_side_deleted_and_the_other_changed_is_left_to_a_person() {
     assert_eq!(p.snapshot(&["keep.tscn"]), before);
     assert!(p.no_merge_in_progress());
 }
+
+#[test]
+fn the_users_own_global_attributes_still_apply() {
+    let p = setup(
+        &[
+            ("scene.tscn", &example("base.tscn")),
+            ("notes.txt", "one\ntwo\nthree\n"),
+        ],
+        &[
+            ("scene.tscn", &example("ours.tscn")),
+            ("notes.txt", "one\nTWO\nthree\n"),
+        ],
+        &[
+            ("scene.tscn", &example("theirs.tscn")),
+            ("notes.txt", "one\n2\nthree\n"),
+        ],
+    );
+    let attrs = p.t.xdg_config_home().join("git");
+    std::fs::create_dir_all(&attrs).unwrap();
+    std::fs::write(attrs.join("attributes"), "*.txt merge=union").unwrap();
+    let out = p.ci(&["merge", "origin/main"]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert_eq!(p.read("notes.txt"), "one\n2\nTWO\nthree\n");
+    assert!(p.valid("scene.tscn"));
+}

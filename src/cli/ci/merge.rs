@@ -42,7 +42,7 @@ pub fn run(a: &MergeArgs) -> Result<i32> {
         .tempdir()
         .context("cannot create a temporary folder")?;
     let (attrs, records) = (work.path().join("attributes"), work.path().join("records"));
-    std::fs::write(&attrs, ATTRIBUTES).context("cannot write the attributes file")?;
+    std::fs::write(&attrs, attributes()).context("cannot write the attributes file")?;
     std::fs::create_dir(&records).context("cannot create the records folder")?;
     let merged = run_git_merge(&a.base, &base_id, &attrs, &records, a.timeout);
     let outcome = merged.and_then(|stdout| {
@@ -104,6 +104,37 @@ fn refuse_dirty() -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// The attributes file for the merge: the user's own global one (which the `-c
+/// core.attributesFile` option replaces) first, then [`ATTRIBUTES`], whose later lines win.
+fn attributes() -> String {
+    let configured = git(["config", "--path", "--get", "core.attributesFile"])
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| {
+            String::from_utf8_lossy(&o.stdout)
+                .trim_end_matches('\n')
+                .to_string()
+        });
+    let default = || {
+        let xdg = std::env::var_os("XDG_CONFIG_HOME").filter(|v| !v.is_empty());
+        let home = std::env::var_os("HOME").map(|h| Path::new(&h).join(".config"));
+        xdg.map(std::path::PathBuf::from)
+            .or(home)
+            .map(|d| d.join("git").join("attributes"))
+    };
+    let own = configured
+        .map(std::path::PathBuf::from)
+        .or_else(default)
+        .and_then(|p| std::fs::read_to_string(p).ok())
+        .unwrap_or_default();
+    let mut text = own;
+    if !text.is_empty() && !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text.push_str(ATTRIBUTES);
+    text
 }
 
 /// The checked-out branch's short name, `None` when HEAD is detached.
