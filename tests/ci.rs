@@ -460,3 +460,22 @@ fn the_users_own_global_attributes_still_apply() {
     assert_eq!(p.read("notes.txt"), "one\n2\nTWO\nthree\n");
     assert!(p.valid("scene.tscn"));
 }
+
+#[test]
+fn a_merge_that_outlasts_the_timeout_is_stopped_and_undone() {
+    let p = setup(
+        &[("notes.txt", "one\ntwo\nthree\n")],
+        &[("notes.txt", "one\nTWO\nthree\n")],
+        &[("notes.txt", "one\n2\nthree\n")],
+    );
+    p.write(".git/info/attributes", "*.txt merge=slow\n");
+    p.git_ok(&["config", "merge.slow.driver", "sleep 30"]);
+    let before = p.snapshot(&["notes.txt"]);
+    let start = std::time::Instant::now();
+    let out = p.ci(&["merge", "origin/main", "--timeout", "1"]);
+    assert!(start.elapsed().as_secs() < 20, "not stopped in time");
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    assert!(stderr(&out).contains("longer than 1 s"), "{}", show(&out));
+    assert_eq!(p.snapshot(&["notes.txt"]), before);
+    assert!(p.no_merge_in_progress());
+}

@@ -185,6 +185,7 @@ fn run_git_merge(
         .env_remove("TSCN_MERGE_FAVOR")
         .stdout(std::process::Stdio::piped())
         .process_group(0);
+    let leftovers = driver_files();
     let mut child = cmd.spawn().context("cannot run git merge")?;
     let mut stdout = child.stdout.take();
     let reader = std::thread::spawn(move || {
@@ -203,6 +204,9 @@ fn run_git_merge(
             // SAFETY: a plain kill(2) of the process group this command started.
             unsafe { libc::kill(-(child.id() as libc::pid_t), libc::SIGKILL) };
             let _ = child.wait();
+            for f in driver_files().difference(&leftovers) {
+                let _ = std::fs::remove_file(f);
+            }
             bail!("git merge took longer than {secs} s (--timeout) and was stopped");
         }
         std::thread::sleep(Duration::from_millis(20));
@@ -212,6 +216,18 @@ fn run_git_merge(
         Some(0 | 1) => Ok(out),
         _ => bail!("git merge {base} failed: {}", out.trim()),
     }
+}
+
+/// The `.merge_file_XXXXXX` files git writes in the work tree's root for a merge driver
+/// (and removes, unless it is killed).
+fn driver_files() -> std::collections::BTreeSet<std::path::PathBuf> {
+    std::fs::read_dir(".")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with(".merge_file_"))
+        .map(|e| e.path())
+        .collect()
 }
 
 /// Every file of the merge worth reporting: the driver's records, the unmerged paths,
