@@ -2,8 +2,8 @@
 //! own line merge, no driver: `TSCN_MERGE=off` turns an installed one into exactly that),
 //! and every scene in it that differs from BASE (what the merge lands) parsed and checked.
 //! A scene git conflicts on is merged structurally in memory to say whether `ci merge`
-//! resolves it. Two git processes per run (`merge-tree`, `diff-tree`); blobs are read
-//! in-process. What `check` finds is the library's.
+//! resolves it. The same few git processes whatever the number of files (`version`,
+//! `rev-parse` twice, `merge-tree`, `diff-tree`); blobs are read in-process. What `check` finds is the library's.
 
 use super::CheckArgs;
 use super::{commit_id, git_cmd, git_ok, is_scene, nul_fields, require_git, scene_errors, shown};
