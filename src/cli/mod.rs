@@ -6,6 +6,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
 pub mod check;
+pub mod ci;
 pub mod diff;
 pub mod doctor;
 pub mod explain;
@@ -49,6 +50,8 @@ pub enum Command {
     Doctor,
     /// Show what the last merges the driver made decided (of PATH only, if given).
     Explain(ExplainArgs),
+    /// Merges that happen on the server: `ci check BASE`, `ci merge BASE [--push]`.
+    Ci(ci::CiArgs),
 }
 
 /// `explain` arguments.
@@ -315,6 +318,7 @@ pub fn main() -> i32 {
         Command::Uninstall(a) => install::run_uninstall(a.global).and_then(print_lines),
         Command::Doctor => doctor::run(),
         Command::Explain(a) => explain::run(a.path.as_deref()),
+        Command::Ci(a) => ci::run(a),
     };
     finish(result)
 }

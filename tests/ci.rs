@@ -1,0 +1,481 @@
+//! `tscn-merge ci check` and `ci merge` end to end: a bare `origin` with `main` and a
+//! pull-request branch `pr`, a fresh clone checked out at `pr` (no `install`, no git
+//! identity of its own), real git, the built binary.
+
+mod common;
+
+use common::{assert_success, bin, stderr, stdout, TempRepo};
+use std::path::PathBuf;
+use std::process::Output;
+
+fn example(name: &str) -> String {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("examples/merge")
+        .join(name);
+    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+/// The developer's repository `t`, its bare `origin`, and a clone of origin at `pr`.
+struct Pr {
+    t: TempRepo,
+    origin: PathBuf,
+    clone: PathBuf,
+}
+
+/// Files at the fork point, then what `main` and `pr` each change on top.
+fn setup(base: &[(&str, &str)], main: &[(&str, &str)], pr: &[(&str, &str)]) -> Pr {
+    let t = TempRepo::new();
+    let write = |files: &[(&str, &str)]| files.iter().for_each(|(p, s)| t.write(p, s));
+    write(base);
+    t.commit_all("base");
+    t.checkout_new("pr");
+    write(pr);
+    t.commit_all("pr work");
+    t.checkout("main");
+    write(main);
+    t.commit_all("main work");
+    let origin = t.scratch().join("origin.git");
+    let clone = t.scratch().join("clone");
+    let in_scratch = |args: &[&str]| {
+        let out = t
+            .command("git")
+            .current_dir(t.scratch())
+            .args(args)
+            .output()
+            .unwrap();
+        assert_success(&out, &format!("git {args:?}"));
+    };
+    in_scratch(&["init", "-q", "--bare", "-b", "main", "origin.git"]);
+    t.git_ok(["remote", "add", "origin", origin.to_str().unwrap()]);
+    t.git_ok(["push", "-q", "origin", "main", "pr"]);
+    in_scratch(&["clone", "-q", "origin.git", "clone"]);
+    let pr = Pr { t, origin, clone };
+    pr.git_ok(&["checkout", "-q", "pr"]);
+    pr
+}
+
+impl Pr {
+    fn git(&self, args: &[&str]) -> Output {
+        self.t
+            .command("git")
+            .current_dir(&self.clone)
+            .args(args)
+            .output()
+            .unwrap()
+    }
+
+    fn git_ok(&self, args: &[&str]) -> String {
+        let out = self.git(args);
+        assert_success(&out, &format!("git {args:?}"));
+        stdout(&out)
+    }
+
+    fn ci(&self, args: &[&str]) -> Output {
+        self.t
+            .command(bin())
+            .current_dir(&self.clone)
+            .arg("ci")
+            .args(args)
+            .output()
+            .unwrap()
+    }
+
+    fn read(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.clone.join(rel)).unwrap()
+    }
+
+    fn write(&self, rel: &str, text: &str) {
+        std::fs::write(self.clone.join(rel), text).unwrap();
+    }
+
+    /// `git rev-parse` in origin.
+    fn origin_rev(&self, rev: &str) -> String {
+        let out = self
+            .t
+            .command("git")
+            .current_dir(&self.origin)
+            .args(["rev-parse", rev])
+            .output()
+            .unwrap();
+        stdout(&out).trim().to_string()
+    }
+
+    /// HEAD, index, work-tree status and these files' bytes: what must not change.
+    fn snapshot(&self, files: &[&str]) -> (String, String, String, Vec<String>) {
+        (
+            self.git_ok(&["rev-parse", "HEAD"]),
+            self.git_ok(&["ls-files", "-s"]),
+            self.git_ok(&["status", "--porcelain", "--untracked-files=all"]),
+            files.iter().map(|f| self.read(f)).collect(),
+        )
+    }
+
+    /// Whether `check` finds `rel` valid.
+    fn valid(&self, rel: &str) -> bool {
+        let out = self
+            .t
+            .command(bin())
+            .current_dir(&self.clone)
+            .args(["check", rel])
+            .output()
+            .unwrap();
+        out.status.code() == Some(0)
+    }
+
+    fn no_merge_in_progress(&self) -> bool {
+        !self
+            .git(&["rev-parse", "-q", "--verify", "MERGE_HEAD"])
+            .status
+            .success()
+    }
+}
+
+fn show(out: &Output) -> String {
+    format!(
+        "exit {:?}\n--- stdout\n{}--- stderr\n{}",
+        out.status.code(),
+        stdout(out),
+        stderr(out)
+    )
+}
+
+/// The shipped example: both sides add `RectangleShape2D_abcde` and a node using it and
+/// change `Camera2D`; git conflicts twice, tscn-merge resolves it.
+fn resolvable() -> Pr {
+    setup(
+        &[
+            ("scene.tscn", &example("base.tscn")),
+            ("notes.txt", "one\ntwo\nthree\n"),
+        ],
+        &[("scene.tscn", &example("ours.tscn"))],
+        &[("scene.tscn", &example("theirs.tscn"))],
+    )
+}
+
+#[test]
+fn git_conflicts_tscn_merge_resolves_are_merged_committed_and_pushed() {
+    let p = resolvable();
+    let head = p.git_ok(&["rev-parse", "HEAD"]).trim().to_string();
+    let main = p.git_ok(&["rev-parse", "origin/main"]).trim().to_string();
+
+    let check = p.ci(&["check", "origin/main"]);
+    assert_eq!(check.status.code(), Some(1), "{}", show(&check));
+    assert!(
+        stdout(&check)
+            .contains("scene.tscn: git conflicts here; tscn-merge ci merge can resolve it"),
+        "{}",
+        show(&check)
+    );
+
+    let out = p.ci(&["merge", "origin/main", "--push"]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let parents = p.git_ok(&["rev-list", "--parents", "-n", "1", "HEAD"]);
+    let parents: Vec<&str> = parents.split_whitespace().skip(1).collect();
+    assert_eq!(parents, vec![head.as_str(), main.as_str()]);
+    let merge = p.git_ok(&["rev-parse", "HEAD"]).trim().to_string();
+    assert_eq!(
+        p.origin_rev("refs/heads/pr"),
+        merge,
+        "pushed to the branch it came from"
+    );
+    assert_eq!(p.origin_rev("refs/heads/main"), main, "main untouched");
+    let message = p.git_ok(&["log", "-1", "--format=%B"]);
+    assert!(
+        message.starts_with("Merge origin/main into pr"),
+        "{message}"
+    );
+    assert!(
+        message.contains("- scene.tscn: 2 git conflict(s) resolved"),
+        "{message}"
+    );
+    assert_eq!(p.git_ok(&["status", "--porcelain"]), "");
+    let scene = p.read("scene.tscn");
+    assert!(p.valid("scene.tscn"), "{scene}");
+    for both in [
+        "\"Hitbox\"",
+        "\"GroundSensor\"",
+        "zoom = Vector2(2, 2)",
+        "\"ShakeTimer\"",
+        "position_smoothing_speed",
+    ] {
+        assert!(scene.contains(both), "{both} missing:\n{scene}");
+    }
+    // Nothing left to merge: a second run says so and changes nothing.
+    let again = p.ci(&["merge", "origin/main"]);
+    assert_eq!(again.status.code(), Some(0), "{}", show(&again));
+    assert_eq!(p.git_ok(&["rev-parse", "HEAD"]).trim(), merge);
+}
+
+const PLAYER: &str = "[gd_scene format=3 uid=\"uid://cplayer\"]\n\n[node name=\"Player\" type=\"CharacterBody2D\"]\nspeed = 100.0\n\n[node name=\"Sprite\" type=\"Sprite2D\" parent=\".\"]\n";
+
+#[test]
+fn a_true_conflict_commits_nothing_and_names_the_property() {
+    let p = setup(
+        &[("player.tscn", PLAYER)],
+        &[("player.tscn", &PLAYER.replace("100.0", "250.0"))],
+        &[("player.tscn", &PLAYER.replace("100.0", "300.0"))],
+    );
+    let before = p.snapshot(&["player.tscn"]);
+    let pushed = p.origin_rev("refs/heads/pr");
+
+    let check = p.ci(&["check", "origin/main"]);
+    assert_eq!(check.status.code(), Some(1), "{}", show(&check));
+    assert!(
+        stdout(&check).contains("player.tscn: git conflicts here; tscn-merge leaves 1 conflict(s)"),
+        "{}",
+        show(&check)
+    );
+    assert!(
+        stdout(&check).contains("speed: base 100.0 | ours 300.0 | theirs 250.0"),
+        "{}",
+        show(&check)
+    );
+
+    let out = p.ci(&["merge", "origin/main", "--push"]);
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    let report = stdout(&out);
+    assert!(
+        report.starts_with("## tscn-merge: `origin/main` into `pr` needs a person"),
+        "{report}"
+    );
+    assert!(report.contains("### `player.tscn`"), "{report}");
+    assert!(
+        report.contains("speed: base 100.0 \\| ours 300.0 \\| theirs 250.0"),
+        "{report}"
+    );
+    assert_eq!(p.snapshot(&["player.tscn"]), before, "the checkout changed");
+    assert!(p.no_merge_in_progress());
+    assert_eq!(p.origin_rev("refs/heads/pr"), pushed, "nothing pushed");
+}
+
+/// Base: Player with children Body and Camera (Godot 4.6 unique ids).
+const RIG: &str = "[gd_scene format=3 uid=\"uid://crig\"]\n\n[node name=\"Player\" type=\"Node2D\" unique_id=1001]\n\n[node name=\"Body\" type=\"Node2D\" parent=\".\" unique_id=1002]\nposition = Vector2(1, 2)\n\n[node name=\"Camera\" type=\"Camera2D\" parent=\".\" unique_id=1003]\nzoom = Vector2(2, 2)\n";
+const HAT: &str = "\n[node name=\"Hat\" type=\"Sprite2D\" parent=\"Body\" unique_id=1004]\n";
+
+/// main renames Body to Torso; the pull request adds Hat under Body: git merges it
+/// "cleanly" and Hat's parent is gone.
+fn broken_by_git() -> Pr {
+    setup(
+        &[("rig.tscn", RIG)],
+        &[("rig.tscn", &RIG.replace("name=\"Body\"", "name=\"Torso\""))],
+        &[("rig.tscn", &format!("{RIG}{HAT}"))],
+    )
+}
+
+#[test]
+fn a_git_clean_merge_that_breaks_a_scene_fails_the_check_and_ci_merge_repairs_it() {
+    let p = broken_by_git();
+    let check = p.ci(&["check", "origin/main"]);
+    assert_eq!(check.status.code(), Some(1), "{}", show(&check));
+    let text = stdout(&check);
+    assert!(
+        text.contains("rig.tscn:11: error: node \"Hat\" has parent \"Body\", which does not exist"),
+        "{}",
+        show(&check)
+    );
+    assert!(
+        text.contains("hint: `tscn-merge ci merge origin/main`"),
+        "{}",
+        show(&check)
+    );
+
+    let out = p.ci(&["merge", "origin/main"]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let scene = p.read("rig.tscn");
+    assert!(p.valid("rig.tscn"), "{scene}");
+    assert!(
+        scene.contains("[node name=\"Hat\" type=\"Sprite2D\" parent=\"Torso\""),
+        "{scene}"
+    );
+    assert!(!scene.contains("name=\"Body\""), "{scene}");
+}
+
+#[test]
+fn a_good_merge_passes_the_check() {
+    let p = setup(
+        &[
+            ("rig.tscn", RIG),
+            (
+                "other.tres",
+                "[gd_resource type=\"Resource\" format=3]\n\n[resource]\nvalue = 1\n",
+            ),
+        ],
+        &[("rig.tscn", &RIG.replace("Vector2(1, 2)", "Vector2(5, 6)"))],
+        &[
+            (
+                "rig.tscn",
+                &format!("{RIG}{}", HAT.replace("\"Body\"", "\"Camera\"")),
+            ),
+            (
+                "other.tres",
+                "[gd_resource type=\"Resource\" format=3]\n\n[resource]\nvalue = 2\n",
+            ),
+        ],
+    );
+    let check = p.ci(&["check", "origin/main"]);
+    assert_eq!(check.status.code(), Some(0), "{}", show(&check));
+    assert!(
+        stdout(&check).contains("2 scene(s) of the merge checked, 0 broken"),
+        "{}",
+        show(&check)
+    );
+}
+
+#[test]
+fn a_conflict_outside_the_scenes_is_reported() {
+    let p = setup(
+        &[
+            ("scene.tscn", &example("base.tscn")),
+            ("notes.txt", "one\ntwo\nthree\n"),
+        ],
+        &[
+            ("scene.tscn", &example("ours.tscn")),
+            ("notes.txt", "one\nTWO\nthree\n"),
+        ],
+        &[
+            ("scene.tscn", &example("theirs.tscn")),
+            ("notes.txt", "one\n2\nthree\n"),
+        ],
+    );
+    let before = p.snapshot(&["scene.tscn", "notes.txt"]);
+    let check = p.ci(&["check", "origin/main"]);
+    assert_eq!(check.status.code(), Some(1), "{}", show(&check));
+    assert!(
+        stdout(&check).contains("notes.txt: git conflicts here (not a scene): CONFLICT (content)"),
+        "{}",
+        show(&check)
+    );
+
+    let out = p.ci(&["merge", "origin/main"]);
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    let report = stdout(&out);
+    assert!(
+        report.contains("| `scene.tscn` | 2 conflict(s) | 2 conflict(s),"),
+        "{report}"
+    );
+    assert!(report.contains("### `notes.txt`"), "{report}");
+    assert!(
+        report.contains("- git: CONFLICT (content): Merge conflict in notes.txt"),
+        "{report}"
+    );
+    assert!(!report.contains("### `scene.tscn`"), "{report}");
+    assert_eq!(p.snapshot(&["scene.tscn", "notes.txt"]), before);
+    assert!(p.no_merge_in_progress());
+}
+
+#[test]
+fn a_dirty_checkout_is_refused_and_nothing_is_lost() {
+    let p = resolvable();
+    p.write("notes.txt", "my unsaved work\n");
+    std::fs::write(p.clone.join("scratch.txt"), "untracked\n").unwrap();
+    let before = p.snapshot(&["notes.txt", "scene.tscn", "scratch.txt"]);
+    let out = p.ci(&["merge", "origin/main", "--push"]);
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    assert!(
+        stderr(&out).contains("uncommitted changes (notes.txt)"),
+        "{}",
+        show(&out)
+    );
+    assert_eq!(
+        p.snapshot(&["notes.txt", "scene.tscn", "scratch.txt"]),
+        before
+    );
+    assert!(p.no_merge_in_progress());
+}
+
+#[test]
+fn a_base_that_names_nothing_is_an_error() {
+    let p = resolvable();
+    for cmd in ["check", "merge"] {
+        let out = p.ci(&[cmd, "origin/nope"]);
+        assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+        assert!(stderr(&out).contains("origin/nope"), "{}", show(&out));
+    }
+}
+
+#[test]
+fn a_scene_one_side_deleted_and_the_other_changed_is_left_to_a_person() {
+    let p = setup(
+        &[("player.tscn", PLAYER), ("keep.tscn", RIG)],
+        &[("player.tscn", &PLAYER.replace("100.0", "250.0"))],
+        &[],
+    );
+    p.git_ok(&["rm", "-q", "player.tscn"]);
+    p.git_ok(&[
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@t",
+        "commit",
+        "-q",
+        "-m",
+        "delete",
+    ]);
+    let check = p.ci(&["check", "origin/main"]);
+    assert_eq!(check.status.code(), Some(1), "{}", show(&check));
+    assert!(
+        stdout(&check).contains("player.tscn: git conflicts here; one side deleted the file"),
+        "{}",
+        show(&check)
+    );
+    let before = p.snapshot(&["keep.tscn"]);
+    let out = p.ci(&["merge", "origin/main"]);
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    let report = stdout(&out);
+    assert!(
+        report.contains(
+            "| `player.tscn` | conflict | not run (git decided) | a conflict git reports |"
+        ),
+        "{report}"
+    );
+    assert!(
+        report.contains("- git: CONFLICT (modify/delete): player.tscn"),
+        "{report}"
+    );
+    assert_eq!(p.snapshot(&["keep.tscn"]), before);
+    assert!(p.no_merge_in_progress());
+}
+
+#[test]
+fn the_users_own_global_attributes_still_apply() {
+    let p = setup(
+        &[
+            ("scene.tscn", &example("base.tscn")),
+            ("notes.txt", "one\ntwo\nthree\n"),
+        ],
+        &[
+            ("scene.tscn", &example("ours.tscn")),
+            ("notes.txt", "one\nTWO\nthree\n"),
+        ],
+        &[
+            ("scene.tscn", &example("theirs.tscn")),
+            ("notes.txt", "one\n2\nthree\n"),
+        ],
+    );
+    let attrs = p.t.xdg_config_home().join("git");
+    std::fs::create_dir_all(&attrs).unwrap();
+    std::fs::write(attrs.join("attributes"), "*.txt merge=union").unwrap();
+    let out = p.ci(&["merge", "origin/main"]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert_eq!(p.read("notes.txt"), "one\n2\nTWO\nthree\n");
+    assert!(p.valid("scene.tscn"));
+}
+
+#[test]
+fn a_merge_that_outlasts_the_timeout_is_stopped_and_undone() {
+    let p = setup(
+        &[("notes.txt", "one\ntwo\nthree\n")],
+        &[("notes.txt", "one\nTWO\nthree\n")],
+        &[("notes.txt", "one\n2\nthree\n")],
+    );
+    p.write(".git/info/attributes", "*.txt merge=slow\n");
+    p.git_ok(&["config", "merge.slow.driver", "sleep 30"]);
+    let before = p.snapshot(&["notes.txt"]);
+    let start = std::time::Instant::now();
+    let out = p.ci(&["merge", "origin/main", "--timeout", "1"]);
+    assert!(start.elapsed().as_secs() < 20, "not stopped in time");
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    assert!(stderr(&out).contains("longer than 1 s"), "{}", show(&out));
+    assert_eq!(p.snapshot(&["notes.txt"]), before);
+    assert!(p.no_merge_in_progress());
+}
