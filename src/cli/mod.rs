@@ -12,6 +12,7 @@ pub mod gitconfig;
 pub mod install;
 pub mod io;
 pub mod merge;
+pub mod mergetool;
 pub mod review;
 pub mod solve;
 
@@ -38,6 +39,8 @@ pub enum Command {
     Review(ReviewArgs),
     /// Re-merge files that git left with conflict markers.
     Solve(SolveArgs),
+    /// Resolve a scene's conflicts in the browser (git's mergetool `tscn-merge`).
+    Mergetool(mergetool::MergetoolArgs),
     /// Register the merge and diff drivers with git and .gitattributes.
     Install(InstallArgs),
     /// Remove exactly what `install` added.
@@ -160,6 +163,8 @@ pub enum DiffFormat {
     Markdown,
     /// The versioned JSON schema.
     Json,
+    /// One self-contained HTML page (inline CSS, no script).
+    Html,
 }
 
 /// `diff` arguments.
@@ -279,6 +284,7 @@ pub fn main() -> i32 {
         Command::Textconv(a) => diff::run_textconv(a),
         Command::Review(a) => review::run(a),
         Command::Solve(a) => solve::run(a),
+        Command::Mergetool(a) => mergetool::run(a),
         Command::Install(a) => install::run_install(a.global).and_then(print_lines),
         Command::Uninstall(a) => install::run_uninstall(a.global).and_then(print_lines),
     };
