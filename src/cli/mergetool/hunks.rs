@@ -311,7 +311,17 @@ mod tests {
             .compose(&[Some(bad), Some(Choice::Ours)])
             .expect("composed");
         let why = validate(&text).expect_err("broken");
-        assert!(why.contains("line"), "{why}");
+        assert!(why.contains("does not parse: 6:19"), "{why}");
+        let dup = m
+            .compose(&[
+                Some(Choice::Typed(
+                    "[node name=\"S\" type=\"Node\" parent=\".\"]\n".into(),
+                )),
+                Some(Choice::Ours),
+            ])
+            .expect("composed");
+        let why = validate(&dup).expect_err("two nodes at one path");
+        assert!(!why.is_empty());
     }
 
     #[test]

@@ -195,7 +195,7 @@ pub fn timeline(parts: &[ValueChange]) -> String {
     let mut tracks: Vec<&str> = keys.iter().map(|k| k.track).collect();
     tracks.dedup();
     let end = keys.iter().map(|k| k.time).fold(1.0f64, f64::max);
-    let (left, span, row) = (10.0, 380.0, 34.0);
+    let (left, span, row) = (10.0, 380.0, 40.0);
     let height = tracks.len() as f64 * row + 10.0;
     let mut svg = format!(
         "<svg class=\"timeline\" role=\"img\" aria-label=\"animation keys on a time line\" width=\"400\" height=\"{height}\" viewBox=\"0 0 400 {height}\">"
@@ -209,8 +209,10 @@ pub fn timeline(parts: &[ValueChange]) -> String {
             left + span
         ));
         svg.push_str(&format!(
-            "<text x=\"{}\" y=\"{y}\" class=\"end\">{end}s</text>",
-            left + span - 20.0
+            "<text x=\"{}\" y=\"{}\" class=\"end\">{end}s</text><text x=\"{left}\" y=\"{}\" class=\"end\">0s</text>",
+            left + span - 20.0,
+            y + 16.0,
+            y + 16.0
         ));
         for k in keys.iter().filter(|k| k.track == *t) {
             let x = left + span * (k.time / end);
@@ -273,7 +275,10 @@ mod tests {
             k("track \"value\" A:x time 2", "changed"),
         ]);
         assert_eq!(svg.matches("<circle").count(), 2);
-        assert!(svg.contains("cx=\"200.0\""), "{svg}");
+        assert!(
+            svg.contains("cx=\"105.0\"") && svg.contains("cx=\"390.0\""),
+            "{svg}"
+        );
         assert!(svg.contains("&quot;value&quot; A:x"), "{svg}");
         assert!(timeline(&[]).is_empty());
     }
