@@ -128,6 +128,7 @@ fn started(mut cmd: Command) -> (Child, String, mpsc::Receiver<String>) {
             }
             Err(_) => {
                 let _ = child.kill();
+                let _ = child.wait();
                 panic!("no address announced; stderr so far:\n{seen}");
             }
         }

@@ -15,6 +15,7 @@ export async function launch() {
       "--disable-background-networking", "--disable-component-update", "--disable-sync"],
   });
   const page = context.pages()[0] || await context.newPage();
+  page.setDefaultTimeout(60000); // a busy CI machine
   const close = async () => { await context.close(); rmSync(profile, { recursive: true, force: true }); };
   return { page, close };
 }

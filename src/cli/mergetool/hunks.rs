@@ -7,7 +7,8 @@
 
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
-use tscn_merge::render::html::value::show_with;
+use tscn_merge::grain::{describe_change, PropertyContext};
+use tscn_merge::render::html::value::{picture, show_with, timeline};
 use tscn_merge::solve::{parse_markers, Piece};
 
 /// One conflict block: the three sections and where it is.
@@ -224,7 +225,11 @@ pub fn properties(lines: &str) -> Vec<(String, String)> {
 
 /// The rows of a conflict's table: each key with its value on each side (`null` where
 /// a side does not set it), values as HTML drawn by [`show_with`].
-pub fn rows(c: &Conflict, names: &BTreeMap<(String, String), String>) -> Vec<Value> {
+pub fn rows(
+    c: &Conflict,
+    names: &BTreeMap<(String, String), String>,
+    file_format: u8,
+) -> Vec<Value> {
     let sides = [
         properties(c.base.as_deref().unwrap_or_default()),
         properties(&c.ours),
@@ -240,18 +245,42 @@ pub fn rows(c: &Conflict, names: &BTreeMap<(String, String), String>) -> Vec<Val
     let cell = |side: &[(String, String)], k: &str| {
         side.iter()
             .find(|(key, _)| key == k)
-            .map(|(_, v)| show_with(v, &resolve))
+            .map(|(_, v)| show_with(&tscn_merge::merge::shorten(v, 300), &resolve))
+    };
+    let owner = attr(&c.header, "type").unwrap_or_default();
+    let value = |side: &[(String, String)], k: &str| {
+        side.iter()
+            .find(|(key, _)| key == k)
+            .map(|(_, v)| v.clone())
     };
     keys.iter()
         .map(|k| {
+            let ctx = PropertyContext {
+                owner_type: owner,
+                key: k,
+                file_format,
+                tile_format: None,
+                track_type: None,
+            };
+            let base = value(&sides[0], k);
             json!({
                 "key": k,
                 "base": cell(&sides[0], k),
                 "ours": cell(&sides[1], k),
                 "theirs": cell(&sides[2], k),
+                "ours_drawn": drawn(&ctx, base.as_deref(), value(&sides[1], k).as_deref()),
+                "theirs_drawn": drawn(&ctx, base.as_deref(), value(&sides[2], k).as_deref()),
             })
         })
         .collect()
+}
+
+/// What a side changed in a tile map's cells or an animation's keys since the base,
+/// drawn (a picture, a time line); `None` for other values.
+fn drawn(ctx: &PropertyContext, base: Option<&str>, side: Option<&str>) -> Option<String> {
+    let d = describe_change(ctx, base?, side?)?;
+    let html = picture(&d.picture) + &timeline(&d.changes);
+    (!html.is_empty()).then_some(html)
 }
 
 #[cfg(test)]
@@ -322,6 +351,27 @@ mod tests {
             .expect("composed");
         let why = validate(&dup).expect_err("two nodes at one path");
         assert!(!why.is_empty());
+    }
+
+    #[test]
+    fn tile_cells_each_side_changed_are_drawn() {
+        let cells = |t: &str| format!("layer_0/tile_data = PackedInt32Array(0, 1, 0, 1, {t}, 0)\n");
+        let c = Conflict {
+            line: 1,
+            header: "[node name=\"TileMap\" type=\"TileMap\" parent=\".\"]".into(),
+            ours: cells("7"),
+            base: Some(cells("1")),
+            theirs: cells("9"),
+        };
+        let r = rows(&c, &BTreeMap::new(), 3);
+        assert_eq!(r.len(), 1);
+        let drawn = r[0]["ours_drawn"].as_str().unwrap_or_default();
+        assert!(drawn.contains("<svg class=\"cells\""), "{}", r[0]);
+        assert_eq!(drawn.matches("class=\"changed\"").count(), 1, "{drawn}");
+        assert!(r[0]["base"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("PackedInt32Array"));
     }
 
     #[test]

@@ -13,6 +13,12 @@ use tscn_merge::model::Scene;
 /// ours, theirs).
 pub fn state(name: &str, merged: &Merged, sides: &[String; 3]) -> Value {
     let names = hunks::resource_names(&[&sides[0], &sides[1], &sides[2]]);
+    let format = sides[1]
+        .lines()
+        .next()
+        .and_then(|l| hunks::attr(l, "format"))
+        .and_then(|f| f.parse().ok())
+        .unwrap_or(3);
     let conflicts: Vec<Value> = merged
         .conflicts
         .iter()
@@ -23,7 +29,7 @@ pub fn state(name: &str, merged: &Merged, sides: &[String; 3]) -> Value {
                 "line": c.line,
                 "place": place(&c.header),
                 "node": hunks::node_path(&c.header),
-                "rows": hunks::rows(c, &names),
+                "rows": hunks::rows(c, &names, format),
                 "ours": c.ours,
                 "base": c.base,
                 "theirs": c.theirs,
