@@ -19,6 +19,7 @@ use serde_json::{json, Value};
 use server::{Guard, Request, Response};
 use std::net::TcpListener;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tscn_merge::linemerge::{ConflictStyle, MarkerOptions};
@@ -46,6 +47,9 @@ pub struct MergetoolArgs {
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
 }
+
+/// Most connections served at once (each on its own thread, 10 s at most).
+const MAX_CONNECTIONS: usize = 32;
 
 /// How the page ended.
 #[derive(Debug)]
@@ -191,6 +195,7 @@ fn wait(
     listener.set_nonblocking(true)?;
     let start = Instant::now();
     let (timeout, idle) = (Duration::from_secs(a.timeout), Duration::from_secs(a.idle));
+    let live = Arc::new(AtomicUsize::new(0));
     loop {
         if let Some(o) = lock(&shared.outcome).take() {
             return Ok(o);
@@ -207,13 +212,17 @@ fn wait(
             return Ok(Outcome::Cancel("the page was closed".into()));
         }
         match listener.accept() {
-            Ok((stream, _)) => {
+            // Past MAX_CONNECTIONS at once, a connection is closed unanswered.
+            Ok((stream, _)) if live.load(Ordering::SeqCst) < MAX_CONNECTIONS => {
                 stream.set_nonblocking(false)?;
-                let (guard, shared) = (guard.clone(), Arc::clone(shared));
+                let (guard, shared, live) = (guard.clone(), Arc::clone(shared), Arc::clone(&live));
+                live.fetch_add(1, Ordering::SeqCst);
                 std::thread::spawn(move || {
-                    server::serve_one(stream, &guard, |r, req| route(&shared, r, req))
+                    server::serve_one(stream, &guard, |r, req| route(&shared, r, req));
+                    live.fetch_sub(1, Ordering::SeqCst);
                 });
             }
+            Ok(_) => {}
             Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
                 std::thread::sleep(Duration::from_millis(25))
             }
