@@ -240,6 +240,8 @@ fn a_choice_that_breaks_the_scene_shows_the_reason_and_cannot_be_saved() {
     let status = v["status"].as_str().unwrap_or_default();
     assert!(status.contains("does not parse"), "{v}");
     assert!(status.contains("closing bracket"), "{v}");
+    assert!(status.contains("in conflict 2"), "{v}");
+    assert_eq!(v["marked"], true, "{v}");
     assert_eq!(v["save_disabled"], true, "{v}");
     let (code, _) = finished(child, rx);
     assert_ne!(code, 0);

@@ -35,6 +35,7 @@ try {
     await page.getByText("The result would be broken").waitFor();
     out.status = await status.textContent();
     out.save_disabled = await save.isDisabled();
+    out.marked = await conflict(2).evaluate(e => e.classList.contains("bad"));
     if (shot) await page.screenshot({ path: shot, fullPage: true });
     await page.getByRole("button", { name: "Cancel", exact: true }).click();
     await page.getByText("Cancelled").waitFor();

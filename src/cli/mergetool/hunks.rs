@@ -105,28 +105,54 @@ impl Merged {
     /// The text the choices make (one per conflict, by index), or the index of the
     /// first conflict left without a choice (or with a base it does not have).
     pub fn compose(&self, choices: &[Option<Choice>]) -> Result<String, usize> {
+        self.compose_placed(choices).map(|(text, _)| text)
+    }
+
+    /// [`Merged::compose`], with the lines (1-based, first and last) each conflict's
+    /// chosen text took in it, by conflict index.
+    pub fn compose_placed(
+        &self,
+        choices: &[Option<Choice>],
+    ) -> Result<(String, Vec<(usize, usize)>), usize> {
         let mut out = String::new();
+        let mut places = vec![(0, 0); self.conflicts.len()];
+        let mut line = 1;
         for s in &self.spans {
-            match s {
-                Span::Text(t) => out.push_str(t),
+            let (text, typed) = match s {
+                Span::Text(t) => (t.as_str(), false),
                 Span::Conflict(i) => {
                     let c = &self.conflicts[*i];
                     match choices.get(*i).and_then(Option::as_ref) {
-                        Some(Choice::Ours) => out.push_str(&c.ours),
-                        Some(Choice::Theirs) => out.push_str(&c.theirs),
-                        Some(Choice::Base) => out.push_str(c.base.as_deref().ok_or(*i)?),
-                        Some(Choice::Typed(t)) => {
-                            out.push_str(t);
-                            if !t.is_empty() && !t.ends_with('\n') {
-                                out.push('\n');
-                            }
-                        }
+                        Some(Choice::Ours) => (c.ours.as_str(), false),
+                        Some(Choice::Theirs) => (c.theirs.as_str(), false),
+                        Some(Choice::Base) => (c.base.as_deref().ok_or(*i)?, false),
+                        Some(Choice::Typed(t)) => (t.as_str(), true),
                         None => return Err(*i),
                     }
                 }
+            };
+            out.push_str(text);
+            if typed && !text.is_empty() && !text.ends_with('\n') {
+                out.push('\n');
             }
+            let lines = text
+                .matches('\n')
+                .count()
+                .max(usize::from(typed && !text.is_empty()));
+            if let Span::Conflict(i) = s {
+                places[*i] = (line, line + lines.saturating_sub(1));
+            }
+            line += lines;
         }
-        Ok(out)
+        Ok((out, places))
+    }
+
+    /// The conflict whose chosen text holds `line` of the composed text, given the
+    /// places [`Merged::compose_placed`] returned.
+    pub fn conflict_at(places: &[(usize, usize)], line: usize) -> Option<usize> {
+        places
+            .iter()
+            .position(|&(first, last)| first <= line && line <= last)
     }
 
     /// The same side for every conflict (base where a block has none: ours).
@@ -153,6 +179,15 @@ pub fn validate(text: &str) -> Result<(), String> {
         Some(p) => Err(format!("line {}: {}", p.line, p.message)),
         None => Ok(()),
     }
+}
+
+/// The line a [`validate`] reason is about: `line 12: ...` or `... does not parse: 12:5: ...`.
+pub fn reason_line(reason: &str) -> Option<usize> {
+    let rest = reason
+        .strip_prefix("line ")
+        .or_else(|| reason.split_once("does not parse: ").map(|(_, r)| r))?;
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
 }
 
 /// The value of attribute `name` in a section header line (`name="Sprite"` or `id=3`).
@@ -341,6 +376,15 @@ mod tests {
             .expect("composed");
         let why = validate(&text).expect_err("broken");
         assert!(why.contains("does not parse: 6:19"), "{why}");
+        let bad = Choice::Typed("rotation = Vector2(1,".into());
+        let (text, places) = m
+            .compose_placed(&[Some(Choice::Ours), Some(bad)])
+            .expect("composed");
+        assert_eq!(places, vec![(6, 6), (10, 10)]);
+        let why = validate(&text).expect_err("broken");
+        let line = reason_line(&why).expect("a line");
+        assert_eq!(Merged::conflict_at(&places, line), Some(1), "{why}");
+        assert_eq!(reason_line("line 12: x"), Some(12));
         let dup = m
             .compose(&[
                 Some(Choice::Typed(

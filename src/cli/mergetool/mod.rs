@@ -287,16 +287,23 @@ fn check_or_save(shared: &Arc<Shared>, save: bool, req: &Request) -> (Response, 
             )
         }
     };
-    let verdict = match shared.merged.compose(&choices) {
-        Err(i) => Err((Some(i), format!("conflict {} is not resolved yet", i + 1))),
-        Ok(text) => hunks::validate(&text).map(|()| text).map_err(|e| (None, e)),
+    let verdict = match shared.merged.compose_placed(&choices) {
+        Err(i) => Err((
+            Some(i),
+            None,
+            format!("conflict {} is not resolved yet", i + 1),
+        )),
+        Ok((text, places)) => hunks::validate(&text).map(|()| text).map_err(|e| {
+            let at = hunks::reason_line(&e).and_then(|l| Merged::conflict_at(&places, l));
+            (None, at, e)
+        }),
     };
     match verdict {
         Ok(text) if save => finish(shared, Outcome::Save(text)),
         Ok(_) => (Response::json(200, &json!({"ok": true})), None),
-        Err((unresolved, reason)) => {
+        Err((unresolved, broken_in, reason)) => {
             let status = if save { 409 } else { 200 };
-            let body = json!({"ok": false, "unresolved": unresolved, "reason": reason});
+            let body = json!({"ok": false, "unresolved": unresolved, "broken_in": broken_in, "reason": reason});
             (Response::json(status, &body), None)
         }
     }
