@@ -99,6 +99,13 @@ fn render_one(
             markdown::render_rooted(title, &report, root.as_deref(), opts)
         }
         DiffFormat::Json => json::to_string(&json::render(&report)),
+        DiffFormat::Html => {
+            let root = [new, old]
+                .into_iter()
+                .flatten()
+                .find_map(|s| s.node_by_path(".").map(|n| n.name.to_string()));
+            tscn_merge::render::html::render(title, &report, root.as_deref())
+        }
     };
     (out, report.is_empty())
 }

@@ -15,6 +15,7 @@ pub mod gitconfig;
 pub mod install;
 pub mod io;
 pub mod merge;
+pub mod mergetool;
 pub mod review;
 pub mod solve;
 
@@ -41,6 +42,8 @@ pub enum Command {
     Review(ReviewArgs),
     /// Re-merge files that git left with conflict markers.
     Solve(SolveArgs),
+    /// Resolve a scene's conflicts in the browser (git's mergetool `tscn-merge`).
+    Mergetool(mergetool::MergetoolArgs),
     /// Register the merge and diff drivers with git and .gitattributes.
     Install(InstallArgs),
     /// Remove exactly what `install` added.
@@ -177,6 +180,8 @@ pub enum DiffFormat {
     Markdown,
     /// The versioned JSON schema.
     Json,
+    /// One self-contained HTML page (inline CSS, no script).
+    Html,
 }
 
 /// `diff` arguments.
@@ -308,6 +313,7 @@ pub fn main() -> i32 {
         Command::Textconv(a) => diff::run_textconv(a),
         Command::Review(a) => review::run(a),
         Command::Solve(a) => solve::run(a),
+        Command::Mergetool(a) => mergetool::run(a),
         Command::Install(a) => {
             let opts = install::Options {
                 diff: a.diff,

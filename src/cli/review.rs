@@ -101,6 +101,7 @@ pub fn run(a: &ReviewArgs) -> Result<i32> {
         DiffFormat::Markdown => markdown::review_within(&a.range, &files, &opts, max),
         DiffFormat::Text => text::review(&a.range, &files, &opts),
         DiffFormat::Json => json::to_string(&json::review(&a.range, &files)),
+        DiffFormat::Html => tscn_merge::render::html::review(&a.range, &files),
     };
     let mut out = std::io::stdout().lock();
     match out.write_all(s.as_bytes()).and_then(|_| out.flush()) {

@@ -3,6 +3,7 @@
 //! Each renders one file (`diff`) or several (`review`). Pure: they return strings.
 
 pub mod escape;
+pub mod html;
 pub mod json;
 pub mod markdown;
 pub mod text;
