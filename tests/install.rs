@@ -6,7 +6,7 @@ mod common;
 use common::{assert_success, bin, stdout, TempRepo};
 use std::path::Path;
 
-const KEYS: [&str; 8] = [
+const KEYS: [&str; 10] = [
     "merge.tscn-merge.name",
     "merge.tscn-merge.driver",
     "diff.tscn-merge.command",
@@ -14,6 +14,8 @@ const KEYS: [&str; 8] = [
     "diff.tscn-merge.cachetextconv",
     "diff.tscn-merge.xfuncname",
     "difftool.tscn-merge.cmd",
+    "mergetool.tscn-merge.cmd",
+    "mergetool.tscn-merge.trustExitCode",
     "alias.scene-diff",
 ];
 
@@ -107,6 +109,14 @@ fn install_is_idempotent_and_uninstall_restores_bytes() {
     assert_eq!(
         t.config_get("difftool.tscn-merge.cmd").unwrap(),
         format!("{exe} diff -- \"$LOCAL\" \"$REMOTE\"")
+    );
+    assert_eq!(
+        t.config_get("mergetool.tscn-merge.cmd").unwrap(),
+        format!("{exe} mergetool --git -- \"$BASE\" \"$LOCAL\" \"$REMOTE\" \"$MERGED\"")
+    );
+    assert_eq!(
+        t.config_get("mergetool.tscn-merge.trustExitCode").unwrap(),
+        "true"
     );
     for path in ["a.tscn", "dir/b.tres", "c.escn"] {
         assert_eq!(attr(&t, "merge", path), "tscn-merge", "{path}");

@@ -120,7 +120,6 @@ fn violations(max_file: usize, max_fn: usize) -> Vec<String> {
 }
 
 #[test]
-#[ignore = "enabled when the merge and install splits land"]
 fn no_file_over_800_lines_and_no_function_over_80_outside_tests() {
     let found = violations(MAX_FILE_LINES, MAX_FN_LINES);
     assert!(

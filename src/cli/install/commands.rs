@@ -157,6 +157,16 @@ pub fn difftool_command(exe: &Exe) -> String {
     format!("{} diff -- \"$LOCAL\" \"$REMOTE\"", exe_word(exe))
 }
 
+/// `mergetool.tscn-merge.cmd`: `git mergetool -t tscn-merge` shows a scene's conflicts
+/// as a scene in the browser; git substitutes the four paths (`--` first, so a path
+/// starting with `-` is never an option).
+pub fn mergetool_command(exe: &Exe) -> String {
+    format!(
+        "{} mergetool --git -- \"$BASE\" \"$LOCAL\" \"$REMOTE\" \"$MERGED\"",
+        exe_word(exe)
+    )
+}
+
 /// `diff.tscn-merge.xfuncname`: hunk headers of `git diff` (raw or textconv'd) name
 /// the section a change is in (`[node name="Player" ...]`, `[sub_resource ...]`).
 pub const XFUNCNAME: &str = r"^(\[(node|sub_resource|ext_resource|resource)( .*)?\])";
@@ -180,6 +190,8 @@ pub fn config_entries(exe: &Exe, links: &Links, diff: bool) -> Vec<(String, Stri
         (format!("merge.{DRIVER}.driver"), merge_driver_command(exe)),
         (format!("diff.{DRIVER}.xfuncname"), XFUNCNAME.to_string()),
         (format!("difftool.{DRIVER}.cmd"), difftool_command(exe)),
+        (format!("mergetool.{DRIVER}.cmd"), mergetool_command(exe)),
+        (format!("mergetool.{DRIVER}.trustExitCode"), "true".to_string()),
         (ALIAS.0.to_string(), ALIAS.1.to_string()),
     ];
     if diff {
@@ -314,6 +326,10 @@ mod tests {
             "'/a b/tscn-merge-textconv'"
         );
         assert_eq!(
+            mergetool_command(&abs("/a b/t")),
+            "'/a b/t' mergetool --git -- \"$BASE\" \"$LOCAL\" \"$REMOTE\" \"$MERGED\""
+        );
+        assert_eq!(
             difftool_command(&abs("/a b/t")),
             "'/a b/t' diff -- \"$LOCAL\" \"$REMOTE\""
         );
@@ -331,6 +347,8 @@ mod tests {
                 "merge.tscn-merge.driver",
                 "diff.tscn-merge.xfuncname",
                 "difftool.tscn-merge.cmd",
+                "mergetool.tscn-merge.cmd",
+                "mergetool.tscn-merge.trustExitCode",
                 "alias.scene-diff"
             ]
         );
@@ -343,6 +361,8 @@ mod tests {
                 "diff.tscn-merge.textconv",
                 "diff.tscn-merge.xfuncname",
                 "difftool.tscn-merge.cmd",
+                "mergetool.tscn-merge.cmd",
+                "mergetool.tscn-merge.trustExitCode",
                 "alias.scene-diff"
             ]
         );
