@@ -6,6 +6,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
 pub mod check;
+pub mod config;
 pub mod diff;
 pub mod git;
 pub mod gitconfig;
