@@ -275,6 +275,7 @@ fn replay_of_the_shared_config_merges() {
     }
     let (mut clean_same, mut git_clean, mut git_broken_fixed, mut input_broken) = (0, 0, 0, 0);
     let (mut eligible, mut resolved, mut true_conflicts, mut true_resolved) = (0, 0, 0, 0);
+    let mut as_human = 0;
     let mut problems = Vec::new();
     for s in &all {
         let kind = ConfigKind::of_path(&s.path());
@@ -343,6 +344,12 @@ fn replay_of_the_shared_config_merges() {
             true_conflicts += 1;
         }
         if m.conflict_count > 0 {
+            if both.is_empty() {
+                eprintln!(
+                    "  not resolved: {name} ({} conflict(s), {:?})",
+                    m.conflict_count, m.method
+                );
+            }
             continue;
         }
         let lost = lost_changes(&s.base, &s.ours, &s.theirs, &out);
@@ -354,6 +361,22 @@ fn replay_of_the_shared_config_merges() {
             ));
         } else {
             true_resolved += 1;
+            let human = tscn_merge::config::check::marker_lines(&s.result).is_empty()
+                && Document::parse(&s.result).is_ok()
+                && both.iter().all(|(sec, k)| {
+                    eq_opt(
+                        value_in(&facts(&out), sec, k),
+                        value_in(&facts(&s.result), sec, k),
+                    )
+                });
+            as_human += usize::from(human);
+            if !human && std::env::var_os("CONFIG_REPLAY_VERBOSE").is_some() {
+                let short = |v: Option<&str>| v.map(|v| v.chars().take(150).collect::<String>());
+                for (sec, k) in &both {
+                    let (fo, fr) = (facts(&out), facts(&s.result));
+                    eprintln!("  value rule differs from the human: {name} [{sec}] {k}\n    ours-merge {:?}\n    human      {:?}", short(value_in(&fo, sec, k)), short(value_in(&fr, sec, k)));
+                }
+            }
             let lost: Vec<_> = lost
                 .into_iter()
                 .filter(|l| !both.iter().any(|(s, k)| *l == format!("[{s}] {k}")))
@@ -369,7 +392,7 @@ fn replay_of_the_shared_config_merges() {
         "config replay: {} merges; git-clean {git_clean}: same facts {clean_same}, git's broken (a repeated \
          section) and ours valid {git_broken_fixed}, a side already broken and the line merge as git \
          {input_broken}; git conflicts without a \
-         two-sided key change {eligible}, resolved clean {resolved}; with one {true_conflicts}, resolved by value rules {true_resolved}",
+         two-sided key change {eligible}, resolved clean {resolved}; with one {true_conflicts}, resolved by value rules {true_resolved} ({as_human} with the human's values)",
         all.len()
     );
     assert!(problems.is_empty(), "{}", problems.join("\n"));

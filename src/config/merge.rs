@@ -107,7 +107,7 @@ fn line_fallback(
     }
 }
 
-fn parse_side<'a>(name: &str, bytes: &'a [u8]) -> Result<Document, String> {
+fn parse_side(name: &str, bytes: &[u8]) -> Result<Document, String> {
     let text = std::str::from_utf8(bytes).map_err(|_| format!("{name} is not UTF-8"))?;
     let doc = Document::parse(text).map_err(|e| format!("{name} does not parse ({e})"))?;
     match super::check::check_config(text) {

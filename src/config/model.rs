@@ -65,7 +65,7 @@ pub fn sections(doc: &Document) -> Vec<SectionRef<'_>> {
 
 /// The section called `name` (the last, if repeated), `""` being the head.
 pub fn section<'a>(doc: &'a Document, name: &str) -> Option<SectionRef<'a>> {
-    sections(doc).into_iter().filter(|s| s.name == name).last()
+    sections(doc).into_iter().rev().find(|s| s.name == name)
 }
 
 /// The typed value of an entry, `None` when the scene grammar cannot type it.

@@ -434,7 +434,7 @@ mod tests {
             c("C", "res://c.gd"),
         );
         let m = merge_value(
-            Some(&list(&[a.clone()])),
+            Some(&list(std::slice::from_ref(&a))),
             &list(&[a.clone(), b2.clone()]),
             &list(&[a.clone(), cc.clone()]),
         )
@@ -442,8 +442,8 @@ mod tests {
         assert_eq!(m, list(&[a.clone(), b2.clone(), cc]));
         let moved = c("A", "res://moved/a.gd");
         let m = merge_value(
-            Some(&list(&[a.clone()])),
-            &list(&[moved.clone()]),
+            Some(&list(std::slice::from_ref(&a))),
+            &list(std::slice::from_ref(&moved)),
             &list(&[a, b2.clone()]),
         )
         .unwrap();
