@@ -6,6 +6,7 @@
 //! no I/O and no printing; the `tscn-merge` binary does those.
 
 pub mod check;
+pub mod config;
 pub mod diff;
 mod fxhash;
 pub mod grain;

@@ -726,15 +726,22 @@ fn bad_input_not_a_scene() {
             stdout_has: None,
         },
     );
-    // An import file is well-formed text with sections, but not a scene.
+    // An import file is not a scene: since issue 28 it is checked as a ConfigFile.
     assert_row(
         "icon.png.import",
         b"[remap]\n\nimporter=\"texture\"\ntype=\"CompressedTexture2D\"\n",
         Row {
+            code: 0,
+            stderr_has: &[],
+            stdout_has: Some("{f}: ok"),
+        },
+    );
+    assert_row(
+        "icon.png.import",
+        b"[remap]\n\nimporter=\n",
+        Row {
             code: 2,
-            stderr_has: &[
-                "{f}:1:1: `[gd_scene ...]` or `[gd_resource ...]` as the first tag, found",
-            ],
+            stderr_has: &["{f}:3:10: expected"],
             stdout_has: None,
         },
     );

@@ -65,6 +65,9 @@ fn print_human(name: &str, error: Option<&str>, problems: &[Problem]) -> anyhow:
 
 /// Run `check` over every file.
 pub fn run(args: &CheckArgs) -> anyhow::Result<i32> {
+    if super::config::is_config_check(args) {
+        return super::config::run_check(args); // project.godot, *.import, ...: issue 28
+    }
     let mut code = 0;
     let mut report = Vec::new();
     for path in &args.files {

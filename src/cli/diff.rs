@@ -112,6 +112,9 @@ fn render_one(
 
 /// `tscn-merge diff`.
 pub fn run(a: &DiffArgs) -> Result<i32> {
+    if super::config::is_config_diff(a) {
+        return super::config::run_diff(a); // project.godot, *.import, ...: issue 28
+    }
     let opts = Options {
         color: use_color(a.color),
         show_noise: a.show_noise,

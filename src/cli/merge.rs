@@ -381,6 +381,9 @@ pub(super) fn empty_base_stand_in(base: &[u8], ours: &[u8]) -> Option<Vec<u8>> {
 }
 
 fn run_structural(a: &MergeArgs) -> anyhow::Result<i32> {
+    if super::config::is_config_merge(a) {
+        return super::config::run_merge(a); // project.godot, *.import, ...: issue 28
+    }
     // Each input is held once: the parsed scenes share these bytes.
     let ours = Source::new(io::read(&a.ours)?);
     let theirs = Source::new(io::read(&a.theirs)?);

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 pub mod check;
 pub mod ci;
+pub mod config;
 pub mod diff;
 pub mod doctor;
 pub mod explain;

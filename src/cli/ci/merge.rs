@@ -14,9 +14,15 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-/// The attributes `ci merge` supplies: every scene and resource to the driver.
-const ATTRIBUTES: &str =
-    "*.tscn merge=tscn-merge\n*.tres merge=tscn-merge\n*.escn merge=tscn-merge\n";
+/// The attributes `ci merge` supplies: every scene and resource, and Godot's ConfigFile
+/// files (`project.godot`, `*.import`, ...), to the driver.
+fn driver_attributes() -> String {
+    let scenes = ["*.tscn", "*.tres", "*.escn"].into_iter();
+    scenes
+        .chain(tscn_merge::config::ATTRIBUTE_PATTERNS.iter().copied())
+        .map(|p| format!("{p} merge=tscn-merge\n"))
+        .collect()
+}
 
 /// Run `ci merge`.
 pub fn run(a: &MergeArgs) -> Result<i32> {
@@ -107,7 +113,7 @@ fn refuse_dirty() -> Result<()> {
 }
 
 /// The attributes file for the merge: the user's own global one (which the `-c
-/// core.attributesFile` option replaces) first, then [`ATTRIBUTES`], whose later lines win.
+/// core.attributesFile` option replaces) first, then [`driver_attributes`], whose later lines win.
 fn attributes() -> String {
     let configured = git(["config", "--path", "--get", "core.attributesFile"])
         .ok()
@@ -133,7 +139,7 @@ fn attributes() -> String {
     if !text.is_empty() && !text.ends_with('\n') {
         text.push('\n');
     }
-    text.push_str(ATTRIBUTES);
+    text.push_str(&driver_attributes());
     text
 }
 

@@ -10,11 +10,16 @@ use anyhow::{bail, Context, Result};
 use super::config::{git, git_ok, Record, RECORD_ATTRS, RECORD_CREATED};
 use super::{Scope, BLOCK_END, BLOCK_START, DRIVER, PATTERNS};
 
-/// The attributes block, markers included, each line ending in `\n`.
+/// The attributes block, markers included, each line ending in `\n`: scenes get the
+/// merge driver and the hunk headers; Godot's ConfigFile files (`project.godot`,
+/// `*.import`, ...) the merge driver only (their diff stays git's).
 pub fn attributes_block() -> String {
     let mut s = format!("{BLOCK_START}\n");
     for p in PATTERNS {
         s.push_str(&format!("{p} merge={DRIVER} diff={DRIVER}\n"));
+    }
+    for p in tscn_merge::config::ATTRIBUTE_PATTERNS {
+        s.push_str(&format!("{p} merge={DRIVER}\n"));
     }
     s.push_str(BLOCK_END);
     s.push('\n');

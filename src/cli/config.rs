@@ -1,0 +1,332 @@
+//! The command line for ConfigFile-format files (`project.godot`, `export_presets.cfg`,
+//! `override.cfg`, `plugin.cfg`, `*.import`, `*.uid`): `merge`, `check` and `diff` route
+//! here by file name (git's `%P`, else the file's own name). Reading, writing and
+//! reporting only; the deciding is `tscn_merge::config`'s.
+
+use super::gitconfig;
+use super::io::{self, stderr_line};
+use super::{CheckArgs, DiffArgs, DiffFormat, ExplainFormat, FavorArg, MergeArgs};
+use std::path::Path;
+use tscn_merge::config::merge::{merge_config, ConfigMerge, ConfigMethod};
+use tscn_merge::config::{ConfigKind, Document};
+use tscn_merge::linemerge::MarkerOptions;
+
+/// The kind of a path given on the command line: by its name, or (files named like
+/// `ours.godot` in a test folder) by extension.
+fn kind_of(path: &Path) -> Option<ConfigKind> {
+    let name = path.to_string_lossy();
+    ConfigKind::of_path(&name).or_else(|| match path.extension()?.to_str()? {
+        "godot" => Some(ConfigKind::Project),
+        "cfg" => Some(ConfigKind::Override),
+        _ => None,
+    })
+}
+
+/// Whether `merge` should use the ConfigFile merge: `--path` (git's `%P`) names one,
+/// or, without it, OURS does.
+pub fn is_config_merge(a: &MergeArgs) -> bool {
+    merge_kind(a).is_some()
+}
+
+fn merge_kind(a: &MergeArgs) -> Option<ConfigKind> {
+    match &a.path {
+        Some(p) => ConfigKind::of_path(p),
+        None => kind_of(&a.ours),
+    }
+}
+
+/// Whether every file `check` was given is a ConfigFile.
+pub fn is_config_check(a: &CheckArgs) -> bool {
+    a.files.iter().all(|f| kind_of(f).is_some())
+}
+
+/// Whether `diff OLD NEW` (or git's external diff, by its path) is of ConfigFiles.
+pub fn is_config_diff(a: &DiffArgs) -> bool {
+    if a.git_external {
+        return a.files.first().is_some_and(|p| kind_of(p).is_some());
+    }
+    a.files.len() == 2 && a.files.iter().any(|f| kind_of(f).is_some())
+}
+
+fn marker_options(a: &MergeArgs) -> MarkerOptions {
+    let style = match a.style {
+        Some(s) => gitconfig::style_of(s),
+        None if a.git => gitconfig::git_conflict_style(),
+        None => tscn_merge::linemerge::ConflictStyle::Diff3,
+    };
+    MarkerOptions {
+        style,
+        marker_size: a.marker_size,
+        ours: a.ours_label.clone().unwrap_or_else(|| "ours".into()),
+        base: a.base_label.clone().unwrap_or_else(|| "base".into()),
+        theirs: a.theirs_label.clone().unwrap_or_else(|| "theirs".into()),
+    }
+}
+
+/// `merge` of a ConfigFile: 0 merged, 1 conflicts left, 2 error (nothing written).
+pub fn run_merge(a: &MergeArgs) -> anyhow::Result<i32> {
+    let (base, ours, theirs) = (io::read(&a.base)?, io::read(&a.ours)?, io::read(&a.theirs)?);
+    let path = a
+        .path
+        .clone()
+        .unwrap_or_else(|| a.ours.display().to_string());
+    let m = merge_config(merge_kind(a), &base, &ours, &theirs, &marker_options(a));
+    let explain = a
+        .explain
+        .or_else(|| a.git.then(gitconfig::explain_from_git).flatten());
+    explain_merge(&m, explain, &path);
+    if !a.quiet {
+        report(&m, &path, a.git);
+    }
+    let mut text = m.text;
+    let mut left = m.conflict_count;
+    if let (Some(side), true) = (a.favor.or_else(gitconfig::favor_from_env), left > 0) {
+        let name = if side == FavorArg::Ours {
+            "ours"
+        } else {
+            "theirs"
+        };
+        if !a.quiet {
+            stderr_line!("{path}: {left} conflict(s) resolved in favour of {name} (--favor)");
+        }
+        text = gitconfig::resolve_markers(&text, a.marker_size, side);
+        left = 0;
+    }
+    if a.git {
+        io::write_atomic(&a.ours, &text)?;
+    } else if let Some(out) = &a.output {
+        io::write_atomic(out, &text)?;
+    } else {
+        io::write_stdout(&text)?;
+    }
+    Ok(if left == 0 { 0 } else { 1 })
+}
+
+fn explain_merge(m: &ConfigMerge, format: Option<ExplainFormat>, path: &str) {
+    match format {
+        None => {}
+        Some(ExplainFormat::Text) => {
+            if m.decisions.is_empty() {
+                stderr_line!("{path}: no automatic decisions were needed");
+            }
+            for d in &m.decisions {
+                stderr_line!("{path}: {d}");
+            }
+        }
+        Some(ExplainFormat::Json) => {
+            let method = match &m.method {
+                ConfigMethod::Trivial => "trivial",
+                ConfigMethod::Structural => "structural",
+                ConfigMethod::LineFallback(_) => "line",
+            };
+            let doc = serde_json::json!({
+                "schema": "tscn-merge/explain",
+                "version": 1,
+                "path": path,
+                "method": method,
+                "conflicts": m.conflict_count,
+                "conflict_reports": m.conflicts.iter().map(|c| serde_json::json!({
+                    "location": if c.section.is_empty() { String::new() } else { format!("[{}]", c.section) },
+                    "property": c.key, "base": c.base, "ours": c.ours, "theirs": c.theirs,
+                })).collect::<Vec<_>>(),
+                "decisions": m.decisions,
+            });
+            stderr_line!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+        }
+    }
+}
+
+fn report(m: &ConfigMerge, path: &str, git: bool) {
+    let show = |v: &Option<String>| {
+        v.as_deref()
+            .map(|s| {
+                tscn_merge::merge::shorten(&s.split_whitespace().collect::<Vec<_>>().join(" "), 60)
+            })
+            .unwrap_or_else(|| "(absent)".into())
+    };
+    if m.conflict_count > 0 {
+        if let ConfigMethod::LineFallback(why) = &m.method {
+            stderr_line!(
+                "{path}: {} conflict(s) from the line merge ({why})",
+                m.conflict_count
+            );
+            return;
+        }
+        stderr_line!("{path}: {} conflict(s)", m.conflict_count);
+        for c in &m.conflicts {
+            let at = if c.section.is_empty() {
+                String::new()
+            } else {
+                format!("[{}] ", c.section)
+            };
+            let key = c.key.as_deref().unwrap_or("(whole section)");
+            stderr_line!(
+                "  {at}{key}: base {} | ours {} | theirs {}",
+                show(&c.base),
+                show(&c.ours),
+                show(&c.theirs)
+            );
+        }
+    } else if git && m.method == ConfigMethod::Structural {
+        stderr_line!(
+            "tscn-merge: {path}: merged by section and key; {} automatic decision(s); details: tscn-merge merge --explain",
+            m.decisions.len()
+        );
+    }
+    for d in m.decisions.iter().filter(|d| d.contains("uid")) {
+        stderr_line!("{path}: note: {d}");
+    }
+}
+
+/// `check` of ConfigFiles: 0 valid, 1 broken, 2 unreadable or not parsable, 3
+/// (`--roundtrip`) printing does not give the bytes back.
+pub fn run_check(a: &CheckArgs) -> anyhow::Result<i32> {
+    let mut code = 0;
+    let mut report = Vec::new();
+    for path in &a.files {
+        let name = path.display().to_string();
+        let (status, c, problems, error) = match std::fs::read(path) {
+            Err(e) => ("error", 2, Vec::new(), Some(format!("cannot read: {e}"))),
+            Ok(b) => match String::from_utf8(b) {
+                Err(_) => (
+                    "error",
+                    2,
+                    Vec::new(),
+                    Some("1:1: expected UTF-8 text".to_string()),
+                ),
+                Ok(t) => check_text(&t, a.roundtrip),
+            },
+        };
+        code = code.max(c);
+        if a.json {
+            report.push(serde_json::json!({
+                "file": name, "status": status, "error": error,
+                "problems": problems.iter().map(|p: &tscn_merge::check::Problem| serde_json::json!({
+                    "severity": "error", "line": p.line, "message": p.message,
+                })).collect::<Vec<_>>(),
+            }));
+            continue;
+        }
+        if let Some(e) = &error {
+            stderr_line!("{name}:{e}");
+        }
+        for p in &problems {
+            stderr_line!("{name}:{}: error: {}", p.line, p.message);
+        }
+        if c == 0 {
+            io::print_line(&format!("{name}: ok"))?;
+        }
+    }
+    if a.json {
+        let doc = serde_json::json!({ "schema": "tscn-merge/check", "version": 1, "files": report, "exit": code });
+        io::print_line(&serde_json::to_string_pretty(&doc)?)?;
+    }
+    Ok(code)
+}
+
+type Checked = (
+    &'static str,
+    i32,
+    Vec<tscn_merge::check::Problem>,
+    Option<String>,
+);
+
+fn check_text(t: &str, roundtrip: bool) -> Checked {
+    match tscn_merge::config::check::check_config(t) {
+        Err(e) => ("error", 2, Vec::new(), Some(e.to_string())),
+        Ok(p) if !p.is_empty() => ("broken", 1, p, None),
+        Ok(p) if roundtrip && Document::parse(t).map(|d| d.print()).ok().as_deref() != Some(t) => {
+            ("roundtrip-mismatch", 3, p, Some("printing the parsed file does not reproduce its bytes (a tscn-merge bug: please report it)".into()))
+        }
+        Ok(p) => ("valid", 0, p, None),
+    }
+}
+
+/// `diff` of ConfigFiles: key-level changes; 0 no change, 1 changes (git's external
+/// diff: always 0), 2 error. A side that does not parse gets the line diff note.
+pub fn run_diff(a: &DiffArgs) -> anyhow::Result<i32> {
+    let (old, new, title) = if a.git_external {
+        anyhow::ensure!(
+            a.files.len() >= 7,
+            "--git-external expects git's seven arguments, got {}",
+            a.files.len()
+        );
+        (
+            &a.files[1],
+            &a.files[4],
+            Some(a.files[0].display().to_string()),
+        )
+    } else {
+        (&a.files[0], &a.files[1], None)
+    };
+    let load = |p: &Path| -> anyhow::Result<Option<Document>> {
+        if p == Path::new("/dev/null") {
+            return Ok(None);
+        }
+        let bytes = io::read(p)?;
+        let text = String::from_utf8(bytes)
+            .map_err(|_| anyhow::anyhow!("{}: 1:1: expected UTF-8 text", p.display()))?;
+        Document::parse(&text)
+            .map(Some)
+            .map_err(|e| anyhow::anyhow!("{}:{e}", p.display()))
+    };
+    let (o, n) = match (load(old), load(new)) {
+        (Ok(o), Ok(n)) => (o, n),
+        (Err(e), _) | (_, Err(e)) if a.git_external => {
+            return git_line_diff(old, new, title.as_deref().unwrap_or(""), &format!("{e:#}"))
+        }
+        (Err(e), _) | (_, Err(e)) => return Err(e),
+    };
+    let changes = tscn_merge::config::diff::diff_config(o.as_ref(), n.as_ref());
+    let mut out = String::new();
+    if let Some(t) = &title {
+        out.push_str(&format!("diff --tscn-merge a/{t} b/{t}\n"));
+    }
+    match a.format {
+        DiffFormat::Json => {
+            let doc = serde_json::json!({
+                "schema": "tscn-merge/config-diff", "version": 1,
+                "changes": changes.iter().map(|c| serde_json::json!({
+                    "section": c.section, "key": c.key, "text": c.text,
+                })).collect::<Vec<_>>(),
+            });
+            out.push_str(&serde_json::to_string_pretty(&doc)?);
+            out.push('\n');
+        }
+        DiffFormat::Markdown | DiffFormat::Text => {
+            let bullet = if a.format == DiffFormat::Markdown {
+                "- "
+            } else {
+                ""
+            };
+            for c in &changes {
+                out.push_str(&format!("{bullet}{}\n", c.text));
+            }
+        }
+    }
+    io::write_stdout(out.as_bytes())?;
+    Ok(if changes.is_empty() || a.git_external {
+        0
+    } else {
+        1
+    })
+}
+
+/// Under git, a side that does not parse gets a line diff after a note (`git diff` must
+/// not break on a broken file).
+fn git_line_diff(old: &Path, new: &Path, path: &str, why: &str) -> anyhow::Result<i32> {
+    let read = |p: &Path| -> anyhow::Result<String> {
+        if p == Path::new("/dev/null") {
+            return Ok(String::new());
+        }
+        Ok(String::from_utf8_lossy(&io::read(p)?).into_owned())
+    };
+    let (a, b) = (read(old)?, read(new)?);
+    let body = similar::TextDiff::from_lines(&a, &b)
+        .unified_diff()
+        .header(&format!("a/{path}"), &format!("b/{path}"))
+        .to_string();
+    let out = format!("diff --tscn-merge a/{path} b/{path}\nnote: semantic diff unavailable ({why}); line diff follows\n{body}");
+    io::write_stdout(out.as_bytes())?;
+    Ok(0)
+}
