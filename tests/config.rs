@@ -742,6 +742,24 @@ fn the_binary_checks_and_diffs_config_files() {
         common::stdout(&out),
         "`application/run/main_scene`: \"res://a.tscn\" -> \"res://b.tscn\"\nsection `[autoload]` added\nautoload `GameManager` added (\"*res://gm.gd\")\n"
     );
+    // The same changes as one self-contained page, every name escaped.
+    let out = bin_in(
+        dir.path(),
+        &[
+            "diff",
+            "--format",
+            "html",
+            &p("project.godot"),
+            &p("new/project.godot"),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let page = common::stdout(&out);
+    assert!(page.starts_with("<!DOCTYPE html>"), "{page}");
+    assert!(
+        page.contains("<li>autoload `GameManager` added (&quot;*res://gm.gd&quot;)</li>"),
+        "{page}"
+    );
     // Reordered keys and spacing: no change.
     let same = BASE.replace(
         "config/name=\"Game\"\nrun/main_scene=\"res://a.tscn\"\n",

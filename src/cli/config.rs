@@ -293,6 +293,17 @@ pub fn run_diff(a: &DiffArgs) -> anyhow::Result<i32> {
             out.push_str(&serde_json::to_string_pretty(&doc)?);
             out.push('\n');
         }
+        DiffFormat::Html => {
+            use tscn_merge::render::html::{escape, page};
+            let shown = new.display().to_string();
+            let name = title.as_deref().unwrap_or(&shown);
+            let mut body = format!("<h1>Changes in <code>{}</code></h1>\n<ul>\n", escape(name));
+            for c in &changes {
+                body.push_str(&format!("<li>{}</li>\n", escape(&c.text)));
+            }
+            body.push_str("</ul>\n");
+            out.push_str(&page(&format!("tscn-merge diff: {name}"), &body));
+        }
         DiffFormat::Markdown | DiffFormat::Text => {
             let bullet = if a.format == DiffFormat::Markdown {
                 "- "
