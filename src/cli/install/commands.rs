@@ -191,7 +191,10 @@ pub fn config_entries(exe: &Exe, links: &Links, diff: bool) -> Vec<(String, Stri
         (format!("diff.{DRIVER}.xfuncname"), XFUNCNAME.to_string()),
         (format!("difftool.{DRIVER}.cmd"), difftool_command(exe)),
         (format!("mergetool.{DRIVER}.cmd"), mergetool_command(exe)),
-        (format!("mergetool.{DRIVER}.trustExitCode"), "true".to_string()),
+        (
+            format!("mergetool.{DRIVER}.trustExitCode"),
+            "true".to_string(),
+        ),
         (ALIAS.0.to_string(), ALIAS.1.to_string()),
     ];
     if diff {
