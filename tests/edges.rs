@@ -170,3 +170,69 @@ fn review_says_when_max_bytes_cannot_hold() {
         common::stderr(&room)
     );
 }
+
+/// A PNG-like file: the signature, a NUL-filled header and `fill`.
+fn png(fill: &[u8]) -> Vec<u8> {
+    let mut b = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01\n".to_vec();
+    for _ in 0..20 {
+        b.extend_from_slice(fill);
+        b.push(b'\n');
+    }
+    b
+}
+
+/// Item 6: binary input under `merge --git` keeps ours byte for byte, conflicts (exit 1)
+/// and says so in git's words; nothing of theirs is spliced in.
+#[test]
+fn binary_files_are_not_line_merged_under_git() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = |n: &str, b: &[u8]| {
+        let f = dir.path().join(n);
+        std::fs::write(&f, b).expect("write");
+        f
+    };
+    let (base, theirs) = (png(b"base"), png(b"theirs"));
+    // Ours' change and theirs' do not touch: a line merge would splice them.
+    let mut ours_changed = base.clone();
+    ours_changed.splice(0..0, b"x\n".iter().copied());
+    let (b, o, t) = (
+        p("b.png", &base),
+        p("o.png", &ours_changed),
+        p("t.png", &theirs),
+    );
+    let run = Command::new(common::bin())
+        .args(["merge", "--git", "-p", "icon.png"])
+        .args([&b, &o, &t])
+        .env_remove("TSCN_MERGE_FAVOR")
+        .output()
+        .expect("run");
+    assert_eq!(run.status.code(), Some(1), "{}", common::stderr(&run));
+    assert_eq!(std::fs::read(&o).expect("ours"), ours_changed);
+    let err = common::stderr(&run);
+    assert!(err.contains("Cannot merge binary files: icon.png"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+}
+
+/// Item 6 through a real `git merge` with `* merge=tscn-merge`: the `.png` conflicts and
+/// the work tree holds ours, as git leaves a binary file it cannot merge.
+#[test]
+fn git_merge_of_a_binary_file_under_a_broad_attribute_keeps_ours() {
+    let t = common::TempRepo::new();
+    common::assert_success(&t.run_bin(["install"]), "install");
+    t.write(".gitattributes", "* merge=tscn-merge\n");
+    t.write("icon.png", png(b"base"));
+    t.commit_all("base");
+    t.checkout_new("feature");
+    t.write("icon.png", png(b"theirs"));
+    t.commit_all("theirs");
+    t.checkout("main");
+    let mut ours = png(b"base");
+    ours.splice(0..0, b"x\n".iter().copied());
+    t.write("icon.png", &ours);
+    t.commit_all("ours");
+    let out = t.merge("feature");
+    assert!(!out.status.success(), "{}", common::stdout(&out));
+    assert_eq!(t.read("icon.png"), ours);
+    let status = t.git_ok(["status", "--porcelain"]);
+    assert!(status.contains("UU icon.png"), "{status}");
+}

@@ -200,6 +200,9 @@ fn line_merge(b: &[u8], o: &[u8], t: &[u8], opts: &MergeOptions, reason: &str) -
 /// parsed still leaves git's line merge (markers included) in OURS: git takes OURS as
 /// the result whatever the exit status, and ours unchanged would drop theirs silently.
 pub fn run(a: &MergeArgs) -> anyhow::Result<i32> {
+    if let Some(code) = binary_merge(a)? {
+        return Ok(code);
+    }
     if gitconfig::driver_off() {
         return plain_line_merge(a);
     }
@@ -212,6 +215,48 @@ pub fn run(a: &MergeArgs) -> anyhow::Result<i32> {
         Err(_) => "the structural merge panicked".to_string(),
     };
     line_merge_into_ours(a, &why)
+}
+
+/// Whether git would call the file binary: a NUL byte in its first 8,000 bytes (git's
+/// `buffer_is_binary`). A file that cannot be read is left to the merge's own error.
+fn looks_binary(path: &std::path::Path) -> bool {
+    use std::io::Read;
+    let mut head = Vec::with_capacity(8000);
+    std::fs::File::open(path)
+        .and_then(|f| f.take(8000).read_to_end(&mut head))
+        .is_ok()
+        && head.contains(&0)
+}
+
+/// Binary input (a `.png` caught by `* merge=tscn-merge`) gets git's behaviour for binary
+/// files, never a splice of bytes: ours is the result and the merge conflicts, with git's
+/// one-line message (`--favor` takes that side, as `-X ours|theirs` does). `None`: text.
+fn binary_merge(a: &MergeArgs) -> anyhow::Result<Option<i32>> {
+    if ![&a.base, &a.ours, &a.theirs]
+        .iter()
+        .any(|p| looks_binary(p))
+    {
+        return Ok(None);
+    }
+    let path = display_path(a);
+    let label = |l: &Option<String>, d: &str| l.clone().unwrap_or_else(|| d.to_string());
+    let favor = a.favor.or_else(gitconfig::favor_from_env);
+    if favor.is_none() && !a.quiet {
+        stderr_line!(
+            "warning: Cannot merge binary files: {path} ({} vs. {})",
+            label(&a.ours_label, "ours"),
+            label(&a.theirs_label, "theirs")
+        );
+    }
+    let kept = if favor == Some(FavorArg::Theirs) {
+        &a.theirs
+    } else {
+        &a.ours
+    };
+    if !a.git || kept != &a.ours {
+        write_result(a, &io::read(kept)?)?;
+    }
+    Ok(Some(if favor.is_some() { 0 } else { 1 }))
 }
 
 /// The `--git` last resort: `git merge-file`'s result written over OURS.
