@@ -47,7 +47,9 @@ fn check_file(bytes: &[u8], roundtrip: bool) -> Outcome {
 fn print_human(name: &str, error: Option<&str>, problems: &[Problem]) -> anyhow::Result<()> {
     let name = visible(name);
     if let Some(e) = error {
-        stderr_line!("{name}:{}", visible(e));
+        // Line by line: the caret line goes under the source line, not after a `\n`.
+        let lines: Vec<_> = e.split('\n').map(visible).collect();
+        stderr_line!("{name}:{}", lines.join("\n"));
     }
     for p in problems {
         let sev = if p.severity == Severity::Error {

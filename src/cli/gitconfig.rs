@@ -7,7 +7,7 @@
 
 use super::{ExplainFormat, FavorArg, StyleArg};
 use std::process::Command;
-use tscn_merge::linemerge::ConflictStyle;
+use tscn_merge::linemerge::{ConflictStyle, MarkerOptions};
 
 /// A value of git's configuration as `git config --get` prints it (repository, global
 /// and system files, and the `-c` overrides git passes in `GIT_CONFIG_PARAMETERS`).
@@ -117,22 +117,94 @@ pub fn resolve_markers(text: &[u8], size: usize, favor: FavorArg) -> Vec<u8> {
             && line[..size].iter().all(|&x| x == c)
             && matches!(line.get(size), None | Some(b' ' | b'\n' | b'\r'))
     };
+    resolve_blocks(text, favor, is).0
+}
+
+/// Labels for a merge whose conflicts `--favor` resolves: ones that no input holds, so
+/// that only the markers the merge writes carry them and a string holding marker-shaped
+/// lines (a tutorial in a script's `source`) is left as it is, as `git merge-file --ours`
+/// leaves it.
+pub fn favor_labels(opts: &mut MarkerOptions, inputs: &[&[u8]]) {
+    let held = |label: &str| {
+        inputs
+            .iter()
+            .any(|i| i.windows(label.len()).any(|w| w == label.as_bytes()))
+    };
+    let mut n = 0u32;
+    let mut stem = "tscn-merge-favor".to_string();
+    while held(&stem) {
+        n += 1;
+        stem = format!("tscn-merge-favor-{n}");
+    }
+    opts.ours = format!("{stem}-ours");
+    opts.base = format!("{stem}-base");
+    opts.theirs = format!("{stem}-theirs");
+}
+
+/// The blocks the merge wrote with `opts` (labels from [`favor_labels`]) replaced by the
+/// favoured side's lines, and each block's first line (1-based, in `text`) with the lines
+/// kept. Marker-shaped lines without those labels are text.
+pub fn resolve_own_markers(
+    text: &[u8],
+    opts: &MarkerOptions,
+    favor: FavorArg,
+) -> (Vec<u8>, Vec<(usize, Vec<u8>)>) {
+    let size = if opts.marker_size == 0 {
+        7
+    } else {
+        opts.marker_size
+    };
+    let is = |line: &[u8], c: u8| {
+        let label = match c {
+            b'<' => Some(&opts.ours),
+            b'|' => Some(&opts.base),
+            b'>' => Some(&opts.theirs),
+            _ => None,
+        };
+        let rest = match line.get(size..) {
+            Some(rest) if line[..size].iter().all(|&x| x == c) => rest,
+            _ => return false,
+        };
+        let rest = rest.strip_suffix(b"\n").unwrap_or(rest);
+        let rest = rest.strip_suffix(b"\r").unwrap_or(rest);
+        match label {
+            Some(l) => rest.strip_prefix(b" ") == Some(l.as_bytes()),
+            None => rest.is_empty(),
+        }
+    };
+    resolve_blocks(text, favor, is)
+}
+
+/// The scan under both resolvers: `is(line, c)` says whether `line` is a marker of `c`.
+fn resolve_blocks(
+    text: &[u8],
+    favor: FavorArg,
+    is: impl Fn(&[u8], u8) -> bool,
+) -> (Vec<u8>, Vec<(usize, Vec<u8>)>) {
     let mut out = Vec::with_capacity(text.len());
+    let mut blocks = Vec::new();
     // The favoured lines of the open block, and the block as written.
     let (mut chosen, mut raw) = (Vec::new(), Vec::new());
     // 0 outside, 1 ours, 2 base, 3 theirs.
-    let mut part = 0;
-    for line in text.split_inclusive(|&c| c == b'\n') {
+    let (mut part, mut start) = (0, 0);
+    // A block resolved to nothing between two blank lines: the second one goes, so the
+    // sections keep the editor's single blank line between them.
+    let mut drop_blank = false;
+    for (n, line) in text.split_inclusive(|&c| c == b'\n').enumerate() {
         if part == 0 && !is(line, b'<') {
-            out.extend_from_slice(line);
+            if !std::mem::take(&mut drop_blank) || !matches!(line, b"\n" | b"\r\n") {
+                out.extend_from_slice(line);
+            }
             continue;
         }
         raw.extend_from_slice(line);
         match part {
-            0 => part = 1,
+            0 => (part, start) = (1, n + 1),
             1 | 2 if is(line, b'|') => part = 2,
             1 | 2 if is(line, b'=') => part = 3,
             3 if is(line, b'>') => {
+                blocks.push((start, chosen.clone()));
+                drop_blank = chosen.is_empty() && (out.is_empty() || ends_blank(&out));
                 out.append(&mut chosen);
                 raw.clear();
                 part = 0;
@@ -142,8 +214,22 @@ pub fn resolve_markers(text: &[u8], size: usize, favor: FavorArg) -> Vec<u8> {
             _ => {}
         }
     }
+    if drop_blank && raw.is_empty() && ends_blank(&out) {
+        // The file's last section went: it ends with one line break, as the editor's do.
+        out.pop();
+        if out.last() == Some(&b'\r') {
+            out.pop();
+        }
+    }
     out.append(&mut raw);
-    out
+    (out, blocks)
+}
+
+/// Whether `text` ends with a blank line (or is only line breaks so far).
+fn ends_blank(text: &[u8]) -> bool {
+    let text = text.strip_suffix(b"\n").unwrap_or(text);
+    let text = text.strip_suffix(b"\r").unwrap_or(text);
+    text.is_empty() || text.ends_with(b"\n")
 }
 
 #[cfg(test)]
@@ -168,5 +254,29 @@ mod tests {
         assert_eq!(resolve_markers(text, 7, FavorArg::Theirs), b"a\nx = 2\nb\n");
         let open = b"a\n<<<<<<< ours\nx = 1\n";
         assert_eq!(resolve_markers(open, 7, FavorArg::Theirs), open.to_vec());
+    }
+
+    #[test]
+    fn favor_resolves_only_the_blocks_with_the_merges_labels() {
+        let look_alike = b"s = \"a\n<<<<<<< x\nb\n=======\nc\n>>>>>>> y\n\"\n";
+        let mut opts = MarkerOptions::default();
+        favor_labels(&mut opts, &[look_alike]);
+        let mut text = look_alike.to_vec();
+        text.extend_from_slice(
+            format!(
+                "<<<<<<< {}\nk = 1\n=======\nk = 2\n>>>>>>> {}\n",
+                opts.ours, opts.theirs
+            )
+            .as_bytes(),
+        );
+        let (out, blocks) = resolve_own_markers(&text, &opts, FavorArg::Ours);
+        let mut want = look_alike.to_vec();
+        want.extend_from_slice(b"k = 1\n");
+        assert_eq!(out, want);
+        assert_eq!(blocks, vec![(8, b"k = 1\n".to_vec())]);
+        // A label an input holds is not used.
+        let mut again = MarkerOptions::default();
+        favor_labels(&mut again, &[opts.ours.as_bytes()]);
+        assert_ne!(again.ours, opts.ours);
     }
 }

@@ -2,7 +2,7 @@
 //! the result to OURS (`--git`), to `-o OUT`, or to standard output. Exit 0 clean,
 //! 1 conflicts remain, 2 error (nothing written).
 
-use super::gitconfig::{self, resolve_markers};
+use super::gitconfig::{self, favor_labels, resolve_own_markers};
 use super::io::stderr_line;
 use super::{io, ExplainFormat, FavorArg, MergeArgs};
 use tscn_merge::linemerge::MarkerOptions;
@@ -200,6 +200,9 @@ fn line_merge(b: &[u8], o: &[u8], t: &[u8], opts: &MergeOptions, reason: &str) -
 /// parsed still leaves git's line merge (markers included) in OURS: git takes OURS as
 /// the result whatever the exit status, and ours unchanged would drop theirs silently.
 pub fn run(a: &MergeArgs) -> anyhow::Result<i32> {
+    if let Some(code) = binary_merge(a)? {
+        return Ok(code);
+    }
     if gitconfig::driver_off() {
         return plain_line_merge(a);
     }
@@ -212,6 +215,48 @@ pub fn run(a: &MergeArgs) -> anyhow::Result<i32> {
         Err(_) => "the structural merge panicked".to_string(),
     };
     line_merge_into_ours(a, &why)
+}
+
+/// Whether git would call the file binary: a NUL byte in its first 8,000 bytes (git's
+/// `buffer_is_binary`). A file that cannot be read is left to the merge's own error.
+fn looks_binary(path: &std::path::Path) -> bool {
+    use std::io::Read;
+    let mut head = Vec::with_capacity(8000);
+    std::fs::File::open(path)
+        .and_then(|f| f.take(8000).read_to_end(&mut head))
+        .is_ok()
+        && head.contains(&0)
+}
+
+/// Binary input (a `.png` caught by `* merge=tscn-merge`) gets git's behaviour for binary
+/// files, never a splice of bytes: ours is the result and the merge conflicts, with git's
+/// one-line message (`--favor` takes that side, as `-X ours|theirs` does). `None`: text.
+fn binary_merge(a: &MergeArgs) -> anyhow::Result<Option<i32>> {
+    if ![&a.base, &a.ours, &a.theirs]
+        .iter()
+        .any(|p| looks_binary(p))
+    {
+        return Ok(None);
+    }
+    let path = display_path(a);
+    let label = |l: &Option<String>, d: &str| l.clone().unwrap_or_else(|| d.to_string());
+    let favor = a.favor.or_else(gitconfig::favor_from_env);
+    if favor.is_none() && !a.quiet {
+        stderr_line!(
+            "warning: Cannot merge binary files: {path} ({} vs. {})",
+            label(&a.ours_label, "ours"),
+            label(&a.theirs_label, "theirs")
+        );
+    }
+    let kept = if favor == Some(FavorArg::Theirs) {
+        &a.theirs
+    } else {
+        &a.ours
+    };
+    if !a.git || kept != &a.ours {
+        write_result(a, &io::read(kept)?)?;
+    }
+    Ok(Some(if favor.is_some() { 0 } else { 1 }))
 }
 
 /// The `--git` last resort: `git merge-file`'s result written over OURS.
@@ -236,8 +281,9 @@ fn line_merge_into_ours(a: &MergeArgs, why: &str) -> anyhow::Result<i32> {
 /// `TSCN_MERGE=off`: what `git merge-file` would do, written where the result goes.
 fn plain_line_merge(a: &MergeArgs) -> anyhow::Result<i32> {
     let (base, ours, theirs) = (io::read(&a.base)?, io::read(&a.ours)?, io::read(&a.theirs)?);
-    let lm = tscn_merge::linemerge::merge_lines(&base, &ours, &theirs, &marker_options(a));
-    let (text, conflicts) = favored(a, lm.text, lm.conflicts, &display_path(a));
+    let markers = favor_markers(a, &[&base, &ours, &theirs]);
+    let lm = tscn_merge::linemerge::merge_lines(&base, &ours, &theirs, &markers);
+    let (text, conflicts) = favored(a, lm.text, lm.conflicts, &display_path(a), &markers);
     write_result(a, &text)?;
     Ok(if conflicts == 0 { 0 } else { 1 })
 }
@@ -251,7 +297,13 @@ fn display_path(a: &MergeArgs) -> String {
 
 /// `--favor` (or `TSCN_MERGE_FAVOR`): every conflict resolved to that side, as
 /// `git merge -X ours|theirs` resolves git's own. The text and the conflicts left.
-fn favored(a: &MergeArgs, text: Vec<u8>, conflicts: usize, path: &str) -> (Vec<u8>, usize) {
+fn favored(
+    a: &MergeArgs,
+    text: Vec<u8>,
+    conflicts: usize,
+    path: &str,
+    markers: &MarkerOptions,
+) -> (Vec<u8>, usize) {
     let Some(side) = a.favor.or_else(gitconfig::favor_from_env) else {
         return (text, conflicts);
     };
@@ -266,15 +318,22 @@ fn favored(a: &MergeArgs, text: Vec<u8>, conflicts: usize, path: &str) -> (Vec<u
     if !a.quiet {
         stderr_line!("{path}: {conflicts} conflict(s) resolved in favour of {name} (--favor)");
     }
-    (resolve_markers(&text, a.marker_size, side), 0)
+    (resolve_own_markers(&text, markers, side).0, 0)
+}
+
+/// [`marker_options`], with labels no input holds when `--favor` will resolve the
+/// conflicts: only the blocks the merge writes are then resolved.
+fn favor_markers(a: &MergeArgs, inputs: &[&[u8]]) -> MarkerOptions {
+    let mut markers = marker_options(a);
+    if a.favor.or_else(gitconfig::favor_from_env).is_some() {
+        favor_labels(&mut markers, inputs);
+    }
+    markers
 }
 
 /// One [`Decision::HunkFavored`] per conflict hunk `--favor` will resolve in `text`.
-fn favor_decisions(a: &MergeArgs, text: &[u8]) -> Vec<Decision> {
+fn favor_decisions(a: &MergeArgs, text: &[u8], markers: &MarkerOptions) -> Vec<Decision> {
     let Some(side) = a.favor.or_else(gitconfig::favor_from_env) else {
-        return Vec::new();
-    };
-    let Ok(marked) = tscn_merge::solve::parse_markers(text, a.marker_size) else {
         return Vec::new();
     };
     let name = if side == FavorArg::Ours {
@@ -282,21 +341,17 @@ fn favor_decisions(a: &MergeArgs, text: &[u8]) -> Vec<Decision> {
     } else {
         "theirs"
     };
-    marked
-        .blocks()
-        .map(|b| {
-            let lines = if side == FavorArg::Ours {
-                &b.ours
-            } else {
-                &b.theirs
-            };
-            let first = String::from_utf8_lossy(lines)
+    resolve_own_markers(text, markers, side)
+        .1
+        .into_iter()
+        .map(|(line, lines)| {
+            let first = String::from_utf8_lossy(&lines)
                 .lines()
                 .find(|l| !l.trim().is_empty())
                 .map(|l| format!("`{}`", tscn_merge::merge::shorten(l, 60)));
             Decision::HunkFavored {
                 side: name,
-                line: b.line,
+                line,
                 kept: first.unwrap_or_else(|| "(nothing)".into()),
             }
         })
@@ -393,8 +448,9 @@ fn run_structural(a: &MergeArgs) -> anyhow::Result<i32> {
         .as_deref()
         .map(|h| String::from_utf8_lossy(h).trim_end().to_string());
     let base = Source::new(stand_in.unwrap_or(base));
+    let markers = favor_markers(a, &[&base, &ours, &theirs]);
     let opts = MergeOptions {
-        markers: marker_options(a),
+        markers: markers.clone(),
         // This process ends once the result is written.
         exit_after: true,
         no_layout_policy: a.no_layout_policy,
@@ -406,7 +462,7 @@ fn run_structural(a: &MergeArgs) -> anyhow::Result<i32> {
             .insert(0, Decision::AddAddStandInBase { header });
     }
     if outcome.conflict_count > 0 {
-        let favored = favor_decisions(a, &outcome.text);
+        let favored = favor_decisions(a, &outcome.text, &markers);
         outcome.decisions.extend(favored);
     }
     let path = display_path(a);
@@ -431,7 +487,7 @@ fn run_structural(a: &MergeArgs) -> anyhow::Result<i32> {
             report_clean_merge(a, &outcome, &path);
         }
     }
-    let (text, left) = favored(a, outcome.text, outcome.conflict_count, &path);
+    let (text, left) = favored(a, outcome.text, outcome.conflict_count, &path, &markers);
     write_result(a, &text)?;
     Ok(if left == 0 { 0 } else { 1 })
 }

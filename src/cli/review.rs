@@ -103,9 +103,23 @@ pub fn run(a: &ReviewArgs) -> Result<i32> {
         DiffFormat::Json => json::to_string(&json::review(&a.range, &files)),
         DiffFormat::Html => tscn_merge::render::html::review(&a.range, &files),
     };
+    if let (DiffFormat::Markdown, Some(m)) = (a.format, max) {
+        warn_over_limit(m, s.len());
+    }
     let mut out = std::io::stdout().lock();
     match out.write_all(s.as_bytes()).and_then(|_| out.flush()) {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
         _ => Ok(0),
+    }
+}
+
+/// A Markdown review longer than `--max-bytes` is the smallest one (the heading, the
+/// table's head and the note on what was left out): say so rather than break the limit
+/// silently.
+fn warn_over_limit(max: usize, len: usize) {
+    if len > max {
+        stderr_line!(
+            "tscn-merge review: warning: --max-bytes {max} is below the smallest review of this range ({len} bytes, printed); use --max-bytes {len} or more"
+        );
     }
 }
