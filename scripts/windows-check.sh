@@ -130,6 +130,12 @@ run_in() {
     (cd "$dir" && "$LINUX" "$@") >"$cmp_dir/$side.out" 2>"$cmp_dir/$side.err" || code=$?
   else
     (cd "$dir" && "$WINE" "$EXE" "$@") >"$cmp_dir/$side.out" 2>"$cmp_dir/$side.err" || code=$?
+    # A wine process killed from outside (the kernel's OOM killer on a busy machine:
+    # 137) is run once more; the program's own exit codes are 0 to 2.
+    if ((code > 128)); then
+      code=0
+      (cd "$dir" && "$WINE" "$EXE" "$@") >"$cmp_dir/$side.out" 2>"$cmp_dir/$side.err" || code=$?
+    fi
   fi
   echo "$code" >"$cmp_dir/$side.code"
 }
