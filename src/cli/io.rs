@@ -1,15 +1,27 @@
 //! File I/O for the binary: reading inputs with their names in errors, atomic writes
 //! (a temporary file in the same folder, then a rename), so a crash never leaves a
-//! half-written scene, the clean-up of that temporary file when SIGINT, SIGTERM or
-//! SIGHUP ends the process, and standard output where a closed pipe ends the output
-//! quietly while a full disk is an error. What is written is decided elsewhere.
+//! half-written scene, the clean-up of that temporary file when the process is ended
+//! (SIGINT, SIGTERM or SIGHUP on Unix; Ctrl-C, Ctrl-Break or a closed console on
+//! Windows), and standard output where a closed pipe ends the output quietly while a
+//! full disk is an error. What is written is decided elsewhere.
+//!
+//! The operating system's side lives in [`os`]: Unix (signals, `unlink`, file modes) and
+//! Windows (a console control handler, `DeleteFileW`, a rename retried while another
+//! program briefly holds the target, as editors and virus scanners do).
 
 use anyhow::{Context, Result};
-use std::ffi::CString;
 use std::io::Write;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+#[cfg(unix)]
+mod unix;
+#[cfg(unix)]
+use unix as os;
+#[cfg(windows)]
+mod windows;
+#[cfg(windows)]
+use windows as os;
 
 /// Read a whole file, naming it in the error. The merge takes these bytes over into a
 /// [`tscn_merge::syntax::Source`], which the parsed document then shares without a copy.
@@ -54,11 +66,15 @@ pub fn read_big(path: &Path) -> Result<Bytes> {
 /// Replace `path` with `bytes` atomically. An existing file keeps its permissions; a
 /// new one gets 0666 less the umask, as other tools' files do. The temporary file,
 /// `.NAME.tscn-merge-XXXXXX.tmp` beside `path`, is removed if a signal ends the process.
+/// On Windows the rename replaces the target as `MoveFileExW` with
+/// `MOVEFILE_REPLACE_EXISTING` does, retried for about a second while another program
+/// holds the target open (a sharing violation or access denied).
 ///
-/// A target that exists but is no regular file (`-o /dev/null`, a FIFO) is written
-/// into: renaming over it would replace `/dev/null` itself with a file.
+/// A target that exists but is no regular file (`-o /dev/null`, a FIFO, Windows' `NUL`
+/// or `CON`) is written into: renaming over it would replace `/dev/null` itself with a
+/// file, and Windows refuses to rename onto a device.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+    if os::is_device(path) || std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
         return std::fs::OpenOptions::new()
             .write(true)
             .open(path)
@@ -80,12 +96,8 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
         .prefix(&format!(".{name}.tscn-merge-"))
         .suffix(".tmp")
         .make_in(dir, |p| {
-            _cleanup = Some(SignalCleanup::register(p));
-            std::fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .mode(0o666)
-                .open(p)
+            _cleanup = Some(os::TempCleanup::register(p));
+            os::create_new(p)
         })
         .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
     tmp.write_all(bytes)
@@ -94,10 +106,26 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     if let Ok(meta) = std::fs::metadata(path) {
         let _ = std::fs::set_permissions(tmp.path(), meta.permissions());
     }
-    tmp.persist(path)
-        .map_err(|e| e.error)
-        .with_context(|| format!("cannot replace {}", path.display()))?;
-    Ok(())
+    persist(tmp, path).with_context(|| format!("cannot replace {}", path.display()))
+}
+
+/// Rename `tmp` over `path`. A failure the operating system calls passing (another
+/// program holding the file, on Windows) is retried with a growing pause, about a
+/// second in all; any other failure, or the last one, is the error.
+fn persist(mut tmp: tempfile::NamedTempFile, path: &Path) -> std::io::Result<()> {
+    let mut pause = std::time::Duration::from_millis(10);
+    for _ in 0..7 {
+        match tmp.persist(path) {
+            Ok(_) => return Ok(()),
+            Err(e) if os::is_passing(&e.error) => {
+                tmp = e.file;
+                std::thread::sleep(pause);
+                pause *= 2;
+            }
+            Err(e) => return Err(e.error),
+        }
+    }
+    tmp.persist(path).map(|_| ()).map_err(|e| e.error)
 }
 
 /// [`write_atomic`], or when that fails (no room for a second copy, a folder that
@@ -111,63 +139,12 @@ pub fn write_over(path: &Path, bytes: &[u8]) -> Result<()> {
     std::fs::write(path, bytes).with_context(|| format!("{atomic:#}; writing in place failed too"))
 }
 
-/// The temporary file a signal handler removes: a C string leaked while registered.
-static TEMP_PATH: AtomicPtr<libc::c_char> = AtomicPtr::new(std::ptr::null_mut());
-
-/// Registers a temporary file for removal on SIGINT, SIGTERM or SIGHUP while alive.
-struct SignalCleanup;
-
-impl SignalCleanup {
-    fn register(path: &Path) -> SignalCleanup {
-        use std::os::unix::ffi::OsStrExt;
-        if let Ok(c) = CString::new(path.as_os_str().as_bytes()) {
-            free_temp_path(TEMP_PATH.swap(c.into_raw(), Ordering::SeqCst));
-        }
-        SignalCleanup
-    }
-}
-
-impl Drop for SignalCleanup {
-    fn drop(&mut self) {
-        free_temp_path(TEMP_PATH.swap(std::ptr::null_mut(), Ordering::SeqCst));
-    }
-}
-
-fn free_temp_path(p: *mut libc::c_char) {
-    if !p.is_null() {
-        // SAFETY: every non-null pointer stored in TEMP_PATH came from
-        // `CString::into_raw`, and the swap hands it to exactly one owner.
-        drop(unsafe { CString::from_raw(p) });
-    }
-}
-
-/// Async-signal-safe: takes the registered path, unlinks it, and dies of the signal
-/// as if unhandled (so the parent sees the same status).
-extern "C" fn on_signal(sig: libc::c_int) {
-    let p = TEMP_PATH.swap(std::ptr::null_mut(), Ordering::SeqCst);
-    // SAFETY: unlink, signal and raise are async-signal-safe; `p` is a valid C string
-    // that no one frees any more (the swap took it).
-    unsafe {
-        if !p.is_null() {
-            libc::unlink(p);
-        }
-        libc::signal(sig, libc::SIG_DFL);
-        libc::raise(sig);
-    }
-}
-
-/// Install the handlers that remove a half-written temporary file when SIGINT,
-/// SIGTERM or SIGHUP ends the process. A signal the parent ignores stays ignored.
+/// Install the handlers that remove a half-written temporary file when the process
+/// is ended from outside: SIGINT, SIGTERM or SIGHUP on Unix (a signal the parent
+/// ignores stays ignored), Ctrl-C, Ctrl-Break, a closed console, log-off or shut-down
+/// on Windows.
 pub fn clean_up_on_signals() {
-    let handler = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
-    for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
-        // SAFETY: `on_signal` only calls async-signal-safe functions.
-        unsafe {
-            if libc::signal(sig, handler) == libc::SIG_IGN {
-                libc::signal(sig, libc::SIG_IGN);
-            }
-        }
-    }
+    os::install_handlers();
 }
 
 /// Set once a write to standard output found the reader gone.
@@ -233,6 +210,7 @@ mod tests {
         assert!(format!("{err:#}").contains("missing"), "{err:#}");
     }
 
+    #[cfg(unix)]
     #[test]
     fn new_files_follow_the_umask_and_old_ones_keep_their_mode() {
         use std::os::unix::fs::PermissionsExt;
@@ -252,5 +230,75 @@ mod tests {
         std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).expect("chmod");
         write_atomic(&exe, b"b").expect("write over");
         assert_eq!(mode(&exe), 0o755);
+    }
+
+    /// Holds `path` open as an editor or a virus scanner may: no sharing at all.
+    #[cfg(windows)]
+    fn hold(path: &Path) -> std::fs::File {
+        use std::os::windows::fs::OpenOptionsExt;
+        std::fs::OpenOptions::new()
+            .read(true)
+            .share_mode(0)
+            .open(path)
+            .expect("hold")
+    }
+
+    #[cfg(windows)]
+    #[test]
+    fn a_file_another_program_holds_briefly_is_replaced_once_it_lets_go() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let p = dir.path().join("held.tscn");
+        std::fs::write(&p, b"old").expect("write");
+        let held = hold(&p);
+        let holder = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(150));
+            drop(held);
+        });
+        write_atomic(&p, b"new").expect("replaced once the holder let go");
+        holder.join().expect("holder");
+        assert_eq!(std::fs::read(&p).expect("read"), b"new");
+        assert_eq!(std::fs::read_dir(dir.path()).expect("ls").count(), 1);
+    }
+
+    #[cfg(windows)]
+    #[test]
+    fn a_file_held_for_good_is_an_error_and_stays_as_it_was() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let p = dir.path().join("held.tscn");
+        std::fs::write(&p, b"old").expect("write");
+        let held = hold(&p);
+        let err = write_atomic(&p, b"new").err().expect("an error");
+        assert!(format!("{err:#}").contains("cannot replace"), "{err:#}");
+        drop(held);
+        assert_eq!(std::fs::read(&p).expect("read"), b"old");
+        assert_eq!(std::fs::read_dir(dir.path()).expect("ls").count(), 1);
+    }
+
+    #[cfg(windows)]
+    #[test]
+    fn windows_devices_are_written_into_not_renamed_over() {
+        for device in [
+            "NUL",
+            "nul",
+            "NUL.tscn",
+            r"C:\x\con",
+            "COM1",
+            "lpt9.txt",
+            "AUX ",
+        ] {
+            assert!(os::is_device(Path::new(device)), "{device}");
+        }
+        assert!(os::is_device(Path::new(r"\\.\pipe\x")));
+        for file in [
+            "NULL",
+            "COM0",
+            "COM10",
+            "console.tscn",
+            "Game.tscn",
+            r"nul\Game.tscn",
+        ] {
+            assert!(!os::is_device(Path::new(file)), "{file}");
+        }
+        write_atomic(Path::new("NUL"), b"anything").expect("NUL takes anything");
     }
 }

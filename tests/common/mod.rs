@@ -307,7 +307,9 @@ pub fn git_merge_file(base: &[u8], ours: &[u8], theirs: &[u8]) -> Option<(Vec<u8
     Some((out.stdout, out.status.code()?))
 }
 
-/// The write end of a pipe whose read end is already closed (`| head -1` gone).
+/// The write end of a pipe whose read end is already closed (`| head -1` gone). Unix
+/// only (the tests that use it are too).
+#[cfg(unix)]
 pub fn closed_pipe() -> std::process::Stdio {
     use std::os::fd::{FromRawFd, OwnedFd};
     let mut fds = [0; 2];
