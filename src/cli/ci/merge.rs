@@ -162,6 +162,30 @@ fn driver_command(records: &Path) -> Result<String> {
     ))
 }
 
+/// Unix: git and the drivers it starts get a process group of their own, so a timeout
+/// stops them all. Windows: nothing to set (see [`kill_tree`]).
+fn own_process_group(cmd: &mut std::process::Command) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        cmd.process_group(0);
+    }
+    #[cfg(not(unix))]
+    let _ = cmd;
+}
+
+/// Stop git and what it started: the whole process group on Unix; on Windows git
+/// itself only (a driver it had started runs on until its own `--timeout`).
+fn kill_tree(child: &mut std::process::Child) {
+    #[cfg(unix)]
+    // SAFETY: a plain kill(2) of the process group this command started.
+    unsafe {
+        libc::kill(-(child.id() as libc::pid_t), libc::SIGKILL);
+    }
+    #[cfg(not(unix))]
+    let _ = child.kill();
+}
+
 /// `git merge --no-ff --no-commit BASE` with the driver, stopped after `secs`: git's
 /// stdout (its `CONFLICT` lines). git's stderr (the driver's reports) goes to ours.
 fn run_git_merge(
@@ -171,7 +195,6 @@ fn run_git_merge(
     records: &Path,
     secs: f64,
 ) -> Result<String> {
-    use std::os::unix::process::CommandExt;
     let mut cmd = git_cmd();
     cmd.args(identity()?)
         .arg("-c")
@@ -189,8 +212,8 @@ fn run_git_merge(
         .env("GIT_MERGE_AUTOEDIT", "no")
         .env_remove("TSCN_MERGE")
         .env_remove("TSCN_MERGE_FAVOR")
-        .stdout(std::process::Stdio::piped())
-        .process_group(0);
+        .stdout(std::process::Stdio::piped());
+    own_process_group(&mut cmd);
     let leftovers = driver_files();
     let mut child = cmd.spawn().context("cannot run git merge")?;
     let mut stdout = child.stdout.take();
@@ -207,8 +230,7 @@ fn run_git_merge(
             break status;
         }
         if Instant::now() >= deadline {
-            // SAFETY: a plain kill(2) of the process group this command started.
-            unsafe { libc::kill(-(child.id() as libc::pid_t), libc::SIGKILL) };
+            kill_tree(&mut child);
             let _ = child.wait();
             for f in driver_files().difference(&leftovers) {
                 let _ = std::fs::remove_file(f);
