@@ -5,11 +5,11 @@
 
 use super::gitconfig;
 use super::io::{self, stderr_line};
+use super::merge::marker_options;
 use super::{CheckArgs, DiffArgs, DiffFormat, ExplainFormat, FavorArg, MergeArgs};
 use std::path::Path;
 use tscn_merge::config::merge::{merge_config, ConfigMerge, ConfigMethod};
 use tscn_merge::config::{ConfigKind, Document};
-use tscn_merge::linemerge::MarkerOptions;
 
 /// The kind of a path given on the command line: by its name, or (files named like
 /// `ours.godot` in a test folder) by extension.
@@ -46,21 +46,6 @@ pub fn is_config_diff(a: &DiffArgs) -> bool {
         return a.files.first().is_some_and(|p| kind_of(p).is_some());
     }
     a.files.len() == 2 && a.files.iter().any(|f| kind_of(f).is_some())
-}
-
-fn marker_options(a: &MergeArgs) -> MarkerOptions {
-    let style = match a.style {
-        Some(s) => gitconfig::style_of(s),
-        None if a.git => gitconfig::git_conflict_style(),
-        None => tscn_merge::linemerge::ConflictStyle::Diff3,
-    };
-    MarkerOptions {
-        style,
-        marker_size: a.marker_size,
-        ours: a.ours_label.clone().unwrap_or_else(|| "ours".into()),
-        base: a.base_label.clone().unwrap_or_else(|| "base".into()),
-        theirs: a.theirs_label.clone().unwrap_or_else(|| "theirs".into()),
-    }
 }
 
 /// `merge` of a ConfigFile: 0 merged, 1 conflicts left, 2 error (nothing written).

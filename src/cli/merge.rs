@@ -395,8 +395,9 @@ fn report_clean_merge(a: &MergeArgs, outcome: &MergeOutcome, path: &str) {
 }
 
 /// The conflict labels, marker size and style from the arguments: `--style`, else
-/// git's `merge.conflictStyle` when git runs the driver, else diff3.
-fn marker_options(a: &MergeArgs) -> MarkerOptions {
+/// git's `merge.conflictStyle` when git runs the driver, else diff3. Shared with the
+/// ConfigFile merge (`cli/config.rs`).
+pub(super) fn marker_options(a: &MergeArgs) -> MarkerOptions {
     let style = match a.style {
         Some(s) => gitconfig::style_of(s),
         None if a.git => gitconfig::git_conflict_style(),
