@@ -85,7 +85,8 @@ pub struct CheckArgs {
     /// Also verify that printing the parsed tree reproduces each file (exit 3 if not).
     #[arg(long)]
     pub roundtrip: bool,
-    /// Files to check.
+    /// Files to check; a directory: every scene, resource and Godot config file under
+    /// it (sorted; `.git` and `.godot` skipped).
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
 }
