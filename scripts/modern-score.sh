@@ -10,8 +10,10 @@
 #   by its type and content; a connection by signal/from/to/method in base paths) and by
 #   what it touches (a property key, a header field, a group, the node's name, parent,
 #   or the whole part when added or removed). Its value is the new value as the diff
-#   shows it (long values are shortened by the diff, so two cut values that read alike
-#   count as alike). Sibling reorders are left out (order merges as a sequence).
+#   shows it. Long values are shortened by the diff: a key both sides changed to a cut
+#   value counts as changed differently (it may be), one side's cut value is compared
+#   as cut. Sibling reorders, `format` and `load_steps` are left out (order merges as
+#   a sequence; the other two are derived from the content).
 # - resolvable: a git conflict where no key changed differently on both sides (the same
 #   change on both is fine) and nothing one side removed is changed by the other (on
 #   the part or, for a node, under it). A value with parts of its own changed on both
@@ -209,7 +211,7 @@ def touches(subj, removed):
 
 def resolvable(do, dt):
     for k in do.keys() & dt.keys():
-        if do[k] != dt[k]:
+        if do[k] != dt[k] or cut(do[k]):
             return False, f"both changed {k[0][0]} {k[0][1:2]} {k[1]}"
     for a, b in ((do, dt), (dt, do)):
         for r in removed_under(a):
@@ -217,6 +219,11 @@ def resolvable(do, dt):
                 if touches(k[0], r) and k[1] != "(removed)":
                     return False, f"removed on one side, changed on the other: {r}"
     return True, ""
+
+
+def cut(v):
+    """Whether the diff shortened a value (two cut values that read alike may differ)."""
+    return "\u2026" in repr(v) or "\u2026" in str(v)
 
 
 def one_sided(do, dt):
