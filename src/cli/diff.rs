@@ -29,12 +29,15 @@ impl LoadError {
     }
 }
 
-/// Read and parse one side; `/dev/null` (git's name for a missing side) is `None`.
+/// Read and parse one side; `/dev/null` (git's name for a missing side) is `None`. A
+/// side whose lines end in CRLF (an autocrlf work tree, which git hands an external
+/// diff as it is) is read with LF ends, so a line ending is never a change.
 fn load(path: &Path) -> Result<Option<(Vec<u8>, Scene)>, LoadError> {
     if path == Path::new("/dev/null") {
         return Ok(None);
     }
     let bytes = std::fs::read(path)
+        .map(super::io::eol::to_lf)
         .map_err(|e| LoadError::Unreadable(format!("{}: cannot read: {e}", path.display())))?;
     match Scene::parse(&bytes) {
         Ok(s) => Ok(Some((bytes, s))),

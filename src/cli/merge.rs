@@ -262,7 +262,8 @@ fn binary_merge(a: &MergeArgs) -> anyhow::Result<Option<i32>> {
 /// The `--git` last resort: `git merge-file`'s result written over OURS.
 fn line_merge_into_ours(a: &MergeArgs, why: &str) -> anyhow::Result<i32> {
     use std::io::Write;
-    let (base, ours, theirs) = (io::read(&a.base)?, io::read(&a.ours)?, io::read(&a.theirs)?);
+    let (ours, ending) = io::read_lf(&a.ours)?;
+    let (base, theirs) = (io::read_lf(&a.base)?.0, io::read_lf(&a.theirs)?.0);
     let lm = tscn_merge::linemerge::merge_lines(&base, &ours, &theirs, &marker_options(a));
     let path = a
         .path
@@ -274,7 +275,7 @@ fn line_merge_into_ours(a: &MergeArgs, why: &str) -> anyhow::Result<i32> {
         "{path}: {why}; git's line merge was written instead"
     );
     super::explain::record_fallback(&path, why);
-    io::write_over(&a.ours, &lm.text)?;
+    io::write_over(&a.ours, &ending.apply(lm.text))?;
     Ok(if lm.conflicts == 0 { 0 } else { 1 })
 }
 
@@ -440,10 +441,12 @@ fn run_structural(a: &MergeArgs) -> anyhow::Result<i32> {
     if super::config::is_config_merge(a) {
         return super::config::run_merge(a); // project.godot, *.import, ...: issue 28
     }
-    // Each input is held once: the parsed scenes share these bytes.
-    let ours = Source::new(io::read(&a.ours)?);
-    let theirs = Source::new(io::read(&a.theirs)?);
-    let base = io::read(&a.base)?;
+    // Each input is held once: the parsed scenes share these bytes. All are merged
+    // with LF line ends; the result gets ours' ending on every line (io/eol.rs).
+    let (ours, ending) = io::read_lf(&a.ours)?;
+    let ours = Source::new(ours);
+    let theirs = Source::new(io::read_lf(&a.theirs)?.0);
+    let base = io::read_lf(&a.base)?.0;
     let stand_in = empty_base_stand_in(&base, &ours);
     let header = stand_in
         .as_deref()
@@ -489,7 +492,7 @@ fn run_structural(a: &MergeArgs) -> anyhow::Result<i32> {
         }
     }
     let (text, left) = favored(a, outcome.text, outcome.conflict_count, &path, &markers);
-    write_result(a, &text)?;
+    write_result(a, &ending.apply(text))?;
     Ok(if left == 0 { 0 } else { 1 })
 }
 
