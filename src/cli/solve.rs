@@ -81,51 +81,37 @@ fn backup_base(file: &Path) -> PathBuf {
 }
 
 /// The first free backup name for `file` (see [`backup_base`]): `.orig`, else `.orig.1`,
-/// `.2`, ... An existing backup (of an earlier solve, or the user's) is never overwritten.
+/// `.2`, ... An existing backup (of an earlier solve, or the user's) is never overwritten,
+/// and a backup that cannot be written whole (a full disk) leaves no file behind.
 fn write_backup(file: &Path, text: &[u8]) -> anyhow::Result<PathBuf> {
     use anyhow::Context;
-    use std::io::Write;
     let base = backup_base(file);
-    if let Some(parent) = base.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent)
-            .with_context(|| format!("cannot make the backup folder {}", parent.display()))?;
-    }
-    let mut last_err = None;
-    for n in 0..1000u32 {
+    let dir = match base.parent().filter(|p| !p.as_os_str().is_empty()) {
+        Some(parent) => {
+            std::fs::create_dir_all(parent)
+                .with_context(|| format!("cannot make the backup folder {}", parent.display()))?;
+            parent.to_path_buf()
+        }
+        None => PathBuf::from("."),
+    };
+    let names = (0..1000u32).map(|n| {
         let mut name: OsString = base.as_os_str().to_owned();
         name.push(if n == 0 {
             ".orig".to_string()
         } else {
             format!(".orig.{n}")
         });
-        let orig = PathBuf::from(name);
-        match std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&orig)
-        {
-            Ok(mut f) => {
-                f.write_all(text)
-                    .and_then(|()| f.sync_all())
-                    .with_context(|| format!("cannot write the backup {}", orig.display()))?;
-                if let Ok(meta) = std::fs::metadata(file) {
-                    let _ = std::fs::set_permissions(&orig, meta.permissions());
-                }
-                return Ok(orig);
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last_err = Some(e),
-            Err(e) => {
-                return Err(e)
-                    .with_context(|| format!("cannot write the backup {}", orig.display()))
-            }
-        }
-    }
-    Err(anyhow::anyhow!(
-        "cannot write a backup of {}: {}.orig to .orig.999 all exist ({})",
-        file.display(),
-        base.display(),
-        last_err.map(|e| e.to_string()).unwrap_or_default()
-    ))
+        PathBuf::from(name)
+    });
+    let written = io::write_new(&dir, names, text, Some(file))
+        .with_context(|| format!("cannot write a backup of {}", file.display()))?;
+    written.ok_or_else(|| {
+        anyhow::anyhow!(
+            "cannot write a backup of {}: {}.orig to .orig.999 all exist",
+            file.display(),
+            base.display()
+        )
+    })
 }
 
 /// Where to write `file`: its target when it is a symbolic link (the link stays a link).
