@@ -182,18 +182,10 @@ fn spawn_merge(
     });
 }
 
-/// The line merge, as the outcome of a fallback for `reason`.
+/// The line merge, as the outcome of a fallback for `reason`, checked as every fallback
+/// is: clean but broken (a dangling `parent=`) is a conflict.
 fn line_merge(b: &[u8], o: &[u8], t: &[u8], opts: &MergeOptions, reason: &str) -> MergeOutcome {
-    let lm = tscn_merge::linemerge::merge_lines(b, o, t, &opts.markers);
-    MergeOutcome {
-        text: lm.text,
-        conflict_count: lm.conflicts,
-        conflicts: Vec::new(),
-        decisions: vec![Decision::FellBack {
-            reason: reason.to_string(),
-        }],
-        method: Method::LineFallback(reason.to_string()),
-    }
+    tscn_merge::merge::checked_line_merge(b, o, t, opts, reason.to_string())
 }
 
 /// Run the merge command. With `--git`, a failure or panic once the arguments are
