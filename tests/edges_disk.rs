@@ -232,3 +232,36 @@ fn merge_git_takes_byte_labels_and_a_refused_call_leaves_markers() {
     );
     assert!(err.contains("line merge was written instead"), "{err}");
 }
+
+/// Item 11: `solve` with no file named, where git left an unmerged entry that is a
+/// symbolic link to a file outside the repository (which holds conflict markers): refused
+/// with the link named, exit 2, the file outside untouched and no backup of it.
+#[test]
+fn solve_never_writes_through_an_unmerged_symbolic_link() {
+    let t = common::TempRepo::new();
+    let victim = t.scratch().join("victim.tscn");
+    let block = "<<<<<<< ours\nposition = Vector2(50, 5)\n||||||| base\nposition = Vector2(5, 5)\n=======\nposition = Vector2(5, 5)\nrotation = 1.0\n>>>>>>> theirs\n";
+    let marked = scene(6, "Vector2(0, 0)").replace("position = Vector2(5, 5)\n", block);
+    std::fs::write(&victim, &marked).expect("victim");
+    t.write("level.tscn", scene(2, "Vector2(0, 0)"));
+    t.commit_all("base");
+    t.checkout_new("feature");
+    t.remove("level.tscn");
+    std::os::unix::fs::symlink("other.tscn", t.abs("level.tscn")).expect("link");
+    t.commit_all("theirs");
+    t.checkout("main");
+    t.remove("level.tscn");
+    std::os::unix::fs::symlink(&victim, t.abs("level.tscn")).expect("link");
+    t.commit_all("ours");
+    assert!(!t.merge("feature").status.success());
+    let out = t.run_bin(["solve"]);
+    let err = common::stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("level.tscn") && err.contains("symbolic link"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_to_string(&victim).expect("victim"), marked);
+    assert_eq!(names(&t.scratch()), ["victim.tscn"]);
+    assert!(!t.path().join(".git/tscn-merge/backup").exists());
+}

@@ -37,7 +37,17 @@ pub fn run(a: &SolveArgs) -> anyhow::Result<i32> {
         if paths.is_empty() {
             io::print_line("no unmerged scene files: nothing to solve")?;
         }
-        paths.into_iter().map(|p| root.join(p)).collect()
+        let mut files = Vec::new();
+        for p in paths {
+            match inside_work_tree(&root, &root.join(&p)) {
+                Ok(f) => files.push(f),
+                Err(e) => {
+                    stderr_line!("tscn-merge: error: {e:#}");
+                    code = 2;
+                }
+            }
+        }
+        files
     } else {
         a.files.clone()
     };
@@ -52,6 +62,32 @@ pub fn run(a: &SolveArgs) -> anyhow::Result<i32> {
         code = code.max(c);
     }
     Ok(code)
+}
+
+/// An unmerged entry found without being named: `file` itself, unless it is a symbolic
+/// link or lies outside the work tree `root` once links in its folders are followed. A
+/// branch chooses what its links point to, so solving through one could rewrite any file
+/// of the user's; refused with nothing written, the link named.
+fn inside_work_tree(root: &Path, file: &Path) -> anyhow::Result<PathBuf> {
+    let shown = file
+        .strip_prefix(root)
+        .unwrap_or(file)
+        .display()
+        .to_string();
+    if std::fs::symlink_metadata(file).is_ok_and(|m| m.file_type().is_symlink()) {
+        let to = std::fs::read_link(file)
+            .map(|t| format!(" (to {})", t.display()))
+            .unwrap_or_default();
+        anyhow::bail!("{shown}: not solved: the unmerged entry is a symbolic link{to}, and solve never writes through a link it was not named; nothing written (solve the file it points to by naming it, or resolve the link with `git checkout --ours|--theirs -- {shown}`)");
+    }
+    let Ok(real) = std::fs::canonicalize(file) else {
+        return Ok(file.to_path_buf()); // not there: solve_file says so
+    };
+    let top = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    if !real.starts_with(&top) {
+        anyhow::bail!("{shown}: not solved: it lies outside the work tree ({}) through a symbolic link in its folders; nothing written", real.display());
+    }
+    Ok(file.to_path_buf())
 }
 
 /// Where the backups of `file` go, before `.orig`: `.git/tscn-merge/backup/PATH` (PATH
