@@ -236,3 +236,36 @@ fn git_merge_of_a_binary_file_under_a_broad_attribute_keeps_ours() {
     let status = t.git_ok(["status", "--porcelain"]);
     assert!(status.contains("UU icon.png"), "{status}");
 }
+
+/// A Godot 4 scene: `Root`, `A` (unless `a` is false), `C`, then `extra`.
+fn with_a(a: bool, extra: &str) -> String {
+    let mut s = String::from(
+        "[gd_scene format=3 uid=\"uid://b1timeout01\"]\n\n[node name=\"Root\" type=\"Node2D\"]\n",
+    );
+    if a {
+        s += "\n[node name=\"A\" type=\"Node2D\" parent=\".\"]\nposition = Vector2(1, 1)\n";
+    }
+    s += "\n[node name=\"C\" type=\"Node2D\" parent=\".\"]\nposition = Vector2(3, 3)\n";
+    s + extra
+}
+
+/// Item 5: after `--timeout` (0: the line merge at once) a clean line merge that leaves a
+/// dangling `parent=` (theirs deleted `A`, ours gave it a child) is a conflict, as after
+/// every other fallback.
+#[test]
+fn a_broken_line_merge_after_timeout_is_a_conflict() {
+    let child = "\n[node name=\"B\" type=\"Node2D\" parent=\"A\"]\n";
+    let (base, ours, theirs) = (with_a(true, ""), with_a(true, child), with_a(false, ""));
+    if let Some((git, code)) =
+        common::git_merge_file(base.as_bytes(), ours.as_bytes(), theirs.as_bytes())
+    {
+        assert_eq!(code, 0, "git's line merge is clean here");
+        assert!(String::from_utf8_lossy(&git).contains("parent=\"A\""));
+    }
+    let (code, text, err) = merge(&base, &ours, &theirs, &["--timeout=0"]);
+    assert_eq!(code, 1, "{err}\n{text}");
+    assert!(err.contains("parent"), "{err}");
+    // Without the time limit the structural merge finds the same conflict.
+    let (code, _, err) = merge(&base, &ours, &theirs, &[]);
+    assert_eq!(code, 1, "{err}");
+}

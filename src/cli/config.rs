@@ -29,7 +29,7 @@ pub fn is_config_merge(a: &MergeArgs) -> bool {
 }
 
 fn merge_kind(a: &MergeArgs) -> Option<ConfigKind> {
-    match &a.path {
+    match &a.path_text() {
         Some(p) => ConfigKind::of_path(p),
         None => kind_of(&a.ours),
     }
@@ -52,8 +52,7 @@ pub fn is_config_diff(a: &DiffArgs) -> bool {
 pub fn run_merge(a: &MergeArgs) -> anyhow::Result<i32> {
     let (base, ours, theirs) = (io::read(&a.base)?, io::read(&a.ours)?, io::read(&a.theirs)?);
     let path = a
-        .path
-        .clone()
+        .path_text()
         .unwrap_or_else(|| a.ours.display().to_string());
     let m = merge_config(merge_kind(a), &base, &ours, &theirs, &marker_options(a));
     let explain = a

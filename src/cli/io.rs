@@ -138,15 +138,42 @@ fn persist(mut tmp: tempfile::NamedTempFile, path: &Path) -> std::io::Result<()>
     tmp.persist(path).map(|_| ()).map_err(|e| e.error)
 }
 
-/// [`write_atomic`], or when that fails (no room for a second copy, a folder that
-/// refuses new files), writing `path` in place: for git's `%A`, whose content git
-/// takes as the result whatever happens, a written result beats an untouched one.
-pub fn write_over(path: &Path, bytes: &[u8]) -> Result<()> {
-    let atomic = match write_atomic(path, bytes) {
-        Ok(()) => return Ok(()),
-        Err(e) => e,
-    };
-    std::fs::write(path, bytes).with_context(|| format!("{atomic:#}; writing in place failed too"))
+/// Write `bytes` to the first of `names` (all in `dir`) that does not exist yet, never
+/// replacing a file: a temporary file in `dir` is written whole first, then given the
+/// name without clobbering (a hard link on Unix), so a full disk leaves no truncated file
+/// behind under a name a later call would skip. The new file gets `like`'s permissions
+/// when given. `None` when every name is taken.
+pub fn write_new(
+    dir: &Path,
+    names: impl IntoIterator<Item = std::path::PathBuf>,
+    bytes: &[u8],
+    like: Option<&Path>,
+) -> Result<Option<std::path::PathBuf>> {
+    let mut _cleanup = None;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".tscn-merge-")
+        .suffix(".tmp")
+        .make_in(dir, |p| {
+            _cleanup = Some(os::TempCleanup::register(p));
+            os::create_new(p)
+        })
+        .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
+    tmp.write_all(bytes)
+        .and_then(|()| tmp.as_file().sync_all())
+        .with_context(|| format!("cannot write a temporary file in {}", dir.display()))?;
+    if let Some(meta) = like.and_then(|p| std::fs::metadata(p).ok()) {
+        let _ = std::fs::set_permissions(tmp.path(), meta.permissions());
+    }
+    for name in names {
+        match tmp.persist_noclobber(&name) {
+            Ok(_) => return Ok(Some(name)),
+            Err(e) if e.error.kind() == std::io::ErrorKind::AlreadyExists => tmp = e.file,
+            Err(e) => {
+                return Err(e.error).with_context(|| format!("cannot write {}", name.display()))
+            }
+        }
+    }
+    Ok(None)
 }
 
 /// Install the handlers that remove a half-written temporary file when the process

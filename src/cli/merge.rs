@@ -182,18 +182,10 @@ fn spawn_merge(
     });
 }
 
-/// The line merge, as the outcome of a fallback for `reason`.
+/// The line merge, as the outcome of a fallback for `reason`, checked as every fallback
+/// is: clean but broken (a dangling `parent=`) is a conflict.
 fn line_merge(b: &[u8], o: &[u8], t: &[u8], opts: &MergeOptions, reason: &str) -> MergeOutcome {
-    let lm = tscn_merge::linemerge::merge_lines(b, o, t, &opts.markers);
-    MergeOutcome {
-        text: lm.text,
-        conflict_count: lm.conflicts,
-        conflicts: Vec::new(),
-        decisions: vec![Decision::FellBack {
-            reason: reason.to_string(),
-        }],
-        method: Method::LineFallback(reason.to_string()),
-    }
+    tscn_merge::merge::checked_line_merge(b, o, t, opts, reason.to_string())
 }
 
 /// Run the merge command. With `--git`, a failure or panic once the arguments are
@@ -239,13 +231,12 @@ fn binary_merge(a: &MergeArgs) -> anyhow::Result<Option<i32>> {
         return Ok(None);
     }
     let path = display_path(a);
-    let label = |l: &Option<String>, d: &str| l.clone().unwrap_or_else(|| d.to_string());
     let favor = a.favor.or_else(gitconfig::favor_from_env);
     if favor.is_none() && !a.quiet {
         stderr_line!(
             "warning: Cannot merge binary files: {path} ({} vs. {})",
-            label(&a.ours_label, "ours"),
-            label(&a.theirs_label, "theirs")
+            super::label_text(&a.ours_label, "ours"),
+            super::label_text(&a.theirs_label, "theirs")
         );
     }
     let kept = if favor == Some(FavorArg::Theirs) {
@@ -265,18 +256,67 @@ fn line_merge_into_ours(a: &MergeArgs, why: &str) -> anyhow::Result<i32> {
     let (ours, ending) = io::read_lf(&a.ours)?;
     let (base, theirs) = (io::read_lf(&a.base)?.0, io::read_lf(&a.theirs)?.0);
     let lm = tscn_merge::linemerge::merge_lines(&base, &ours, &theirs, &marker_options(a));
-    let path = a
-        .path
-        .clone()
-        .unwrap_or_else(|| a.ours.display().to_string());
-    // Not eprintln!: a closed stderr (one way to get here) must not stop the write.
+    let path = display_path(a);
+    // Atomic, never in place: a write that fails part way (a full disk) would leave OURS
+    // neither ours nor the merge. On that error OURS is as it was.
+    if let Err(e) = io::write_atomic(&a.ours, &ending.apply(lm.text)) {
+        anyhow::bail!("{path}: {why}; git's line merge could not be written either ({e:#}); {} is left as it was", a.ours.display());
+    }
+    // Not eprintln!: a closed stderr (one way to get here) must not stop the work.
     let _ = writeln!(
         std::io::stderr(),
         "{path}: {why}; git's line merge was written instead"
     );
     super::explain::record_fallback(&path, why);
-    io::write_over(&a.ours, &ending.apply(lm.text))?;
     Ok(if lm.conflicts == 0 { 0 } else { 1 })
+}
+
+/// A `merge --git` call the argument parser refused (`args` as the process got them):
+/// git has called the driver, and takes `%A` as the result whatever the exit status,
+/// so ours left as it is would drop theirs silently. When the last three arguments are
+/// files, git's line merge (markers included; ours kept for binary input, as git keeps
+/// it) is written over the last but one, and the exit code is the line merge's.
+/// `None`: not such a call, or nothing could be written; the parser's error stands.
+pub fn rescue_refused_git_call(args: &[std::ffi::OsString], error: &str) -> Option<i32> {
+    use std::path::Path;
+    if args.get(1).is_none_or(|a| a != "merge") || !args.iter().any(|a| a == "--git") {
+        return None;
+    }
+    let [base, ours, theirs] = args.get(args.len().checked_sub(3)?..)? else {
+        return None;
+    };
+    let (base, ours, theirs) = (Path::new(base), Path::new(ours), Path::new(theirs));
+    if ![base, ours, theirs].iter().all(|p| p.is_file()) || args.len() < 5 {
+        return None;
+    }
+    let why = format!(
+        "the arguments were refused ({})",
+        error
+            .lines()
+            .next()
+            .unwrap_or("")
+            .trim_start_matches("error: ")
+    );
+    if [base, ours, theirs].iter().any(|p| looks_binary(p)) {
+        stderr_line!("{}: {why}; binary input: ours is kept", ours.display());
+        return Some(1);
+    }
+    let (b, o, t) = (
+        io::read(base).ok()?,
+        io::read(ours).ok()?,
+        io::read(theirs).ok()?,
+    );
+    let opts = MarkerOptions {
+        style: gitconfig::git_conflict_style(),
+        ..MarkerOptions::default()
+    };
+    let lm = tscn_merge::linemerge::merge_lines(&b, &o, &t, &opts);
+    io::write_atomic(ours, &lm.text).ok()?;
+    stderr_line!(
+        "{}: {why}; git's line merge was written instead",
+        ours.display()
+    );
+    Some(if lm.conflicts == 0 { 0 } else { 1 })
 }
 
 /// `TSCN_MERGE=off`: what `git merge-file` would do, written where the result goes.
@@ -291,8 +331,7 @@ fn plain_line_merge(a: &MergeArgs) -> anyhow::Result<i32> {
 
 /// The path for messages: git's `%P`, else OURS.
 fn display_path(a: &MergeArgs) -> String {
-    a.path
-        .clone()
+    a.path_text()
         .unwrap_or_else(|| a.ours.display().to_string())
 }
 
@@ -407,9 +446,9 @@ pub(super) fn marker_options(a: &MergeArgs) -> MarkerOptions {
     MarkerOptions {
         style,
         marker_size: a.marker_size,
-        ours: a.ours_label.clone().unwrap_or_else(|| "ours".into()),
-        base: a.base_label.clone().unwrap_or_else(|| "base".into()),
-        theirs: a.theirs_label.clone().unwrap_or_else(|| "theirs".into()),
+        ours: super::label_text(&a.ours_label, "ours"),
+        base: super::label_text(&a.base_label, "base"),
+        theirs: super::label_text(&a.theirs_label, "theirs"),
     }
 }
 

@@ -3,6 +3,7 @@
 //! 2 error (and `check --roundtrip` uses 3 for a printer bug).
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::ffi::OsString;
 use std::path::PathBuf;
 
 pub mod check;
@@ -131,19 +132,19 @@ pub struct MergeArgs {
     pub output: Option<PathBuf>,
     /// The path of the file in the repository (git's %P), for messages and format detection.
     #[arg(short = 'p', long = "path")]
-    pub path: Option<String>,
+    pub path: Option<PathBuf>,
     /// Conflict marker size (git's %L).
     #[arg(short = 'l', long = "marker-size", default_value_t = 7)]
     pub marker_size: usize,
     /// Label of the base (git's %S).
     #[arg(short = 's', long = "base-label")]
-    pub base_label: Option<String>,
+    pub base_label: Option<OsString>,
     /// Label of ours (git's %X).
     #[arg(short = 'x', long = "ours-label")]
-    pub ours_label: Option<String>,
+    pub ours_label: Option<OsString>,
     /// Label of theirs (git's %Y).
     #[arg(short = 'y', long = "theirs-label")]
-    pub theirs_label: Option<String>,
+    pub theirs_label: Option<OsString>,
     /// Print each automatic decision (text or json) on stderr.
     #[arg(long, num_args = 0..=1, default_missing_value = "text", require_equals = true)]
     pub explain: Option<ExplainFormat>,
@@ -171,6 +172,21 @@ pub struct MergeArgs {
     pub ours: PathBuf,
     /// Their version.
     pub theirs: PathBuf,
+}
+
+impl MergeArgs {
+    /// git's `%P` for messages and format detection: git passes bytes (a Latin-1 name
+    /// is not UTF-8), shown here with U+FFFD for what is not UTF-8.
+    pub fn path_text(&self) -> Option<String> {
+        self.path.as_ref().map(|p| p.to_string_lossy().into_owned())
+    }
+}
+
+/// A conflict label git passes (`%X`, `%Y`, `%S`: a branch name is bytes), or `default`.
+pub fn label_text(label: &Option<OsString>, default: &str) -> String {
+    label
+        .as_ref()
+        .map_or_else(|| default.to_string(), |l| l.to_string_lossy().into_owned())
 }
 
 /// Output format of `diff` and `review`.
@@ -305,6 +321,12 @@ pub fn main() -> i32 {
         Err(e) => {
             let code = if e.use_stderr() { 2 } else { 0 };
             let _ = e.print();
+            let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+            if code == 2 {
+                if let Some(code) = merge::rescue_refused_git_call(&args, &e.to_string()) {
+                    return code;
+                }
+            }
             return code;
         }
     };

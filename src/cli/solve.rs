@@ -37,7 +37,17 @@ pub fn run(a: &SolveArgs) -> anyhow::Result<i32> {
         if paths.is_empty() {
             io::print_line("no unmerged scene files: nothing to solve")?;
         }
-        paths.into_iter().map(|p| root.join(p)).collect()
+        let mut files = Vec::new();
+        for p in paths {
+            match inside_work_tree(&root, &root.join(&p)) {
+                Ok(f) => files.push(f),
+                Err(e) => {
+                    stderr_line!("tscn-merge: error: {e:#}");
+                    code = 2;
+                }
+            }
+        }
+        files
     } else {
         a.files.clone()
     };
@@ -52,6 +62,32 @@ pub fn run(a: &SolveArgs) -> anyhow::Result<i32> {
         code = code.max(c);
     }
     Ok(code)
+}
+
+/// An unmerged entry found without being named: `file` itself, unless it is a symbolic
+/// link or lies outside the work tree `root` once links in its folders are followed. A
+/// branch chooses what its links point to, so solving through one could rewrite any file
+/// of the user's; refused with nothing written, the link named.
+fn inside_work_tree(root: &Path, file: &Path) -> anyhow::Result<PathBuf> {
+    let shown = file
+        .strip_prefix(root)
+        .unwrap_or(file)
+        .display()
+        .to_string();
+    if std::fs::symlink_metadata(file).is_ok_and(|m| m.file_type().is_symlink()) {
+        let to = std::fs::read_link(file)
+            .map(|t| format!(" (to {})", t.display()))
+            .unwrap_or_default();
+        anyhow::bail!("{shown}: not solved: the unmerged entry is a symbolic link{to}, and solve never writes through a link it was not named; nothing written (solve the file it points to by naming it, or resolve the link with `git checkout --ours|--theirs -- {shown}`)");
+    }
+    let Ok(real) = std::fs::canonicalize(file) else {
+        return Ok(file.to_path_buf()); // not there: solve_file says so
+    };
+    let top = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    if !real.starts_with(&top) {
+        anyhow::bail!("{shown}: not solved: it lies outside the work tree ({}) through a symbolic link in its folders; nothing written", real.display());
+    }
+    Ok(file.to_path_buf())
 }
 
 /// Where the backups of `file` go, before `.orig`: `.git/tscn-merge/backup/PATH` (PATH
@@ -81,51 +117,37 @@ fn backup_base(file: &Path) -> PathBuf {
 }
 
 /// The first free backup name for `file` (see [`backup_base`]): `.orig`, else `.orig.1`,
-/// `.2`, ... An existing backup (of an earlier solve, or the user's) is never overwritten.
+/// `.2`, ... An existing backup (of an earlier solve, or the user's) is never overwritten,
+/// and a backup that cannot be written whole (a full disk) leaves no file behind.
 fn write_backup(file: &Path, text: &[u8]) -> anyhow::Result<PathBuf> {
     use anyhow::Context;
-    use std::io::Write;
     let base = backup_base(file);
-    if let Some(parent) = base.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent)
-            .with_context(|| format!("cannot make the backup folder {}", parent.display()))?;
-    }
-    let mut last_err = None;
-    for n in 0..1000u32 {
+    let dir = match base.parent().filter(|p| !p.as_os_str().is_empty()) {
+        Some(parent) => {
+            std::fs::create_dir_all(parent)
+                .with_context(|| format!("cannot make the backup folder {}", parent.display()))?;
+            parent.to_path_buf()
+        }
+        None => PathBuf::from("."),
+    };
+    let names = (0..1000u32).map(|n| {
         let mut name: OsString = base.as_os_str().to_owned();
         name.push(if n == 0 {
             ".orig".to_string()
         } else {
             format!(".orig.{n}")
         });
-        let orig = PathBuf::from(name);
-        match std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&orig)
-        {
-            Ok(mut f) => {
-                f.write_all(text)
-                    .and_then(|()| f.sync_all())
-                    .with_context(|| format!("cannot write the backup {}", orig.display()))?;
-                if let Ok(meta) = std::fs::metadata(file) {
-                    let _ = std::fs::set_permissions(&orig, meta.permissions());
-                }
-                return Ok(orig);
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last_err = Some(e),
-            Err(e) => {
-                return Err(e)
-                    .with_context(|| format!("cannot write the backup {}", orig.display()))
-            }
-        }
-    }
-    Err(anyhow::anyhow!(
-        "cannot write a backup of {}: {}.orig to .orig.999 all exist ({})",
-        file.display(),
-        base.display(),
-        last_err.map(|e| e.to_string()).unwrap_or_default()
-    ))
+        PathBuf::from(name)
+    });
+    let written = io::write_new(&dir, names, text, Some(file))
+        .with_context(|| format!("cannot write a backup of {}", file.display()))?;
+    written.ok_or_else(|| {
+        anyhow::anyhow!(
+            "cannot write a backup of {}: {}.orig to .orig.999 all exist",
+            file.display(),
+            base.display()
+        )
+    })
 }
 
 /// Where to write `file`: its target when it is a symbolic link (the link stays a link).

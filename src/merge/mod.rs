@@ -306,6 +306,19 @@ fn parse_alike<I: Input>(
     Ok((b, o, t))
 }
 
+/// The line merge for `reason` (the structural merge ran out of time, or failed), checked
+/// as every fallback is: a clean line merge of two valid sides that is itself broken is a
+/// conflict of the whole file.
+pub fn checked_line_merge(
+    base: &[u8],
+    ours: &[u8],
+    theirs: &[u8],
+    opts: &MergeOptions,
+    reason: String,
+) -> MergeOutcome {
+    invalid_fallback((base, ours, theirs), opts, reason)
+}
+
 /// The line merge in place of a structural result that does not validate (`reason`).
 fn invalid_fallback(
     (base, ours, theirs): (&[u8], &[u8], &[u8]),

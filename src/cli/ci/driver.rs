@@ -104,8 +104,7 @@ fn record(a: &MergeArgs) -> Result<Record> {
     };
     Ok(Record {
         path: a
-            .path
-            .clone()
+            .path_text()
             .unwrap_or_else(|| a.ours.display().to_string()),
         git_conflicts,
         left: outcome.conflict_count,
