@@ -287,11 +287,14 @@ mod tests {
         let p = dir.path().join("held.tscn");
         std::fs::write(&p, b"old").expect("write");
         let held = hold(&p);
+        let start = std::time::Instant::now();
         let holder = std::thread::spawn(move || {
-            std::thread::sleep(std::time::Duration::from_millis(150));
+            std::thread::sleep(std::time::Duration::from_millis(200));
             drop(held);
         });
         write_atomic(&p, b"new").expect("replaced once the holder let go");
+        // It waited for the holder: the first renames failed and were retried.
+        assert!(start.elapsed() >= std::time::Duration::from_millis(150));
         holder.join().expect("holder");
         assert_eq!(std::fs::read(&p).expect("read"), b"new");
         assert_eq!(std::fs::read_dir(dir.path()).expect("ls").count(), 1);
