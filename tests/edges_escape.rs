@@ -79,10 +79,7 @@ fn merge_report_and_explain_escape_names_and_values() {
 fn cannot_parse_warnings_escape_the_offending_line() {
     let broken = b"[gd_scene format=3]\n\n[node name=\"A\" type=\"Node\"]\nx = (\x1b[2J\n";
     let ok = scene("a");
-    let files = [
-        ("bad.tscn", &broken[..]),
-        ("ok.tscn", ok.as_bytes()),
-    ];
+    let files = [("bad.tscn", &broken[..]), ("ok.tscn", ok.as_bytes())];
     let out = run(
         &files,
         &[std::ffi::OsStr::new("textconv"), "bad.tscn".as_ref()],
