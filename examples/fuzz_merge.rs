@@ -8,7 +8,10 @@
 //!   no panic, an unparsable input falls back to the line merge, compared with
 //!   `git merge-file` every 25th time);
 //! - real history triples: three versions of the same file of the same project (no panic,
-//!   identities, a clean output of valid inputs is valid).
+//!   identities, a clean output of valid inputs is valid);
+//! - every 8th round, an edge generator of `fuzz/edges.rs` (marker-shaped strings, CRLF
+//!   inputs) on a random corpus file, from a random stream of its own, so that the cases
+//!   above are the same for a seed with or without them.
 //!
 //! Prints executions, executions per second and failures; failing inputs are written to
 //! `$FUZZ_OUT` (default `target/fuzz-failures`). Exit 1 on any failure.
@@ -30,6 +33,9 @@ mod laws;
 #[path = "../tests/hostile_merge.rs"]
 #[allow(dead_code, unused_imports)]
 mod hostile;
+
+#[path = "fuzz/edges.rs"]
+mod edges;
 
 use hostile::mutate::{library_laws, mutate, small_edit, Rng, KINDS};
 use laws::gen::{
@@ -204,6 +210,8 @@ fn main() {
     let mut rng = Rng(seed);
     let mut fails = Failures { dir: out, count: 0 };
     let (mut execs, mut by_kind) = (0u64, [0u64; 3]);
+    // The edge generators' own stream, rounds and merges (not in FUZZ_MAX_MERGES).
+    let (mut edge_rng, mut round, mut edge_execs) = (Rng(seed ^ 0x0ED6_E529), 0u64, 0u64);
     let start = Instant::now();
     let deadline = start + Duration::from_secs(secs);
     let more = |dump: &Option<Dump>| match dump {
@@ -211,6 +219,24 @@ fn main() {
         None => Instant::now() < deadline,
     };
     while more(&dump) && execs < max_merges {
+        round += 1;
+        if dump.is_none() && round % 8 == 0 {
+            let which = edge_rng.below(edges::GENERATORS.len());
+            let file = &c.files[edge_rng.below(c.files.len())];
+            if let Some((v, [b, o, t])) = edges::run(which, &read(file), &mut edge_rng) {
+                edge_execs += 2;
+                if !v.is_empty() {
+                    let name = edges::GENERATORS[which];
+                    let r = format!("{name} on {}\n{}", file.display(), v.join("\n"));
+                    let inputs = [
+                        ("base.tscn", &b[..]),
+                        ("ours.tscn", &o[..]),
+                        ("theirs.tscn", &t[..]),
+                    ];
+                    fails.record(name, &r, &inputs);
+                }
+            }
+        }
         let kind = rng.below(11);
         let file = &c.files[rng.below(c.files.len())];
         let base = read(file);
@@ -340,8 +366,8 @@ fn main() {
     }
     let el = start.elapsed().as_secs_f64();
     println!(
-        "fuzz_merge: {execs} merges in {el:.1} s ({:.0}/s): {} law cases, {} hostile, {} history triples; {} failures (seed {seed})",
-        execs as f64 / el,
+        "fuzz_merge: {execs} merges in {el:.1} s ({:.0}/s): {} law cases, {} hostile, {} history triples, {edge_execs} edge merges; {} failures (seed {seed})",
+        (execs + edge_execs) as f64 / el,
         by_kind[0],
         by_kind[1],
         by_kind[2],

@@ -53,18 +53,31 @@ impl Problem {
     }
 }
 
-/// Lines (1-based) that look like git conflict markers: `<<<<<<<`, `|||||||`, `=======`
-/// or `>>>>>>>` (at least 7 characters) at the start of a line.
+/// Lines (1-based) that are git conflict markers: `<<<<<<<`, `|||||||`, `=======` or
+/// `>>>>>>>` (at least 7 characters) where a section or property could start, at the
+/// start of a line outside any string, as the parser reads the file (a tutorial's
+/// marker-shaped lines in a script's `source` are text). Inside a block opened so, the
+/// block's own markers count whatever its sections hold; strings are followed through
+/// ours' sections, as in [`crate::solve::parse_markers`].
 pub fn conflict_marker_lines(text: &[u8]) -> Vec<usize> {
     let mut out = Vec::new();
+    let (mut in_string, mut in_block, mut in_ours) = (false, false, false);
     for (i, line) in text.split(|&b| b == b'\n').enumerate() {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
-        for m in [b'<', b'|', b'=', b'>'] {
+        let kind = [b'<', b'|', b'=', b'>'].into_iter().find(|&m| {
             let n = line.iter().take_while(|&&b| b == m).count();
-            if n >= 7 && (n == line.len() || (m != b'=' && line[n] == b' ')) {
+            n >= 7 && (n == line.len() || (m != b'=' && line[n] == b' '))
+        });
+        match kind {
+            Some(k) if in_block || !in_string => {
                 out.push(i + 1);
-                break;
+                in_ours = k == b'<' || (in_ours && k == b'>');
+                in_block = k != b'>';
             }
+            _ if !in_block || in_ours => {
+                in_string = crate::solve::string_open_after(line, in_string);
+            }
+            _ => {}
         }
     }
     out
@@ -620,6 +633,9 @@ mod tests {
     fn conflict_markers_are_found_with_their_lines() {
         let t = b"a\n<<<<<<< ours\nb\n||||||| base\n=======\nc\n>>>>>>> theirs\n========== not\n";
         assert_eq!(conflict_marker_lines(t), vec![2, 4, 5, 7]);
+        // Marker-shaped lines inside a string are text; a block's own markers count.
+        let s = b"a = \"x\n<<<<<<< x\n=======\n>>>>>>> y\n\"\n<<<<<<< ours\nb = \"1\n=======\nb = \"2\n>>>>>>> theirs\nc\"\n";
+        assert_eq!(conflict_marker_lines(s), vec![6, 8, 10]);
         let p = check_markers(t);
         assert!(p[0].message.starts_with("leftover conflict markers"));
     }

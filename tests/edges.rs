@@ -269,3 +269,101 @@ fn a_broken_line_merge_after_timeout_is_a_conflict() {
     let (code, _, err) = merge(&base, &ours, &theirs, &[]);
     assert_eq!(code, 1, "{err}");
 }
+
+/// Run the binary in `dir` with `args`: exit code and stderr.
+fn run_in(dir: &std::path::Path, args: &[&str]) -> (i32, String) {
+    let out = Command::new(common::bin())
+        .args(args)
+        .current_dir(dir)
+        .env_remove("TSCN_MERGE_FAVOR")
+        .output()
+        .expect("run");
+    (out.status.code().unwrap_or(-1), common::stderr(&out))
+}
+
+/// Item 7: marker-shaped lines inside a string are text. `solve` has nothing to solve
+/// and writes nothing; `check` (which the pre-commit hook runs) accepts the scene, and a
+/// string holding one `=======` line (a Markdown underline).
+#[test]
+fn marker_shaped_lines_in_a_string_are_not_markers() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let scene = tutorial_scene("hello");
+    std::fs::write(dir.path().join("t.tscn"), &scene).expect("write");
+    let underline = tutorial_scene("Title\n=======\nbody");
+    std::fs::write(dir.path().join("u.tscn"), &underline).expect("write");
+    let (code, err) = run_in(dir.path(), &["solve", "t.tscn"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("nothing to solve"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("t.tscn")).unwrap(),
+        scene
+    );
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        2,
+        "no backup"
+    );
+    for f in ["t.tscn", "u.tscn"] {
+        let (code, err) = run_in(dir.path(), &["check", f]);
+        assert_eq!(code, 0, "{f}: {err}");
+    }
+    // A real marker outside the string is still found.
+    let broken = scene.replace("[node name=\"Label\"", "=======\n[node name=\"Label\"");
+    std::fs::write(dir.path().join("b.tscn"), broken).expect("write");
+    let (code, err) = run_in(dir.path(), &["check", "b.tscn"]);
+    assert_ne!(code, 0, "{err}");
+    assert!(err.contains("conflict marker"), "{err}");
+}
+
+/// Item 7: `solve --favor` resolves the file's real block (diff3 markers on the Label's
+/// text) and keeps every line of the tutorial in the script's `source`.
+#[test]
+fn solve_favor_keeps_marker_shaped_lines_of_a_string() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let marked = tutorial_scene("X").replace(
+        "text = \"X\"\n",
+        "<<<<<<< HEAD\ntext = \"ours\"\n||||||| base\ntext = \"base\"\n=======\ntext = \"theirs\"\n>>>>>>> feature\n",
+    );
+    for side in ["ours", "theirs"] {
+        std::fs::write(dir.path().join("t.tscn"), &marked).expect("write");
+        let (code, err) = run_in(
+            dir.path(),
+            &["solve", "--no-backup", &format!("--favor={side}"), "t.tscn"],
+        );
+        assert_eq!(code, 0, "{err}");
+        let got = std::fs::read_to_string(dir.path().join("t.tscn")).unwrap();
+        assert_eq!(got, tutorial_scene(side), "{err}");
+    }
+}
+
+/// Item 7 for ConfigFiles: `merge --favor` of a `project.godot` resolves the real
+/// conflict and leaves a string's marker-shaped lines alone.
+#[test]
+fn config_favor_keeps_marker_shaped_lines_of_a_string() {
+    let cfg = |name: &str| {
+        format!("config_version=5\n\n[application]\n\nconfig/name=\"{name}\"\nconfig/description=\"How a conflict looks:\n<<<<<<< x\na\n=======\nb\n>>>>>>> y\n\"\n")
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    for (n, v) in [("b", "base"), ("o", "ours"), ("t", "theirs")] {
+        std::fs::write(dir.path().join(n), cfg(v)).expect("write");
+    }
+    for side in ["ours", "theirs"] {
+        let out = dir.path().join("out");
+        let (code, err) = run_in(
+            dir.path(),
+            &[
+                "merge",
+                "-p",
+                "project.godot",
+                &format!("--favor={side}"),
+                "-o",
+                "out",
+                "b",
+                "o",
+                "t",
+            ],
+        );
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(std::fs::read_to_string(out).unwrap(), cfg(side), "{err}");
+    }
+}

@@ -5,7 +5,6 @@
 
 use super::gitconfig;
 use super::io::{self, stderr_line};
-use super::merge::marker_options;
 use super::{DiffArgs, DiffFormat, ExplainFormat, FavorArg, MergeArgs};
 use std::path::Path;
 use tscn_merge::config::merge::{merge_config, ConfigMerge, ConfigMethod};
@@ -54,7 +53,9 @@ pub fn run_merge(a: &MergeArgs) -> anyhow::Result<i32> {
     let path = a
         .path_text()
         .unwrap_or_else(|| a.ours.display().to_string());
-    let m = merge_config(merge_kind(a), &base, &ours, &theirs, &marker_options(a));
+    // With --favor, labels no input holds: only the blocks the merge writes are resolved.
+    let markers = super::merge::favor_markers(a, &[&base, &ours, &theirs]);
+    let m = merge_config(merge_kind(a), &base, &ours, &theirs, &markers);
     let explain = a
         .explain
         .or_else(|| a.git.then(gitconfig::explain_from_git).flatten());
@@ -73,7 +74,7 @@ pub fn run_merge(a: &MergeArgs) -> anyhow::Result<i32> {
         if !a.quiet {
             stderr_line!("{path}: {left} conflict(s) resolved in favour of {name} (--favor)");
         }
-        text = gitconfig::resolve_markers(&text, a.marker_size, side);
+        text = gitconfig::resolve_own_markers(&text, &markers, side).0;
         left = 0;
     }
     if a.git {

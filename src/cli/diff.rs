@@ -10,6 +10,7 @@ use anyhow::{bail, Result};
 use std::path::Path;
 use tscn_merge::diff::diff_files;
 use tscn_merge::model::Scene;
+use tscn_merge::render::escape::{visible, visible_lines};
 use tscn_merge::render::{json, markdown, text, Options};
 use tscn_merge::syntax::Document;
 
@@ -159,13 +160,13 @@ fn run_line_diff(a: &DiffArgs, why: Option<String>) -> Result<i32> {
     let body = line_diff(
         old,
         new,
-        &old.display().to_string(),
-        &new.display().to_string(),
+        &visible(&old.display().to_string()),
+        &visible(&new.display().to_string()),
     )?;
     if body.is_empty() {
         return Ok(0);
     }
-    let why = why.unwrap_or_default();
+    let why = visible_lines(&why.unwrap_or_default());
     emit(&format!(
         "note: semantic diff unavailable ({why}); line diff follows\n{body}"
     ))?;
@@ -181,9 +182,10 @@ fn run_git_external(a: &DiffArgs, opts: &Options) -> Result<i32> {
             a.files.len()
         );
     }
-    let path = a.files[0].display().to_string();
+    // A newline in a file name would forge lines of the output: shown, never obeyed.
+    let path = visible(&a.files[0].display().to_string()).into_owned();
     let new_path = if a.files.len() >= 9 {
-        a.files[7].display().to_string()
+        visible(&a.files[7].display().to_string()).into_owned()
     } else {
         path.clone()
     };
@@ -211,7 +213,7 @@ fn run_git_external(a: &DiffArgs, opts: &Options) -> Result<i32> {
             let udiff = line_diff(old_file, new_file, &a_label, &b_label)?;
             emit(&format!(
                 "{header}note: semantic diff unavailable ({}); line diff follows\n{udiff}",
-                err.unwrap_or_default()
+                visible_lines(&err.unwrap_or_default())
             ))?;
         }
     }
@@ -271,7 +273,11 @@ fn textconv_file(path: &Path) -> Result<i32> {
     match Document::parse(&bytes) {
         Ok(doc) => emit(&tscn_merge::textconv::textconv(&doc))?,
         Err(e) => {
-            stderr_line!("tscn-merge: warning: {}: {e}; shown as is", path.display());
+            stderr_line!(
+                "tscn-merge: warning: {}: {}; shown as is",
+                visible(&path.display().to_string()),
+                visible_lines(&e.to_string())
+            );
             write_stdout(&bytes)?;
         }
     }

@@ -128,7 +128,11 @@ fn floor_char_boundary(s: &str, at: usize) -> usize {
 /// Say on stderr that `path` fell back to git's line merge and why, and add it to
 /// [`FALLBACKS_FILE`] (the last [`MAX_FALLBACKS`] lines kept).
 pub fn record_fallback(path: &str, why: &str) {
-    stderr_line!("tscn-merge: {path}: git's line merge was used: {why} (see tscn-merge doctor)");
+    stderr_line!(
+        "tscn-merge: {}: git's line merge was used: {} (see tscn-merge doctor)",
+        tscn_merge::render::escape::visible(path),
+        tscn_merge::render::escape::visible_lines(why)
+    );
     let Some(dir) = state_dir(None) else { return };
     let file = dir.join(FALLBACKS_FILE);
     let old = std::fs::read_to_string(&file).unwrap_or_default();

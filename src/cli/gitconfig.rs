@@ -108,18 +108,6 @@ pub fn favor_from_env() -> Option<FavorArg> {
     }
 }
 
-/// Every conflict block of `text` (markers of `size`) replaced by the favoured side's
-/// lines. A block left open is kept as it is.
-pub fn resolve_markers(text: &[u8], size: usize, favor: FavorArg) -> Vec<u8> {
-    let size = if size == 0 { 7 } else { size };
-    let is = |line: &[u8], c: u8| {
-        line.len() >= size
-            && line[..size].iter().all(|&x| x == c)
-            && matches!(line.get(size), None | Some(b' ' | b'\n' | b'\r'))
-    };
-    resolve_blocks(text, favor, is).0
-}
-
 /// Labels for a merge whose conflicts `--favor` resolves: ones that no input holds, so
 /// that only the markers the merge writes carry them and a string holding marker-shaped
 /// lines (a tutorial in a script's `source`) is left as it is, as `git merge-file --ours`
@@ -175,7 +163,7 @@ pub fn resolve_own_markers(
     resolve_blocks(text, favor, is)
 }
 
-/// The scan under both resolvers: `is(line, c)` says whether `line` is a marker of `c`.
+/// The scan under the resolver: `is(line, c)` says whether `line` is a marker of `c`.
 fn resolve_blocks(
     text: &[u8],
     favor: FavorArg,
@@ -250,10 +238,12 @@ mod tests {
     fn favor_keeps_one_side_of_each_block() {
         let text =
             b"a\n<<<<<<< ours\nx = 1\n||||||| base\nx = 0\n=======\nx = 2\n>>>>>>> theirs\nb\n";
-        assert_eq!(resolve_markers(text, 7, FavorArg::Ours), b"a\nx = 1\nb\n");
-        assert_eq!(resolve_markers(text, 7, FavorArg::Theirs), b"a\nx = 2\nb\n");
+        let opts = MarkerOptions::default();
+        let resolve = |t: &[u8], f| resolve_own_markers(t, &opts, f).0;
+        assert_eq!(resolve(text, FavorArg::Ours), b"a\nx = 1\nb\n");
+        assert_eq!(resolve(text, FavorArg::Theirs), b"a\nx = 2\nb\n");
         let open = b"a\n<<<<<<< ours\nx = 1\n";
-        assert_eq!(resolve_markers(open, 7, FavorArg::Theirs), open.to_vec());
+        assert_eq!(resolve(open, FavorArg::Theirs), open.to_vec());
     }
 
     #[test]

@@ -7,6 +7,7 @@ use super::io::stderr_line;
 use super::{io, ExplainFormat, FavorArg, MergeArgs};
 use tscn_merge::linemerge::MarkerOptions;
 use tscn_merge::merge::{merge_sources, Decision, MergeOptions, MergeOutcome, Method};
+use tscn_merge::render::escape::{visible, visible_lines};
 use tscn_merge::syntax::Source;
 
 /// Print `--explain` output on stderr.
@@ -14,11 +15,12 @@ pub fn explain(outcome: &MergeOutcome, format: Option<ExplainFormat>, path: &str
     match format {
         None => {}
         Some(ExplainFormat::Text) => {
+            let shown = visible(path);
             if outcome.decisions.is_empty() {
-                stderr_line!("{path}: no automatic decisions were needed");
+                stderr_line!("{shown}: no automatic decisions were needed");
             }
             for d in &outcome.decisions {
-                stderr_line!("{path}: {d}");
+                stderr_line!("{shown}: {}", visible_lines(&d.to_string()));
             }
         }
         Some(ExplainFormat::Json) => {
@@ -54,10 +56,12 @@ fn report_json(c: &tscn_merge::merge::ConflictReport) -> serde_json::Value {
 
 /// Print the short per-conflict report on stderr.
 pub fn report_conflicts(outcome: &MergeOutcome, path: &str) {
+    // Node names and values are the repository's: shown, never obeyed by the terminal.
+    let path = &*visible(path);
     // Not a conflict, but a person should know: order has no marker.
     for d in &outcome.decisions {
         if matches!(d, Decision::OrderConflictOursKept) {
-            stderr_line!("{path}: note: {d}");
+            stderr_line!("{path}: note: {}", visible_lines(&d.to_string()));
         }
     }
     if outcome.conflict_count == 0 {
@@ -65,12 +69,17 @@ pub fn report_conflicts(outcome: &MergeOutcome, path: &str) {
     }
     if let Method::LineFallback(reason) = &outcome.method {
         stderr_line!(
-            "{path}: {} conflict(s) from the line merge ({reason})",
-            outcome.conflict_count
+            "{path}: {} conflict(s) from the line merge ({})",
+            outcome.conflict_count,
+            visible(reason)
         );
         for c in &outcome.conflicts {
             if let Some(why) = &c.theirs {
-                stderr_line!("  {}: {why}: review it before `git add`", c.location);
+                stderr_line!(
+                    "  {}: {}: review it before `git add`",
+                    visible(&c.location),
+                    visible(why)
+                );
             }
         }
         return;
@@ -80,16 +89,19 @@ pub fn report_conflicts(outcome: &MergeOutcome, path: &str) {
         m if m > n => stderr_line!("{path}: {n} conflict(s), over {m} parts (neighbouring conflicts share a hunk, as git joins them):"),
         _ => stderr_line!("{path}: {n} conflict(s)"),
     }
-    let show = |v: &Option<String>| v.clone().unwrap_or_else(|| "(absent)".into());
+    let show = |v: &Option<String>| {
+        v.as_deref()
+            .map_or_else(|| "(absent)".into(), |v| visible(v).into_owned())
+    };
     for c in &outcome.conflicts {
         let what = c
             .property
             .as_deref()
-            .map(|p| format!(" {p}"))
+            .map(|p| format!(" {}", visible(p)))
             .unwrap_or_default();
         stderr_line!(
             "  {}{what}: base {} | ours {} | theirs {}",
-            c.location,
+            visible(&c.location),
             show(&c.base),
             show(&c.ours),
             show(&c.theirs)
@@ -234,9 +246,10 @@ fn binary_merge(a: &MergeArgs) -> anyhow::Result<Option<i32>> {
     let favor = a.favor.or_else(gitconfig::favor_from_env);
     if favor.is_none() && !a.quiet {
         stderr_line!(
-            "warning: Cannot merge binary files: {path} ({} vs. {})",
-            super::label_text(&a.ours_label, "ours"),
-            super::label_text(&a.theirs_label, "theirs")
+            "warning: Cannot merge binary files: {} ({} vs. {})",
+            visible(&path),
+            visible(&super::label_text(&a.ours_label, "ours")),
+            visible(&super::label_text(&a.theirs_label, "theirs"))
         );
     }
     let kept = if favor == Some(FavorArg::Theirs) {
@@ -265,7 +278,9 @@ fn line_merge_into_ours(a: &MergeArgs, why: &str) -> anyhow::Result<i32> {
     // Not eprintln!: a closed stderr (one way to get here) must not stop the work.
     let _ = writeln!(
         std::io::stderr(),
-        "{path}: {why}; git's line merge was written instead"
+        "{}: {}; git's line merge was written instead",
+        visible(&path),
+        visible_lines(why)
     );
     super::explain::record_fallback(&path, why);
     Ok(if lm.conflicts == 0 { 0 } else { 1 })
@@ -298,7 +313,11 @@ pub fn rescue_refused_git_call(args: &[std::ffi::OsString], error: &str) -> Opti
             .trim_start_matches("error: ")
     );
     if [base, ours, theirs].iter().any(|p| looks_binary(p)) {
-        stderr_line!("{}: {why}; binary input: ours is kept", ours.display());
+        stderr_line!(
+            "{}: {}; binary input: ours is kept",
+            visible(&ours.display().to_string()),
+            visible(&why)
+        );
         return Some(1);
     }
     let (b, o, t) = (
@@ -313,8 +332,9 @@ pub fn rescue_refused_git_call(args: &[std::ffi::OsString], error: &str) -> Opti
     let lm = tscn_merge::linemerge::merge_lines(&b, &o, &t, &opts);
     io::write_atomic(ours, &lm.text).ok()?;
     stderr_line!(
-        "{}: {why}; git's line merge was written instead",
-        ours.display()
+        "{}: {}; git's line merge was written instead",
+        visible(&ours.display().to_string()),
+        visible(&why)
     );
     Some(if lm.conflicts == 0 { 0 } else { 1 })
 }
@@ -356,6 +376,7 @@ fn favored(
         "theirs"
     };
     if !a.quiet {
+        let path = visible(path);
         stderr_line!("{path}: {conflicts} conflict(s) resolved in favour of {name} (--favor)");
     }
     (resolve_own_markers(&text, markers, side).0, 0)
@@ -363,7 +384,7 @@ fn favored(
 
 /// [`marker_options`], with labels no input holds when `--favor` will resolve the
 /// conflicts: only the blocks the merge writes are then resolved.
-fn favor_markers(a: &MergeArgs, inputs: &[&[u8]]) -> MarkerOptions {
+pub(super) fn favor_markers(a: &MergeArgs, inputs: &[&[u8]]) -> MarkerOptions {
     let mut markers = marker_options(a);
     if a.favor.or_else(gitconfig::favor_from_env).is_some() {
         favor_labels(&mut markers, inputs);
@@ -429,8 +450,9 @@ fn report_clean_merge(a: &MergeArgs, outcome: &MergeOutcome, path: &str) {
     }
     let more = outcome.decisions.len();
     stderr_line!(
-        "tscn-merge: {path}: {what}; {more} automatic decision(s); details: tscn-merge explain {}",
-        super::install::shell_quote(path)
+        "tscn-merge: {}: {what}; {more} automatic decision(s); details: tscn-merge explain {}",
+        visible(path),
+        visible(&super::install::shell_quote(path))
     );
 }
 
@@ -546,7 +568,7 @@ fn note_broken_inputs(a: &MergeArgs, outcome: &MergeOutcome, path: &str) {
     let sides = [("base", &b[..]), ("ours", &o[..]), ("theirs", &t[..])];
     for (side, errors) in tscn_merge::check::input_errors(&sides) {
         if let Some(first) = errors.first() {
-            stderr_line!("{path}: note: {side} was already broken before the merge ({} error(s), the first at its line {}: {}); the merge does not repair that", errors.len(), first.line, first.message);
+            stderr_line!("{}: note: {side} was already broken before the merge ({} error(s), the first at its line {}: {}); the merge does not repair that", visible(path), errors.len(), first.line, visible_lines(&first.message));
         }
     }
 }

@@ -374,7 +374,8 @@ fn finish(result: anyhow::Result<i32>) -> i32 {
     match result {
         Ok(code) => code,
         Err(e) => {
-            io::write_stderr(&format!("tscn-merge: error: {e:#}\n"));
+            let e = tscn_merge::render::escape::visible_lines(&format!("{e:#}"));
+            io::write_stderr(&format!("tscn-merge: error: {e}\n"));
             2
         }
     }

@@ -42,7 +42,10 @@ pub fn run(a: &SolveArgs) -> anyhow::Result<i32> {
             match inside_work_tree(&root, &root.join(&p)) {
                 Ok(f) => files.push(f),
                 Err(e) => {
-                    stderr_line!("tscn-merge: error: {e:#}");
+                    stderr_line!(
+                        "tscn-merge: error: {}",
+                        tscn_merge::render::escape::visible_lines(&format!("{e:#}"))
+                    );
                     code = 2;
                 }
             }
@@ -55,7 +58,10 @@ pub fn run(a: &SolveArgs) -> anyhow::Result<i32> {
         let c = match solve_file(a, file) {
             Ok(c) => c,
             Err(e) => {
-                stderr_line!("tscn-merge: error: {e:#}");
+                stderr_line!(
+                    "tscn-merge: error: {}",
+                    tscn_merge::render::escape::visible_lines(&format!("{e:#}"))
+                );
                 2
             }
         };
@@ -356,6 +362,31 @@ fn from_markers(
     }))
 }
 
+/// `--favor` by the rule of `merge --favor`: only the blocks with the labels of the
+/// file's own markers (those the re-merge writes too), found where the parser would see
+/// them, take the favoured side; marker-shaped lines of a string are text. The text and
+/// the blocks still left (none unless a block's labels differ from the first's).
+fn favor_blocks(
+    input: &[u8],
+    solved: &[u8],
+    style: ConflictStyle,
+    a: &SolveArgs,
+    side: FavorArg,
+) -> (Vec<u8>, usize) {
+    let labels = match find_markers(input, a.marker_size) {
+        Ok(Some(m)) => labelled_markers(&m, style),
+        _ => MarkerOptions {
+            marker_size: a.marker_size,
+            ..MarkerOptions::default()
+        },
+    };
+    let text = super::gitconfig::resolve_own_markers(solved, &labels, side).0;
+    let left = find_markers(&text, labels.marker_size)
+        .map(|m| m.map_or(0, |m| m.block_count()))
+        .unwrap_or(1);
+    (text, left)
+}
+
 fn solve_file(a: &SolveArgs, file: &Path) -> anyhow::Result<i32> {
     let shown = file.display().to_string();
     // Solved with LF line ends, written back in the file's own (io/eol.rs); the
@@ -397,8 +428,7 @@ fn solve_file(a: &SolveArgs, file: &Path) -> anyhow::Result<i32> {
             "{shown}: {} conflict(s) resolved in favour of {name} (--favor)",
             outcome.conflict_count
         );
-        outcome.text = super::gitconfig::resolve_markers(&outcome.text, a.marker_size, side);
-        outcome.conflict_count = 0;
+        (outcome.text, outcome.conflict_count) = favor_blocks(&text, &outcome.text, style, a, side);
     }
     if a.stdout {
         io::write_stdout(&ending.apply(std::mem::take(&mut outcome.text)))?;

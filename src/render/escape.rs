@@ -41,6 +41,13 @@ pub fn visible(s: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// [`visible`] line by line: the line breaks of a message we compose (a parse error
+/// followed by its source line and caret) stay, anything else hidden in each line is
+/// spelled out. For stderr messages that quote repository text.
+pub fn visible_lines(s: &str) -> String {
+    s.split('\n').map(visible).collect::<Vec<_>>().join("\n")
+}
+
 /// An inline Markdown code span showing `s` literally: the fence is one backtick longer
 /// than the longest run of backticks inside, hidden characters are spelled out (a line
 /// break would end the span), and the content is padded when it starts or ends with a

@@ -46,10 +46,30 @@ enum State {
     Theirs,
 }
 
+/// Whether a `"` string is still open at the end of `line`, given whether one was open at
+/// its start (`\"` escapes; a `;` outside a string starts a comment, as the parser reads
+/// it). A marker is a marker only where a section or property could start: at the start
+/// of a line outside any string.
+pub fn string_open_after(line: &[u8], mut open: bool) -> bool {
+    let mut i = 0;
+    while i < line.len() {
+        match line[i] {
+            b'\\' if open => i += 1,
+            b'"' => open = !open,
+            b';' if !open => return false,
+            _ => {}
+        }
+        i += 1;
+    }
+    open
+}
+
 /// Cut `text` into text and conflict blocks written with markers of `marker_size`
 /// (0 means 7, as in git). Marker-like lines of another size are plain lines, and so
-/// are `|||||||`, `=======` and `>>>>>>>` lines outside any block. A file without
-/// blocks gives a single text piece (or none when empty).
+/// are `|||||||`, `=======` and `>>>>>>>` lines outside any block, and a `<<<<<<<` line
+/// inside a string (a tutorial in a script's `source`): strings are followed through the
+/// text outside the blocks and ours' sections, as the parser would read ours. A file
+/// without blocks gives a single text piece (or none when empty).
 ///
 /// Errors: a block that never ends, or a marker out of order inside a block.
 pub fn parse_markers(text: &[u8], marker_size: usize) -> Result<Marked, ParseError> {
@@ -64,6 +84,7 @@ pub fn parse_markers(text: &[u8], marker_size: usize) -> Result<Marked, ParseErr
         pieces: Vec::new(),
         outside: Vec::new(),
         cur: Block::opened(0, String::new(), &[]),
+        in_string: false,
     };
     for (i, line) in lines(text).into_iter().enumerate() {
         reader.line(i + 1, line)?;
@@ -103,6 +124,8 @@ struct Reader {
     pieces: Vec<Piece>,
     outside: Vec<u8>,
     cur: Block,
+    /// A string is open at this point of ours (the text outside blocks, ours' sections).
+    in_string: bool,
 }
 
 impl Reader {
@@ -136,8 +159,9 @@ impl Reader {
 
     /// A line outside any block: text, or the `<<<<<<<` opening one.
     fn outside_line(&mut self, n: usize, line: &[u8], start: Option<String>) {
-        let Some(label) = start else {
+        let Some(label) = start.filter(|_| !self.in_string) else {
             self.outside.extend_from_slice(line);
+            self.in_string = string_open_after(line, self.in_string);
             return;
         };
         if !self.outside.is_empty() {
@@ -163,6 +187,7 @@ impl Reader {
             );
         } else {
             self.cur.ours.extend_from_slice(line);
+            self.in_string = string_open_after(line, self.in_string);
         }
         Ok(())
     }

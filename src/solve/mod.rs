@@ -29,7 +29,7 @@ mod doubt;
 mod markers;
 mod remerge;
 
-pub use markers::{find_markers, parse_markers};
+pub use markers::{find_markers, parse_markers, string_open_after};
 use remerge::{solve_diff3, solve_two_sided};
 
 use crate::linemerge::{merge_lines, ConflictStyle, MarkerOptions};
