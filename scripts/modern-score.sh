@@ -241,6 +241,12 @@ def kept(k, v, dr):
         return True
     # An ext_resource whose path changed may read, in the result, as the old one removed
     # and the new one added (a side's uid dropped with it).
+    # A new sub_resource may be written merged into the other side's of one type that
+    # holds all of it (both sides embedded the same resource, one a superset).
+    if k[0][0] == "sub_resource+":
+        props = set(k[0][2])
+        return any(r[0][0] == "sub_resource+" and r[0][1] == k[0][1] and props <= set(r[0][2])
+                   for r in dr)
     if k[0][0] == "ext_resource" and k[1] == "field:path":
         return (("ext_resource", v), "(added)") in dr and (k[0], "(removed)") in dr
     return False

@@ -448,6 +448,15 @@ fn report_clean_merge(a: &MergeArgs, outcome: &MergeOutcome, path: &str) {
     if renamed > 0 {
         what.push_str(&format!(" ({renamed} id(s) renamed)"));
     }
+    if let Some(Decision::HeaderUidOurs { theirs, .. }) = outcome
+        .decisions
+        .iter()
+        .find(|d| matches!(d, Decision::HeaderUidOurs { .. }))
+    {
+        what.push_str(&format!(
+            " (both sides gave the file a new uid: ours' kept; files referring to {theirs} load it by path, with Godot's warning)"
+        ));
+    }
     let more = outcome.decisions.len();
     stderr_line!(
         "tscn-merge: {}: {what}; {more} automatic decision(s); details: tscn-merge explain {}",

@@ -127,6 +127,26 @@ pub enum Decision {
         /// Value written.
         to: i64,
     },
+    /// Both sides replaced the same `ExtResource` by an embedded resource of one type, one
+    /// holding every property of the other: that one (the superset) was kept.
+    EmbeddedSupersetKept {
+        /// The node or resource, as the conflict report names it.
+        location: String,
+        /// The property.
+        key: String,
+        /// The embedded resource's type.
+        type_name: String,
+        /// `ours` or `theirs`: the side whose resource was kept.
+        side: &'static str,
+    },
+    /// Both sides gave the file's own header a new `uid` (a re-save on each branch): ours'
+    /// was kept, by rule.
+    HeaderUidOurs {
+        /// The uid kept (ours').
+        ours: String,
+        /// Theirs' uid, which files written on theirs may refer to.
+        theirs: String,
+    },
     /// A sub_resource or ext_resource no longer used by anything was dropped.
     UnusedResourceDropped {
         /// `ext_resource` or `sub_resource`.
@@ -241,6 +261,8 @@ impl fmt::Display for Decision {
             | Decision::LoadStepsRecomputed { .. }
             | Decision::LoadStepsRemoved { .. }
             | Decision::FormatRaised { .. }
+            | Decision::HeaderUidOurs { .. }
+            | Decision::EmbeddedSupersetKept { .. }
             | Decision::UnusedResourceDropped { .. }
             | Decision::DeletedResourceKept { .. }
             | Decision::ValueMergedInside { .. } => self.fmt_resource(f),
@@ -299,6 +321,14 @@ impl Decision {
                 f,
                 "raised format from {} to {to}: the merged content needs it",
                 from.map_or("absent".to_string(), |v| v.to_string())
+            ),
+            Decision::EmbeddedSupersetKept { location, key, type_name, side } => write!(
+                f,
+                "kept {side}' embedded {type_name} for {key} of {location}: both sides replaced the same ExtResource by an embedded {type_name}, and {side}' holds every property of the other's with the same value"
+            ),
+            Decision::HeaderUidOurs { ours, theirs } => write!(
+                f,
+                "kept ours' file uid {ours}: both sides gave the file a new uid (theirs {theirs}); files that refer to {theirs} still load it by its path, with Godot's warning"
             ),
             Decision::UnusedResourceDropped { section, id } => {
                 write!(f, "dropped {section} \"{id}\": nothing in the merged file uses it any more")
@@ -425,6 +455,8 @@ impl Decision {
             Decision::LoadStepsRemoved { .. } => "load_steps_removed",
             Decision::ResavedNodeDeleted { .. } => "resaved_node_deleted",
             Decision::FormatRaised { .. } => "format_raised",
+            Decision::HeaderUidOurs { .. } => "header_uid_ours",
+            Decision::EmbeddedSupersetKept { .. } => "embedded_superset_kept",
             Decision::UnusedResourceDropped { .. } => "unused_resource_dropped",
             Decision::DeletedResourceKept { .. } => "deleted_resource_kept",
             Decision::ConflictCarriesSubtree { .. } => "conflict_carries_subtree",
@@ -469,6 +501,15 @@ impl Decision {
             }
             Decision::LoadStepsRecomputed { from, to } => json!({"from": from, "to": to}),
             Decision::FormatRaised { from, to } => json!({"from": from, "to": to}),
+            Decision::HeaderUidOurs { ours, theirs } => json!({"ours": ours, "theirs": theirs}),
+            Decision::EmbeddedSupersetKept {
+                location,
+                key,
+                type_name,
+                side,
+            } => {
+                json!({"location": location, "key": key, "type": type_name, "side": side})
+            }
             Decision::LoadStepsRemoved { side, base } => json!({"side": side, "base": base}),
             Decision::ResavedNodeDeleted { node, side } => json!({"node": node, "side": side}),
             Decision::UnusedResourceDropped { section, id }

@@ -482,6 +482,13 @@ fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, opts: &MergeOptions) -> Structu
     let (text, nconf) = printer.print(&secs, false);
     // Without a conflict printed, resolving them to ours changes nothing.
     let take_ours = (nconf > 0).then(|| printer.print(&secs, true).0);
+    let sides = [o.doc.text.as_str(), t.doc.text.as_str()];
+    let (text, raised) = header::settle_format4(text, sides);
+    let take_ours = take_ours.map(|text| header::settle_format4(text, sides).0);
+    if raised {
+        let from = Some(3);
+        ctx.decisions.push(Decision::FormatRaised { from, to: 4 });
+    }
     ctx.conflicts_in_file_order(&node_order, &sub_order);
     Structural {
         text,
