@@ -7,6 +7,7 @@ use super::gitconfig;
 use super::io::{self, stderr_line};
 use super::{DiffArgs, DiffFormat, ExplainFormat, FavorArg, MergeArgs};
 use std::path::Path;
+use tscn_merge::config::decision::ConfigDecision;
 use tscn_merge::config::merge::{merge_config, ConfigMerge, ConfigMethod};
 use tscn_merge::config::{ConfigKind, Document};
 
@@ -114,7 +115,7 @@ fn explain_merge(m: &ConfigMerge, format: Option<ExplainFormat>, path: &str) {
                     "location": if c.section.is_empty() { String::new() } else { format!("[{}]", c.section) },
                     "property": c.key, "base": c.base, "ours": c.ours, "theirs": c.theirs,
                 })).collect::<Vec<_>>(),
-                "decisions": m.decisions,
+                "decisions": m.decisions.iter().map(ConfigDecision::to_json).collect::<Vec<_>>(),
             });
             stderr_line!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
         }
@@ -158,9 +159,25 @@ fn report(m: &ConfigMerge, path: &str, git: bool) {
             m.decisions.len()
         );
     }
-    for d in m.decisions.iter().filter(|d| d.contains("uid")) {
+    for d in m
+        .decisions
+        .iter()
+        .filter(|d| d.kind == "sidecar_uid_kept_ours")
+    {
         stderr_line!("{path}: note: {d}");
+        if let Some(refs) = d.dropped.as_deref().and_then(scenes_referring_to) {
+            stderr_line!("{path}: note: {refs}");
+        }
     }
+}
+
+/// The note naming the work tree's scenes that refer to `uid` (theirs' uid, not kept),
+/// when run in a repository and there are any.
+fn scenes_referring_to(uid: &str) -> Option<String> {
+    let repo = super::git::open_repo(Path::new(".")).ok()?;
+    let root = repo.workdir()?;
+    let found = super::uid_refs::scenes_referring_to(root, uid);
+    super::uid_refs::note(&found, uid)
 }
 
 /// What `check` found in one ConfigFile's bytes: (status, exit code, problems, error).
