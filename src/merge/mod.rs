@@ -449,6 +449,7 @@ fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, opts: &MergeOptions) -> Structu
     ids::order::exts_by_id(&ctx, &mut ext_order, &ext_ids);
     let sub_order = ids::order::subs(&ctx, &used.sub, &used.sub_refs);
     let sub_ids = assign::sub_ids(&mut ctx, &sub_order);
+    ids::node_uids::renumber_theirs(&mut ctx, &mut merged);
     let (mut conn_out, conn_order) = connections::merge(&mut ctx, &paths);
     let (edit_out, edit_order) = editables::merge(&ctx, &paths);
     let mut parts = spelling::respell_under_conflicts(&mut ctx, &mut merged, &paths, &mut conn_out);
