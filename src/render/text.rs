@@ -299,25 +299,33 @@ pub fn render(report: &DiffReport, opts: &Options) -> String {
             }
         }
     }
-    if opts.show_noise && !report.noise.is_empty() {
-        out.push_str(&paint(
-            c,
-            BOLD,
-            &format!("Re-save noise ({})", report.noise.len()),
-        ));
-        out.push('\n');
-        for n in &report.noise {
-            out.push_str(&format!(
-                "  {}\n",
-                paint(
-                    c,
-                    DIM,
-                    &format!("{} {}: {}", n.kind.name(), n.subject, n.detail)
-                )
-            ));
-        }
+    if opts.show_noise {
+        noise_lines(report, c, &mut out);
     }
     out
+}
+
+/// The re-save noise, when there is any (`--show-noise`).
+fn noise_lines(report: &DiffReport, c: bool, out: &mut String) {
+    if report.noise.is_empty() {
+        return;
+    }
+    out.push_str(&paint(
+        c,
+        BOLD,
+        &format!("Re-save noise ({})", report.noise.len()),
+    ));
+    out.push('\n');
+    for n in &report.noise {
+        out.push_str(&format!(
+            "  {}\n",
+            paint(
+                c,
+                DIM,
+                &format!("{} {}: {}", n.kind.name(), n.subject, n.detail)
+            )
+        ));
+    }
 }
 
 /// Render a review: every file with a heading line.
