@@ -100,6 +100,26 @@ for k in mesh nodes uid5 uid10 uid20; do
 done
 "$BIN" diff --color never "$WORK/nodes_a.tscn" "$WORK/nodes_b.tscn" | head -5 || true
 
+# Replaced siblings (issue 29 §10): N siblings all replaced by N others (a regenerated
+# level). Rename pairing compares candidates up to a budget linear in the nodes
+# (src/model/likeness.rs), so time grows linearly, not as N x N (7 s at 1,000 and more
+# than 5 minutes at 10,000 before the budget).
+for n in 1000 10000; do
+  python3 - "$WORK" "$n" <<'PY'
+import random, sys
+out, n = sys.argv[1], int(sys.argv[2])
+r = random.Random(5)
+for side, prefix in (("a", "Old"), ("b", "New")):
+    with open("%s/replaced%d_%s.tscn" % (out, n, side), "w") as f:
+        f.write('[gd_scene format=3]\n\n[node name="Level" type="Node2D"]\n\n')
+        for i in range(n):
+            f.write('[node name="%s%d" type="Sprite2D" parent="."]\nposition = Vector2(%d, %d)\nhealth = %d\n\n'
+                    % (prefix, i, r.randrange(5000), r.randrange(5000), r.randrange(100)))
+PY
+  t=$(best "$BIN" diff --color never "$WORK/replaced${n}_a.tscn" "$WORK/replaced${n}_b.tscn")
+  printf 'replaced siblings, N=%d: %ss\n' "$n" "$t"
+done
+
 # review over 100 commits of a generated history (a ~1 MB scene, a few edits per commit).
 REPO="$WORK/repo"
 mkdir -p "$REPO"

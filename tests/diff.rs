@@ -671,3 +671,74 @@ fn diff_of_two_files_that_are_not_scenes_is_a_line_diff() {
     assert_eq!(o.status.code(), Some(0));
     assert_eq!(stdout(&o), "");
 }
+
+/// Issue 30 §12: a node renamed, and the editor rewrote the animation track that named it
+/// (`Player:position` -> `Hero:position`): the track is one track whose path changed,
+/// not one removed and one added. Godot 4 (an AnimationLibrary) and Godot 3 (`anims/`).
+#[test]
+fn a_track_path_that_followed_a_rename_is_a_changed_track() {
+    let godot4 = r#"[gd_scene load_steps=3 format=3]
+
+[sub_resource type="Animation" id="Animation_walk"]
+resource_name = "walk"
+length = 1.0
+tracks/0/type = "value"
+tracks/0/path = NodePath("Player:position")
+tracks/0/keys = {
+"times": PackedFloat32Array(0, 1),
+"transitions": PackedFloat32Array(1, 1),
+"update": 0,
+"values": [Vector2(0, 0), Vector2(10, 0)]
+}
+
+[sub_resource type="AnimationLibrary" id="AnimationLibrary_1"]
+_data = {
+&"walk": SubResource("Animation_walk")
+}
+
+[node name="Level" type="Node2D"]
+
+[node name="Player" type="Sprite2D" parent="."]
+position = Vector2(1, 1)
+
+[node name="AnimationPlayer" type="AnimationPlayer" parent="."]
+libraries = {
+&"": SubResource("AnimationLibrary_1")
+}
+"#;
+    let godot3 = godot4
+        .replace("load_steps=3 format=3", "load_steps=2 format=2")
+        .replace("Sprite2D", "Sprite")
+        .replace("\"Animation_walk\"", "1")
+        .replace(
+            "[sub_resource type=\"AnimationLibrary\" id=\"AnimationLibrary_1\"]\n_data = {\n&\"walk\": SubResource(1)\n}\n\n",
+            "",
+        )
+        .replace(
+            "libraries = {\n&\"\": SubResource(\"AnimationLibrary_1\")\n}",
+            "anims/walk = SubResource( 1 )",
+        );
+    assert!(
+        godot3.contains("anims/walk") && !godot3.contains("Library"),
+        "{godot3}"
+    );
+    for old in [godot4, godot3.as_str()] {
+        let new = old.replace("name=\"Player\"", "name=\"Hero\"").replace(
+            "NodePath(\"Player:position\")",
+            "NodePath(\"Hero:position\")",
+        );
+        let r = diff(
+            &Scene::parse(old.as_bytes()).unwrap(),
+            &Scene::parse(new.as_bytes()).unwrap(),
+        );
+        let shown = text::render(&r, &Options::default());
+        assert!(
+            !shown.contains("removed") && !shown.contains("added"),
+            "{shown}"
+        );
+        assert!(
+            shown.contains("Player:position") && shown.contains("Hero:position"),
+            "{shown}"
+        );
+    }
+}

@@ -703,3 +703,187 @@ fn two_nodes_with_unique_ids_renamed_onto_one_path_conflict() {
         "{t}"
     );
 }
+
+/// A scene in Godot 4 (`format=3`, no `unique_id`) or Godot 3 (`format=2`) spelling:
+/// the Godot 4 text with `offset_` read as Godot 3's `margin_`, `Sprite2D` as `Sprite`.
+fn spelled(godot4: &str, godot3: bool) -> String {
+    if !godot3 {
+        return godot4.to_string();
+    }
+    godot4
+        .replace("format=3", "load_steps=1 format=2")
+        .replace("offset_", "margin_")
+        .replace("Sprite2D", "Sprite")
+}
+
+/// Whether a merge took the line merge rather than its own result.
+fn fell_back(m: &tscn_merge::merge::MergeOutcome) -> bool {
+    m.decisions
+        .iter()
+        .any(|d| matches!(d, Decision::FellBack { .. }))
+}
+
+const DEBUG_HUD: &str = r#"[gd_scene format=3]
+
+[node name="Main" type="Control"]
+layout_mode = 3
+anchors_preset = 15
+
+[node name="DebugInfo" type="Label" parent="."]
+offset_right = 40.0
+offset_bottom = 23.0
+theme_override_colors/font_color = Color(1, 1, 0, 1)
+text = "debug"
+
+[node name="Button" type="Button" parent="."]
+offset_right = 8.0
+text = "Go"
+"#;
+
+/// Issue 30 §5: one side renames `DebugInfo` to `DebugLabel` and widens it, the other
+/// makes it taller (the lines touch: git conflicts). `diff` calls it a rename (three of
+/// four properties alike), and so does the merge now: one Label carrying both edits,
+/// clean, in either direction, Godot 3 and Godot 4 spellings (it was a 36-line
+/// delete-against-edit hunk, and taking theirs left two Labels).
+#[test]
+fn a_node_renamed_and_edited_carries_the_other_sides_edit() {
+    for godot3 in [false, true] {
+        let base = spelled(DEBUG_HUD, godot3);
+        let renamed = base
+            .replace("name=\"DebugInfo\"", "name=\"DebugLabel\"")
+            .replace("right = 40.0", "right = 120.0");
+        let taller = base.replace("bottom = 23.0", "bottom = 30.0");
+        let old = tscn_merge::model::Scene::parse(base.as_bytes()).unwrap();
+        let new = tscn_merge::model::Scene::parse(renamed.as_bytes()).unwrap();
+        let shown = format!("{:?}", tscn_merge::diff::diff(&old, &new).changes);
+        assert!(
+            shown.contains("Renamed") && !shown.contains("Removed"),
+            "{shown}"
+        );
+        for (o, t) in [(&renamed, &taller), (&taller, &renamed)] {
+            let m = merged(&base, o, t);
+            let out = text(&m);
+            assert!(m.is_clean() && !fell_back(&m), "godot3={godot3}\n{out}");
+            assert!(valid(&out), "{out}");
+            assert_eq!(out.matches("type=\"Label\"").count(), 1, "{out}");
+            let at = out.find("[node name=\"DebugLabel\"").expect(&out);
+            let node = &out[at..out[at..].find("\n\n").map_or(out.len(), |e| at + e)];
+            assert!(node.contains("right = 120.0"), "{out}");
+            assert!(node.contains("bottom = 30.0"), "{out}");
+        }
+    }
+}
+
+const MENU: &str = r#"[gd_scene format=3]
+
+[node name="Main" type="Control"]
+
+[node name="Scroll" type="ScrollContainer" parent="."]
+offset_right = 40.0
+offset_bottom = 40.0
+
+[node name="VBoxContainer" type="VBoxContainer" parent="Scroll"]
+
+[node name="Banners" type="MarginContainer" parent="Scroll/VBoxContainer"]
+
+[node name="Label" type="Label" parent="Scroll/VBoxContainer"]
+text = "Places"
+
+[node name="Side" type="PanelContainer" parent="."]
+
+[node name="VBoxContainer" type="VBoxContainer" parent="Side"]
+
+[node name="Label" type="Label" parent="Side/VBoxContainer"]
+text = "Side"
+"#;
+
+/// Issue 30 §4: one side renames the container `Scroll` to `Content` and resizes it
+/// (nothing of its own is left alike), keeping its subtree; it also adds a popup with a
+/// `VBoxContainer` of its own, so the child's name says nothing. The grandchild
+/// `Banners`, which kept its name and place below it, is the evidence: the rename is
+/// followed and the other side's new child of `Scroll/VBoxContainer` lands under
+/// `Content/VBoxContainer`, clean (it was a delete-against-add conflict).
+#[test]
+fn a_renamed_container_is_known_by_the_subtree_it_kept() {
+    for godot3 in [false, true] {
+        let base = spelled(MENU, godot3);
+        let renamed = base
+            .replace("name=\"Scroll\"", "name=\"Content\"")
+            .replace("parent=\"Scroll", "parent=\"Content")
+            .replace("right = 40.0\noffset_bottom = 40.0", "right = 300.0\noffset_bottom = 200.0")
+            .replace("right = 40.0\nmargin_bottom = 40.0", "right = 300.0\nmargin_bottom = 200.0")
+            + "\n[node name=\"Popup\" type=\"PanelContainer\" parent=\".\"]\n\n[node name=\"VBoxContainer\" type=\"VBoxContainer\" parent=\"Popup\"]\n";
+        assert!(renamed.contains("= 300.0"), "{renamed}");
+        let added = base.replace(
+            "[node name=\"Side\"",
+            "[node name=\"Footer\" type=\"Label\" parent=\"Scroll/VBoxContainer\"]\ntext = \"More\"\n\n[node name=\"Side\"",
+        );
+        for (o, t) in [(&renamed, &added), (&added, &renamed)] {
+            let m = merged(&base, o, t);
+            let out = text(&m);
+            assert!(m.is_clean() && !fell_back(&m), "godot3={godot3}\n{out}");
+            assert!(valid(&out), "{out}");
+            assert!(
+                out.contains(
+                    "[node name=\"Footer\" type=\"Label\" parent=\"Content/VBoxContainer\"]"
+                ),
+                "{out}"
+            );
+            assert!(
+                !out.contains("\"Scroll\"") && !out.contains("\"Scroll/"),
+                "{out}"
+            );
+            assert_eq!(out.matches("name=\"Banners\"").count(), 1, "{out}");
+        }
+    }
+}
+
+const LEVEL: &str = r#"[gd_scene format=3]
+
+[node name="Level" type="Node2D"]
+
+[node name="Background" type="Sprite2D" parent="."]
+position = Vector2(0, 0)
+
+[node name="Player" type="Sprite2D" parent="."]
+position = Vector2(10, 10)
+z_index = 2
+modulate = Color(1, 0.5, 0.5, 1)
+
+[node name="HUD" type="CanvasLayer" parent="."]
+"#;
+
+/// Issue 30 §8: one side renames `Player` to `Hero` (and moves it a little), the other
+/// inserts `Shadow` just before it. Sibling order is 2D draw order: the shadow stays
+/// before the player in the result, whichever side is ours, Godot 3 and 4 spellings
+/// (the inserted node used to land after the renamed one).
+#[test]
+fn a_node_inserted_before_a_renamed_sibling_stays_before_it() {
+    for godot3 in [false, true] {
+        let base = spelled(LEVEL, godot3);
+        let renamed = base
+            .replace("name=\"Player\"", "name=\"Hero\"")
+            .replace("Vector2(10, 10)", "Vector2(12, 10)");
+        let sprite = if godot3 { "Sprite" } else { "Sprite2D" };
+        let inserted = base.replace(
+            "[node name=\"Player\"",
+            &format!("[node name=\"Shadow\" type=\"{sprite}\" parent=\".\"]\nposition = Vector2(10, 12)\n\n[node name=\"Player\""),
+        );
+        for (o, t) in [(&renamed, &inserted), (&inserted, &renamed)] {
+            let m = merged(&base, o, t);
+            let out = text(&m);
+            assert!(m.is_clean(), "godot3={godot3}\n{out}");
+            assert!(valid(&out), "{out}");
+            let names: Vec<&str> = out
+                .lines()
+                .filter_map(|l| l.strip_prefix("[node name=\""))
+                .map(|l| &l[..l.find('"').unwrap()])
+                .collect();
+            assert_eq!(
+                names,
+                ["Level", "Background", "Shadow", "Hero", "HUD"],
+                "{out}"
+            );
+        }
+    }
+}

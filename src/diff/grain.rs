@@ -106,13 +106,119 @@ impl Differ<'_> {
                 .map(|(k, v)| (k.to_string(), side.relabel(v).into_owned()))
                 .collect()
         };
-        let (a, b) = (tracks(&self.old, op), tracks(&self.new, np));
+        let (mut a, b) = (tracks(&self.old, op), tracks(&self.new, np));
         if a == b || (a.is_empty() && b.is_empty()) {
             return None;
         }
-        let changes = grain::describe_tracks(&owner.ctx("tracks", None), &a, &b)?;
+        let followed = self.follow_track_paths(&mut a, &b);
+        let mut changes = grain::describe_tracks(&owner.ctx("tracks", None), &a, &b)?;
+        for (ty, old, new) in followed {
+            let at = format!("track \"{ty}\" {new}");
+            let change = ValueChange::of("entry", "path".into(), Some(&old), Some(&new));
+            changes.push(change.within(&at));
+        }
         let count = |t: &[(String, String)]| t.iter().filter(|(k, _)| k.ends_with("/type")).count();
         Some((count(&a), count(&b), self.named(changes)))
+    }
+
+    /// Old tracks whose node the diff paired with a renamed or moved node are read under
+    /// the path that node has now, when the new tracks have a track of that type and path
+    /// and none at the old path: the track followed the rename (the editor rewrote its
+    /// path), so it is one changed track, not one removed and one added. Returns each
+    /// followed track's type, old path and new path (the caller reports the path change).
+    fn follow_track_paths(
+        &self,
+        old: &mut [(String, String)],
+        new: &[(String, String)],
+    ) -> Vec<(String, String, String)> {
+        let typed_paths = |t: &[(String, String)]| -> Vec<(String, String, String)> {
+            let mut types: BTreeMap<String, String> = BTreeMap::new();
+            let mut paths: Vec<(String, String, String)> = Vec::new();
+            for (k, v) in t {
+                let Some((n, field)) = k.strip_prefix("tracks/").and_then(|r| r.split_once('/'))
+                else {
+                    continue;
+                };
+                match (field, value::parse(v)) {
+                    ("type", Ok(Value::String(ty) | Value::StringName(ty))) => {
+                        types.insert(n.to_string(), ty);
+                    }
+                    ("path", Ok(Value::NodePath(p) | Value::String(p))) => {
+                        paths.push((n.to_string(), k.clone(), p))
+                    }
+                    _ => {}
+                }
+            }
+            paths
+                .into_iter()
+                .filter_map(|(n, k, p)| Some((types.get(&n)?.clone(), k, p)))
+                .collect()
+        };
+        let new_tracks: Vec<(String, String)> = typed_paths(new)
+            .into_iter()
+            .map(|(ty, _, p)| (ty, p))
+            .collect();
+        let has = |ty: &str, p: &str| new_tracks.iter().any(|(t, q)| t == ty && q == p);
+        let mut followed = Vec::new();
+        for (ty, key, path) in typed_paths(old) {
+            if has(&ty, &path) {
+                continue;
+            }
+            let Some(now) = self.track_path_now(&path).filter(|p| has(&ty, p)) else {
+                continue;
+            };
+            if let Some(slot) = old.iter_mut().find(|(k, _)| *k == key) {
+                slot.1 = format!("NodePath(\"{}\")", crate::write::c_escape(&now));
+                followed.push((ty, path, now));
+            }
+        }
+        followed
+    }
+
+    /// A track path (`Player:position`, relative to the root its AnimationPlayer plays
+    /// from: the player's parent, Godot's default `root_node`) as it reads after the
+    /// diff's renames and moves, when some AnimationPlayer's root has the node it names
+    /// and the node moved within that root.
+    fn track_path_now(&self, path: &str) -> Option<String> {
+        let (node, sub) = match path.find(':') {
+            Some(c) => (&path[..c], &path[c..]),
+            None => (path, ""),
+        };
+        if node.is_empty() || node.starts_with('/') || node.contains("..") || node.contains('%') {
+            return None;
+        }
+        let sc = self.old.sc;
+        let roots = sc
+            .nodes
+            .iter()
+            .filter(|n| n.type_name.as_deref() == Some("AnimationPlayer"));
+        for player in roots {
+            let root = match player.parent.as_deref() {
+                Some(p) if !p.is_empty() => p,
+                Some(_) => ".",
+                None => continue,
+            };
+            let full = if root == "." || node == "." {
+                if node == "." {
+                    root.to_string()
+                } else {
+                    node.to_string()
+                }
+            } else {
+                format!("{root}/{node}")
+            };
+            if !self.old.node_by_path.contains_key(full.as_str()) {
+                continue;
+            }
+            let (new_root, new_full) = (self.translate(root), self.translate(&full));
+            let rel = if new_root == "." {
+                new_full
+            } else {
+                new_full.strip_prefix(&format!("{new_root}/"))?.to_string()
+            };
+            return (rel != node).then(|| format!("{rel}{sub}"));
+        }
+        None
     }
 
     /// Each part's versions with references shown as what they name, shortened.

@@ -1,9 +1,12 @@
 //! Renames and moves without unique ids: a node gone from base on one side paired with a
 //! node new on that side (the same name and type, or the same parent, type and
-//! properties) when the pairing is unambiguous, and its descendants followed with it.
+//! properties) when the pairing is unambiguous, else known by the subtree it kept, else
+//! alike enough by the rule `diff` uses ([`crate::model::likeness`]), and its
+//! descendants followed with it.
 
 use super::nodes::{node_kind, root_of, same_kind, sub_ids_blank, MAX_SHARED_ROUNDS};
 use crate::merge::shared::idents::{Table, B, O, T};
+use crate::model::likeness::{likeness, most_alike, Budget};
 use crate::model::Scene;
 use std::collections::{BTreeMap, HashMap};
 
@@ -14,9 +17,10 @@ use std::collections::{BTreeMap, HashMap};
 /// its children pair in the next round: under the parent's identity with the same name
 /// and type (a child the other side re-saved with a unique_id, or edited, included).
 pub(super) fn follow_moves(sc: [&Scene; 3], t: &mut Table) {
+    let mut budget = Budget::for_nodes(sc.iter().map(|s| s.nodes.len()).sum());
     for x in [O, T] {
         for _ in 0..MAX_SHARED_ROUNDS {
-            if follow_moves_once(sc, t, x) == 0 {
+            if follow_moves_once(sc, t, x, &mut budget) == 0 {
                 break;
             }
         }
@@ -103,7 +107,12 @@ pub(super) fn gone_and_new(sc: [&Scene; 3], t: &Table, x: usize) -> GoneNew {
 }
 
 /// One round of [`follow_moves`] on side `x`: how many nodes it paired.
-pub(super) fn follow_moves_once(sc: [&Scene; 3], t: &mut Table, x: usize) -> usize {
+pub(super) fn follow_moves_once(
+    sc: [&Scene; 3],
+    t: &mut Table,
+    x: usize,
+    budget: &mut Budget,
+) -> usize {
     let [gone, new] = gone_and_new(sc, t, x);
     let mut paired: Vec<(usize, usize)> = Vec::new();
     for (kind, g) in &gone {
@@ -157,6 +166,9 @@ pub(super) fn follow_moves_once(sc: [&Scene; 3], t: &mut Table, x: usize) -> usi
     if paired.is_empty() {
         paired = adopted_pairs(sc, t, x, &gone, &new);
     }
+    if paired.is_empty() {
+        paired = alike_pairs(sc, t, x, (&gone, &new), budget);
+    }
     let count = paired.len();
     let mut followed = Vec::with_capacity(count);
     for (keep, drop) in paired {
@@ -196,21 +208,15 @@ pub(super) fn adopted_pairs(
         let (Some(b), Some(i)) = (at[B], at[x]) else {
             continue;
         };
-        let Some(&g) = sc[B].nodes[b]
-            .parent
-            .as_deref()
-            .and_then(|p| gone_at.get(p))
-        else {
-            continue;
-        };
-        let n = sc[x].nodes[i]
-            .parent
-            .as_deref()
-            .and_then(|p| new_at.get(p))
-            .copied();
-        let n = n.unwrap_or(usize::MAX);
-        took.entry(g).or_default().push(n);
-        gave.entry(n).or_default().push(g);
+        for (g, n) in evidence(
+            sc[B].nodes[b].path.as_str(),
+            &sc[x].nodes[i],
+            &gone_at,
+            &new_at,
+        ) {
+            took.entry(g).or_default().push(n);
+            gave.entry(n).or_default().push(g);
+        }
     }
     let kind = |s: usize, id: usize| t.at[id][s].map(|i| node_kind(sc[s], i).1);
     let parent = |s: usize, id: usize| t.at[id][s].and_then(|i| parent_ident_at(sc, t, s, i));
@@ -237,6 +243,122 @@ pub(super) fn adopted_pairs(
             .then_some((g, n))
         })
         .collect()
+}
+
+/// What a node matched on base (at `base_path`) and on side `x` (`node`) says of the gone
+/// nodes above it in base: its base parent, when gone, went to the new node that is its
+/// parent on `x` (`usize::MAX`: not a new node, which speaks against any); a gone
+/// ancestor higher up went to the new node at the same relative path above it on `x`
+/// (the node and the nodes between kept their names: a renamed container whose children
+/// recur in the scene, `VBoxContainer/Label`, is known by a grandchild with a name of its
+/// own). A descendant that moved elsewhere says nothing of an ancestor above its parent.
+fn evidence(
+    base_path: &str,
+    node: &crate::model::Node,
+    gone_at: &HashMap<&str, usize>,
+    new_at: &HashMap<&str, usize>,
+) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let Some((parent, _)) = base_path.rsplit_once('/') else {
+        return out;
+    };
+    if let Some(&g) = gone_at.get(parent) {
+        let n = node.parent.as_deref().and_then(|p| new_at.get(p)).copied();
+        out.push((g, n.unwrap_or(usize::MAX)));
+    }
+    let xp = node.path.as_str();
+    for (k, _) in parent.match_indices('/') {
+        let Some(&g) = gone_at.get(&base_path[..k]) else {
+            continue;
+        };
+        let rel = &base_path[k..]; // "/child/.../name"
+        let Some(prefix) = xp.strip_suffix(rel) else {
+            continue;
+        };
+        if let Some(&n) = new_at.get(prefix) {
+            out.push((g, n));
+        }
+    }
+    out
+}
+
+/// A node renamed and edited on side `x` with no child to know it by is the same node
+/// when it is alike enough by the rule `diff` pairs renames with
+/// ([`crate::model::likeness`]): the same parent and kind, at least half of its
+/// properties alike (SubResource ids left out: sub_resources are matched after nodes),
+/// each gone node in base order taking its most alike free candidate, as `diff` does.
+/// Only a node the other side still has (pairing a node both sides deleted would turn
+/// the other side's deletion into a conflict), and not when the other side has a node at
+/// the new node's path (which node is the rename would be a guess).
+pub(super) fn alike_pairs(
+    sc: [&Scene; 3],
+    t: &Table,
+    x: usize,
+    (gone, new): (&[usize], &[usize]),
+    budget: &mut Budget,
+) -> Vec<(usize, usize)> {
+    let other = if x == O { T } else { O };
+    let mut by_place: BTreeMap<(usize, String), Vec<(usize, usize)>> = BTreeMap::new();
+    for &n in new {
+        let Some(i) = t.at[n][x] else { continue };
+        let (Some(p), kind) = (parent_ident_at(sc, t, x, i), node_kind(sc[x], i).1) else {
+            continue;
+        };
+        if !kind.is_empty() {
+            by_place.entry((p, kind)).or_default().push((i, n));
+        }
+    }
+    if by_place.is_empty() {
+        return Vec::new();
+    }
+    let taken_paths: std::collections::HashSet<&str> =
+        sc[other].nodes.iter().map(|m| m.path.as_str()).collect();
+    let mut gone: Vec<(usize, usize)> = gone
+        .iter()
+        .filter(|&&g| t.at[g][other].is_some())
+        .filter_map(|&g| Some((t.at[g][B]?, g)))
+        .collect();
+    gone.sort_unstable();
+    let mut taken = std::collections::HashSet::new();
+    let mut pairs = Vec::new();
+    for (b, g) in gone {
+        let Some(p) = parent_ident_at(sc, t, B, b) else {
+            continue;
+        };
+        let Some(cands) = by_place.get_mut(&(p, node_kind(sc[B], b).1)) else {
+            continue;
+        };
+        cands.sort_unstable();
+        let free = cands.iter().copied().filter(|&(i, n)| {
+            !taken.contains(&n) && !taken_paths.contains(sc[x].nodes[i].path.as_str())
+        });
+        let free: Vec<(usize, usize)> = free.collect();
+        let gp = likeness_props(sc[B], b);
+        let best = most_alike(free, budget, |(i, _)| {
+            likeness(&gp, &likeness_props(sc[x], i), |v, w| v == w)
+        });
+        if let Some((_, n)) = best {
+            taken.insert(n);
+            pairs.push((g, n));
+        }
+    }
+    pairs.sort_unstable();
+    pairs
+}
+
+/// A node's properties as [`alike_pairs`] compares them: trimmed text, SubResource ids
+/// left out, the last of a repeated key.
+fn likeness_props(s: &Scene, i: usize) -> Vec<(&str, String)> {
+    let sec = &s.doc.sections[s.nodes[i].section];
+    let mut out: Vec<(&str, String)> = Vec::with_capacity(sec.props.len());
+    for p in &sec.props {
+        let v = sub_ids_blank(s.doc.slice(&p.value)).trim().to_string();
+        match out.iter_mut().find(|(k, _)| *k == p.key.as_str()) {
+            Some(slot) => slot.1 = v,
+            None => out.push((p.key.as_str(), v)),
+        }
+    }
+    out
 }
 
 /// What pairs a gone node with a new one: its parent's identity and what it is.
