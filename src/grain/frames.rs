@@ -148,7 +148,11 @@ fn merge_frame_lists(
                 let text = std::str::from_utf8(x).ok()?;
                 out.extend(text.lines().filter_map(|l| spelled.get(l).copied()));
             }
-            Hunk::Conflict { base, ours, theirs } if base.is_empty() => {
+            Hunk::Conflict {
+                base: [],
+                ours,
+                theirs,
+            } => {
                 // Both sides inserted frames at one place (both appended, typically):
                 // ours' then theirs', as a sequence of inserts; one side's frames that
                 // start the other's are that side's (no frame twice).
