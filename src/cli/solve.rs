@@ -377,7 +377,8 @@ fn favor_blocks(
 }
 
 fn solve_file(a: &SolveArgs, file: &Path) -> anyhow::Result<i32> {
-    let shown = file.display().to_string();
+    // A file name is the repository's: shown, never obeyed by the terminal.
+    let shown = tscn_merge::render::escape::visible(&file.display().to_string()).into_owned();
     let text = io::read(file)?;
     let style = style_for(a, file);
     let (from_index_plan, unmerged) = match index_stages(file) {
