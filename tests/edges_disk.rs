@@ -265,3 +265,52 @@ fn solve_never_writes_through_an_unmerged_symbolic_link() {
     assert_eq!(names(&t.scratch()), ["victim.tscn"]);
     assert!(!t.path().join(".git/tscn-merge/backup").exists());
 }
+
+/// A tmpfs of `size`, unmounted on drop; `None` when it cannot be mounted (not root).
+struct Tmpfs(tempfile::TempDir);
+
+impl Tmpfs {
+    fn mount(size: &str) -> Option<Tmpfs> {
+        let dir = tempfile::tempdir().ok()?;
+        let ok = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(dir.path())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        ok.then_some(Tmpfs(dir))
+    }
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(self.0.path()).status();
+    }
+}
+
+/// Item 1 on a real full disk (a 100 KB tmpfs, where one can be mounted: root): the
+/// result does not fit, `%A` stays whole, exit 2, no temporary file left.
+#[test]
+fn merge_git_on_a_full_tmpfs_leaves_ours_whole() {
+    let Some(fs) = Tmpfs::mount("100k") else {
+        eprintln!("no tmpfs could be mounted (not root): the RLIMIT_FSIZE test covers this");
+        return;
+    };
+    let dir = fs.0.path();
+    let base = scene(100, "Vector2(0, 0)");
+    let ours = scene(100, "Vector2(7, 7)");
+    let theirs = scene(700, "Vector2(0, 0)");
+    for (n, t) in [("b", &base), ("o", &ours), ("t", &theirs)] {
+        std::fs::write(dir.join(n), t).expect("write");
+    }
+    let out = Command::new(common::bin())
+        .args(["merge", "--git", "-p", "level.tscn", "b", "o", "t"])
+        .current_dir(dir)
+        .env_remove("TSCN_MERGE_FAVOR")
+        .output()
+        .expect("run");
+    let err = common::stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(std::fs::read_to_string(dir.join("o")).expect("ours"), ours);
+    assert_eq!(names(dir), ["b", "o", "t"], "{err}");
+}

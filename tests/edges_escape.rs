@@ -139,3 +139,20 @@ fn binary_file_line_escapes_the_path() {
     assert_eq!(out.status.code(), Some(1), "{}", common::stderr(&out));
     assert_spelled_out(&out.stderr, "binary stderr");
 }
+
+/// A ConfigFile conflict report (`project.godot`) shows its values spelled out too.
+#[test]
+fn config_conflict_report_escapes_values() {
+    let cfg = |v: &str| format!("config_version=5\n\n[application]\n\nconfig/name=\"{v}\"\n");
+    let (b, o, t) = (cfg("base"), cfg("ours\x1b[2J"), cfg("theirs"));
+    let files = [
+        ("b", b.as_bytes()),
+        ("o", o.as_bytes()),
+        ("t", t.as_bytes()),
+    ];
+    let args = os(&["merge", "-p", "project.godot", "-o", "out", "b", "o", "t"]);
+    let refs: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_os_str()).collect();
+    let out = run(&files, &refs);
+    assert_eq!(out.status.code(), Some(1), "{}", common::stderr(&out));
+    assert_spelled_out(&out.stderr, "config merge stderr");
+}

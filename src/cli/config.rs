@@ -10,6 +10,7 @@ use std::path::Path;
 use tscn_merge::config::decision::ConfigDecision;
 use tscn_merge::config::merge::{merge_config, ConfigMerge, ConfigMethod};
 use tscn_merge::config::{ConfigKind, Document};
+use tscn_merge::render::escape::{visible, visible_lines};
 
 /// The kind of a path given on the command line: by its name, or (files named like
 /// `ours.godot` in a test folder) by extension.
@@ -92,11 +93,12 @@ fn explain_merge(m: &ConfigMerge, format: Option<ExplainFormat>, path: &str) {
     match format {
         None => {}
         Some(ExplainFormat::Text) => {
+            let path = visible(path);
             if m.decisions.is_empty() {
                 stderr_line!("{path}: no automatic decisions were needed");
             }
             for d in &m.decisions {
-                stderr_line!("{path}: {d}");
+                stderr_line!("{path}: {}", visible_lines(&d.to_string()));
             }
         }
         Some(ExplainFormat::Json) => {
@@ -123,18 +125,25 @@ fn explain_merge(m: &ConfigMerge, format: Option<ExplainFormat>, path: &str) {
 }
 
 fn report(m: &ConfigMerge, path: &str, git: bool) {
+    // Keys and values are the repository's: shown, never obeyed by the terminal.
+    let path = &*visible(path);
     let show = |v: &Option<String>| {
         v.as_deref()
             .map(|s| {
-                tscn_merge::merge::shorten(&s.split_whitespace().collect::<Vec<_>>().join(" "), 60)
+                let s = tscn_merge::merge::shorten(
+                    &s.split_whitespace().collect::<Vec<_>>().join(" "),
+                    60,
+                );
+                visible(&s).into_owned()
             })
             .unwrap_or_else(|| "(absent)".into())
     };
     if m.conflict_count > 0 {
         if let ConfigMethod::LineFallback(why) = &m.method {
             stderr_line!(
-                "{path}: {} conflict(s) from the line merge ({why})",
-                m.conflict_count
+                "{path}: {} conflict(s) from the line merge ({})",
+                m.conflict_count,
+                visible_lines(why)
             );
             return;
         }
@@ -143,9 +152,9 @@ fn report(m: &ConfigMerge, path: &str, git: bool) {
             let at = if c.section.is_empty() {
                 String::new()
             } else {
-                format!("[{}] ", c.section)
+                format!("[{}] ", visible(&c.section))
             };
-            let key = c.key.as_deref().unwrap_or("(whole section)");
+            let key = visible(c.key.as_deref().unwrap_or("(whole section)"));
             stderr_line!(
                 "  {at}{key}: base {} | ours {} | theirs {}",
                 show(&c.base),
@@ -164,9 +173,9 @@ fn report(m: &ConfigMerge, path: &str, git: bool) {
         .iter()
         .filter(|d| d.kind == "sidecar_uid_kept_ours")
     {
-        stderr_line!("{path}: note: {d}");
+        stderr_line!("{path}: note: {}", visible_lines(&d.to_string()));
         if let Some(refs) = d.dropped.as_deref().and_then(scenes_referring_to) {
-            stderr_line!("{path}: note: {refs}");
+            stderr_line!("{path}: note: {}", visible_lines(&refs));
         }
     }
 }

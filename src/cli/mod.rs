@@ -64,8 +64,9 @@ pub enum Command {
 /// `explain` arguments.
 #[derive(Args, Debug)]
 pub struct ExplainArgs {
-    /// The file, as git names it (from the work tree's top).
-    pub path: Option<String>,
+    /// The file, as git names it (from the work tree's top; bytes, as the driver got
+    /// it from git's `%P`).
+    pub path: Option<OsString>,
 }
 
 /// When to colour output.
@@ -362,7 +363,10 @@ pub fn main() -> i32 {
         }
         Command::Uninstall(a) => install::run_uninstall(a.global).and_then(print_lines),
         Command::Doctor => doctor::run(),
-        Command::Explain(a) => explain::run(a.path.as_deref()),
+        Command::Explain(a) => {
+            let path = a.path.as_ref().map(|p| p.to_string_lossy().into_owned());
+            explain::run(path.as_deref())
+        }
         Command::Ci(a) => ci::run(a),
     };
     finish(result)

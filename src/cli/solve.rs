@@ -388,7 +388,8 @@ fn favor_blocks(
 }
 
 fn solve_file(a: &SolveArgs, file: &Path) -> anyhow::Result<i32> {
-    let shown = file.display().to_string();
+    // A file name is the repository's: shown, never obeyed by the terminal.
+    let shown = tscn_merge::render::escape::visible(&file.display().to_string()).into_owned();
     // Solved with LF line ends, written back in the file's own (io/eol.rs); the
     // backup keeps the bytes as they were.
     let original = io::read(file)?;
