@@ -217,10 +217,18 @@ fn rename_onto_one_path(
     ) else {
         return;
     };
+    // Nodes of their own (an override entry names a node inside an instance: it cannot
+    // be renamed) under a listed parent.
+    let listed: std::collections::BTreeSet<&str> =
+        scene.nodes.iter().map(|n| n.path.as_str()).collect();
     let mut siblings: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
     for (i, n) in scene.nodes.iter().enumerate() {
-        if let Some(p) = n.parent.as_deref() {
-            siblings.entry(p).or_default().push(i);
+        let own = n.type_name.is_some() || n.instance().is_some();
+        match n.parent.as_deref() {
+            Some(p) if own && (p == "." || listed.contains(p)) => {
+                siblings.entry(p).or_default().push(i)
+            }
+            _ => {}
         }
     }
     let groups: Vec<&Vec<usize>> = siblings.values().filter(|g| g.len() >= 2).collect();

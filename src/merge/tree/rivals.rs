@@ -299,22 +299,23 @@ pub(in crate::merge) fn pair_arrivals<'a>(
     ctx: &mut Ctx<'a>,
     merged: &mut [Option<MergedNode<'a>>],
 ) {
+    let names: std::collections::BTreeSet<&str> = (0..merged.len())
+        .filter(|&i| moved_kept(ctx, merged, i))
+        .filter_map(|i| merged[i].as_ref().map(|m| m.name))
+        .collect();
+    if names.is_empty() {
+        return;
+    }
     let mut at_place: BTreeMap<(Option<usize>, String, String), Vec<usize>> = BTreeMap::new();
     for (ident, m) in merged.iter().enumerate() {
-        if let Some(k) = m.as_ref().and_then(place_key) {
+        let m = m.as_ref().filter(|m| names.contains(m.name));
+        if let Some(k) = m.and_then(place_key) {
             at_place.entry(k).or_default().push(ident);
         }
     }
     for group in at_place.into_values().filter(|g| g.len() > 1) {
         let at = |i: usize| ctx.id.node.at[i];
-        let moved = |i: usize| {
-            merged[i].as_ref().is_some_and(|m| {
-                m.out.whole.is_none()
-                    && at(i)[O].is_some()
-                    && at(i)[T].is_some()
-                    && !(placed_by(ctx, i, m, O) && placed_by(ctx, i, m, T))
-            })
-        };
+        let moved = |i: usize| moved_kept(ctx, merged, i);
         let kept: Vec<usize> = group.iter().copied().filter(|&i| moved(i)).collect();
         if kept.is_empty() {
             continue;
@@ -354,6 +355,18 @@ pub(in crate::merge) fn pair_arrivals<'a>(
         ctx.decisions
             .push(Decision::NodesAtOnePathConflict { node, ours, theirs });
     }
+}
+
+/// Whether `ident` is a node both sides kept, not in conflict as a whole, that a side
+/// renamed or moved: only where such a node went can two nodes meet.
+fn moved_kept(ctx: &Ctx, merged: &[Option<MergedNode>], ident: usize) -> bool {
+    let at = ctx.id.node.at[ident];
+    merged[ident].as_ref().is_some_and(|m| {
+        m.out.whole.is_none()
+            && at[O].is_some()
+            && at[T].is_some()
+            && !(placed_by(ctx, ident, m, O) && placed_by(ctx, ident, m, T))
+    })
 }
 
 /// Whether side `s` holds the merged node of `ident` at its merged place.
