@@ -7,6 +7,8 @@
 //! - hostile mutations of a random corpus file in a random role (`tests/hostile_merge.rs`:
 //!   no panic, an unparsable input falls back to the line merge, compared with
 //!   `git merge-file` every 25th time);
+//! - rename onto one path: ours renames a node and theirs a sibling to one new name
+//!   (issue 29 §3): never clean, each side's resolution valid with that side's nodes;
 //! - real history triples: three versions of the same file of the same project (no panic,
 //!   identities, a clean output of valid inputs is valid);
 //! - every 8th round, an edge generator of `fuzz/edges.rs` (marker-shaped strings, CRLF
@@ -176,6 +178,118 @@ impl Dump {
     }
 }
 
+/// Side `s`'s text with node `i` renamed `new` (its header and its descendants'
+/// `parent=`), when its name needs no escape.
+fn renamed(text: &str, scene: &tscn_merge::model::Scene, i: usize, new: &str) -> Option<String> {
+    let n = &scene.nodes[i];
+    if n.name.contains(['"', '\\']) || n.path == "." {
+        return None;
+    }
+    let tag = &scene.doc.sections[n.section].tag.span;
+    let head = scene.doc.slice(tag);
+    let at = tag.range().start + head.find(&format!("name=\"{}\"", n.name))?;
+    let mut out = text.to_string();
+    out.replace_range(at..at + n.name.len() + 7, &format!("name=\"{new}\""));
+    let to = match n.path.rsplit_once('/') {
+        Some((p, _)) => format!("{p}/{new}"),
+        None => new.to_string(),
+    };
+    let out = out.replace(
+        &format!("parent=\"{}\"", n.path),
+        &format!("parent=\"{to}\""),
+    );
+    Some(out.replace(&format!("parent=\"{}/", n.path), &format!("parent=\"{to}/")))
+}
+
+/// Issue 29 §3 as a generator: ours renames a node and theirs one of its siblings to one
+/// new name. Two nodes arrive at one path: never one node, so never clean; resolving
+/// every hunk to a side gives a valid scene with as many nodes as that side.
+fn rename_onto_one_path(
+    base: &[u8],
+    file: &Path,
+    rng: &mut Rng,
+    fails: &mut Failures,
+    dump: Option<&mut Dump>,
+) {
+    let (Ok(text), Ok(scene)) = (
+        std::str::from_utf8(base),
+        tscn_merge::model::Scene::parse(base),
+    ) else {
+        return;
+    };
+    let mut siblings: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (i, n) in scene.nodes.iter().enumerate() {
+        if let Some(p) = n.parent.as_deref() {
+            siblings.entry(p).or_default().push(i);
+        }
+    }
+    let groups: Vec<&Vec<usize>> = siblings.values().filter(|g| g.len() >= 2).collect();
+    if groups.is_empty() {
+        return;
+    }
+    let g = groups[rng.below(groups.len())];
+    let k = rng.below(g.len());
+    let (a, b) = (g[k], g[(k + 1 + rng.below(g.len() - 1)) % g.len()]);
+    let new = format!("Onto{}", rng.below(10_000));
+    if scene.nodes.iter().any(|n| n.name == new.as_str()) {
+        return;
+    }
+    let (Some(o), Some(t)) = (
+        renamed(text, &scene, a, &new),
+        renamed(text, &scene, b, &new),
+    ) else {
+        return;
+    };
+    if let Some(d) = dump {
+        d.write(base, o.as_bytes(), t.as_bytes());
+        return;
+    }
+    if [base, o.as_bytes(), t.as_bytes()]
+        .iter()
+        .any(|x| invalid(x).is_some())
+    {
+        return;
+    }
+    let mut v = Vec::new();
+    match safe_merge(base, o.as_bytes(), t.as_bytes()) {
+        Err(p) => v.push(format!("merge panicked: {p}")),
+        Ok(m) if m.is_clean() => v.push("clean, with two nodes renamed onto one path".into()),
+        Ok(m) => {
+            let out = String::from_utf8_lossy(&m.text);
+            for (side, own) in [
+                (laws::resolve::Side::Ours, &o),
+                (laws::resolve::Side::Theirs, &t),
+            ] {
+                let r = laws::resolve::resolve_all(&out, side);
+                if let Some(why) = invalid(r.as_bytes()) {
+                    v.push(format!("{side:?}' resolution is invalid: {why}"));
+                }
+                let nodes = |x: &str| x.matches("\n[node ").count();
+                if nodes(&r) != nodes(own) {
+                    v.push(format!(
+                        "{side:?}' resolution has {} nodes, the side {}",
+                        nodes(&r),
+                        nodes(own)
+                    ));
+                }
+            }
+        }
+    }
+    if !v.is_empty() {
+        let r = format!(
+            "rename onto one path in {}\n{}",
+            file.display(),
+            v.join("\n")
+        );
+        let inputs = [
+            ("base.tscn", base),
+            ("ours.tscn", o.as_bytes()),
+            ("theirs.tscn", t.as_bytes()),
+        ];
+        fails.record("onto", &r, &inputs);
+    }
+}
+
 fn main() {
     let mut dump = std::env::var_os("FUZZ_DUMP").map(|d| Dump {
         dir: PathBuf::from(d),
@@ -240,7 +354,11 @@ fn main() {
         let kind = rng.below(11);
         let file = &c.files[rng.below(c.files.len())];
         let base = read(file);
-        if kind == 10 {
+        if kind == 10 && rng.below(4) == 0 {
+            rename_onto_one_path(&base, file, &mut rng, &mut fails, dump.as_mut());
+            by_kind[0] += 1;
+            execs += 1;
+        } else if kind == 10 {
             held_edit(&base, file, &mut rng, &mut fails, dump.as_mut());
             by_kind[0] += 1;
             execs += 2;

@@ -116,13 +116,18 @@ BOOL WINAPI ProcessPrng(PBYTE data, SIZE_T len) {
 }
 C
 x86_64-w64-mingw32-gcc -shared -O2 -o "$TDIR/shim/bcryptprimitives.dll" "$TDIR/shim/prng.c" -ladvapi32
+WINESERVER=/usr/lib/wine/wineserver64
 if [[ ! -d "$WINEPREFIX/drive_c/windows/system32" ]]; then
   "$WINE" wineboot --init >/dev/null 2>&1 || true
+  # wineboot leaves its server running for a few seconds; a second server for the same
+  # prefix refuses to start (exit 2), so wait for this one to end.
+  "$WINESERVER" -w
 fi
+[[ -d "$WINEPREFIX/drive_c/windows/system32" ]] || { echo "windows-check: wineboot made no prefix in $WINEPREFIX" >&2; exit 1; }
 cp "$TDIR/shim/bcryptprimitives.dll" "$WINEPREFIX/drive_c/windows/system32/"
 # One wine server for all the runs below, ended on exit.
-/usr/lib/wine/wineserver64 -p
-trap '/usr/lib/wine/wineserver64 -k >/dev/null 2>&1 || true' EXIT
+"$WINESERVER" -p
+trap '"$WINESERVER" -k >/dev/null 2>&1 || true' EXIT
 "$WINE" "$EXE" --version || { echo "windows-check: the .exe does not start under wine" >&2; exit 1; }
 
 # ---------------------------------------------------------------- 3. same output

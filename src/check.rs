@@ -336,14 +336,16 @@ fn node_problems(scene: &Scene) -> Vec<Problem> {
     let line_of = |i: usize| lines.of_section(i);
     if scene.kind == FileKind::Scene {
         let roots: Vec<_> = scene.nodes.iter().filter(|n| n.parent.is_none()).collect();
-        if roots.is_empty() {
-            let l = scene
-                .nodes
-                .first()
-                .map_or(line_at(doc.text.len()), |n| line_of(n.section));
+        if let Some(first) = scene.nodes.first().filter(|_| roots.is_empty()) {
             out.push(Problem::error(
-                l,
+                line_of(first.section),
                 "no scene root: every node has a parent".into(),
+            ));
+        } else if scene.nodes.is_empty() {
+            // A header and nothing else (or resources only): Godot cannot instance it.
+            out.push(Problem::error(
+                line_at(doc.text.len().saturating_sub(1)),
+                "no nodes: a scene needs a root `[node]` (one without `parent`)".into(),
             ));
         }
         for extra in roots.iter().skip(1) {
@@ -529,6 +531,9 @@ mod tests {
         assert!(
             errors(&OK.replace("parent=\"S\"", "parent=\"Missing\""))[0].contains("does not exist")
         );
+        let header_only = errors("[gd_scene format=3 uid=\"uid://a\"]\n");
+        assert_eq!(header_only.len(), 1, "{header_only:?}");
+        assert!(header_only[0].contains("no nodes"), "{header_only:?}");
         let two_roots = format!("{OK}\n[node name=\"X\" type=\"Node\"]\n");
         assert!(errors(&two_roots)[0].contains("second scene root"));
         let dup = format!("{OK}\n[node name=\"T\" type=\"Node\" parent=\"S\"]\n");

@@ -152,6 +152,25 @@ fn resolvable() -> Pr {
     )
 }
 
+/// The shipped example plus `notes.txt`, which both sides change on one line: a conflict
+/// outside the scenes, for git (or the user's own attributes) to settle.
+fn resolvable_with_a_text_conflict() -> Pr {
+    setup(
+        &[
+            ("scene.tscn", &example("base.tscn")),
+            ("notes.txt", "one\ntwo\nthree\n"),
+        ],
+        &[
+            ("scene.tscn", &example("ours.tscn")),
+            ("notes.txt", "one\nTWO\nthree\n"),
+        ],
+        &[
+            ("scene.tscn", &example("theirs.tscn")),
+            ("notes.txt", "one\n2\nthree\n"),
+        ],
+    )
+}
+
 #[test]
 fn git_conflicts_tscn_merge_resolves_are_merged_committed_and_pushed() {
     let p = resolvable();
@@ -323,20 +342,7 @@ fn a_good_merge_passes_the_check() {
 
 #[test]
 fn a_conflict_outside_the_scenes_is_reported() {
-    let p = setup(
-        &[
-            ("scene.tscn", &example("base.tscn")),
-            ("notes.txt", "one\ntwo\nthree\n"),
-        ],
-        &[
-            ("scene.tscn", &example("ours.tscn")),
-            ("notes.txt", "one\nTWO\nthree\n"),
-        ],
-        &[
-            ("scene.tscn", &example("theirs.tscn")),
-            ("notes.txt", "one\n2\nthree\n"),
-        ],
-    );
+    let p = resolvable_with_a_text_conflict();
     let before = p.snapshot(&["scene.tscn", "notes.txt"]);
     let check = p.ci(&["check", "origin/main"]);
     assert_eq!(check.status.code(), Some(1), "{}", show(&check));
@@ -438,20 +444,7 @@ fn a_scene_one_side_deleted_and_the_other_changed_is_left_to_a_person() {
 
 #[test]
 fn the_users_own_global_attributes_still_apply() {
-    let p = setup(
-        &[
-            ("scene.tscn", &example("base.tscn")),
-            ("notes.txt", "one\ntwo\nthree\n"),
-        ],
-        &[
-            ("scene.tscn", &example("ours.tscn")),
-            ("notes.txt", "one\nTWO\nthree\n"),
-        ],
-        &[
-            ("scene.tscn", &example("theirs.tscn")),
-            ("notes.txt", "one\n2\nthree\n"),
-        ],
-    );
+    let p = resolvable_with_a_text_conflict();
     let attrs = p.t.xdg_config_home().join("git");
     std::fs::create_dir_all(&attrs).unwrap();
     std::fs::write(attrs.join("attributes"), "*.txt merge=union").unwrap();

@@ -470,7 +470,7 @@ fn both_enable_plugins_godot4_and_godot3() {
         let m = merge(G4, &list(&["a"]), &list(&["a", "b"]), &list(&["a", "c"]));
         assert_clean(&m, &list(&["a", "b", "c"]));
         assert!(
-            m.decisions.iter().any(|d| d.contains("enabled")),
+            m.decisions.iter().any(|d| d.message.contains("enabled")),
             "{:?}",
             m.decisions
         );
@@ -564,7 +564,7 @@ fn sidecars_created_by_both_sides_keep_ours_uid_and_say_so() {
     assert!(
         m.decisions
             .iter()
-            .any(|d| d.contains("uid://theirs2") && d.contains("kept ours'")),
+            .any(|d| d.message.contains("uid://theirs2") && d.message.contains("kept ours'")),
         "{:?}",
         m.decisions
     );
@@ -578,7 +578,7 @@ fn sidecars_created_by_both_sides_keep_ours_uid_and_say_so() {
     );
     let m = merge(Some(ConfigKind::Uid), "", "uid://abc\n", "uid://xyz\n");
     assert_clean(&m, "uid://abc\n");
-    assert!(m.decisions.iter().any(|d| d.contains("uid://xyz")));
+    assert!(m.decisions.iter().any(|d| d.message.contains("uid://xyz")));
 }
 
 /// A conflict whose both resolutions parse and keep the other side's clean changes.

@@ -5,8 +5,11 @@
 //! a conflict of the whole nodes. Scenes are written in the editor's 4.6 style.
 
 mod common;
+#[path = "common/resolve.rs"]
+mod resolve;
 
 use common::{merged, run, text, valid};
+use resolve::{resolve_all, Side};
 use tscn_merge::merge::Decision;
 
 const SPECTATOR: &str = r#"[gd_scene format=3 uid="uid://qb615fcqh8x0"]
@@ -330,4 +333,373 @@ bones/1/rotation = Quaternion(0, 0, 0, 1)
         "{out}"
     );
     assert!(!out.contains("parent=\"Hand"), "{out}");
+}
+
+const INHERITED_LEVEL: &str = r#"[gd_scene format=3 uid="uid://c4level00001"]
+
+[ext_resource type="PackedScene" uid="uid://c4templ00001" path="res://template.tscn" id="1_tmpl"]
+
+[node name="Level" instance=ExtResource("1_tmpl")]
+
+[node name="Door" parent="Props" index="2"]
+position = Vector2(64, 32)
+
+[node name="Lamp" parent="Props" index="3"]
+energy = 2.0
+"#;
+
+/// Issue 30 §6: ours deletes an override entry of an inherited scene while theirs' only
+/// change to it is its `index=` (the template gained a node before it). The index of an
+/// entry that is gone is moot: the deletion wins, explained; theirs' shift of the next
+/// entry stays. An edit of the entry besides its index is still a delete/modify conflict.
+#[test]
+fn an_override_entry_deleted_against_an_index_shift_is_deleted() {
+    let door = "[node name=\"Door\" parent=\"Props\" index=\"2\"]\nposition = Vector2(64, 32)\n\n";
+    let ours = INHERITED_LEVEL.replace(door, "");
+    let theirs = INHERITED_LEVEL
+        .replace("index=\"3\"]", "index=\"4\"]")
+        .replace("index=\"2\"]", "index=\"3\"]");
+    for (o, t, side) in [(&ours, &theirs, "theirs"), (&theirs, &ours, "ours")] {
+        let m = merged(INHERITED_LEVEL, o, t);
+        let out = text(&m);
+        assert!(m.is_clean(), "{out}");
+        assert!(valid(&out), "{out}");
+        assert!(!out.contains("name=\"Door\""), "{out}");
+        assert!(
+            out.contains("[node name=\"Lamp\" parent=\"Props\" index=\"4\"]"),
+            "{out}"
+        );
+        assert!(
+            m.decisions.iter().any(|d| matches!(d,
+                Decision::ReindexedEntryDeleted { node, side: s } if node.contains("Props/Door") && *s == side)),
+            "{:?}",
+            m.decisions
+        );
+    }
+    let edited = theirs.replace("Vector2(64, 32)", "Vector2(80, 32)");
+    let m = merged(INHERITED_LEVEL, &ours, &edited);
+    assert!(!m.is_clean(), "{}", text(&m));
+    common::assert_conflict(&m, &["Props/Door"]);
+}
+
+const HUD: &str = r#"[gd_scene format=3 uid="uid://c8hudscene01"]
+
+[node name="Hud" type="Control" unique_id=1211430100]
+
+[node name="Score" type="Label" parent="." unique_id=52001938]
+text = "0"
+"#;
+
+/// Issue 29 §8 = 30 §3: ours adds a Sprite2D and theirs a Label, both given
+/// `unique_id=777` (hand-edited, or copied from another file). They are two nodes: both
+/// stay whole (no Sprite2D carrying the Label's `text`), theirs' with a fresh id in
+/// Godot's shape, explained.
+#[test]
+fn two_new_nodes_with_one_unique_id_are_two_nodes() {
+    let ours = format!(
+        "{HUD}\n[node name=\"Icon\" type=\"Sprite2D\" parent=\".\" unique_id=777]\nposition = Vector2(8, 8)\n"
+    );
+    let theirs = format!(
+        "{HUD}\n[node name=\"Title\" type=\"Label\" parent=\".\" unique_id=777]\ntext = \"Hello\"\n"
+    );
+    let m = merged(HUD, &ours, &theirs);
+    let out = text(&m);
+    assert!(m.is_clean(), "{out}");
+    assert!(valid(&out), "{out}");
+    assert!(
+        out.contains(
+            "[node name=\"Icon\" type=\"Sprite2D\" parent=\".\" unique_id=777]\nposition = Vector2(8, 8)\n"
+        ),
+        "{out}"
+    );
+    let title = out
+        .split("\n\n")
+        .find(|s| s.starts_with("[node name=\"Title\" type=\"Label\" parent=\".\" unique_id="))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert_eq!(title.lines().nth(1), Some("text = \"Hello\""), "{out}");
+    assert_eq!(out.matches("unique_id=777]").count(), 1, "{out}");
+    let new = m
+        .decisions
+        .iter()
+        .find_map(|d| match d {
+            Decision::NodeUniqueIdRenamed {
+                node,
+                from: 777,
+                to,
+            } if node == "Title" => Some(*to),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("{:?}", m.decisions));
+    assert!(new > 0 && new <= i64::from(i32::MAX), "{new}");
+    assert!(title.contains(&format!("unique_id={new}]")), "{out}");
+}
+
+/// The same id on two different nodes added under one name: rivals, one whole-node
+/// hunk (no `[node]` line hunk with both nodes' properties merged outside it), each
+/// side's resolution a valid scene with that side's node.
+#[test]
+fn two_new_nodes_with_one_unique_id_and_one_name_are_rivals() {
+    let ours = format!(
+        "{HUD}\n[node name=\"Badge\" type=\"Sprite2D\" parent=\".\" unique_id=777]\nposition = Vector2(8, 8)\n"
+    );
+    let theirs = format!(
+        "{HUD}\n[node name=\"Badge\" type=\"Label\" parent=\".\" unique_id=777]\ntext = \"Hello\"\n"
+    );
+    let m = merged(HUD, &ours, &theirs);
+    let out = text(&m);
+    assert!(!m.is_clean(), "{out}");
+    assert_eq!(m.conflict_count, 1, "{out}");
+    for (side, keep, gone) in [
+        (Side::Ours, "position = Vector2(8, 8)", "text = \"Hello\""),
+        (Side::Theirs, "text = \"Hello\"", "position = Vector2(8, 8)"),
+    ] {
+        let r = resolve_all(&out, side);
+        assert!(valid(&r), "{side:?}: {r}");
+        assert!(r.contains(keep) && !r.contains(gone), "{side:?}: {r}");
+        assert_eq!(r.matches("name=\"Badge\"").count(), 1, "{r}");
+    }
+}
+
+const TWO_GROUPS: &str = r#"[gd_scene format=3 uid="uid://b1fused0000a"]
+
+[node name="Root" type="Node2D"]
+
+[node name="X" type="Node2D" parent="."]
+position = Vector2(10, 20)
+
+[node name="Kid" type="Label" parent="X"]
+text = "x kid"
+
+[node name="Z" type="Node2D" parent="."]
+rotation = 1.5
+
+[node name="Other" type="Sprite2D" parent="Z"]
+"#;
+
+/// A merged text resolved to one side: valid, with one node named `Y` under the root.
+fn one_y_per_side(out: &str) -> [String; 2] {
+    [Side::Ours, Side::Theirs].map(|side| {
+        let r = resolve_all(out, side);
+        assert!(valid(&r), "{side:?}: {r}");
+        assert_eq!(r.matches("[node name=\"Y\"").count(), 1, "{side:?}: {r}");
+        r
+    })
+}
+
+/// Issue 29 §3: no `unique_id` (Godot 4.5), ours renames X to Y and theirs renames Z to
+/// Y. Two base nodes arrive at one path: a conflict of the nodes, never one node `Y`
+/// with X's position, Z's rotation and both nodes' children. Each side's resolution is
+/// that side's scene.
+#[test]
+fn two_nodes_renamed_onto_one_path_conflict() {
+    let ours = TWO_GROUPS
+        .replace("name=\"X\"", "name=\"Y\"")
+        .replace("parent=\"X\"", "parent=\"Y\"");
+    let theirs = TWO_GROUPS
+        .replace("name=\"Z\"", "name=\"Y\"")
+        .replace("parent=\"Z\"", "parent=\"Y\"");
+    let m = merged(TWO_GROUPS, &ours, &theirs);
+    let out = text(&m);
+    assert!(!m.is_clean(), "{out}");
+    common::assert_conflict(&m, &["node \"Y\"", "two nodes arrive"]);
+    assert!(
+        m.decisions
+            .iter()
+            .any(|d| matches!(d, Decision::NodesAtOnePathConflict { node, .. } if node == "Y")),
+        "{:?}",
+        m.decisions
+    );
+    let [o, t] = one_y_per_side(&out);
+    assert!(
+        o.contains("[node name=\"Y\" type=\"Node2D\" parent=\".\"]\nposition = Vector2(10, 20)\n"),
+        "{o}"
+    );
+    assert!(
+        o.contains("[node name=\"Z\"") && !o.contains("[node name=\"X\""),
+        "{o}"
+    );
+    assert!(
+        t.contains("[node name=\"Y\" type=\"Node2D\" parent=\".\"]\nrotation = 1.5\n"),
+        "{t}"
+    );
+    assert!(
+        t.contains("[node name=\"X\"") && !t.contains("[node name=\"Z\""),
+        "{t}"
+    );
+    assert!(
+        t.contains("[node name=\"Kid\" type=\"Label\" parent=\"X\"]"),
+        "{t}"
+    );
+    assert!(
+        o.contains("[node name=\"Other\" type=\"Sprite2D\" parent=\"Z\"]"),
+        "{o}"
+    );
+}
+
+/// Issue 29 §3, second shape: ours renames X to Y where theirs adds a new Y (with a
+/// child). A base node and a new one at one path: ours' resolution holds X renamed,
+/// theirs' holds X and theirs' new Y with its child.
+#[test]
+fn a_node_renamed_onto_a_path_the_other_side_added_conflicts() {
+    let ours = TWO_GROUPS
+        .replace("name=\"X\"", "name=\"Y\"")
+        .replace("parent=\"X\"", "parent=\"Y\"");
+    let theirs = format!(
+        "{TWO_GROUPS}\n[node name=\"Y\" type=\"Node2D\" parent=\".\"]\nscale = Vector2(2, 2)\n\n[node name=\"New\" type=\"Node\" parent=\"Y\"]\n"
+    );
+    for (o, t, mine) in [(&ours, &theirs, 0), (&theirs, &ours, 1)] {
+        let m = merged(TWO_GROUPS, o, t);
+        let out = text(&m);
+        assert!(!m.is_clean(), "{out}");
+        common::assert_conflict(&m, &["node \"Y\"", "two nodes arrive"]);
+        let resolved = one_y_per_side(&out);
+        let (renamed, added) = (&resolved[mine], &resolved[1 - mine]);
+        assert!(
+            renamed.contains(
+                "[node name=\"Y\" type=\"Node2D\" parent=\".\"]\nposition = Vector2(10, 20)\n"
+            ) && !renamed.contains("scale = Vector2(2, 2)")
+                && !renamed.contains("name=\"New\""),
+            "{renamed}"
+        );
+        assert!(
+            added.contains("[node name=\"X\"")
+                && added.contains(
+                    "[node name=\"Y\" type=\"Node2D\" parent=\".\"]\nscale = Vector2(2, 2)\n"
+                )
+                && added.contains("[node name=\"New\" type=\"Node\" parent=\"Y\"]"),
+            "{added}"
+        );
+    }
+}
+
+/// Both sides renamed X to Y alike: one node, merged as before (no conflict).
+#[test]
+fn one_node_renamed_alike_on_both_sides_stays_one() {
+    let ours = TWO_GROUPS
+        .replace("name=\"X\"", "name=\"Y\"")
+        .replace("parent=\"X\"", "parent=\"Y\"");
+    let theirs = ours.replace("rotation = 1.5", "rotation = 2.0");
+    let m = merged(TWO_GROUPS, &ours, &theirs);
+    let out = text(&m);
+    assert!(m.is_clean(), "{out}");
+    assert!(valid(&out), "{out}");
+    assert_eq!(out.matches("[node name=\"Y\"").count(), 1, "{out}");
+    assert!(out.contains("rotation = 2.0"), "{out}");
+}
+
+const ARMATURE: &str = r#"[gd_scene format=3 uid="uid://c5player0001"]
+
+[ext_resource type="PackedScene" uid="uid://c5model00001" path="res://models/player.glb" id="1_model"]
+
+[node name="World" type="Node3D" unique_id=1400000001]
+
+[node name="Player" parent="." unique_id=1400000002 instance=ExtResource("1_model")]
+
+[node name="Skeleton3D" parent="Player/Armature" parent_id_path=PackedInt32Array(1400000002, 516373001) unique_id=616373002]
+bones/0/rotation = Quaternion(0, 0, 0, 1)
+
+[node name="Light" type="OmniLight3D" parent="." unique_id=1400000003]
+omni_range = 5.0
+"#;
+
+/// Issue 30 §2: both sides re-imported the model (Godot 4.6 before 4.6.3), so the
+/// override entry `Player/Armature/Skeleton3D` got a new `unique_id` and
+/// `parent_id_path` on each. It is the entry at that path inside the instance: one node,
+/// its ids merged as fields (both changed: ours', consistently), theirs' pose kept.
+/// Two new entries of one name in two new instances stay a whole-node conflict.
+#[test]
+fn an_override_entry_both_reimports_renumbered_is_one_entry() {
+    let ours = ARMATURE
+        .replace(
+            "516373001) unique_id=616373002",
+            "711111111) unique_id=722222222",
+        )
+        .replace("omni_range = 5.0", "omni_range = 8.0");
+    let theirs = ARMATURE
+        .replace(
+            "516373001) unique_id=616373002",
+            "833333333) unique_id=844444444",
+        )
+        .replace("Quaternion(0, 0, 0, 1)", "Quaternion(0, 0.5, 0, 0.8660254)");
+    let m = merged(ARMATURE, &ours, &theirs);
+    let out = text(&m);
+    assert!(m.is_clean(), "{out}");
+    assert!(valid(&out), "{out}");
+    assert!(
+        out.contains(
+            "[node name=\"Skeleton3D\" parent=\"Player/Armature\" parent_id_path=PackedInt32Array(1400000002, 711111111) unique_id=722222222]\nbones/0/rotation = Quaternion(0, 0.5, 0, 0.8660254)\n"
+        ),
+        "{out}"
+    );
+    assert_eq!(out.matches("name=\"Skeleton3D\"").count(), 1, "{out}");
+    assert!(out.contains("omni_range = 8.0"), "{out}");
+    // Only theirs re-imported (and changed nothing else): theirs' ids, ours' edit.
+    let reimported = ARMATURE.replace(
+        "516373001) unique_id=616373002",
+        "833333333) unique_id=844444444",
+    );
+    let posed = ARMATURE.replace("Quaternion(0, 0, 0, 1)", "Quaternion(1, 0, 0, 0)");
+    let m = merged(ARMATURE, &posed, &reimported);
+    let out = text(&m);
+    assert!(m.is_clean(), "{out}");
+    assert!(
+        out.contains("833333333) unique_id=844444444]\nbones/0/rotation = Quaternion(1, 0, 0, 0)"),
+        "{out}"
+    );
+
+    // Two placements of the model, each with its own entry: two nodes, one conflict.
+    let place = |uid: &str, sk: &str| {
+        format!(
+            "{ARMATURE}\n[node name=\"Ghost\" parent=\".\" unique_id={uid} instance=ExtResource(\"1_model\")]\n\n[node name=\"Skeleton3D\" parent=\"Ghost/Armature\" parent_id_path=PackedInt32Array({uid}, 5) unique_id={sk}]\nbones/0/rotation = Quaternion(0, 0, 0, 1)\n"
+        )
+    };
+    let m = merged(ARMATURE, &place("91", "92"), &place("93", "94"));
+    let out = text(&m);
+    assert!(!m.is_clean(), "{out}");
+    common::assert_conflict(&m, &["Ghost", "both sides added"]);
+    for side in [Side::Ours, Side::Theirs] {
+        let r = resolve_all(&out, side);
+        assert!(valid(&r), "{side:?}: {r}");
+        assert_eq!(r.matches("parent=\"Ghost/Armature\"").count(), 1, "{r}");
+    }
+}
+
+/// Issue 29 §3 with `unique_id`s (Godot 4.6): the ids keep the two nodes apart, and
+/// their meeting at one path is the same conflict (not a clean-looking line merge with
+/// two nodes named `Y`).
+#[test]
+fn two_nodes_with_unique_ids_renamed_onto_one_path_conflict() {
+    let base = TWO_GROUPS
+        .replace("type=\"Node2D\"]", "type=\"Node2D\" unique_id=10]")
+        .replace(
+            "name=\"X\" type=\"Node2D\" parent=\".\"]",
+            "name=\"X\" type=\"Node2D\" parent=\".\" unique_id=11]",
+        )
+        .replace("parent=\"X\"]", "parent=\"X\" unique_id=12]")
+        .replace(
+            "name=\"Z\" type=\"Node2D\" parent=\".\"]",
+            "name=\"Z\" type=\"Node2D\" parent=\".\" unique_id=13]",
+        )
+        .replace("parent=\"Z\"]", "parent=\"Z\" unique_id=14]");
+    assert_eq!(base.matches("unique_id=").count(), 5, "{base}");
+    let ours = base
+        .replace("name=\"X\"", "name=\"Y\"")
+        .replace("parent=\"X\"", "parent=\"Y\"");
+    let theirs = base
+        .replace("name=\"Z\"", "name=\"Y\"")
+        .replace("parent=\"Z\"", "parent=\"Y\"");
+    let m = merged(&base, &ours, &theirs);
+    let out = text(&m);
+    assert!(!m.is_clean(), "{out}");
+    assert!(out.contains("<<<<<<<"), "{out}");
+    common::assert_conflict(&m, &["node \"Y\"", "two nodes arrive"]);
+    let [o, t] = one_y_per_side(&out);
+    assert!(
+        o.contains("position = Vector2(10, 20)") && o.contains("[node name=\"Z\""),
+        "{o}"
+    );
+    assert!(
+        t.contains("rotation = 1.5") && t.contains("[node name=\"X\""),
+        "{t}"
+    );
 }

@@ -1933,13 +1933,26 @@ fn corpus_overlapping_edits_are_safe() {
 /// input is).
 #[test]
 fn shared_merges_resolve_to_valid_scenes() {
-    let Some(root) = common::shared_dir().filter(|p| p.join("merges/SUMMARY.tsv").exists()) else {
-        eprintln!("skipped: ../shared not found");
+    resolution_law_over("merges");
+}
+
+/// The same law on the Godot 4.5-4.7 merges of `../shared/merges-modern` (issue 30.11):
+/// `unique_id`s, `format=4`, instanced nodes and connections into instances.
+#[test]
+fn shared_modern_merges_resolve_to_valid_scenes() {
+    resolution_law_over("merges-modern");
+}
+
+/// Every conflicted output of the shared set `set`, resolved to either side, is valid.
+fn resolution_law_over(set: &str) {
+    let Some(root) = common::shared_dir().filter(|p| p.join(set).join("SUMMARY.tsv").exists())
+    else {
+        eprintln!("skipped: ../shared/{set} not found");
         return;
     };
     let (mut conflicted, mut failures) = (0, Vec::new());
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(root.join("merges"))
-        .expect("merges")
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(root.join(set))
+        .expect("shared merges")
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.is_dir())
         .collect();
@@ -1958,7 +1971,7 @@ fn shared_merges_resolve_to_valid_scenes() {
         }
     }
     eprintln!(
-        "resolution law: {conflicted} conflicted outputs of {} merges, {} violations",
+        "resolution law on {set}: {conflicted} conflicted outputs of {} merges, {} violations",
         dirs.len(),
         failures.len()
     );

@@ -3,6 +3,7 @@
 //! `unique_id` changes, re-imports that reuse sub_resource ids, `load_steps` removed by a
 //! 4.6 re-save, the order of a new subtree, and false identities (issue 12 §2).
 
+mod common;
 #[path = "common/resolve.rs"]
 mod resolve;
 
@@ -1066,4 +1067,233 @@ fn a_replaced_node_against_its_edit_is_one_hunk() {
     let (swapped, ts, [so, sth]) = exit_merge(&theirs, &ours);
     assert_eq!(swapped.method, Method::Structural, "{ts}");
     assert_eq!((so, sth), (th, o));
+}
+
+/// A `.tres` without a uid, re-saved by Godot 4.6 on both branches (each header gains a
+/// different `uid`) while ours also edits a value: under `git merge` the driver merges it
+/// clean, keeps ours' uid, and its stderr line says so and names theirs' uid.
+#[test]
+fn a_header_uid_both_branches_regenerated_merges_under_git() {
+    let base = "[gd_resource type=\"Resource\" script_class=\"CreditEntry\" load_steps=2 format=3]\n\n[ext_resource type=\"Script\" path=\"res://credit_entry.gd\" id=\"1_c\"]\n\n[resource]\nscript = ExtResource(\"1_c\")\nrole = \"Design\"\nnames = PackedStringArray(\"Ana\")\n";
+    let header = "load_steps=2 format=3]";
+    let ours = base
+        .replace(header, "format=3 uid=\"uid://c6swjqnymntnx\"]")
+        .replace("\"Ana\")", "\"Ana\", \"Bo\")");
+    let theirs = base.replace(header, "format=3 uid=\"uid://cipicp3eiqpbc\"]");
+    let t = common::TempRepo::new();
+    common::assert_success(&t.run_bin(["install"]), "install");
+    t.write("credit.tres", base);
+    t.commit_all("base");
+    t.checkout_new("feature");
+    t.write("credit.tres", &theirs);
+    t.commit_all("theirs");
+    t.checkout("main");
+    t.write("credit.tres", &ours);
+    t.commit_all("ours");
+    let out = t.merge("feature");
+    let err = common::stderr(&out);
+    common::assert_success(&out, "git merge with the driver");
+    let text = String::from_utf8(t.read("credit.tres")).expect("utf-8");
+    assert!(
+        text.starts_with("[gd_resource type=\"Resource\" script_class=\"CreditEntry\" format=3 uid=\"uid://c6swjqnymntnx\"]\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("names = PackedStringArray(\"Ana\", \"Bo\")"),
+        "{text}"
+    );
+    assert!(
+        err.contains("credit.tres: ")
+            && err.contains("ours' kept; files referring to uid://cipicp3eiqpbc load it by path"),
+        "{err}"
+    );
+}
+
+const LAMP_47: &str = r#"[gd_scene format=3 uid="uid://lamp47"]
+
+[ext_resource type="Material" uid="uid://m1" path="res://glass.tres" id="1_m"]
+
+[node name="Lamp" type="Node3D" unique_id=11]
+
+[node name="Bulb" type="MeshInstance3D" parent="." unique_id=12]
+material_override = ExtResource("1_m")
+"#;
+
+/// The scene with Bulb's material embedded as `id` with the property lines `props`.
+fn lamp_embedded(id: &str, props: &str) -> String {
+    LAMP_47
+        .replace(
+            "[node name=\"Lamp\"",
+            &format!("[sub_resource type=\"StandardMaterial3D\" id=\"{id}\"]\n{props}\n[node name=\"Lamp\""),
+        )
+        .replace("ExtResource(\"1_m\")", &format!("SubResource(\"{id}\")"))
+        .replace("[ext_resource type=\"Material\" uid=\"uid://m1\" path=\"res://glass.tres\" id=\"1_m\"]\n\n", "")
+}
+
+/// Both sides replaced the same ExtResource by an embedded StandardMaterial3D; theirs'
+/// holds ours' albedo and a roughness: theirs' (the superset) is kept, explained, and
+/// ours' is not left behind.
+#[test]
+fn both_embedded_the_same_ext_resource_keeps_the_superset() {
+    let ours = lamp_embedded(
+        "StandardMaterial3D_ab1",
+        "albedo_color = Color(1, 0, 0, 1)\n",
+    );
+    let theirs = lamp_embedded(
+        "StandardMaterial3D_cd2",
+        "albedo_color = Color(1, 0, 0, 1)\nroughness = 0.2\n",
+    );
+    for (o, t, kept) in [(&ours, &theirs, "theirs"), (&theirs, &ours, "ours")] {
+        let (out, text) = run(LAMP_47, o, t);
+        assert!(out.is_clean(), "{text}");
+        assert!(
+            text.contains("material_override = SubResource(\"StandardMaterial3D_"),
+            "{text}"
+        );
+        assert_eq!(text.matches("[sub_resource").count(), 1, "{text}");
+        assert!(text.contains("roughness = 0.2\n"), "{text}");
+        assert!(!text.contains("ExtResource"), "{text}");
+        let said: Vec<String> = out.decisions.iter().map(|d| d.to_string()).collect();
+        assert!(
+            said.iter().any(|d| d.starts_with(&format!(
+                "kept {kept}' embedded StandardMaterial3D for material_override"
+            ))),
+            "{said:?}"
+        );
+    }
+}
+
+/// Embedded resources that each hold a property the other lacks: a conflict.
+#[test]
+fn both_embedded_the_same_ext_resource_differently_conflicts() {
+    let ours = lamp_embedded(
+        "StandardMaterial3D_ab1",
+        "albedo_color = Color(1, 0, 0, 1)\n",
+    );
+    let theirs = lamp_embedded("StandardMaterial3D_cd2", "roughness = 0.2\n");
+    let (out, text) = run(LAMP_47, &ours, &theirs);
+    assert!(!out.is_clean(), "{text}");
+    assert!(
+        text.contains("<<<<<<< ours\nmaterial_override = SubResource(\"StandardMaterial3D_ab1\")"),
+        "{text}"
+    );
+}
+
+/// `tile_map_data` of the cells `(x, y)`, each from source 0, atlas (1, 0), decimal.
+fn tile_bytes(cells: &[(i16, i16)]) -> String {
+    let mut bytes = vec![0u8, 0];
+    for &(x, y) in cells {
+        for v in [x as u16, y as u16, 0, 1, 0, 0] {
+            bytes.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+    let list: Vec<String> = bytes.iter().map(|b| b.to_string()).collect();
+    format!("PackedByteArray({})", list.join(", "))
+}
+
+fn level(cells: &[(i16, i16)], extra: &str) -> String {
+    format!(
+        "[gd_scene format=3 uid=\"uid://lvl\"]\n\n[node name=\"Level\" type=\"Node2D\" unique_id=1]\n\n[node name=\"Ground\" type=\"TileMapLayer\" parent=\".\" unique_id=2]\ntile_map_data = {}\n{extra}",
+        tile_bytes(cells)
+    )
+}
+
+/// Ours and theirs each paint two cells (each file 50 bytes, `format=3` as Godot 4.3+
+/// writes a file without a long byte array); the merged layer has 74 bytes, over the
+/// editor's 64: the result is written as the editor writes it, `format=4` and every
+/// byte array in base64, the small one too.
+#[test]
+fn a_result_that_gains_a_long_byte_array_is_written_in_format_4() {
+    let small = "[node name=\"Mask\" type=\"Node\" parent=\".\" unique_id=3]\nmetadata/bits = PackedByteArray(1, 2, 3)\n";
+    let base = level(&[(0, 0), (1, 0)], small);
+    let ours = level(&[(0, 0), (1, 0), (2, 0), (3, 0)], small);
+    let theirs = level(&[(0, 0), (1, 0), (0, 1), (1, 1)], small);
+    let (out, text) = run(&base, &ours, &theirs);
+    assert!(out.is_clean(), "{text}");
+    assert!(
+        text.starts_with("[gd_scene format=4 uid=\"uid://lvl\"]\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("metadata/bits = PackedByteArray(\"AQID\")\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("tile_map_data = PackedByteArray(\"AAA"),
+        "{text}"
+    );
+    assert!(!text.contains("PackedByteArray(0,"), "{text}");
+    assert!(
+        out.decisions.iter().any(|d| matches!(
+            d,
+            Decision::FormatRaised {
+                from: Some(3),
+                to: 4
+            }
+        )),
+        "{:?}",
+        out.decisions
+    );
+    // A side written by Godot 4.2 (format=3 with a long decimal array) stays as it is.
+    let long = level(&[(0, 0), (1, 0), (2, 0), (3, 0), (4, 0), (5, 0)], small);
+    let (out, text) = run(&base, &long, &theirs);
+    assert!(out.is_clean(), "{text}");
+    assert!(text.starts_with("[gd_scene format=3 "), "{text}");
+}
+
+/// Godot 4.8 writes an `Object(...)` value one property a line: it parses, ours' change
+/// of one property and theirs' of another merge, and the value prints back in 4.8's
+/// layout (the lines no side changed as written).
+#[test]
+fn godot_48_multi_line_objects_parse_merge_and_print_back() {
+    let base = "[gd_resource type=\"Resource\" format=3 uid=\"uid://obj48\"]\n\n[resource]\nname = \"a\"\nvalue = Object(RefCounted,\n\"script\":null,\n\"x\":1,\n\"y\":2\n)\nother = 2\n";
+    let ours = base.replace("\"x\":1", "\"x\":5");
+    let theirs = base
+        .replace("\"y\":2", "\"y\":7")
+        .replace("other = 2", "other = 3");
+    let (out, text) = run(base, &ours, &theirs);
+    assert!(out.is_clean(), "{text}");
+    assert_eq!(
+        text,
+        base.replace("\"x\":1", "\"x\":5")
+            .replace("\"y\":2", "\"y\":7")
+            .replace("other = 2", "other = 3")
+    );
+}
+
+/// Godot 4.4+ seeds a new sub_resource's id from the file's path, so two branches that
+/// each add a StyleBoxFlat get the same id: they are two resources (theirs renamed, its
+/// user rewritten), explained. (Already so before issue 30; kept as its regression.)
+#[test]
+fn new_sub_resources_both_branches_named_alike_are_two_resources() {
+    let base = "[gd_scene format=3 uid=\"uid://s0\"]\n\n[node name=\"Main\" type=\"Control\" unique_id=1]\n";
+    let side = |color: &str, name: &str, uid: u32| {
+        base.replace(
+            "[node name=\"Main\"",
+            &format!("[sub_resource type=\"StyleBoxFlat\" id=\"StyleBoxFlat_qk3t8\"]\nbg_color = Color({color})\ncorner_radius_top_left = 4\n\n[node name=\"Main\""),
+        ) + &format!("\n[node name=\"{name}\" type=\"Panel\" parent=\".\" unique_id={uid}]\ntheme_override_styles/panel = SubResource(\"StyleBoxFlat_qk3t8\")\n")
+    };
+    let (out, text) = run(
+        base,
+        &side("1, 0, 0, 1", "Red", 10),
+        &side("0, 0, 1, 1", "Blue", 20),
+    );
+    assert!(out.is_clean(), "{text}");
+    assert_eq!(
+        text.matches("[sub_resource type=\"StyleBoxFlat\"").count(),
+        2,
+        "{text}"
+    );
+    let renamed = out.decisions.iter().find_map(|d| match d {
+        Decision::IdRenamed { from, to, .. } if from == "StyleBoxFlat_qk3t8" => Some(to.clone()),
+        _ => None,
+    });
+    let to = renamed.expect("theirs' id renamed");
+    assert!(
+        text.contains(&format!(
+            "unique_id=20]\ntheme_override_styles/panel = SubResource(\"{to}\")"
+        )),
+        "{text}"
+    );
+    assert!(text.contains("bg_color = Color(0, 0, 1, 1)"), "{text}");
 }

@@ -5,8 +5,9 @@
 
 use super::gitconfig;
 use super::io::{self, stderr_line};
-use super::{CheckArgs, DiffArgs, DiffFormat, ExplainFormat, FavorArg, MergeArgs};
+use super::{DiffArgs, DiffFormat, ExplainFormat, FavorArg, MergeArgs};
 use std::path::Path;
+use tscn_merge::config::decision::ConfigDecision;
 use tscn_merge::config::merge::{merge_config, ConfigMerge, ConfigMethod};
 use tscn_merge::config::{ConfigKind, Document};
 use tscn_merge::render::escape::{visible, visible_lines};
@@ -35,9 +36,9 @@ fn merge_kind(a: &MergeArgs) -> Option<ConfigKind> {
     }
 }
 
-/// Whether every file `check` was given is a ConfigFile.
-pub fn is_config_check(a: &CheckArgs) -> bool {
-    a.files.iter().all(|f| kind_of(f).is_some())
+/// Whether `check` should read `path` as a ConfigFile (by name, or `*.godot`/`*.cfg`).
+pub fn is_config_file(path: &Path) -> bool {
+    kind_of(path).is_some()
 }
 
 /// Whether `diff OLD NEW` (or git's external diff, by its path) is of ConfigFiles.
@@ -97,7 +98,7 @@ fn explain_merge(m: &ConfigMerge, format: Option<ExplainFormat>, path: &str) {
                 stderr_line!("{path}: no automatic decisions were needed");
             }
             for d in &m.decisions {
-                stderr_line!("{path}: {}", visible_lines(d));
+                stderr_line!("{path}: {}", visible_lines(&d.to_string()));
             }
         }
         Some(ExplainFormat::Json) => {
@@ -116,7 +117,7 @@ fn explain_merge(m: &ConfigMerge, format: Option<ExplainFormat>, path: &str) {
                     "location": if c.section.is_empty() { String::new() } else { format!("[{}]", c.section) },
                     "property": c.key, "base": c.base, "ours": c.ours, "theirs": c.theirs,
                 })).collect::<Vec<_>>(),
-                "decisions": m.decisions,
+                "decisions": m.decisions.iter().map(ConfigDecision::to_json).collect::<Vec<_>>(),
             });
             stderr_line!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
         }
@@ -167,63 +168,48 @@ fn report(m: &ConfigMerge, path: &str, git: bool) {
             m.decisions.len()
         );
     }
-    for d in m.decisions.iter().filter(|d| d.contains("uid")) {
-        stderr_line!("{path}: note: {}", visible_lines(d));
+    for d in m
+        .decisions
+        .iter()
+        .filter(|d| d.kind == "sidecar_uid_kept_ours")
+    {
+        stderr_line!("{path}: note: {}", visible_lines(&d.to_string()));
+        if let Some(refs) = d.dropped.as_deref().and_then(scenes_referring_to) {
+            stderr_line!("{path}: note: {}", visible_lines(&refs));
+        }
     }
 }
 
-/// `check` of ConfigFiles: 0 valid, 1 broken, 2 unreadable or not parsable, 3
-/// (`--roundtrip`) printing does not give the bytes back.
-pub fn run_check(a: &CheckArgs) -> anyhow::Result<i32> {
-    let mut code = 0;
-    let mut report = Vec::new();
-    for path in &a.files {
-        let name = path.display().to_string();
-        let (status, c, problems, error) = match std::fs::read(path) {
-            Err(e) => ("error", 2, Vec::new(), Some(format!("cannot read: {e}"))),
-            Ok(b) => match String::from_utf8(b) {
-                Err(_) => (
-                    "error",
-                    2,
-                    Vec::new(),
-                    Some("1:1: expected UTF-8 text".to_string()),
-                ),
-                Ok(t) => check_text(&t, a.roundtrip),
-            },
-        };
-        code = code.max(c);
-        if a.json {
-            report.push(serde_json::json!({
-                "file": name, "status": status, "error": error,
-                "problems": problems.iter().map(|p: &tscn_merge::check::Problem| serde_json::json!({
-                    "severity": "error", "line": p.line, "message": p.message,
-                })).collect::<Vec<_>>(),
-            }));
-            continue;
-        }
-        if let Some(e) = &error {
-            stderr_line!("{name}:{e}");
-        }
-        for p in &problems {
-            stderr_line!("{name}:{}: error: {}", p.line, p.message);
-        }
-        if c == 0 {
-            io::print_line(&format!("{name}: ok"))?;
-        }
-    }
-    if a.json {
-        let doc = serde_json::json!({ "schema": "tscn-merge/check", "version": 1, "files": report, "exit": code });
-        io::print_line(&serde_json::to_string_pretty(&doc)?)?;
-    }
-    Ok(code)
+/// The note naming the work tree's scenes that refer to `uid` (theirs' uid, not kept),
+/// when run in a repository and there are any.
+fn scenes_referring_to(uid: &str) -> Option<String> {
+    let repo = super::git::open_repo(Path::new(".")).ok()?;
+    let root = repo.workdir()?;
+    let found = super::uid_refs::scenes_referring_to(root, uid);
+    super::uid_refs::note(&found, uid)
 }
 
-type Checked = (
+/// What `check` found in one ConfigFile's bytes: (status, exit code, problems, error).
+pub type Checked = (
     &'static str,
     i32,
     Vec<tscn_merge::check::Problem>,
     Option<String>,
 );
+
+/// `check` of one ConfigFile's bytes: valid 0, broken 1, unreadable or not parsable 2,
+/// 3 (`--roundtrip`) printing does not give the bytes back.
+pub fn check_bytes(bytes: Vec<u8>, roundtrip: bool) -> Checked {
+    match String::from_utf8(bytes) {
+        Err(_) => (
+            "error",
+            2,
+            Vec::new(),
+            Some("1:1: expected UTF-8 text".to_string()),
+        ),
+        Ok(t) => check_text(&t, roundtrip),
+    }
+}
 
 fn check_text(t: &str, roundtrip: bool) -> Checked {
     match tscn_merge::config::check::check_config(t) {

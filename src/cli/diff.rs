@@ -3,9 +3,12 @@
 //! Exit codes of `diff`: 0 no change, 1 changes, 2 error. As git's external diff
 //! (`--git-external`) it exits 0 even with changes, as git expects, and falls back to a
 //! line diff when a side cannot be parsed so `git diff` never breaks on a broken file.
+//! Sides may be `REV:PATH` blobs, or one work-tree `PATH` against `HEAD` (`revs`).
+
+mod revs;
 
 use super::io::{stderr_line, write_stdout};
-use super::{use_color, DiffArgs, DiffFormat, TextconvArgs};
+use super::{deadline, use_color, DiffArgs, DiffFormat, TextconvArgs};
 use anyhow::{bail, Result};
 use std::path::Path;
 use tscn_merge::diff::diff_files;
@@ -30,12 +33,15 @@ impl LoadError {
     }
 }
 
-/// Read and parse one side; `/dev/null` (git's name for a missing side) is `None`.
+/// Read and parse one side; `/dev/null` (git's name for a missing side) is `None`. A
+/// side whose lines end in CRLF (an autocrlf work tree, which git hands an external
+/// diff as it is) is read with LF ends, so a line ending is never a change.
 fn load(path: &Path) -> Result<Option<(Vec<u8>, Scene)>, LoadError> {
     if path == Path::new("/dev/null") {
         return Ok(None);
     }
     let bytes = std::fs::read(path)
+        .map(super::io::eol::to_lf)
         .map_err(|e| LoadError::Unreadable(format!("{}: cannot read: {e}", path.display())))?;
     match Scene::parse(&bytes) {
         Ok(s) => Ok(Some((bytes, s))),
@@ -113,7 +119,7 @@ fn render_one(
 
 /// `tscn-merge diff`.
 pub fn run(a: &DiffArgs) -> Result<i32> {
-    if super::config::is_config_diff(a) {
+    if a.git_external && super::config::is_config_diff(a) {
         return super::config::run_diff(a); // project.godot, *.import, ...: issue 28
     }
     let opts = Options {
@@ -123,19 +129,49 @@ pub fn run(a: &DiffArgs) -> Result<i32> {
     if a.git_external {
         return run_git_external(a, &opts);
     }
-    if a.files.len() != 2 {
-        bail!("diff takes two files, OLD and NEW (got {})", a.files.len());
+    let staged = revs::stage(&a.files)?;
+    let a = &DiffArgs {
+        files: staged.files.clone(),
+        ..a.clone()
+    };
+    if super::config::is_config_diff(a) {
+        return super::config::run_diff(a);
     }
     let (old, new) = match (load(&a.files[0]), load(&a.files[1])) {
         (Ok(o), Ok(n)) => (o, n),
         (Err(LoadError::Unreadable(e)), _) | (_, Err(LoadError::Unreadable(e))) => bail!("{e}"),
         (Err(e), _) | (_, Err(e)) if !line_diff_allowed(&a.files) => bail!("{}", e.message()),
-        (o, n) => return run_line_diff(a, o.err().or(n.err()).map(LoadError::message)),
+        (o, n) => {
+            let why = o.err().or(n.err()).map(LoadError::message);
+            return run_line_diff(&a.files, &staged.labels, why);
+        }
     };
-    let title = a.files[1].display().to_string();
-    let (out, unchanged) = render_one(&title, &(old, new), a.format, &opts);
-    emit(&out)?;
-    Ok(if unchanged { 0 } else { 1 })
+    let secs = deadline::limit(a.timeout);
+    let title = staged.labels[1].clone();
+    match render_within(title, (old, new), a.format, opts, secs) {
+        Some((out, unchanged)) => {
+            emit(&out)?;
+            Ok(if unchanged { 0 } else { 1 })
+        }
+        None if matches!(a.format, DiffFormat::Json | DiffFormat::Html) => bail!(
+            "semantic diff unavailable ({}); no {} written (a larger --timeout, or --format text for a line diff)",
+            deadline::reason(secs),
+            if a.format == DiffFormat::Json { "JSON" } else { "HTML" }
+        ),
+        None => run_line_diff(&a.files, &staged.labels, Some(deadline::reason(secs))),
+    }
+}
+
+/// [`render_one`] within `secs` seconds; `None` when the time ran out (a scene whose
+/// nodes were all replaced can take long to pair).
+fn render_within(
+    title: String,
+    sides: Sides,
+    format: DiffFormat,
+    opts: Options,
+    secs: f64,
+) -> Option<(String, bool)> {
+    deadline::within(secs, move || render_one(&title, &sides, format, &opts))
 }
 
 /// Whether a side that is not a scene may be shown as a line diff instead of failing:
@@ -150,15 +186,18 @@ fn line_diff_allowed(files: &[std::path::PathBuf]) -> bool {
         })
 }
 
-/// `diff OLD NEW` when a side is not a scene: the line diff, after a note saying why.
-/// Exit 0 when the files are equal, else 1.
-fn run_line_diff(a: &DiffArgs, why: Option<String>) -> Result<i32> {
-    let (old, new) = (&a.files[0], &a.files[1]);
+/// `diff OLD NEW` when a side is not a scene: the line diff (headed by the sides'
+/// `labels`), after a note saying why. Exit 0 when the files are equal, else 1.
+fn run_line_diff(
+    files: &[std::path::PathBuf],
+    labels: &[String],
+    why: Option<String>,
+) -> Result<i32> {
     let body = line_diff(
-        old,
-        new,
-        &visible(&old.display().to_string()),
-        &visible(&new.display().to_string()),
+        &files[0],
+        &files[1],
+        &visible(&labels[0]),
+        &visible(&labels[1]),
     )?;
     if body.is_empty() {
         return Ok(0);
@@ -197,30 +236,34 @@ fn run_git_external(a: &DiffArgs, opts: &Options) -> Result<i32> {
         header
     };
     let (old_file, new_file) = (&a.files[1], &a.files[4]);
-    match (load(old_file), load(new_file)) {
+    let why = match (load(old_file), load(new_file)) {
         (Ok(old), Ok(new)) => {
-            let (body, _) = render_one(&path, &(old, new), a.format, opts);
-            emit(&format!("{header}{body}"))?;
+            let secs = deadline::limit(a.timeout);
+            match render_within(path.clone(), (old, new), a.format, *opts, secs) {
+                Some((body, _)) => return emit(&format!("{header}{body}")).map(|_| 0),
+                None => deadline::reason(secs),
+            }
         }
         (Err(LoadError::Unreadable(e)), _) | (_, Err(LoadError::Unreadable(e))) => bail!("{e}"),
-        (o, n) => {
-            let err = o.err().or(n.err()).map(LoadError::message);
-            let a_label = format!("a/{path}");
-            let b_label = format!("b/{new_path}");
-            let udiff = line_diff(old_file, new_file, &a_label, &b_label)?;
-            emit(&format!(
-                "{header}note: semantic diff unavailable ({}); line diff follows\n{udiff}",
-                visible_lines(&err.unwrap_or_default())
-            ))?;
-        }
-    }
+        (o, n) => o
+            .err()
+            .or(n.err())
+            .map(LoadError::message)
+            .unwrap_or_default(),
+    };
+    let (a_label, b_label) = (format!("a/{path}"), format!("b/{new_path}"));
+    let udiff = line_diff(old_file, new_file, &a_label, &b_label)?;
+    emit(&format!(
+        "{header}note: semantic diff unavailable ({}); line diff follows\n{udiff}",
+        visible_lines(&why)
+    ))?;
     Ok(0)
 }
 
 /// `tscn-merge textconv FILE`: the projection on stdout. A file that does not parse is
 /// printed unchanged (with a warning on stderr) so git can still show something.
 pub fn run_textconv(a: &TextconvArgs) -> Result<i32> {
-    textconv_file(&a.file)
+    textconv_file(&a.file, deadline::limit(a.timeout))
 }
 
 /// The file name under which the binary is git's textconv and nothing else: `install`
@@ -250,6 +293,7 @@ pub fn run_diff_link(files: Vec<std::path::PathBuf>) -> Result<i32> {
         color: super::ColorChoice::Auto,
         show_noise: false,
         git_external: true,
+        timeout: None,
         files,
     })
 }
@@ -259,21 +303,36 @@ pub fn run_textconv_link(files: &[std::path::PathBuf]) -> Result<i32> {
     if files.is_empty() {
         bail!("{TEXTCONV_LINK} takes the file to show, as git's textconv");
     }
+    let secs = deadline::limit(None);
     for f in files {
-        textconv_file(f)?;
+        textconv_file(f, secs)?;
     }
     Ok(0)
 }
 
-fn textconv_file(path: &Path) -> Result<i32> {
-    let bytes = super::io::read_big(path)?;
-    match Document::parse(&bytes) {
-        Ok(doc) => emit(&tscn_merge::textconv::textconv(&doc))?,
-        Err(e) => {
+/// One file's projection, or (it does not parse, or took longer than `secs`) the file
+/// as it is, with a warning on stderr: git always gets something to show.
+fn textconv_file(path: &Path, secs: f64) -> Result<i32> {
+    let bytes = std::sync::Arc::new(super::io::read_big(path)?);
+    let shared = std::sync::Arc::clone(&bytes);
+    let projected = deadline::within(secs, move || {
+        Document::parse(&shared).map(|doc| tscn_merge::textconv::textconv(&doc))
+    });
+    match projected {
+        Some(Ok(text)) => emit(&text)?,
+        Some(Err(e)) => {
             stderr_line!(
                 "tscn-merge: warning: {}: {}; shown as is",
                 visible(&path.display().to_string()),
                 visible_lines(&e.to_string())
+            );
+            write_stdout(&bytes)?;
+        }
+        None => {
+            stderr_line!(
+                "tscn-merge: warning: {}: projection unavailable ({}); shown as is",
+                visible(&path.display().to_string()),
+                deadline::reason(secs)
             );
             write_stdout(&bytes)?;
         }

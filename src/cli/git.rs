@@ -131,6 +131,17 @@ fn blob_bytes(repo: &gix::Repository, id: ObjectId) -> Result<Vec<u8>> {
     Ok(blob.take_data())
 }
 
+/// The bytes of `path` (repository-relative, `/`-separated) in the tree of commit `rev`
+/// (git's `REV:PATH`); `None` when that tree has no such file.
+pub fn blob_at(repo: &gix::Repository, rev: &str, path: &str) -> Result<Option<Vec<u8>>> {
+    let tree = repo.find_tree(commit_tree(repo, resolve_commit(repo, rev)?)?)?;
+    match tree.lookup_entry_by_path(path)? {
+        Some(e) if e.mode().is_blob() => Ok(Some(blob_bytes(repo, e.object_id())?)),
+        Some(_) => bail!("{rev}:{path} is not a file"),
+        None => Ok(None),
+    }
+}
+
 /// One scene file that differs between two trees.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileChange {
@@ -230,12 +241,16 @@ fn range_trees(repo: &gix::Repository, range: &str) -> Result<(Option<ObjectId>,
     }
 }
 
-/// Scene files (`.tscn`, `.tres`, `.escn`) that differ over `range`, sorted by
-/// path. Renames appear as a deletion plus an addition.
-pub fn changed_scene_files(repo: &gix::Repository, range: &str) -> Result<Vec<FileChange>> {
+/// The files whose path `keep` accepts (`is_scene_path`, say) that differ over `range`,
+/// sorted by path. Renames appear as a deletion plus an addition.
+pub fn changed_files(
+    repo: &gix::Repository,
+    range: &str,
+    keep: fn(&str) -> bool,
+) -> Result<Vec<FileChange>> {
     let (old, new) = range_trees(repo, range)?;
     let mut changes = Vec::new();
-    diff_trees(repo, old, Some(new), "", &mut changes)?;
+    diff_trees(repo, (old, Some(new)), "", keep, &mut changes)?;
     changes.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(changes)
 }
@@ -269,9 +284,9 @@ fn tree_items(repo: &gix::Repository, tree: Option<ObjectId>) -> Result<BTreeMap
 
 fn diff_trees(
     repo: &gix::Repository,
-    old: Option<ObjectId>,
-    new: Option<ObjectId>,
+    (old, new): (Option<ObjectId>, Option<ObjectId>),
     prefix: &str,
+    keep: fn(&str) -> bool,
     out: &mut Vec<FileChange>,
 ) -> Result<()> {
     if old == new {
@@ -298,7 +313,7 @@ fn diff_trees(
             _ => None,
         };
         if old_tree.is_some() || new_tree.is_some() {
-            diff_trees(repo, old_tree, new_tree, &format!("{path}/"), out)?;
+            diff_trees(repo, (old_tree, new_tree), &format!("{path}/"), keep, out)?;
         }
         let old_blob = match o {
             Some(Item::Blob(id)) => Some(id),
@@ -308,7 +323,7 @@ fn diff_trees(
             Some(Item::Blob(id)) => Some(id),
             _ => None,
         };
-        if old_blob == new_blob || !is_scene_path(&path) {
+        if old_blob == new_blob || !keep(&path) {
             continue;
         }
         out.push(FileChange {
@@ -526,19 +541,22 @@ mod tests {
             change("keep/k.tscn", Some("k0\n"), None),
             change("moved/k.tscn", None, Some("k0\n")),
         ];
-        let two_dot = changed_scene_files(&repo, &format!("{c0}..{c1}")).unwrap();
+        let two_dot = changed_files(&repo, &format!("{c0}..{c1}"), is_scene_path).unwrap();
         assert_eq!(summary(&two_dot), expected);
-        assert_eq!(summary(&changed_scene_files(&repo, &c1).unwrap()), expected);
         assert_eq!(
-            summary(&changed_scene_files(&repo, "HEAD").unwrap()),
+            summary(&changed_files(&repo, &c1, is_scene_path).unwrap()),
             expected
         );
         assert_eq!(
-            summary(&changed_scene_files(&repo, &format!("{c0}..")).unwrap()),
+            summary(&changed_files(&repo, "HEAD", is_scene_path).unwrap()),
+            expected
+        );
+        assert_eq!(
+            summary(&changed_files(&repo, &format!("{c0}.."), is_scene_path).unwrap()),
             expected
         );
         // A root commit compares against the empty tree.
-        let root = changed_scene_files(&repo, &c0).unwrap();
+        let root = changed_files(&repo, &c0, is_scene_path).unwrap();
         assert_eq!(
             summary(&root),
             vec![
@@ -549,9 +567,11 @@ mod tests {
             ]
         );
         // Same range, same answer.
-        assert_eq!(changed_scene_files(&repo, &c1).unwrap(), two_dot);
-        assert!(changed_scene_files(&repo, "main..main").unwrap().is_empty());
-        assert!(changed_scene_files(&repo, "no-such-rev").is_err());
+        assert_eq!(changed_files(&repo, &c1, is_scene_path).unwrap(), two_dot);
+        assert!(changed_files(&repo, "main..main", is_scene_path)
+            .unwrap()
+            .is_empty());
+        assert!(changed_files(&repo, "no-such-rev", is_scene_path).is_err());
     }
 
     #[test]
@@ -559,17 +579,20 @@ mod tests {
         let (t, _, _, _) = history();
         let repo = open_repo(t.path()).unwrap();
         // merge-base(feature, main) = root, so this is root..main.
-        let fm = changed_scene_files(&repo, "feature...main").unwrap();
-        assert_eq!(fm, changed_scene_files(&repo, "feature~1..main").unwrap());
+        let fm = changed_files(&repo, "feature...main", is_scene_path).unwrap();
+        assert_eq!(
+            fm,
+            changed_files(&repo, "feature~1..main", is_scene_path).unwrap()
+        );
         assert_eq!(fm.len(), 6);
         // root..feature: only a.tscn.
         assert_eq!(
-            summary(&changed_scene_files(&repo, "main...feature").unwrap()),
+            summary(&changed_files(&repo, "main...feature", is_scene_path).unwrap()),
             vec![change("a.tscn", Some("a0\n"), Some("a2\n"))]
         );
         // Two dots compare the tips directly.
         assert_eq!(
-            summary(&changed_scene_files(&repo, "main..feature").unwrap()),
+            summary(&changed_files(&repo, "main..feature", is_scene_path).unwrap()),
             vec![
                 change("a.tscn", Some("a1\n"), Some("a2\n")),
                 change("b.tres", None, Some("b0\n")),
@@ -591,7 +614,7 @@ mod tests {
         let c1 = t.commit_all("dir");
         let repo = open_repo(t.path()).unwrap();
         assert_eq!(
-            summary(&changed_scene_files(&repo, &format!("{c0}..{c1}")).unwrap()),
+            summary(&changed_files(&repo, &format!("{c0}..{c1}"), is_scene_path).unwrap()),
             vec![
                 change("thing.tscn", Some("file\n"), None),
                 change("thing.tscn/inner.tscn", None, Some("inner\n")),

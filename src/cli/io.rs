@@ -14,6 +14,7 @@ use std::io::Write;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+pub mod eol;
 #[cfg(unix)]
 mod unix;
 #[cfg(unix)]
@@ -27,6 +28,15 @@ use windows as os;
 /// [`tscn_merge::syntax::Source`], which the parsed document then shares without a copy.
 pub fn read(path: &Path) -> Result<Vec<u8>> {
     std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))
+}
+
+/// Read a whole text file as the commands work on it, with every line ending LF
+/// ([`eol::to_lf`]), and the ending its lines had, for writing a result derived from
+/// it back in that ending ([`eol::Ending::apply`]).
+pub fn read_lf(path: &Path) -> Result<(Vec<u8>, eol::Ending)> {
+    let bytes = read(path)?;
+    let ending = eol::Ending::of(&bytes);
+    Ok((eol::to_lf(bytes), ending))
 }
 
 /// A file's bytes, read whole into memory, for a reader that only borrows them
@@ -277,11 +287,14 @@ mod tests {
         let p = dir.path().join("held.tscn");
         std::fs::write(&p, b"old").expect("write");
         let held = hold(&p);
+        let start = std::time::Instant::now();
         let holder = std::thread::spawn(move || {
-            std::thread::sleep(std::time::Duration::from_millis(150));
+            std::thread::sleep(std::time::Duration::from_millis(200));
             drop(held);
         });
         write_atomic(&p, b"new").expect("replaced once the holder let go");
+        // It waited for the holder: the first renames failed and were retried.
+        assert!(start.elapsed() >= std::time::Duration::from_millis(150));
         holder.join().expect("holder");
         assert_eq!(std::fs::read(&p).expect("read"), b"new");
         assert_eq!(std::fs::read_dir(dir.path()).expect("ls").count(), 1);

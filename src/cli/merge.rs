@@ -266,12 +266,13 @@ fn binary_merge(a: &MergeArgs) -> anyhow::Result<Option<i32>> {
 /// The `--git` last resort: `git merge-file`'s result written over OURS.
 fn line_merge_into_ours(a: &MergeArgs, why: &str) -> anyhow::Result<i32> {
     use std::io::Write;
-    let (base, ours, theirs) = (io::read(&a.base)?, io::read(&a.ours)?, io::read(&a.theirs)?);
+    let (ours, ending) = io::read_lf(&a.ours)?;
+    let (base, theirs) = (io::read_lf(&a.base)?.0, io::read_lf(&a.theirs)?.0);
     let lm = tscn_merge::linemerge::merge_lines(&base, &ours, &theirs, &marker_options(a));
     let path = display_path(a);
     // Atomic, never in place: a write that fails part way (a full disk) would leave OURS
     // neither ours nor the merge. On that error OURS is as it was.
-    if let Err(e) = io::write_atomic(&a.ours, &lm.text) {
+    if let Err(e) = io::write_atomic(&a.ours, &ending.apply(lm.text)) {
         anyhow::bail!("{path}: {why}; git's line merge could not be written either ({e:#}); {} is left as it was", a.ours.display());
     }
     // Not eprintln!: a closed stderr (one way to get here) must not stop the work.
@@ -447,6 +448,15 @@ fn report_clean_merge(a: &MergeArgs, outcome: &MergeOutcome, path: &str) {
     if renamed > 0 {
         what.push_str(&format!(" ({renamed} id(s) renamed)"));
     }
+    if let Some(Decision::HeaderUidOurs { theirs, .. }) = outcome
+        .decisions
+        .iter()
+        .find(|d| matches!(d, Decision::HeaderUidOurs { .. }))
+    {
+        what.push_str(&format!(
+            " (both sides gave the file a new uid: ours' kept; files referring to {theirs} load it by path, with Godot's warning)"
+        ));
+    }
     let more = outcome.decisions.len();
     stderr_line!(
         "tscn-merge: {}: {what}; {more} automatic decision(s); details: tscn-merge explain {}",
@@ -501,10 +511,12 @@ fn run_structural(a: &MergeArgs) -> anyhow::Result<i32> {
     if super::config::is_config_merge(a) {
         return super::config::run_merge(a); // project.godot, *.import, ...: issue 28
     }
-    // Each input is held once: the parsed scenes share these bytes.
-    let ours = Source::new(io::read(&a.ours)?);
-    let theirs = Source::new(io::read(&a.theirs)?);
-    let base = io::read(&a.base)?;
+    // Each input is held once: the parsed scenes share these bytes. All are merged
+    // with LF line ends; the result gets ours' ending on every line (io/eol.rs).
+    let (ours, ending) = io::read_lf(&a.ours)?;
+    let ours = Source::new(ours);
+    let theirs = Source::new(io::read_lf(&a.theirs)?.0);
+    let base = io::read_lf(&a.base)?.0;
     let stand_in = empty_base_stand_in(&base, &ours);
     let header = stand_in
         .as_deref()
@@ -550,7 +562,7 @@ fn run_structural(a: &MergeArgs) -> anyhow::Result<i32> {
         }
     }
     let (text, left) = favored(a, outcome.text, outcome.conflict_count, &path, &markers);
-    write_result(a, &text)?;
+    write_result(a, &ending.apply(text))?;
     Ok(if left == 0 { 0 } else { 1 })
 }
 

@@ -9,6 +9,7 @@ use std::path::PathBuf;
 pub mod check;
 pub mod ci;
 pub mod config;
+pub mod deadline;
 pub mod diff;
 pub mod doctor;
 pub mod explain;
@@ -20,6 +21,7 @@ pub mod merge;
 pub mod mergetool;
 pub mod review;
 pub mod solve;
+pub mod uid_refs;
 
 /// Structural git merge driver and semantic diff for Godot scenes and resources.
 #[derive(Parser, Debug)]
@@ -87,7 +89,8 @@ pub struct CheckArgs {
     /// Also verify that printing the parsed tree reproduces each file (exit 3 if not).
     #[arg(long)]
     pub roundtrip: bool,
-    /// Files to check.
+    /// Files to check; a directory: every scene, resource and Godot config file under
+    /// it (sorted; `.git` and `.godot` skipped).
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
 }
@@ -203,7 +206,7 @@ pub enum DiffFormat {
 }
 
 /// `diff` arguments.
-#[derive(Args, Debug)]
+#[derive(Args, Debug, Clone)]
 pub struct DiffArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = DiffFormat::Text)]
@@ -217,7 +220,12 @@ pub struct DiffArgs {
     /// Called as git's external diff: PATH OLD-FILE OLD-HEX OLD-MODE NEW-FILE NEW-HEX NEW-MODE.
     #[arg(long)]
     pub git_external: bool,
-    /// OLD NEW (or git's seven arguments with --git-external).
+    /// Seconds the semantic diff may take before the line diff is shown instead (0: the
+    /// line diff only; default `TSCN_MERGE_TIMEOUT`, else 60).
+    #[arg(long, value_name = "SECS")]
+    pub timeout: Option<f64>,
+    /// OLD NEW (files or git's REV:PATH), or one work-tree PATH to compare with HEAD
+    /// (or git's seven arguments with --git-external).
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
 }
@@ -225,6 +233,10 @@ pub struct DiffArgs {
 /// `textconv` arguments.
 #[derive(Args, Debug)]
 pub struct TextconvArgs {
+    /// Seconds the projection may take before the file is printed as it is (0: always
+    /// as it is; default `TSCN_MERGE_TIMEOUT`, else 60).
+    #[arg(long, value_name = "SECS")]
+    pub timeout: Option<f64>,
     /// The scene to project.
     pub file: PathBuf,
 }
@@ -253,6 +265,10 @@ pub struct ReviewArgs {
     /// No progress on stderr (it is shown only on a terminal anyway).
     #[arg(short = 'q', long)]
     pub quiet: bool,
+    /// Seconds each file's semantic diff may take before the file is listed as not
+    /// diffed (0: none is diffed; default `TSCN_MERGE_TIMEOUT`, else 60).
+    #[arg(long, value_name = "SECS")]
+    pub timeout: Option<f64>,
 }
 
 /// `solve` arguments.
@@ -369,7 +385,10 @@ fn textconv_fast_path() -> Option<TextconvArgs> {
         file = args.next()?;
     }
     let plain = dashes || !file.as_encoded_bytes().starts_with(b"-");
-    (plain && args.next().is_none()).then(|| TextconvArgs { file: file.into() })
+    (plain && args.next().is_none()).then(|| TextconvArgs {
+        timeout: None,
+        file: file.into(),
+    })
 }
 
 /// The exit code of a command's outcome, its error printed.

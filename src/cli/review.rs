@@ -1,5 +1,5 @@
 //! `review REV_RANGE`: one summary of every scene file changed over a range (added,
-//! deleted and renamed files included), Markdown by default: the comment a CI job posts
+//! deleted and renamed files included), and of Godot's config files (key by key), Markdown by default: the comment a CI job posts
 //! on a pull request, kept under `--max-bytes`. Progress goes to stderr only when it is a
 //! terminal, and never with `-q`.
 //!
@@ -9,10 +9,12 @@
 mod renames;
 
 use super::io::stderr_line;
-use super::{use_color, DiffFormat, ReviewArgs};
+use super::{deadline, use_color, DiffFormat, ReviewArgs};
 use anyhow::Result;
 use renames::Paired;
 use std::io::{IsTerminal, Write};
+use tscn_merge::config::diff::diff_config;
+use tscn_merge::config::{ConfigKind, Document};
 use tscn_merge::diff::diff_files;
 use tscn_merge::model::Scene;
 use tscn_merge::render::escape::visible;
@@ -27,9 +29,15 @@ fn parse(path: &str, side: &str, bytes: &Option<Vec<u8>>) -> Result<Option<Scene
     }
 }
 
-/// Diff every changed file of the range, renames paired.
-pub fn collect(repo: &gix::Repository, range: &str, progress: bool) -> Result<Vec<FileDiff>> {
-    let changes = renames::detect(super::git::changed_scene_files(repo, range)?);
+/// Diff every changed file of the range, renames paired; each file's diff within
+/// `secs` seconds, else listed as not diffed.
+pub fn collect(
+    repo: &gix::Repository,
+    range: &str,
+    progress: bool,
+    secs: f64,
+) -> Result<Vec<FileDiff>> {
+    let changes = renames::detect(super::git::changed_files(repo, range, is_reviewed)?);
     let total = changes.len();
     let mut out = Vec::with_capacity(total);
     for (i, c) in changes.into_iter().enumerate() {
@@ -41,7 +49,7 @@ pub fn collect(repo: &gix::Repository, range: &str, progress: bool) -> Result<Ve
                 visible(&c.path)
             ));
         }
-        out.push(diff_one(c));
+        out.push(diff_within(c, secs));
     }
     if progress && total > 0 {
         super::io::write_stderr("\n");
@@ -49,13 +57,83 @@ pub fn collect(repo: &gix::Repository, range: &str, progress: bool) -> Result<Ve
     Ok(out)
 }
 
-fn diff_one(c: Paired) -> FileDiff {
-    let status = match (&c.old, &c.new) {
+fn status_of(c: &Paired) -> FileStatus {
+    match (&c.old, &c.new) {
         _ if c.renamed_from.is_some() => FileStatus::Renamed,
         (None, _) => FileStatus::Added,
         (_, None) => FileStatus::Deleted,
         _ => FileStatus::Modified,
+    }
+}
+
+/// [`diff_one`] within `secs` seconds; past them the file is listed with why it was
+/// not diffed (a scene whose nodes were all replaced can take long to pair).
+fn diff_within(c: Paired, secs: f64) -> FileDiff {
+    let (path, status, renamed_from) = (c.path.clone(), status_of(&c), c.renamed_from.clone());
+    deadline::within(secs, move || diff_one(c)).unwrap_or_else(|| FileDiff {
+        report: Err(format!(
+            "{path}: semantic diff unavailable ({}); see `git diff` for its lines",
+            deadline::reason(secs)
+        )),
+        path,
+        status,
+        renamed_from,
+        root_name: None,
+        settings: None,
+    })
+}
+
+/// The files a review shows: scenes and resources, and Godot's config files
+/// (`project.godot`, `export_presets.cfg`, `override.cfg`, `plugin.cfg`, `*.import`,
+/// `*.uid`), whose key-level changes it lists.
+fn is_reviewed(path: &str) -> bool {
+    super::git::is_scene_path(path) || ConfigKind::of_path(path).is_some()
+}
+
+/// A config file's side, parsed (`None`: absent).
+fn parse_config(
+    path: &str,
+    side: &str,
+    bytes: &Option<Vec<u8>>,
+) -> Result<Option<Document>, String> {
+    let Some(b) = bytes else { return Ok(None) };
+    let text =
+        std::str::from_utf8(b).map_err(|_| format!("{path} ({side}): 1:1: expected UTF-8 text"))?;
+    Document::parse(text)
+        .map(Some)
+        .map_err(|e| format!("{path} ({side}): {e}"))
+}
+
+/// A config file's entry: its key-level changes.
+fn diff_config_file(c: Paired) -> FileDiff {
+    let status = status_of(&c);
+    let old_path = c.renamed_from.as_ref().map_or(c.path.as_str(), |(p, _)| p);
+    let (old, new) = (
+        parse_config(old_path, "old", &c.old),
+        parse_config(&c.path, "new", &c.new),
+    );
+    let (report, settings) = match (old, new) {
+        (Ok(o), Ok(n)) => (
+            Ok(Default::default()),
+            Some(diff_config(o.as_ref(), n.as_ref())),
+        ),
+        (Err(e), _) | (_, Err(e)) => (Err(e), None),
     };
+    FileDiff {
+        path: c.path,
+        status,
+        renamed_from: c.renamed_from,
+        root_name: None,
+        report,
+        settings,
+    }
+}
+
+fn diff_one(c: Paired) -> FileDiff {
+    if ConfigKind::of_path(&c.path).is_some() {
+        return diff_config_file(c);
+    }
+    let status = status_of(&c);
     let old_path = c.renamed_from.as_ref().map_or(c.path.as_str(), |(p, _)| p);
     let (old, new) = (
         parse(old_path, "old", &c.old),
@@ -75,6 +153,7 @@ fn diff_one(c: Paired) -> FileDiff {
         renamed_from: c.renamed_from,
         root_name,
         report,
+        settings: None,
     }
 }
 
@@ -91,7 +170,7 @@ pub fn run(a: &ReviewArgs) -> Result<i32> {
             visible(&a.range)
         );
     }
-    let files = collect(&repo, &a.range, progress)?;
+    let files = collect(&repo, &a.range, progress, deadline::limit(a.timeout))?;
     let opts = Options {
         color: use_color(a.color),
         show_noise: a.show_noise,

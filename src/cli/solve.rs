@@ -176,6 +176,17 @@ fn index_stages(file: &Path) -> Option<git::Stages> {
     git::conflict_stages(&repo, &abs).ok().flatten()
 }
 
+/// The index stages with LF line ends, as the work tree's text is solved
+/// ([`io::eol::to_lf`]): blobs committed with CRLF compare with git's line merge of
+/// them, and merge, like the work tree's file.
+fn stages_lf(s: git::Stages) -> git::Stages {
+    git::Stages {
+        base: s.base.map(io::eol::to_lf),
+        ours: s.ours.map(io::eol::to_lf),
+        theirs: s.theirs.map(io::eol::to_lf),
+    }
+}
+
 /// The style of the markers a solve writes: `--style`, else `merge.conflictStyle` as
 /// git sees it in the file's directory (`-c` overrides included, the same lookup as
 /// `merge --git`), else git's default (`merge`) inside a repository and diff3 outside
@@ -379,10 +390,14 @@ fn favor_blocks(
 fn solve_file(a: &SolveArgs, file: &Path) -> anyhow::Result<i32> {
     // A file name is the repository's: shown, never obeyed by the terminal.
     let shown = tscn_merge::render::escape::visible(&file.display().to_string()).into_owned();
-    let text = io::read(file)?;
+    // Solved with LF line ends, written back in the file's own (io/eol.rs); the
+    // backup keeps the bytes as they were.
+    let original = io::read(file)?;
+    let ending = io::eol::Ending::of(&original);
+    let text = io::eol::lf_view(&original).into_owned();
     let style = style_for(a, file);
     let (from_index_plan, unmerged) = match index_stages(file) {
-        Some(stages) => match from_index(a, style, &shown, &text, stages)? {
+        Some(stages) => match from_index(a, style, &shown, &text, stages_lf(stages))? {
             FromIndex::Done(code) => return Ok(code),
             FromIndex::Plan(p) => (Some(p), true),
             FromIndex::Edited => (None, true),
@@ -417,15 +432,18 @@ fn solve_file(a: &SolveArgs, file: &Path) -> anyhow::Result<i32> {
         (outcome.text, outcome.conflict_count) = favor_blocks(&text, &outcome.text, style, a, side);
     }
     if a.stdout {
-        io::write_stdout(&outcome.text)?;
+        io::write_stdout(&ending.apply(std::mem::take(&mut outcome.text)))?;
     } else if outcome.text == text {
         stderr_line!("{shown}: unchanged");
     } else {
         if !a.no_backup {
-            let orig = write_backup(file, &text)?;
+            let orig = write_backup(file, &original)?;
             stderr_line!("{shown}: the file as it was is kept in {}", orig.display());
         }
-        io::write_atomic(&write_target(file), &outcome.text)?;
+        io::write_atomic(
+            &write_target(file),
+            &ending.apply(std::mem::take(&mut outcome.text)),
+        )?;
     }
     if outcome.is_clean() {
         let review = if plan.unmerged && !a.stdout {

@@ -51,10 +51,11 @@ pub fn diff_config(old: Option<&Document>, new: Option<&Document>) -> Vec<Config
             ));
         }
     }
-    if let (Some(a), Some(b)) = (os[0].uid(), ns[0].uid()) {
-        if a != b {
-            out.push(change("", None, format!("uid: {a} -> {b}")));
-        }
+    match (os[0].uid(), ns[0].uid()) {
+        (Some(a), Some(b)) if a != b => out.push(change("", None, format!("uid: {a} -> {b}"))),
+        (None, Some(b)) => out.push(change("", None, format!("uid {b} added"))),
+        (Some(a), None) => out.push(change("", None, format!("uid {a} removed"))),
+        _ => {}
     }
     out
 }

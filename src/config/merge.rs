@@ -14,6 +14,7 @@
 //! whose result does not parse, gives way to the line merge (`crate::linemerge`), as the
 //! scene merge does. Placement of pieces is in [`Layout`]; deciding is here.
 
+use super::decision::{describe, describe_key, ConfigDecision};
 use super::model::{is_sorted, same_section, same_value, sections, SectionRef};
 use super::syntax::{Document, Item, ItemKind};
 use super::ConfigKind;
@@ -54,8 +55,8 @@ pub struct ConfigMerge {
     pub conflict_count: usize,
     /// What conflicts, key by key (empty after a line fallback).
     pub conflicts: Vec<KeyConflict>,
-    /// Every automatic decision, as a sentence (`--explain`).
-    pub decisions: Vec<String>,
+    /// Every automatic decision (`--explain`; a sentence through `Display`).
+    pub decisions: Vec<ConfigDecision>,
     /// How the result was made.
     pub method: ConfigMethod,
 }
@@ -102,7 +103,10 @@ fn line_fallback(
         text: lm.text,
         conflict_count: lm.conflicts,
         conflicts: Vec::new(),
-        decisions: vec![format!("merged line by line, as git does: {reason}")],
+        decisions: vec![ConfigDecision::new(
+            "fell_back",
+            format!("merged line by line, as git does: {reason}"),
+        )],
         method: ConfigMethod::LineFallback(reason),
     }
 }
@@ -297,7 +301,7 @@ struct Merger<'a, 'o> {
     t: &'a Document,
     out: Layout<'o>,
     conflicts: Vec<KeyConflict>,
-    decisions: Vec<String>,
+    decisions: Vec<ConfigDecision>,
     /// Both sides created the file (git hands an empty base).
     added_file: bool,
 }
@@ -321,8 +325,9 @@ impl<'a, 'o> Merger<'a, 'o> {
         for s in &os {
             match (find(&bs, s.name), find(&ts, s.name)) {
                 (Some(b), None) if same_section(self.b, &b, self.o, s) => {
-                    self.decisions
-                        .push(format!("{} deleted by theirs", describe(s.name)));
+                    let m = format!("{} deleted by theirs", describe(s.name));
+                    let d = ConfigDecision::new("section_deleted", m).at(s.name, None);
+                    self.decisions.push(d.side("theirs"));
                 }
                 (Some(_), None) => plan.push(SectionPlan::Conflict(s.name.into())),
                 _ => plan.push(SectionPlan::Merge(s.name.into())),
@@ -341,8 +346,9 @@ impl<'a, 'o> Merger<'a, 'o> {
             }
             let piece = match find(&bs, s.name) {
                 Some(b) if same_section(self.b, &b, self.t, s) => {
-                    self.decisions
-                        .push(format!("{} deleted by ours", describe(s.name)));
+                    let m = format!("{} deleted by ours", describe(s.name));
+                    let d = ConfigDecision::new("section_deleted", m).at(s.name, None);
+                    self.decisions.push(d.side("ours"));
                     continue;
                 }
                 Some(_) => SectionPlan::Conflict(s.name.into()),
@@ -352,10 +358,12 @@ impl<'a, 'o> Merger<'a, 'o> {
                 SectionPlan::Merge(n) | SectionPlan::Theirs(n) | SectionPlan::Conflict(n) => n,
             });
             if sorted && matches!(piece, SectionPlan::Theirs(_)) {
-                self.decisions.push(format!(
+                let m = format!(
                     "{} added by theirs, placed in Godot's sorted order",
                     describe(s.name)
-                ));
+                );
+                let d = ConfigDecision::new("section_placed_sorted", m).at(s.name, None);
+                self.decisions.push(d.side("theirs"));
             }
             plan.insert(at, piece);
         }
@@ -496,10 +504,12 @@ impl<'a, 'o> Merger<'a, 'o> {
         let tv = t.map(|(_, e)| self.t.slice(&e.value));
         let bv = b.map(|(_, e)| self.b.slice(&e.value));
         let (item, e) = o;
-        self.decisions.push(format!(
+        let m = format!(
             "{} renamed by ours from `{old}`; theirs' change to it follows the rename",
             describe_key(sec, &e.key)
-        ));
+        );
+        let d = ConfigDecision::new("key_rename_followed", m).at(sec, Some(&e.key));
+        self.decisions.push(d.side("ours").values(&e.key, old));
         match (bv, tv) {
             (Some(bv), Some(tv)) if !same_value(bv, tv) => {
                 let line = self.o.slice(&item.span);
@@ -616,18 +626,24 @@ impl<'a, 'o> Merger<'a, 'o> {
         };
         let sidecar = self.kind.is_some_and(ConfigKind::is_sidecar);
         if sidecar && key == "uid" && (b.is_none() || self.added_file) {
-            self.decisions.push(format!(
+            let m = format!(
                 "both sides created this sidecar with different uids: kept ours' {ov} (theirs' {tv}; \
                  scenes saved on theirs' branch may still refer to it: re-save them, or run `check` on them)"
-            ));
+            );
+            let d = ConfigDecision::new("sidecar_uid_kept_ours", m).at(sec, Some(key));
+            let unquoted = |v: &str| v.trim_matches('"').to_string();
+            self.decisions
+                .push(d.side("ours").values(&unquoted(ov), &unquoted(tv)));
             return KeyOutcome::Ours;
         }
         match super::values::merge_value(b, ov, tv) {
             Some(v) => {
-                self.decisions.push(format!(
+                let m = format!(
                     "{}: both sides changed its parts; merged part by part",
                     describe_key(sec, key)
-                ));
+                );
+                let d = ConfigDecision::new("value_merged_inside", m).at(sec, Some(key));
+                self.decisions.push(d);
                 KeyOutcome::Value(v)
             }
             None => KeyOutcome::Conflict,
@@ -649,27 +665,13 @@ impl<'a, 'o> Merger<'a, 'o> {
         if bu == Some(ou) {
             return whole(self.t, super::model::section(self.t, ""));
         }
-        self.decisions.push(format!(
+        let m = format!(
             "both sides created this `.uid` sidecar with different ids: kept ours' {ou} (theirs' {tu}; \
              scenes saved on theirs' branch may refer to it by that id: re-save them, or run `check` on them)"
-        ));
+        );
+        let d = ConfigDecision::new("sidecar_uid_kept_ours", m).at("", None);
+        self.decisions.push(d.side("ours").values(ou, tu));
         all
-    }
-}
-
-fn describe(section: &str) -> String {
-    if section.is_empty() {
-        "the lines before the first section".into()
-    } else {
-        format!("section `[{section}]`")
-    }
-}
-
-fn describe_key(section: &str, key: &str) -> String {
-    if section.is_empty() {
-        format!("`{key}`")
-    } else {
-        format!("`[{section}] {key}`")
     }
 }
 

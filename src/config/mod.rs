@@ -8,6 +8,7 @@
 //! command line's `src/cli/config.rs` does the reading and writing.
 
 pub mod check;
+pub mod decision;
 pub mod diff;
 pub mod merge;
 pub mod model;

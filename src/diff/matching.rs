@@ -9,10 +9,12 @@
 
 use super::context::Differ;
 use super::godot3;
-use super::noise::Eq3;
+use super::noise::labelled;
 use super::side::{parent_path, props_of, PathHasher, Side};
+use crate::model::likeness::{likeness, most_alike, Budget};
 use crate::model::{join_path, NodeKey};
-use crate::value::RefKind;
+use crate::value::{self, RefKind, Value};
+use std::cell::OnceCell;
 use std::collections::{BTreeMap, HashMap};
 use std::hash::BuildHasherDefault;
 
@@ -45,14 +47,64 @@ pub(super) fn pair_nodes_by_key(d: &mut Differ) {
     pair_nodes_by_path(d);
 }
 
-/// Renames and moves, each round followed by pairing by path.
-pub(super) fn pair_renamed_and_moved(d: &mut Differ) {
+/// Renames and moves, each round followed by pairing by path; returns how many
+/// likenesses were computed (at most the [`Budget`] for the two scenes: beyond it the
+/// nodes left are reported removed and added).
+pub(super) fn pair_renamed_and_moved(d: &mut Differ) -> usize {
+    let (o, n) = (d.old.sc.nodes.len(), d.new.sc.nodes.len());
+    let mut lk = Likeness {
+        budget: Budget::for_nodes(o + n),
+        old: (0..o).map(|_| OnceCell::new()).collect(),
+        new: (0..n).map(|_| OnceCell::new()).collect(),
+    };
     for _ in 0..RENAME_ROUNDS {
-        if !d.pair_renames_and_moves() {
+        if !d.pair_renames_and_moves(&mut lk) {
             break;
         }
         pair_nodes_by_path(d);
     }
+    lk.budget.spent()
+}
+
+/// The rename rounds' state: the likeness budget, and each node's properties read once
+/// (a node is compared with many candidates; parsing its values each time was most of
+/// the cost).
+struct Likeness<'s> {
+    budget: Budget,
+    old: Vec<OnceCell<Vec<(&'s str, Reading)>>>,
+    new: Vec<OnceCell<Vec<(&'s str, Reading)>>>,
+}
+
+/// A property value as [`Differ::compare`] sees it: its text with references by label,
+/// and its parsed value with references by label.
+struct Reading {
+    relabelled: String,
+    value: Option<Value>,
+}
+
+impl Reading {
+    /// What [`Differ::compare`] calls not different: the same text with references
+    /// pointing at the same things, or the same value for the engine.
+    fn alike(a: &Reading, b: &Reading) -> bool {
+        a.relabelled == b.relabelled
+            || matches!((&a.value, &b.value), (Some(x), Some(y)) if x.sem_eq(y))
+    }
+}
+
+/// Node `i`'s properties on `side`, read for likeness.
+fn readings<'s>(side: &Side<'s>, i: usize) -> Vec<(&'s str, Reading)> {
+    let sc = side.sc;
+    let s = sc.section(sc.nodes[i].section);
+    props_of(sc, s)
+        .into_iter()
+        .map(|(k, v)| {
+            let value = value::parse(v)
+                .ok()
+                .map(|x| labelled(side, v, &x).unwrap_or(x));
+            let relabelled = side.relabel(v).into_owned();
+            (k, Reading { relabelled, value })
+        })
+        .collect()
 }
 
 /// Unpaired old nodes to the new node at their (translated) path.
@@ -79,26 +131,6 @@ fn pair_nodes_by_path(d: &mut Differ) {
 }
 
 impl<'a> Differ<'a> {
-    /// How alike two nodes' properties are (0..1), references compared by label.
-    fn similarity(&self, i: usize, j: usize) -> f64 {
-        let os = self.old.sc.section(self.old.sc.nodes[i].section);
-        let ns = self.new.sc.section(self.new.sc.nodes[j].section);
-        let op = props_of(self.old.sc, os);
-        let np: BTreeMap<&str, &str> = props_of(self.new.sc, ns).into_iter().collect();
-        let total = op.len().max(np.len());
-        if total == 0 {
-            return 1.0;
-        }
-        let same = op
-            .iter()
-            .filter(|(k, v)| {
-                np.get(k)
-                    .is_some_and(|w| !matches!(self.compare(v, w), Eq3::Differs(_)))
-            })
-            .count();
-        same as f64 / total as f64
-    }
-
     /// Same type (or its Godot 3 / Godot 4 name) and the same instanced scene.
     fn same_kind(&self, i: usize, j: usize) -> bool {
         let (a, b) = (&self.old.sc.nodes[i], &self.new.sc.nodes[j]);
@@ -112,7 +144,7 @@ impl<'a> Differ<'a> {
 
     /// Renames (same parent, same kind, alike) and moves (same name, same kind, alike) of
     /// nodes without a shared unique_id; children follow by path afterwards.
-    fn pair_renames_and_moves(&mut self) -> bool {
+    fn pair_renames_and_moves(&mut self, lk: &mut Likeness<'a>) -> bool {
         let mut progress = false;
         let mut by_parent: BTreeMap<String, Vec<usize>> = BTreeMap::new();
         let mut by_name: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
@@ -139,7 +171,10 @@ impl<'a> Differ<'a> {
             let siblings = by_parent.get(&parent).into_iter().flatten();
             let namesakes = by_name.get(name).into_iter().flatten();
             let cands: Vec<usize> = siblings.chain(namesakes).copied().collect();
-            if let Some(j) = self.most_alike(i, &cands) {
+            if lk.budget.is_out() {
+                break;
+            }
+            if let Some(j) = self.most_alike(i, &cands, lk) {
                 self.node_pair[i] = Some(j);
                 self.node_pair_rev[j] = Some(i);
                 progress = true;
@@ -148,22 +183,22 @@ impl<'a> Differ<'a> {
         progress
     }
 
-    /// The free candidate of the same kind most alike old node `i` (at least half).
-    fn most_alike(&self, i: usize, cands: &[usize]) -> Option<usize> {
-        let mut best: Option<(f64, usize)> = None;
-        for &j in cands {
-            if self.node_pair_rev[j].is_some() || !self.same_kind(i, j) {
-                continue;
-            }
-            let (a, b) = (&self.old.sc.nodes[i], &self.new.sc.nodes[j]);
-            if a.unique_id.is_some() && b.unique_id.is_some() {
-                continue;
-            }
-            let s = self.similarity(i, j);
-            if s >= 0.5 && best.is_none_or(|(bs, _)| s > bs) {
-                best = Some((s, j));
-            }
-        }
-        best.map(|(_, j)| j)
+    /// The free candidate of the same kind most alike old node `i` (at least
+    /// [`crate::model::likeness::SAME_NODE`]), each likeness paid from the budget.
+    fn most_alike(&self, i: usize, cands: &[usize], lk: &mut Likeness<'a>) -> Option<usize> {
+        let a = &self.old.sc.nodes[i];
+        let free = cands.iter().copied().filter(|&j| {
+            let b = &self.new.sc.nodes[j];
+            self.node_pair_rev[j].is_none()
+                && self.same_kind(i, j)
+                && !(a.unique_id.is_some() && b.unique_id.is_some())
+        });
+        let free: Vec<usize> = free.collect();
+        let op = lk.old[i].get_or_init(|| readings(&self.old, i));
+        let Likeness { budget, new, .. } = lk;
+        most_alike(free, budget, |j| {
+            let np = new[j].get_or_init(|| readings(&self.new, j));
+            likeness(op, np, Reading::alike)
+        })
     }
 }

@@ -98,7 +98,7 @@ impl<'a> Differ<'a> {
 }
 
 /// `v` with its references replaced by cross-side labels (`None` when `text` has none).
-fn labelled(side: &Side, text: &str, v: &Value) -> Option<Value> {
+pub(super) fn labelled(side: &Side, text: &str, v: &Value) -> Option<Value> {
     if !text.contains("Resource") {
         return None;
     }

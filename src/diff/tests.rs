@@ -631,3 +631,43 @@ fn resave_renaming_respelling_and_reordering_at_once_is_no_change() {
         r.changes
     );
 }
+
+/// Issue 29 §10: N siblings all replaced by N others (a regenerated level) cost N x N
+/// likenesses to pair; the pairing stops at its budget, linear in the nodes, and the
+/// nodes left are reported removed and added. A rename among few siblings is still seen.
+#[test]
+fn rename_pairing_is_bounded_on_replaced_siblings() {
+    let level = |prefix: &str, n: usize, seed: usize| {
+        let mut t =
+            String::from("[gd_scene format=3]\n\n[node name=\"Level\" type=\"Node2D\"]\n\n");
+        for i in 0..n {
+            let v = (i * 7919 + seed) % 4096;
+            t += &format!(
+                "[node name=\"{prefix}{i}\" type=\"Sprite2D\" parent=\".\"]\nposition = Vector2({v}, {})\nrotation = {}.5\n\n",
+                v / 3,
+                v % 97
+            );
+        }
+        t
+    };
+    let n = 800;
+    let (a, b) = (sc(&level("Old", n, 1)), sc(&level("New", n, 2)));
+    let mut d = context::Differ::new(&a, &b);
+    matching::pair_nodes_by_key(&mut d);
+    let spent = matching::pair_renamed_and_moved(&mut d);
+    let nodes = a.nodes.len() + b.nodes.len();
+    let bound =
+        crate::model::likeness::BUDGET_BASE + crate::model::likeness::BUDGET_PER_NODE * nodes;
+    assert!(spent <= bound, "{spent} likenesses for {nodes} nodes");
+    assert!(spent > n, "the pairing compared candidates: {spent}");
+    assert!(n * n > bound, "the case must be beyond the budget");
+    let r = d_renamed(
+        &level("Old", 3, 1),
+        &level("Old", 3, 1).replace("Old1\"", "Hero\""),
+    );
+    assert!(r.contains("Renamed"), "{r}");
+}
+
+fn d_renamed(a: &str, b: &str) -> String {
+    format!("{:?}", d(a, b).changes)
+}

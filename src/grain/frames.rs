@@ -4,7 +4,8 @@
 //! Animations added or removed on one side apply; an animation both sides changed merges
 //! entry by entry (`speed` on one side, `frames` on the other). Frames both sides changed
 //! merge as a sequence, as git merges lines (frames added at different places, one removed
-//! while another is added); the same slot changed differently on both sides conflicts.
+//! while another is added, frames both sides inserted at one place: ours' then
+//! theirs'); the same slot changed differently on both sides conflicts.
 //! The order is ours', then the animations only theirs added.
 
 use super::change::{describe_sequence, fold, ValueChange};
@@ -145,6 +146,20 @@ fn merge_frame_lists(
         match h {
             Hunk::Stable(x) | Hunk::Clean(x) => {
                 let text = std::str::from_utf8(x).ok()?;
+                out.extend(text.lines().filter_map(|l| spelled.get(l).copied()));
+            }
+            Hunk::Conflict { base, ours, theirs } if base.is_empty() => {
+                // Both sides inserted frames at one place (both appended, typically):
+                // ours' then theirs', as a sequence of inserts; one side's frames that
+                // start the other's are that side's (no frame twice).
+                let both = if theirs.starts_with(ours) {
+                    theirs.to_vec()
+                } else if ours.starts_with(theirs) {
+                    ours.to_vec()
+                } else {
+                    [ours, theirs].concat()
+                };
+                let text = std::str::from_utf8(&both).ok()?;
                 out.extend(text.lines().filter_map(|l| spelled.get(l).copied()));
             }
             Hunk::Conflict { base, ours, theirs } => {

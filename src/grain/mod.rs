@@ -15,6 +15,7 @@ mod describe;
 mod dict;
 mod frames;
 mod keys;
+mod object;
 mod text;
 mod three;
 mod tracks;
@@ -205,6 +206,7 @@ fn merge_kind(
         Kind::GridMap => cells::merge_grid(ctx, base, ours, theirs),
         Kind::TrackKeys => keys::merge(ctx, None, base, ours, theirs),
         Kind::SpriteFrames => frames::merge(ctx, base, ours, theirs),
+        Kind::Dict if ours.trim_start().starts_with("Object(") => object::merge(base, ours, theirs),
         Kind::Dict => dict::merge_top(ctx, base, ours, theirs),
     }
 }

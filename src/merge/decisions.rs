@@ -120,12 +120,62 @@ pub enum Decision {
         /// `ours` or `theirs`: the side that re-saved it.
         side: &'static str,
     },
+    /// An override entry (a node inside an instanced scene) deleted on one side whose
+    /// `index=` alone the other side shifted (the instanced scene gained a node before
+    /// it): an index of an entry that is gone is moot, so the deletion wins.
+    ReindexedEntryDeleted {
+        /// The entry, as the conflict report names it.
+        node: String,
+        /// `ours` or `theirs`: the side that only shifted its index.
+        side: &'static str,
+    },
+    /// A node only theirs added carried a `unique_id` that one of ours' nodes holds (two
+    /// different new nodes given one id, by hand or by a duplicated file): both nodes
+    /// stay, theirs' with a fresh id.
+    NodeUniqueIdRenamed {
+        /// Theirs' node path.
+        node: String,
+        /// The id it had.
+        from: i64,
+        /// The id it gets.
+        to: i64,
+    },
+    /// Two nodes arrived at one path (ours renamed or moved one there, theirs another or
+    /// added one): a conflict of the nodes, never one node carrying both.
+    NodesAtOnePathConflict {
+        /// The path.
+        node: String,
+        /// What ours put there.
+        ours: String,
+        /// What theirs put there.
+        theirs: String,
+    },
     /// `format` raised because merged content needs it.
     FormatRaised {
         /// Value on ours.
         from: Option<i64>,
         /// Value written.
         to: i64,
+    },
+    /// Both sides replaced the same `ExtResource` by an embedded resource of one type, one
+    /// holding every property of the other: that one (the superset) was kept.
+    EmbeddedSupersetKept {
+        /// The node or resource, as the conflict report names it.
+        location: String,
+        /// The property.
+        key: String,
+        /// The embedded resource's type.
+        type_name: String,
+        /// `ours` or `theirs`: the side whose resource was kept.
+        side: &'static str,
+    },
+    /// Both sides gave the file's own header a new `uid` (a re-save on each branch): ours'
+    /// was kept, by rule.
+    HeaderUidOurs {
+        /// The uid kept (ours').
+        ours: String,
+        /// Theirs' uid, which files written on theirs may refer to.
+        theirs: String,
     },
     /// A sub_resource or ext_resource no longer used by anything was dropped.
     UnusedResourceDropped {
@@ -241,6 +291,8 @@ impl fmt::Display for Decision {
             | Decision::LoadStepsRecomputed { .. }
             | Decision::LoadStepsRemoved { .. }
             | Decision::FormatRaised { .. }
+            | Decision::HeaderUidOurs { .. }
+            | Decision::EmbeddedSupersetKept { .. }
             | Decision::UnusedResourceDropped { .. }
             | Decision::DeletedResourceKept { .. }
             | Decision::ValueMergedInside { .. } => self.fmt_resource(f),
@@ -252,11 +304,14 @@ impl fmt::Display for Decision {
             | Decision::OrderConflictOursKept
             | Decision::SiblingOrderMerged
             | Decision::ResavedNodeDeleted { .. }
+            | Decision::ReindexedEntryDeleted { .. }
+            | Decision::NodeUniqueIdRenamed { .. }
             | Decision::ChurnOursKept { .. }
             | Decision::ChurnedNodeDeleted { .. } => self.fmt_node(f),
             Decision::ConflictCarriesSubtree { .. }
             | Decision::RivalNodesConflict { .. }
             | Decision::ReplacedNodeConflict { .. }
+            | Decision::NodesAtOnePathConflict { .. }
             | Decision::ConflictCarriesSubResource { .. }
             | Decision::ConflictSpellsParents { .. }
             | Decision::AddAddStandInBase { .. }
@@ -299,6 +354,14 @@ impl Decision {
                 f,
                 "raised format from {} to {to}: the merged content needs it",
                 from.map_or("absent".to_string(), |v| v.to_string())
+            ),
+            Decision::EmbeddedSupersetKept { location, key, type_name, side } => write!(
+                f,
+                "kept {side}' embedded {type_name} for {key} of {location}: both sides replaced the same ExtResource by an embedded {type_name}, and {side}' holds every property of the other's with the same value"
+            ),
+            Decision::HeaderUidOurs { ours, theirs } => write!(
+                f,
+                "kept ours' file uid {ours}: both sides gave the file a new uid (theirs {theirs}); files that refer to {theirs} still load it by its path, with Godot's warning"
             ),
             Decision::UnusedResourceDropped { section, id } => {
                 write!(f, "dropped {section} \"{id}\": nothing in the merged file uses it any more")
@@ -343,6 +406,14 @@ impl Decision {
                 f,
                 "deleted {node}: {side} only re-saved it (a new unique_id or renamed resource ids), which is no change"
             ),
+            Decision::ReindexedEntryDeleted { node, side } => write!(
+                f,
+                "deleted {node}: {side} only shifted its index= among the instanced scene's children, which is moot for an entry that is gone"
+            ),
+            Decision::NodeUniqueIdRenamed { node, from, to } => write!(
+                f,
+                "node \"{node}\" that theirs added had unique_id={from}, which a different node of ours holds: both nodes were kept, theirs' with unique_id={to}"
+            ),
             Decision::ChurnOursKept { node, key, reason } => write!(
                 f,
                 "both sides changed {key} of {node} differently; kept ours because {reason} (--no-layout-policy to get a conflict)"
@@ -366,6 +437,10 @@ impl Decision {
             Decision::RivalNodesConflict { node, ours_nodes, theirs_nodes } => write!(
                 f,
                 "both sides added a different node \"{node}\" (another unique_id): one conflict holds ours' node with {ours_nodes} descendant node(s) and theirs' with {theirs_nodes}, so picking a side keeps that side's whole subtree"
+            ),
+            Decision::NodesAtOnePathConflict { node, ours, theirs } => write!(
+                f,
+                "two nodes arrive at \"{node}\" (ours: {ours}; theirs: {theirs}): they conflict as nodes (each side's [node] line, a new node whole against nothing), so picking a side leaves that side's one node at that path"
             ),
             Decision::ReplacedNodeConflict { node, replaced_by, old_nodes, new_nodes } => write!(
                 f,
@@ -424,12 +499,17 @@ impl Decision {
             Decision::LoadStepsRecomputed { .. } => "load_steps_recomputed",
             Decision::LoadStepsRemoved { .. } => "load_steps_removed",
             Decision::ResavedNodeDeleted { .. } => "resaved_node_deleted",
+            Decision::ReindexedEntryDeleted { .. } => "reindexed_entry_deleted",
+            Decision::NodeUniqueIdRenamed { .. } => "node_unique_id_renamed",
             Decision::FormatRaised { .. } => "format_raised",
+            Decision::HeaderUidOurs { .. } => "header_uid_ours",
+            Decision::EmbeddedSupersetKept { .. } => "embedded_superset_kept",
             Decision::UnusedResourceDropped { .. } => "unused_resource_dropped",
             Decision::DeletedResourceKept { .. } => "deleted_resource_kept",
             Decision::ConflictCarriesSubtree { .. } => "conflict_carries_subtree",
             Decision::ConflictSpellsParents { .. } => "conflict_spells_parents",
             Decision::RivalNodesConflict { .. } => "rival_nodes_conflict",
+            Decision::NodesAtOnePathConflict { .. } => "nodes_at_one_path_conflict",
             Decision::ReplacedNodeConflict { .. } => "replaced_node_conflict",
             Decision::ConflictCarriesSubResource { .. } => "conflict_carries_sub_resource",
             Decision::ChurnOursKept { .. } => "churn_ours_kept",
@@ -469,8 +549,21 @@ impl Decision {
             }
             Decision::LoadStepsRecomputed { from, to } => json!({"from": from, "to": to}),
             Decision::FormatRaised { from, to } => json!({"from": from, "to": to}),
+            Decision::HeaderUidOurs { ours, theirs } => json!({"ours": ours, "theirs": theirs}),
+            Decision::EmbeddedSupersetKept {
+                location,
+                key,
+                type_name,
+                side,
+            } => {
+                json!({"location": location, "key": key, "type": type_name, "side": side})
+            }
             Decision::LoadStepsRemoved { side, base } => json!({"side": side, "base": base}),
-            Decision::ResavedNodeDeleted { node, side } => json!({"node": node, "side": side}),
+            Decision::NodeUniqueIdRenamed { node, from, to } => {
+                json!({"node": node, "from": from, "to": to})
+            }
+            Decision::ResavedNodeDeleted { node, side }
+            | Decision::ReindexedEntryDeleted { node, side } => json!({"node": node, "side": side}),
             Decision::UnusedResourceDropped { section, id }
             | Decision::DeletedResourceKept { section, id } => {
                 json!({"section": section, "id": id})
@@ -495,6 +588,7 @@ impl Decision {
             | Decision::ConflictSpellsParents { .. }
             | Decision::RivalNodesConflict { .. }
             | Decision::ReplacedNodeConflict { .. }
+            | Decision::NodesAtOnePathConflict { .. }
             | Decision::ChurnOursKept { .. }
             | Decision::ChurnedNodeDeleted { .. }
             | Decision::ConflictCarriesSubResource { .. }
@@ -520,6 +614,9 @@ impl Decision {
                 ours_nodes,
                 theirs_nodes,
             } => json!({"node": node, "ours_nodes": ours_nodes, "theirs_nodes": theirs_nodes}),
+            Decision::NodesAtOnePathConflict { node, ours, theirs } => {
+                json!({"node": node, "ours": ours, "theirs": theirs})
+            }
             Decision::ReplacedNodeConflict {
                 node,
                 replaced_by,

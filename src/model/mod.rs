@@ -15,6 +15,7 @@
 //! This file holds the model's types and the reading of every part but the nodes, which
 //! `nodes.rs` builds.
 
+pub mod likeness;
 mod nodes;
 
 use crate::syntax::{unescape, ByteRange, Document, ParseError, Section, SmallStr, Source};

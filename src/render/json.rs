@@ -209,6 +209,14 @@ pub fn review(range: &str, files: &[FileDiff]) -> Value {
             }
             m.insert("summary".into(), json!(f.summary(str::to_string)));
             match &f.report {
+                Ok(_) if f.settings.is_some() => {
+                    let changes = f
+                        .settings
+                        .iter()
+                        .flatten()
+                        .map(|c| json!({"section": c.section, "key": c.key, "text": c.text}));
+                    m.insert("settings".into(), Value::Array(changes.collect()));
+                }
                 Ok(r) => {
                     m.insert("diff".into(), render(r));
                 }

@@ -434,6 +434,27 @@ fn status(f: &FileDiff, in_table: bool) -> String {
     format!("{verb} from {old} ({changes})")
 }
 
+/// A config file's changes: the count, then one line each in a fenced block (the texts
+/// quote keys and values from the repository; nothing in a code block is obeyed).
+fn settings_md(f: &FileDiff, settings: &[crate::config::diff::ConfigChange], out: &mut String) {
+    out.push_str(&format!("**{}**\n", f.summary(code)));
+    if settings.is_empty() {
+        return;
+    }
+    let lines: Vec<String> = settings
+        .iter()
+        .map(|c| super::escape::visible(&c.text).into_owned())
+        .collect();
+    let longest = lines.iter().map(|l| longest_run(l, '`')).max().unwrap_or(0);
+    let fence = "`".repeat(longest.max(2) + 1);
+    out.push_str(&format!("\n{fence}text\n{}\n{fence}\n", lines.join("\n")));
+}
+
+/// The longest run of `c` in `s`.
+fn longest_run(s: &str, c: char) -> usize {
+    s.split(|x| x != c).map(str::len).max().unwrap_or(0)
+}
+
 fn parent_dir(path: &str) -> &str {
     path.rsplit_once('/').map_or("", |(dir, _)| dir)
 }
@@ -455,6 +476,10 @@ fn section(f: &FileDiff, opts: &Options) -> String {
         None => format!("\n### {} ({})\n\n", code(&f.path), status(f, false)),
     };
     let root = f.root_name.as_deref();
+    if let (Some(settings), Ok(_)) = (&f.settings, &f.report) {
+        settings_md(f, settings, &mut out);
+        return out;
+    }
     match (&f.report, f.status) {
         (Err(e), _) => {
             let first = e.lines().next().unwrap_or_default();

@@ -58,12 +58,18 @@ pub struct FileDiff {
     pub root_name: Option<String>,
     /// The diff, or the parse error that prevented it.
     pub report: Result<DiffReport, String>,
+    /// For a Godot config file (`project.godot`, `export_presets.cfg`, `*.import`, ...):
+    /// its key-level changes ("autoload `GameManager` added"); `report` is then empty.
+    pub settings: Option<Vec<crate::config::diff::ConfigChange>>,
 }
 
 impl FileDiff {
     /// How much changed, for putting the most changed files first.
     pub fn weight(&self) -> usize {
-        self.report.as_ref().map_or(0, |r| r.changes.len())
+        match (&self.settings, &self.report) {
+            (Some(s), Ok(_)) => s.len(),
+            (_, r) => r.as_ref().map_or(0, |r| r.changes.len()),
+        }
     }
 
     /// One line for a table of files: a census for added and deleted files ("new scene:
@@ -71,12 +77,25 @@ impl FileDiff {
     /// piece of repository text in it (a resource's type) for the output at hand.
     pub fn summary(&self, quote: fn(&str) -> String) -> String {
         match (&self.report, self.status) {
+            (Err(e), _) if e.contains("semantic diff unavailable") => "not diffed".to_string(),
             (Err(_), _) => "cannot be parsed".to_string(),
+            (Ok(_), status) if self.settings.is_some() => settings_summary(self.weight(), status),
             (Ok(r), FileStatus::Added) => census(&self.path, r, ("new", "added"), quote),
             (Ok(r), FileStatus::Deleted) => census(&self.path, r, ("deleted", "removed"), quote),
             (Ok(r), _) if r.changes.is_empty() => "no semantic changes".to_string(),
             (Ok(r), _) => Counts::of(r).sentence(),
         }
+    }
+}
+
+/// "3 setting changes" (a new config file: "new file: 3 settings").
+fn settings_summary(n: usize, status: FileStatus) -> String {
+    match status {
+        FileStatus::Added if n == 0 => "new config file".to_string(),
+        FileStatus::Added => format!("new config file: {}", plural(n, "setting", "settings")),
+        FileStatus::Deleted => "deleted config file".to_string(),
+        _ if n == 0 => "no semantic changes".to_string(),
+        _ => plural(n, "setting change", "setting changes"),
     }
 }
 

@@ -198,6 +198,42 @@ fn color_of(m: char) -> &'static str {
     }
 }
 
+/// A node's heading under its ancestors: its own name (the path is spelled by the lines
+/// above it); anything else as [`subject_title`].
+fn node_title(s: &Subject) -> String {
+    match s {
+        Subject::Node { path, .. } if path != "." => {
+            let full = subject_title(s);
+            let name = super::node_name(path);
+            format!("{name}{}", &full[path.len()..])
+        }
+        _ => subject_title(s),
+    }
+}
+
+/// Print the ancestors of the node at `path` that the lines above do not already show
+/// (`open`: the chain of the last node printed), one dim line each at its depth, so a
+/// changed node always reads under its parents' names (`(root)` / `Spawners` / `Cars`).
+fn open_ancestors<'a>(path: &'a str, open: &mut Vec<&'a str>, c: bool, out: &mut String) {
+    let mut chain = vec![path];
+    let mut p = path;
+    while let Some(parent) = super::parent_path(p) {
+        chain.push(parent);
+        p = parent;
+    }
+    chain.reverse(); // ".", "A", "A/B", ..., path
+    let shared = open.iter().zip(&chain).take_while(|(a, b)| a == b).count();
+    let end = chain.len() - 1; // the node itself is the caller's line
+    for anc in &chain[shared.min(end)..end] {
+        let indent = "  ".repeat(depth(anc) + 1);
+        out.push_str(&format!(
+            "{indent}{}\n",
+            paint(c, DIM, super::node_name(anc))
+        ));
+    }
+    *open = chain;
+}
+
 /// Render one file's report.
 pub fn render(report: &DiffReport, opts: &Options) -> String {
     let c = opts.color;
@@ -216,6 +252,7 @@ pub fn render(report: &DiffReport, opts: &Options) -> String {
         out.push('\n');
     }
     let mut section = "";
+    let mut open: Vec<&str> = Vec::new();
     for g in groups(&report.changes) {
         let subj = &g[0].subject;
         let sec = section_of(subj);
@@ -225,11 +262,14 @@ pub fn render(report: &DiffReport, opts: &Options) -> String {
             out.push('\n');
         }
         let indent = match subj {
-            Subject::Node { path, .. } => "  ".repeat(depth(path) + 1),
+            Subject::Node { path, .. } => {
+                open_ancestors(path, &mut open, c, &mut out);
+                "  ".repeat(depth(path) + 1)
+            }
             _ => "  ".to_string(),
         };
         let m = group_marker(g);
-        let mut title = format!("{m} {}", subject_title(subj));
+        let mut title = format!("{m} {}", node_title(subj));
         if let Some(u) = users_note(subj) {
             title.push_str(&format!(", {u}"));
         }
@@ -316,6 +356,13 @@ fn heading(f: &FileDiff) -> String {
 
 fn file_body(f: &FileDiff, opts: &Options, out: &mut String) {
     let quote = |s: &str| visible(s).into_owned();
+    if let (Some(settings), Ok(_)) = (&f.settings, &f.report) {
+        out.push_str(&format!("{}\n", f.summary(quote)));
+        for c in settings {
+            out.push_str(&format!("  {}\n", visible(&c.text)));
+        }
+        return;
+    }
     match &f.report {
         Ok(r) if matches!(f.status, FileStatus::Added | FileStatus::Deleted) => {
             out.push_str(&format!("{}\n", f.summary(quote)));

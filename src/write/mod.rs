@@ -3,6 +3,7 @@
 //! Used to re-emit values a merge had to build, so the result matches what Godot would save
 //! and the next editor save produces no diff noise.
 
+pub mod format4;
 pub mod section;
 #[cfg(test)]
 mod tests;

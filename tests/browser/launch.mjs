@@ -19,3 +19,20 @@ export async function launch() {
   const close = async () => { await context.close(); rmSync(profile, { recursive: true, force: true }); };
   return { page, close };
 }
+
+// Run `body(page)` in a fresh browser, then print `out` (with `ok`, and `error` when the
+// body threw) as one JSON line and exit 0 or 1: the shape every page script reports in.
+export async function report(out, body) {
+  const { page, close } = await launch();
+  try {
+    await body(page);
+    out.ok = true;
+  } catch (e) {
+    out.ok = false;
+    out.error = String(e && e.message || e);
+  } finally {
+    await close();
+  }
+  console.log(JSON.stringify(out));
+  process.exit(out.ok ? 0 : 1);
+}

@@ -4,12 +4,11 @@
 //   broken:  conflict 1 "Use ours", a broken value typed for conflict 2; report the status, Cancel
 //   cancel:  Cancel
 // Prints one JSON line with what the page showed.
-import { launch } from "./launch.mjs";
+import { report } from "./launch.mjs";
 
 const [action, url, shot] = process.argv.slice(2);
-const { page, close } = await launch();
 const out = { action };
-try {
+await report(out, async page => {
   await page.goto(url);
   const conflict = n => page.getByRole("region", { name: new RegExp(`^Conflict ${n}:`) });
   await conflict(1).waitFor();
@@ -32,7 +31,9 @@ try {
   } else if (action === "broken") {
     await conflict(1).getByRole("button", { name: "Use ours", exact: true }).click();
     await conflict(2).getByRole("textbox", { name: /Value/ }).fill("rotation = Vector2(1,\n");
-    await page.getByText("The result would be broken").waitFor();
+    // Not just "would be broken": before the typed value is checked, the status says
+    // conflict 2 is still open, which begins the same way.
+    await status.filter({ hasText: "does not parse" }).waitFor();
     out.status = await status.textContent();
     out.save_disabled = await save.isDisabled();
     out.marked = await conflict(2).evaluate(e => e.classList.contains("bad"));
@@ -45,12 +46,4 @@ try {
   } else {
     throw new Error(`unknown action ${action}`);
   }
-  out.ok = true;
-} catch (e) {
-  out.ok = false;
-  out.error = String(e && e.message || e);
-} finally {
-  await close();
-}
-console.log(JSON.stringify(out));
-process.exit(out.ok ? 0 : 1);
+});

@@ -1,12 +1,11 @@
 // Render an HTML review page: node review.mjs FILE.html [SCREENSHOT]
 // Prints one JSON line: the cells drawn (by kind), the animation keys drawn, the title.
-import { launch } from "./launch.mjs";
+import { report } from "./launch.mjs";
 import { pathToFileURL } from "node:url";
 
 const [file, shot] = process.argv.slice(2);
-const { page, close } = await launch();
 const out = {};
-try {
+await report(out, async page => {
   await page.goto(pathToFileURL(file).href);
   out.title = await page.title();
   out.cells = await page.evaluate(() => {
@@ -18,12 +17,4 @@ try {
   out.keys = await page.locator("svg.timeline circle").count();
   out.scripts = await page.locator("script").count();
   if (shot) await page.screenshot({ path: shot, fullPage: true });
-  out.ok = true;
-} catch (e) {
-  out.ok = false;
-  out.error = String(e && e.message || e);
-} finally {
-  await close();
-}
-console.log(JSON.stringify(out));
-process.exit(out.ok ? 0 : 1);
+});

@@ -143,3 +143,31 @@ pub fn install_handlers() {
     // and a path it owns.
     unsafe { kernel32::SetConsoleCtrlHandler(Some(on_control), 1) };
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_control_handler_deletes_the_registered_file_and_lets_windows_end_the_process() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let p = dir.path().join(".scene.tscn.tscn-merge-x.tmp");
+        let file = create_new(&p).expect("create");
+        let cleanup = TempCleanup::register(&p);
+        // Ctrl-C (CTRL_C_EVENT, 0) as Windows delivers it, on a thread of its own.
+        // SAFETY: the handler only reads an atomic and deletes the path it owns.
+        let handled = std::thread::spawn(|| unsafe { on_control(0) })
+            .join()
+            .expect("handler");
+        assert_eq!(handled, 0, "FALSE: the default handler ends the process");
+        // Still open here (as a write in progress would be): gone once closed.
+        drop(file);
+        assert!(!p.exists(), "the temporary file is deleted");
+        drop(cleanup);
+        // Nothing registered any more: a second event deletes nothing.
+        std::fs::write(&p, b"x").expect("write");
+        // SAFETY: as above.
+        assert_eq!(unsafe { on_control(2) }, 0);
+        assert!(p.exists(), "an unregistered file stays");
+    }
+}

@@ -40,7 +40,17 @@ fn spriteframes_merge_per_animation_in_both_dialects() {
     let base = arr4(&[anim4("default", &f("1"), "5.0")]);
     let a = arr4(&[anim4("default", &format!("{}, {}", f("1"), f("2")), "5.0")]);
     let b = arr4(&[anim4("default", &format!("{}, {}", f("1"), f("3")), "5.0")]);
-    let cs = conflicts(merge_property(&c4, Some(&base), &a, &b));
+    // Both appended a frame (issue 30.10): ours' then theirs', as a sequence.
+    let both = format!("{}, {}, {}", f("1"), f("2"), f("3"));
+    let want = arr4(&[anim4("default", &both, "5.0")]);
+    assert_eq!(merged(merge_property(&c4, Some(&base), &a, &b)), want);
+    // One side's appended frames starting the other's are not written twice.
+    assert_eq!(merged(merge_property(&c4, Some(&base), &a, &want)), want);
+    // The same frame changed differently on both sides conflicts.
+    let two = arr4(&[anim4("default", &format!("{}, {}", f("1"), f("2")), "5.0")]);
+    let a5 = arr4(&[anim4("default", &format!("{}, {}", f("1"), f("5")), "5.0")]);
+    let b6 = arr4(&[anim4("default", &format!("{}, {}", f("1"), f("6")), "5.0")]);
+    let cs = conflicts(merge_property(&c4, Some(&two), &a5, &b6));
     assert_eq!(
         cs[0].at,
         ConflictAt::Entry("animation \"default\" frame 1".to_string())

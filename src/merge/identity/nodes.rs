@@ -33,11 +33,111 @@ pub(super) fn match_nodes<'a>(
     let NodeKeys {
         mut t, parent_at, ..
     } = keys;
+    split_uid_twins(sc, &mut t);
+    unfuse_arrivals(sc, &mut t);
     follow_moves(sc, &mut t);
     let shared = follow_shared(sc, &mut t, &all_paths);
     pair_roots(sc, &mut t);
     (t, all_paths, parent_at, shared)
 }
+
+/// Two nodes both sides added with one `unique_id` (hand-edited or duplicated ids) that
+/// are plainly not one node (another type or instance, or another place and other
+/// properties while no base node of that type is gone from both sides, as a re-save
+/// with one new id on both would leave it) are two nodes: matched by the id they were one, a Sprite2D merged with a
+/// Label. Theirs' becomes a node of its own; the ids stage gives it a fresh id (and at
+/// one path the two are rivals, one whole-node conflict).
+pub(super) fn split_uid_twins(sc: [&Scene; 3], t: &mut Table) {
+    let own = |n: &crate::model::Node| {
+        n.parent.is_some() && matches!(&n.key, NodeKey::UniqueId { scope, .. } if scope.is_empty())
+    };
+    // Types of base nodes both sides lost: a node both sides re-saved with one new id
+    // (and one side renamed or edited) is that base node, paired later.
+    let mut lost_types: Option<std::collections::BTreeSet<String>> = None;
+    for ident in 0..t.at.len() {
+        let [None, Some(o), Some(th)] = t.at[ident] else {
+            continue;
+        };
+        let (no, nt) = (&sc[O].nodes[o], &sc[T].nodes[th]);
+        if !own(no) || !own(nt) || no.key != nt.key {
+            continue;
+        }
+        let what = node_kind(sc[O], o).1;
+        let other_kind = what != node_kind(sc[T], th).1;
+        let lost = lost_types.get_or_insert_with(|| {
+            (t.at.iter())
+                .filter_map(|a| match *a {
+                    [Some(b), None, None] => Some(node_kind(sc[B], b).1),
+                    _ => None,
+                })
+                .collect()
+        });
+        let elsewhere = no.path != nt.path
+            && !lost.contains(&what)
+            && super::moves::rename_content(sc, O, o) != super::moves::rename_content(sc, T, th);
+        if other_kind || elsewhere {
+            t.at[ident][T] = None;
+            t.fresh(T, th);
+        }
+    }
+}
+
+/// A node both sides have at a path base lacks, found by that path alone (no
+/// `unique_id`), may be two nodes that arrived there: ours renamed X to Y and theirs Z
+/// to Y, or ours moved X onto the path where theirs added a new Y. Matched by the path
+/// they would be one node carrying both (X's position, Z's rotation, both nodes'
+/// children). Each side's node is tried apart: when a side's node then is the rename or
+/// move of a base node that the other side still has (elsewhere, as another node), the
+/// two stay apart, and the tree stage makes their meeting at one path a conflict
+/// ([`crate::merge::tree::rivals`]). (When both sides' nodes follow one base node, both
+/// renamed it alike: they stay one node, as before.)
+pub(super) fn unfuse_arrivals(sc: [&Scene; 3], t: &mut Table) {
+    let fused: Vec<usize> = (0..t.at.len())
+        .filter(|&id| match t.at[id] {
+            [None, Some(o), Some(th)] => {
+                let plain = |n: &crate::model::Node| {
+                    n.parent.is_some() && matches!(n.key, NodeKey::Path(_))
+                };
+                plain(&sc[O].nodes[o]) && plain(&sc[T].nodes[th])
+            }
+            _ => false,
+        })
+        .collect();
+    // Nothing left base on either side: nothing arrived from elsewhere. Many shared new
+    // nodes (both sides merged one branch) are that branch's, not arrivals: not tried.
+    let lost = |s: usize| t.at.iter().any(|a| a[B].is_some() && a[s].is_none());
+    if fused.is_empty() || fused.len() > MAX_ARRIVALS || !(lost(O) || lost(T)) {
+        return;
+    }
+    let mut trial = t.clone();
+    let halves: Vec<(usize, usize, usize)> = fused
+        .iter()
+        .filter_map(|&id| {
+            let [_, o, th] = trial.at[id];
+            let (o, th) = (o?, th?);
+            trial.at[id][T] = None;
+            trial.fresh(T, th);
+            Some((id, o, th))
+        })
+        .collect();
+    follow_moves(sc, &mut trial);
+    // Whether side `s`'s node `i` followed a base node on the trial that the other side
+    // still has as another node than `other`, that side's node at this path.
+    let arrived = |s: usize, i: usize, other: usize| {
+        let id = trial.of[s][i];
+        trial.at[id][B].is_some() && trial.at[id][3 - s].is_some_and(|k| k != other)
+    };
+    for (id, o, th) in halves {
+        if arrived(O, o, th) || arrived(T, th, o) {
+            t.at[id][T] = None;
+            t.fresh(T, th);
+        }
+    }
+}
+
+/// At most this many nodes both sides added at one path are tried apart by
+/// [`unfuse_arrivals`].
+const MAX_ARRIVALS: usize = 256;
 
 /// A scene has one root: a side whose root is still a node of its own (an editor gave
 /// it another `unique_id`, or a rebuilt root another type) has base's root there, when
@@ -271,6 +371,14 @@ pub(super) struct NodeKey3<'a> {
     uid: Option<(String, i64)>,
     skey: Option<(usize, Cow<'a, str>)>,
     path: &'a str,
+    /// The node is an override entry ([`is_override_entry`]).
+    entry: bool,
+}
+
+/// Whether a node is an override entry: listed only to change a node inside an
+/// instanced scene (a parent, no `type`, no `instance`).
+pub(super) fn is_override_entry(n: &crate::model::Node) -> bool {
+    n.parent.is_some() && n.type_name.is_none() && n.instance().is_none()
 }
 
 impl<'a> NodeKeys<'a> {
@@ -370,6 +478,7 @@ impl<'a> NodeKeys<'a> {
             uid: self.uid_key(side, n, paths),
             skey: self.scope_key(side, n, paths, direct),
             path: n.path.as_str(),
+            entry: is_override_entry(n),
         };
         let id = match self.find(side, &keys) {
             Some(id) => {
@@ -458,11 +567,18 @@ impl<'a> NodeKeys<'a> {
         // another one, unless that identity is a base node without one (both sides
         // gave it an id when re-saving in 4.6) whose id this side holds nowhere. Two
         // nodes added under one name with different ids are two nodes.
+        // An override entry is the node at its path inside the instance, whatever
+        // `unique_id` a re-import of the instanced model gave it: base's entry there is
+        // its own (the ids then merge as fields, three-way).
+        let base_entry = |id: usize| {
+            keys.entry && t.at[id][B].is_some_and(|b| is_override_entry(&self.sc[B].nodes[b]))
+        };
         let usable = |id: usize| {
             !t.claimed(id, side)
                 && (!is_uid
                     || !has_uid[id]
-                    || (!uid_in_base[id] && t.at[id][B].is_some() && !held_here(id)))
+                    || (!uid_in_base[id] && t.at[id][B].is_some() && !held_here(id))
+                    || base_entry(id))
         };
         let claimed = |id: usize| t.claimed(id, side);
         keys.uid
@@ -585,4 +701,75 @@ pub(super) fn sub_ids_blank(text: &str) -> String {
     crate::value::rewrite_refs_in_text(text, &mut |kind, _| {
         (kind == crate::value::RefKind::Sub).then(String::new)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(texts: [&str; 3]) -> [Scene; 3] {
+        texts.map(|t| Scene::parse(t.as_bytes()).expect("parses"))
+    }
+
+    /// The identity of the node at `path` on `side`.
+    fn ident(sc: [&Scene; 3], t: &Table, side: usize, path: &str) -> usize {
+        let i = sc[side].nodes.iter().position(|n| n.path == path);
+        t.of[side][i.unwrap_or_else(|| panic!("no {path}"))]
+    }
+
+    const BASE: &str = "[gd_scene format=3]\n\n[node name=\"Root\" type=\"Node2D\"]\n\n[node name=\"X\" type=\"Node2D\" parent=\".\"]\nposition = Vector2(1, 2)\n\n[node name=\"Z\" type=\"Node2D\" parent=\".\"]\nrotation = 1.5\n";
+
+    #[test]
+    fn two_renames_onto_one_path_are_two_nodes_each_with_its_base_node() {
+        let ours = BASE.replace("name=\"X\"", "name=\"Y\"");
+        let theirs = BASE.replace("name=\"Z\"", "name=\"Y\"");
+        let s = parse([BASE, &ours, &theirs]);
+        let sc = [&s[0], &s[1], &s[2]];
+        let (t, ..) = match_nodes(sc);
+        let (yo, yt) = (ident(sc, &t, O, "Y"), ident(sc, &t, T, "Y"));
+        assert_ne!(yo, yt);
+        assert_eq!(yo, ident(sc, &t, B, "X"));
+        assert_eq!(yt, ident(sc, &t, B, "Z"));
+        // Renamed alike on both sides: one node, base's.
+        let s = parse([BASE, &ours, &ours.replace("1.5", "2.0")]);
+        let sc = [&s[0], &s[1], &s[2]];
+        let (t, ..) = match_nodes(sc);
+        assert_eq!(ident(sc, &t, O, "Y"), ident(sc, &t, T, "Y"));
+    }
+
+    #[test]
+    fn two_new_nodes_with_one_unique_id_are_split_by_kind_or_place() {
+        let base = "[gd_scene format=3]\n\n[node name=\"Root\" type=\"Node2D\" unique_id=1]\n";
+        let add = |name: &str, ty: &str| {
+            format!("{base}\n[node name=\"{name}\" type=\"{ty}\" parent=\".\" unique_id=7]\n")
+        };
+        for (o, t, apart) in [
+            (add("A", "Sprite2D"), add("A", "Label"), true),
+            (
+                add("A", "Label"),
+                format!("{}text = \"b\"\n", add("B", "Label")),
+                true,
+            ),
+            (add("A", "Label"), add("A", "Label"), false),
+        ] {
+            let s = parse([base, &o, &t]);
+            let sc = [&s[0], &s[1], &s[2]];
+            let (table, ..) = match_nodes(sc);
+            let (io, it) = (table.of[O][1], table.of[T][1]);
+            assert_eq!(io != it, apart, "{o}\n{t}");
+        }
+    }
+
+    #[test]
+    fn an_override_entry_both_sides_renumbered_is_base_entry() {
+        let base = "[gd_scene format=3]\n\n[ext_resource type=\"PackedScene\" path=\"res://m.glb\" id=\"1_m\"]\n\n[node name=\"W\" type=\"Node3D\" unique_id=1]\n\n[node name=\"P\" parent=\".\" unique_id=2 instance=ExtResource(\"1_m\")]\n\n[node name=\"S\" parent=\"P/A\" parent_id_path=PackedInt32Array(2, 3) unique_id=4]\n";
+        let ours = base.replace("(2, 3) unique_id=4", "(2, 5) unique_id=6");
+        let theirs = base.replace("(2, 3) unique_id=4", "(2, 8) unique_id=9");
+        let s = parse([base, &ours, &theirs]);
+        let sc = [&s[0], &s[1], &s[2]];
+        let (t, ..) = match_nodes(sc);
+        let b = ident(sc, &t, B, "P/A/S");
+        assert_eq!(ident(sc, &t, O, "P/A/S"), b);
+        assert_eq!(ident(sc, &t, T, "P/A/S"), b);
+    }
 }

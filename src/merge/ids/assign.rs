@@ -117,6 +117,15 @@ pub fn new_sub_id(int_style: bool, type_name: &str, seed: &str, used: &BTreeSet<
         .unwrap_or_default()
 }
 
+/// A new node `unique_id`, unused so far, in the shape Godot 4.6 gives them (a positive
+/// 31-bit number), derived from `seed` so that a merge is deterministic.
+pub fn new_node_uid(seed: &str, used: &BTreeSet<i64>) -> i64 {
+    (0..)
+        .map(|attempt| (fnv(seed, attempt) & 0x7fff_ffff) as i64)
+        .find(|c| *c != 0 && !used.contains(c))
+        .unwrap_or_default()
+}
+
 /// Ids in the result of the ext_resources in `order` (renames recorded).
 pub(in crate::merge) fn ext_ids(ctx: &mut Ctx, order: &[usize]) -> HashMap<usize, String> {
     let sc = ctx.sc;
@@ -240,5 +249,15 @@ mod tests {
             new_sub_id(false, "BoxShape3D", "seed", &BTreeSet::new()),
             sub
         );
+    }
+
+    #[test]
+    fn new_node_uids_are_positive_31_bit_free_and_deterministic() {
+        let first = new_node_uid("Title 777", &BTreeSet::new());
+        assert!(first > 0 && first <= 0x7fff_ffff, "{first}");
+        assert_eq!(new_node_uid("Title 777", &BTreeSet::new()), first);
+        let taken = BTreeSet::from([first]);
+        let second = new_node_uid("Title 777", &taken);
+        assert!(second > 0 && second != first, "{second}");
     }
 }

@@ -7,7 +7,7 @@
 use crate::merge::decisions::Decision;
 use crate::merge::shared::context::{field_src, Ctx, Pick};
 use crate::merge::shared::idents::{B, O, T};
-use crate::merge::shared::sections::{Chunk, Line, OutSec, TagOut};
+use crate::merge::shared::sections::{Chunk, Line, OutSec, Src, TagOut};
 use crate::model::SectionKind;
 
 /// Whether merged content uses values Godot 4.3 introduced (format 4).
@@ -101,6 +101,36 @@ pub(in crate::merge) fn merge<'s>(
     OutSec::tag_only(SectionKind::Header, verbatim, tag)
 }
 
+/// The printed result as the editor would write it under the `format=4` rule: a
+/// `format=3` result that gained a byte array over the editor's threshold (or a
+/// PackedVector4Array) becomes `format=4`, and in a `format=4` result every byte array
+/// is base64. A side that is itself a `format=3` file with such a value was written by a
+/// Godot before 4.3 (which has no `format=4`): then the result stays as it is. Returns
+/// the text and whether `format` was raised here.
+pub(in crate::merge) fn settle_format4(text: String, sides: [&str; 2]) -> (String, bool) {
+    use crate::write::format4::{byte_arrays_as_base64, format4_needs};
+    let first = text.lines().next().unwrap_or("");
+    if !first.starts_with("[gd_") {
+        return (text, false);
+    }
+    let format = |n: &str| first.contains(&format!(" format={n}"));
+    let needs = format4_needs(&text);
+    let pre_43 = |side: &str| {
+        let head = side.lines().next().unwrap_or("");
+        head.contains(" format=3") && format4_needs(side).needs
+    };
+    if format("3") && needs.needs && !sides.iter().any(|s| pre_43(s)) {
+        let end = first.len();
+        let header = first.replacen(" format=3", " format=4", 1);
+        let text = byte_arrays_as_base64(&format!("{header}{}", &text[end..]));
+        return (text, true);
+    }
+    if format("4") && needs.decimal > 0 {
+        return (byte_arrays_as_base64(&text), false);
+    }
+    (text, false)
+}
+
 /// `load_steps`: the resources plus one (absent when that is 1).
 fn load_steps(ctx: &mut Ctx, resources: usize, key: String, hf: &mut HeaderFields) {
     let have = ctx.sc[O].header.load_steps;
@@ -141,6 +171,15 @@ fn other_field(ctx: &mut Ctx, key: String, hf: &mut HeaderFields) {
     let sc = ctx.sc;
     let v = |s: usize| field_src(sc[s], s, 0, &key);
     let (fb, fo, ft) = (v(B), v(O), v(T));
+    if key == "uid" {
+        if let Some((ours, theirs)) = both_regenerated(ctx, &fb, &fo, &ft) {
+            ctx.decisions.push(Decision::HeaderUidOurs { ours, theirs });
+            if let Some(s) = fo {
+                hf.fields.push((key, Chunk::Src(s)));
+            }
+            return;
+        }
+    }
     let chosen = match ctx.pick_same(&fb, &fo, &ft) {
         Pick::Ours => fo,
         Pick::Theirs => {
@@ -155,6 +194,30 @@ fn other_field(ctx: &mut Ctx, key: String, hf: &mut HeaderFields) {
     };
     if let Some(s) = chosen {
         hf.fields.push((key, Chunk::Src(s)));
+    }
+}
+
+/// The file's own `uid` given a new value on both sides (a `.tres` or `.tscn` re-saved by
+/// Godot 4.6 on each branch, or regenerated): ours' and theirs' uids when so. No content
+/// is at stake, so the rule is to keep ours' (files that refer to theirs' uid load the
+/// file by its path, with Godot's warning); a side that removed the uid is no
+/// regeneration and stays a conflict.
+fn both_regenerated(
+    ctx: &Ctx,
+    fb: &Option<Src>,
+    fo: &Option<Src>,
+    ft: &Option<Src>,
+) -> Option<(String, String)> {
+    let text = |f: &Option<Src>| {
+        f.as_ref()
+            .map(|s| ctx.text(s).trim_matches('"').to_string())
+    };
+    let (b, o, t) = (text(fb), text(fo), text(ft));
+    match (o, t) {
+        (Some(o), Some(t)) if o != t && b.as_ref() != Some(&o) && b.as_ref() != Some(&t) => {
+            Some((o, t))
+        }
+        _ => None,
     }
 }
 
@@ -239,5 +302,57 @@ mesh = SubResource("ArrayMesh_yyajy")
             "{text}"
         );
         assert!(text.contains("PackedByteArray(\"AAABAAIA\")"), "{text}");
+    }
+    /// A `.tres` without a uid re-saved by Godot 4.6 on both branches: each side's header
+    /// gained a different uid. Ours' is kept, by rule, and the decision names theirs'.
+    #[test]
+    fn a_uid_both_sides_regenerated_keeps_ours() {
+        let base = "[gd_resource type=\"Resource\" load_steps=2 format=3]\n\n[ext_resource type=\"Script\" path=\"res://credit.gd\" id=\"1_a\"]\n\n[resource]\nscript = ExtResource(\"1_a\")\nname = \"x\"\n";
+        let ours = base
+            .replace(
+                "load_steps=2 format=3]",
+                "format=3 uid=\"uid://c6swjqnymntnx\"]",
+            )
+            .replace("name = \"x\"", "name = \"y\"");
+        let theirs = base.replace(
+            "load_steps=2 format=3]",
+            "format=3 uid=\"uid://cipicp3eiqpbc\"]",
+        );
+        let r = m(base, &ours, &theirs);
+        let text = String::from_utf8_lossy(&r.text);
+        assert_eq!(r.conflict_count, 0, "{text}");
+        assert!(
+            text.starts_with(
+                "[gd_resource type=\"Resource\" format=3 uid=\"uid://c6swjqnymntnx\"]\n"
+            ),
+            "{text}"
+        );
+        assert!(text.contains("name = \"y\""), "{text}");
+        let said: Vec<String> = r.decisions.iter().map(|d| d.to_string()).collect();
+        assert!(
+            said.iter()
+                .any(|d| d.starts_with("kept ours' file uid uid://c6swjqnymntnx")
+                    && d.contains("theirs uid://cipicp3eiqpbc")),
+            "{said:?}"
+        );
+        let json = r
+            .decisions
+            .iter()
+            .map(|d| d.to_json())
+            .find(|j| j["kind"] == "header_uid_ours");
+        assert_eq!(
+            json.map(|j| j["theirs"].clone()),
+            Some("uid://cipicp3eiqpbc".into())
+        );
+    }
+
+    /// A uid one side removed and the other changed is no regeneration: a conflict.
+    #[test]
+    fn a_uid_removed_against_a_new_one_conflicts() {
+        let base = "[gd_resource type=\"Resource\" format=3 uid=\"uid://aaaaaaaaaaaa\"]\n\n[resource]\nname = \"x\"\n";
+        let ours = base.replace(" uid=\"uid://aaaaaaaaaaaa\"", "");
+        let theirs = base.replace("uid://aaaaaaaaaaaa", "uid://bbbbbbbbbbbb");
+        let r = m(base, &ours, &theirs);
+        assert_eq!(r.conflict_count, 1, "{}", String::from_utf8_lossy(&r.text));
     }
 }

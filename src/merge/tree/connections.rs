@@ -1,6 +1,7 @@
 //! `[connection]` sections: matched by signal, from, to and method (nodes by identity,
-//! so a renamed node's connections match), merged as a set; flags and binds three-way,
-//! a disagreement a conflict on the tag; `from`/`to` rewritten to the nodes' paths in the
+//! so a renamed node's connections match), merged as a set; flags, binds and unbinds
+//! three-way field by field, a field changed differently on both sides a conflict on
+//! the tag; `from`/`to` rewritten to the nodes' paths in the
 //! result. Node paths are [`crate::merge::shared::merged::MergedPaths`]'s; order is [`crate::merge::shared::sequence`]'s.
 
 use crate::merge::identity::key_table;
@@ -107,7 +108,9 @@ fn merge_connection(ctx: &mut Ctx, paths: &MergedPaths, a: Sides) -> Option<OutS
     let (side, k) = match pick3(&nb, &no, &nt, eq_opt) {
         Pick::Ours => (O, a[O]?),
         Pick::Theirs => (T, a[T]?),
-        Pick::Conflict => return Some(fields_conflict(ctx, a)),
+        Pick::Conflict => {
+            return Some(merge_fields(ctx, paths, a).unwrap_or_else(|| fields_conflict(ctx, a)))
+        }
     };
     if a[other(side)].is_none() && names_node_deleted_by_other(ctx, side, k) {
         return Some(deleted_node_conflict(ctx, a, side, k));
@@ -117,6 +120,49 @@ fn merge_connection(ctx: &mut Ctx, paths: &MergedPaths, a: Sides) -> Option<OutS
     let ours_verbatim = side == O && matches!(tag, TagOut::Src(_));
     let verbatim = ours_verbatim.then(|| ctx.sc[O].connections[k].section);
     Some(OutSec::tag_only(SectionKind::Connection, verbatim, tag))
+}
+
+/// A connection both sides changed, its fields (`flags`, `binds`, `unbinds`) merged one
+/// by one: one side's `flags` and the other's `binds` are both kept. `None` when a field
+/// itself changed differently on both sides (a conflict on the tag).
+fn merge_fields(ctx: &Ctx, paths: &MergedPaths, a: Sides) -> Option<OutSec> {
+    let ks = [a[B]?, a[O]?, a[T]?];
+    let sec = |s: usize| &ctx.sc[s].doc.sections[ctx.sc[s].connections[ks[s]].section];
+    let field = |s: usize, key: &str| sec(s).tag.field(key).map(|r| (s, r));
+    let mut keys: Vec<&str> = sec(O).tag.fields.iter().map(|f| f.key.as_str()).collect();
+    for f in &sec(T).tag.fields {
+        if !keys.contains(&f.key.as_str()) {
+            keys.push(f.key.as_str());
+        }
+    }
+    let c = &ctx.sc[O].connections[ks[O]].key;
+    let mut fields = Vec::new();
+    for key in keys {
+        let moved = match key {
+            "from" => merged_path(ctx, paths, O, &c.from),
+            "to" => merged_path(ctx, paths, O, &c.to),
+            _ => None,
+        };
+        if let Some(p) = moved {
+            fields.push((
+                key.to_string(),
+                Chunk::Lit(format!("\"{}\"", crate::write::c_escape(&p))),
+            ));
+            continue;
+        }
+        let (fb, fo, ft) = (field(B, key), field(O, key), field(T, key));
+        let chosen = match ctx.pick_same(&fb, &fo, &ft) {
+            _ if key == "from" || key == "to" => fo,
+            Pick::Ours => fo,
+            Pick::Theirs => ft,
+            Pick::Conflict => return None,
+        };
+        if let Some(src) = chosen {
+            fields.push((key.to_string(), Chunk::Src(src)));
+        }
+    }
+    let tag = TagOut::Fields("connection".into(), fields);
+    Some(OutSec::tag_only(SectionKind::Connection, None, tag))
 }
 
 /// The `[connection]` tag of connection `k` on `side`.
@@ -225,4 +271,44 @@ fn merged_path(ctx: &Ctx, paths: &MergedPaths, side: usize, p: &str) -> Option<S
         (np, rest) => crate::model::join_path(np, rest),
     };
     (np != p).then_some(np)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::merge::{merge, MergeOptions};
+
+    const BASE: &str = "[gd_scene format=3]\n\n[node name=\"Main\" type=\"Node2D\"]\n\n[node name=\"Button\" type=\"Button\" parent=\".\"]\n\n[connection signal=\"pressed\" from=\"Button\" to=\".\" method=\"_on_pressed\" flags=3 binds=[1]]\n";
+
+    fn merged(ours: &str, theirs: &str) -> (bool, String) {
+        let r = merge(
+            BASE.as_bytes(),
+            ours.as_bytes(),
+            theirs.as_bytes(),
+            &MergeOptions::default(),
+        );
+        (r.is_clean(), String::from_utf8_lossy(&r.text).into_owned())
+    }
+
+    /// Ours changed the flags, theirs the binds: both kept, one tag.
+    #[test]
+    fn flags_on_one_side_and_binds_on_the_other_merge_field_by_field() {
+        let ours = BASE.replace("flags=3", "flags=7");
+        let theirs = BASE.replace("binds=[1]", "binds=[1, 2]");
+        let (clean, text) = merged(&ours, &theirs);
+        assert!(clean, "{text}");
+        assert!(
+            text.ends_with("[connection signal=\"pressed\" from=\"Button\" to=\".\" method=\"_on_pressed\" flags=7 binds=[1, 2]]\n"),
+            "{text}"
+        );
+    }
+
+    /// Both changed the binds differently: a conflict on the tag.
+    #[test]
+    fn binds_changed_differently_on_both_sides_conflict() {
+        let ours = BASE.replace("binds=[1]", "binds=[2]");
+        let theirs = BASE.replace("binds=[1]", "binds=[3]");
+        let (clean, text) = merged(&ours, &theirs);
+        assert!(!clean, "{text}");
+        assert!(text.contains("binds=[2]]\n||||||| base"), "{text}");
+    }
 }

@@ -51,9 +51,10 @@ pub(in crate::merge) fn merge_fields<'a>(
             m.list.push((key, field));
             continue;
         }
-        // Two different new unique_ids for one node: ours', consistently.
+        // Two different new unique_ids for one node (and, for an entry inside an
+        // instance both sides re-imported, two new id paths to it): ours', consistently.
         let p = match ctx.pick_same(&fb, &fo, &ft) {
-            Pick::Conflict if key == "unique_id" => Pick::Ours,
+            Pick::Conflict if key == "unique_id" || key == "parent_id_path" => Pick::Ours,
             p => p,
         };
         match p {

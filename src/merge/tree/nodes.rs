@@ -77,6 +77,7 @@ pub(in crate::merge) fn decide<'a>(ctx: &mut Ctx<'a>) -> Nodes<'a> {
     carry_subtrees(ctx, &mut nodes.merged);
     crate::merge::tree::rivals::pair_rivals(ctx, &mut nodes.merged);
     crate::merge::tree::rivals::pair_replacements(ctx, &mut nodes.merged);
+    crate::merge::tree::rivals::pair_arrivals(ctx, &mut nodes.merged);
     nodes
 }
 
@@ -194,13 +195,23 @@ enum LeftAlone {
     Resaved,
     /// Only editor churn ([`crate::merge::values::layout`]) changed (re-save differences allowed too).
     Churned,
+    /// An override entry (a node inside an instanced scene: no type, no instance) whose
+    /// `index=` alone shifted (the instanced scene gained or lost a node before it): the
+    /// place among the instance's children of an entry that is gone is moot.
+    Reindexed,
 }
 
 fn left_alone(ctx: &Ctx, ident: usize, kept: usize) -> Option<LeftAlone> {
-    [LeftAlone::Exactly, LeftAlone::Resaved, LeftAlone::Churned]
-        .into_iter()
-        .filter(|&how| how != LeftAlone::Churned || ctx.layout_policy)
-        .find(|&how| unchanged_since_base(ctx, ident, kept, how))
+    [
+        LeftAlone::Exactly,
+        LeftAlone::Resaved,
+        LeftAlone::Churned,
+        LeftAlone::Reindexed,
+    ]
+    .into_iter()
+    .filter(|&how| how != LeftAlone::Churned || ctx.layout_policy)
+    .filter(|&how| how != LeftAlone::Reindexed || is_override_entry(ctx, ident))
+    .find(|&how| unchanged_since_base(ctx, ident, kept, how))
 }
 
 /// The decision for a deletion that won over a change that was none.
@@ -213,7 +224,19 @@ fn note_quiet_deletion(ctx: &mut Ctx, ident: usize, kept: usize, how: LeftAlone)
             .decisions
             .push(Decision::ResavedNodeDeleted { node, side }),
         LeftAlone::Churned => ctx.decisions.push(Decision::ChurnedNodeDeleted { node }),
+        LeftAlone::Reindexed => ctx
+            .decisions
+            .push(Decision::ReindexedEntryDeleted { node, side }),
     }
+}
+
+/// Whether base's node is an override entry: a node inside an instanced scene, listed
+/// only to change it (no `type`, no `instance`).
+fn is_override_entry(ctx: &Ctx, ident: usize) -> bool {
+    ctx.id.node.at[ident][B].is_some_and(|b| {
+        let n = &ctx.sc[B].nodes[b];
+        n.parent.is_some() && n.type_name.is_none() && n.instance().is_none()
+    })
 }
 
 /// Whether side `kept` has the node as base has it: the same properties and fields
@@ -225,6 +248,7 @@ fn unchanged_since_base(ctx: &Ctx, ident: usize, kept: usize, how: LeftAlone) ->
     let (bs, ks) = (secs[B].unwrap_or_default(), secs[kept].unwrap_or_default());
     let (sb, sk) = (ctx.sec(B, bs), ctx.sec(kept, ks));
     let resave = how != LeftAlone::Exactly;
+    let reindex = how == LeftAlone::Reindexed;
     let same = |x: &Span, y: &Span| {
         let (x, y) = (Some((B, x.range())), Some((kept, y.range())));
         ctx.same(&x, &y) || (resave && ctx.same_content(&x, &y))
@@ -244,6 +268,7 @@ fn unchanged_since_base(ctx: &Ctx, ident: usize, kept: usize, how: LeftAlone) ->
             .fields
             .iter()
             .filter(|f| f.key != "parent" && !(resave && f.key == "unique_id"))
+            .filter(|f| !(reindex && f.key == "index"))
             .cloned()
             .collect::<Vec<_>>()
     };

@@ -12,12 +12,19 @@
 //! X, a delete-against-modify conflict. One hunk holds X (with what it carries) against
 //! Y (with the nodes only Y's side added under it), so that either pick leaves one node
 //! at that path.
+//!
+//! Arrivals are the same competition among nodes both sides kept: ours renamed X to Y
+//! while theirs renamed Z to Y (identity kept them apart), or ours moved X onto the path
+//! where theirs added a new Y. The kept node's `[node]` line is in conflict (each side's
+//! name and parent, its children's `parent=` spelled per side), and a node one side
+//! added there is in conflict as a whole against nothing, so that picking either side
+//! gives one node at that path.
 
 use crate::merge::decisions::Decision;
 use crate::merge::shared::context::{Ctx, ParentRef};
 use crate::merge::shared::idents::{B, O, T};
 use crate::merge::shared::merged::MergedNode;
-use crate::merge::shared::sections::OutSec;
+use crate::merge::shared::sections::{OutSec, TagOut};
 use crate::merge::tree::nodes::{hung_under, path_on};
 use std::collections::BTreeMap;
 
@@ -158,16 +165,7 @@ fn rivals(ctx: &Ctx, merged: &[Option<MergedNode>]) -> Vec<(usize, usize)> {
         let at = ctx.id.node.at[ident];
         at[B].is_none() && at[s].is_some() && at[3 - s].is_none()
     };
-    // Where a node hangs and its name, comparable across identities.
-    let key = |m: &MergedNode<'_>| -> Option<(Option<usize>, String, String)> {
-        let (anchor, rest) = match &m.parent {
-            ParentRef::Root => return None,
-            ParentRef::Node(p) => (Some(*p), ""),
-            ParentRef::Inside { anchor, rest } => (Some(*anchor), rest.as_str()),
-            ParentRef::Outside(p) => (None, p.as_str()),
-        };
-        Some((anchor, rest.to_string(), m.name.to_string()))
-    };
+    let key = place_key;
     let mut ours = BTreeMap::new();
     for (ident, m) in merged.iter().enumerate() {
         if let Some(k) = m.as_ref().filter(|_| added_by(ident, O)).and_then(key) {
@@ -273,4 +271,150 @@ fn report(ctx: &mut Ctx, o: usize, t: usize, carried: [usize; 2]) {
         ours_nodes: no,
         theirs_nodes: nt,
     });
+}
+
+/// Where a merged node hangs and its name, comparable across identities (`None` for
+/// the root).
+fn place_key(m: &MergedNode<'_>) -> Option<(Option<usize>, String, String)> {
+    let (anchor, rest) = match &m.parent {
+        ParentRef::Root => return None,
+        ParentRef::Node(p) => (Some(*p), ""),
+        ParentRef::Inside { anchor, rest } => (Some(*anchor), rest.as_str()),
+        ParentRef::Outside(p) => (None, p.as_str()),
+    };
+    Some((anchor, rest.to_string(), m.name.to_string()))
+}
+
+/// Whether side `s`'s node of `ident` sits at the merged node's place.
+fn placed_by(ctx: &Ctx, ident: usize, m: &MergedNode, s: usize) -> bool {
+    ctx.id.node.at[ident][s].is_some_and(|i| {
+        ctx.sc[s].nodes[i].name.as_str() == m.name && ctx.parent_ref(s, i) == m.parent
+    })
+}
+
+/// Make every meeting of two nodes at one path in the result (see the module header)
+/// a conflict: the kept nodes' `[node]` lines per side, a node one side added there a
+/// whole-node conflict against nothing.
+pub(in crate::merge) fn pair_arrivals<'a>(
+    ctx: &mut Ctx<'a>,
+    merged: &mut [Option<MergedNode<'a>>],
+) {
+    let mut at_place: BTreeMap<(Option<usize>, String, String), Vec<usize>> = BTreeMap::new();
+    for (ident, m) in merged.iter().enumerate() {
+        if let Some(k) = m.as_ref().and_then(place_key) {
+            at_place.entry(k).or_default().push(ident);
+        }
+    }
+    for group in at_place.into_values().filter(|g| g.len() > 1) {
+        let at = |i: usize| ctx.id.node.at[i];
+        let moved = |i: usize| {
+            merged[i].as_ref().is_some_and(|m| {
+                m.out.whole.is_none()
+                    && at(i)[O].is_some()
+                    && at(i)[T].is_some()
+                    && !(placed_by(ctx, i, m, O) && placed_by(ctx, i, m, T))
+            })
+        };
+        let kept: Vec<usize> = group.iter().copied().filter(|&i| moved(i)).collect();
+        if kept.is_empty() {
+            continue;
+        }
+        let described = [O, T].map(|s| arrived(ctx, merged, &group, s));
+        let node = path_on(
+            ctx,
+            kept[0],
+            if placed_by_any(ctx, merged, kept[0], O) {
+                O
+            } else {
+                T
+            },
+        );
+        for &i in &kept {
+            if let Some(m) = merged[i].as_mut() {
+                lines_per_side(ctx, m);
+            }
+        }
+        for &i in &group {
+            let a = at(i);
+            let adder = match (a[B], a[O], a[T]) {
+                (None, Some(_), None) => O,
+                (None, None, Some(_)) => T,
+                _ => continue,
+            };
+            if merged[i].as_ref().is_some_and(|m| m.out.whole.is_none()) {
+                whole_against_nothing(ctx, merged, i, adder);
+            }
+        }
+        ctx.part_conflict(
+            format!("node \"{node}\""),
+            Some("(two nodes arrive at this path)".into()),
+            [None, Some(described[0].clone()), Some(described[1].clone())],
+        );
+        let [ours, theirs] = described;
+        ctx.decisions
+            .push(Decision::NodesAtOnePathConflict { node, ours, theirs });
+    }
+}
+
+/// Whether side `s` holds the merged node of `ident` at its merged place.
+fn placed_by_any(ctx: &Ctx, merged: &[Option<MergedNode>], ident: usize, s: usize) -> bool {
+    merged[ident]
+        .as_ref()
+        .is_some_and(|m| placed_by(ctx, ident, m, s))
+}
+
+/// What side `s` put at the group's path: a base node renamed or moved there (its base
+/// path), a node kept there, or a new node.
+fn arrived(ctx: &Ctx, merged: &[Option<MergedNode>], group: &[usize], s: usize) -> String {
+    let here = group
+        .iter()
+        .copied()
+        .find(|&i| placed_by_any(ctx, merged, i, s));
+    match here {
+        Some(i) if ctx.id.node.at[i][B].is_some() => {
+            let (from, to) = (path_on(ctx, i, B), path_on(ctx, i, s));
+            if from == to {
+                format!("node \"{from}\" (kept there)")
+            } else {
+                format!("node \"{from}\" renamed or moved there")
+            }
+        }
+        Some(_) => "a new node".into(),
+        None => "another node".into(),
+    }
+}
+
+/// A kept node's `[node]` line printed per side (each side's name and parent), the
+/// nodes under it spelling `parent=` per side.
+fn lines_per_side(ctx: &Ctx, m: &mut MergedNode) {
+    let secs = m.out.origin;
+    let tag_of = |s: usize| secs[s].map(|si| (s, ctx.sec(s, si).tag.span.range()));
+    m.out.tag = TagOut::Conflict(Box::new([tag_of(B), tag_of(O), tag_of(T)]));
+    m.out.verbatim = None;
+    m.tag_conflict = true;
+    m.place_conflict = true;
+}
+
+/// A node only `adder` added, with the nodes only `adder` added under it, in conflict as
+/// a whole against nothing.
+fn whole_against_nothing<'a>(
+    ctx: &Ctx<'a>,
+    merged: &mut [Option<MergedNode<'a>>],
+    y: usize,
+    adder: usize,
+) {
+    let folded = added_subtree(ctx, merged, y, adder);
+    let mut whole: [Vec<usize>; 3] = Default::default();
+    for &d in std::iter::once(&y).chain(&folded) {
+        whole[adder].extend(ctx.id.node.at[d][adder].map(|i| ctx.sc[adder].nodes[i].section));
+    }
+    for &d in &folded {
+        merged[d] = None;
+    }
+    if let Some(m) = merged[y].as_mut() {
+        let mut out = OutSec::whole_conflict(adder, [None; 3]);
+        out.whole = Some(Box::new(whole));
+        m.out = out;
+        m.fields = None;
+    }
 }

@@ -6,6 +6,38 @@ use crate::merge::shared::context::{pick3, Ctx, Pick};
 use crate::merge::shared::sections::Src;
 use crate::value::{parse, rewrite_refs_in_text, scan_refs_in_text, sem_eq_top, RefKind};
 
+/// A value's text with whitespace between tokens collapsed to one space (and none at
+/// the ends), as the engine reads it; whitespace inside a string is part of the value
+/// and kept (a removed blank line in a multi-line string is a change).
+fn squash(t: &str) -> String {
+    if !t.contains('"') {
+        return t.split_whitespace().collect::<Vec<_>>().join(" ");
+    }
+    let mut out = String::with_capacity(t.len());
+    let (mut in_str, mut escaped, mut gap) = (false, false, false);
+    for c in t.chars() {
+        if in_str {
+            out.push(c);
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_str = false,
+                _ => {}
+            }
+        } else if c.is_whitespace() {
+            gap = true;
+        } else {
+            if gap && !out.is_empty() {
+                out.push(' ');
+            }
+            gap = false;
+            in_str = c == '"';
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// References [`Ctx::same_content`] reads before it gives up.
 const CONTENT_BUDGET: usize = 4096;
 
@@ -14,7 +46,7 @@ impl<'a> Ctx<'a> {
     pub(in crate::merge) fn norm(&self, s: &Src) -> String {
         let t = self.text(s);
         if !t.contains("Resource") {
-            return t.split_whitespace().collect::<Vec<_>>().join(" ");
+            return squash(t);
         }
         let side = s.0;
         let r = rewrite_refs_in_text(t, &mut |kind, id| {
@@ -29,7 +61,7 @@ impl<'a> Ctx<'a> {
                 },
             })
         });
-        r.split_whitespace().collect::<Vec<_>>().join(" ")
+        squash(&r)
     }
 
     pub(in crate::merge) fn norm_cached(&self, s: &Src) -> std::rc::Rc<str> {
@@ -151,7 +183,7 @@ impl<'a> Ctx<'a> {
                 (_, None) => format!("?{id}"),
             })
         });
-        (!over && *budget > 0).then(|| r.split_whitespace().collect::<Vec<_>>().join(" "))
+        (!over && *budget > 0).then(|| squash(&r))
     }
 
     fn ref_index(&self, side: usize, kind: RefKind, id: &str) -> Option<usize> {
@@ -193,5 +225,42 @@ impl<'a> Ctx<'a> {
             };
         }
         pick3(b, o, t, |x, y| self.same(x, y))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::squash;
+    use crate::merge::{merge, MergeOptions};
+
+    #[test]
+    fn whitespace_is_collapsed_between_tokens_and_kept_in_strings() {
+        assert_eq!(squash("  Vector2( 1,\n 2 ) "), "Vector2( 1, 2 )");
+        assert_eq!(
+            squash("[ \"a  b\",\n\t\"c\\\" \n d\" ]"),
+            "[ \"a  b\", \"c\\\" \n d\" ]"
+        );
+        assert_ne!(squash("\"A\n\nB\""), squash("\"A\nB\""));
+    }
+
+    /// Theirs removed a blank line from a multi-line string while ours changed another
+    /// property: theirs' string is taken (it used to read as unchanged and was lost).
+    #[test]
+    fn a_blank_line_removed_inside_a_string_is_a_change() {
+        let base = "[gd_resource type=\"Resource\" format=3]\n\n[resource]\ndepth = 175\nbody = \"THE END.\n\nKEEP DIGGING.\"\n";
+        let ours = base.replace("175", "176");
+        let theirs = base.replace("THE END.\n\nKEEP", "THE END.\nKEEP");
+        let r = merge(
+            base.as_bytes(),
+            ours.as_bytes(),
+            theirs.as_bytes(),
+            &MergeOptions::default(),
+        );
+        let text = String::from_utf8_lossy(&r.text);
+        assert!(r.is_clean(), "{text}");
+        assert!(
+            text.contains("depth = 176\nbody = \"THE END.\nKEEP DIGGING.\"\n"),
+            "{text}"
+        );
     }
 }

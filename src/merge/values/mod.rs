@@ -6,6 +6,7 @@
 //! identities and the shared types only; the tree stage calls its rules for each node.
 //! Hands on merged property lines and resource sections.
 
+pub(super) mod embedded;
 pub(super) mod equality;
 pub(super) mod layout;
 pub(super) mod nodepaths;

@@ -138,6 +138,18 @@ impl<'a> Ctx<'a> {
                     self.churn_kept(location(), key, why);
                     return all_lines(O);
                 }
+                if let Some(side) = self.embedded_superset(&b, &o, &t) {
+                    let type_name = self.embedded_type(&o);
+                    let side_name = if side == O { "ours" } else { "theirs" };
+                    self.decisions
+                        .push(crate::merge::decisions::Decision::EmbeddedSupersetKept {
+                            location: location(),
+                            key: key.to_string(),
+                            type_name,
+                            side: side_name,
+                        });
+                    return all_lines(side);
+                }
                 if let Some(line) = self.merge_text_value(&b, &o, &t, &line_of(O)) {
                     return Some(vec![Line::Lit(line)]);
                 }

@@ -76,6 +76,16 @@ pub fn review(range: &str, files: &[FileDiff]) -> String {
             status(f)
         ));
         match &f.report {
+            Ok(_) if f.settings.is_some() => {
+                body.push_str(&format!(
+                    "<p>{}</p>\n<ul>\n",
+                    escape(&f.summary(str::to_string))
+                ));
+                for c in f.settings.iter().flatten() {
+                    body.push_str(&format!("<li>{}</li>\n", escape(&c.text)));
+                }
+                body.push_str("</ul>\n");
+            }
             Ok(r) => file_body(r, f.root_name.as_deref(), &mut body),
             Err(e) => body.push_str(&format!(
                 "<p class=\"error\">Cannot diff: <code>{}</code></p>\n",

@@ -1,0 +1,139 @@
+//! When a node that vanished and a node that appeared are the same node under another
+//! name or in another place, judged by what they hold: the one rule `diff` (which node of
+//! the old file is which of the new) and the merge (which node a side renamed without a
+//! `unique_id`) both apply, so that what `diff` shows as a rename the merge follows as
+//! one. It decides the likeness and the pairing among candidates; which nodes are
+//! candidates (same parent, same name, same kind) and how two values compare (engine
+//! equality with references by label in `diff`, text with SubResource ids left out in
+//! the merge, which matches nodes before resources) are each caller's.
+//!
+//! The pairing is bounded: every likeness computed spends one unit of a [`Budget`] sized
+//! to the scenes, and once it is spent the nodes left are reported removed and added. A
+//! scene whose N siblings were all replaced by N others would otherwise compare N x N
+//! pairs (minutes at N = 10,000).
+
+/// The least likeness (share of properties alike) at which two nodes of one kind are the
+/// same node.
+pub const SAME_NODE: f64 = 0.5;
+
+/// How alike two nodes' property lists are, from 0 to 1: the share of `a`'s keys whose
+/// value `b` holds alike (by `same`), of the longer list. Two nodes without properties
+/// are fully alike. Values are whatever the caller reads them as (text, parsed values).
+pub fn likeness<V>(a: &[(&str, V)], b: &[(&str, V)], mut same: impl FnMut(&V, &V) -> bool) -> f64 {
+    let total = a.len().max(b.len());
+    if total == 0 {
+        return 1.0;
+    }
+    // Short lists (most nodes) are searched; long ones looked up.
+    let map: Option<std::collections::BTreeMap<&str, &V>> =
+        (b.len() > 8).then(|| b.iter().map(|(k, v)| (*k, v)).collect());
+    let value_in_b = |k: &str| match &map {
+        Some(m) => m.get(k).copied(),
+        None => b.iter().find(|(l, _)| *l == k).map(|(_, w)| w),
+    };
+    let alike = a
+        .iter()
+        .filter(|(k, v)| value_in_b(k).is_some_and(|w| same(v, w)))
+        .count();
+    alike as f64 / total as f64
+}
+
+/// How many likenesses one pairing may compute: a fixed allowance plus a share per node,
+/// so that ordinary scenes (a few renames among thousands of nodes) never reach it and a
+/// scene whose siblings were all replaced costs time linear in its size.
+#[derive(Debug, Clone)]
+pub struct Budget {
+    left: usize,
+    spent: usize,
+}
+
+/// The fixed part of a [`Budget`].
+pub const BUDGET_BASE: usize = 200_000;
+
+/// The part of a [`Budget`] per node of the two scenes compared.
+pub const BUDGET_PER_NODE: usize = 32;
+
+impl Budget {
+    /// The budget for pairing between scenes of `nodes` nodes together.
+    pub fn for_nodes(nodes: usize) -> Budget {
+        Budget {
+            left: BUDGET_BASE.saturating_add(nodes.saturating_mul(BUDGET_PER_NODE)),
+            spent: 0,
+        }
+    }
+
+    /// Spend one likeness; `false` once the budget is out.
+    pub fn take(&mut self) -> bool {
+        if self.left == 0 {
+            return false;
+        }
+        self.left -= 1;
+        self.spent += 1;
+        true
+    }
+
+    /// How many likenesses were computed (for tests and measurements).
+    pub fn spent(&self) -> usize {
+        self.spent
+    }
+
+    /// Whether the budget is out (the pairing then stops).
+    pub fn is_out(&self) -> bool {
+        self.left == 0
+    }
+}
+
+/// The candidate most alike a node (at least [`SAME_NODE`]), the first of equals, each
+/// likeness `score` gives paid from `budget`; `None` when none is alike enough or the
+/// budget ran out first. Candidates the caller rules out (taken, of another kind) should
+/// be filtered before, as they cost nothing then.
+pub fn most_alike<C: Copy>(
+    cands: impl IntoIterator<Item = C>,
+    budget: &mut Budget,
+    mut score: impl FnMut(C) -> f64,
+) -> Option<C> {
+    let mut best: Option<(f64, C)> = None;
+    for c in cands {
+        if !budget.take() {
+            return None;
+        }
+        let s = score(c);
+        if s >= SAME_NODE && best.is_none_or(|(bs, _)| s > bs) {
+            best = Some((s, c));
+        }
+    }
+    best.map(|(_, c)| c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Half the properties alike is the same node; fewer is not; the longer list counts.
+    #[test]
+    fn likeness_is_the_share_of_the_longer_list() {
+        let a = [("text", "\"a\""), ("offset_right", "40.0")];
+        let b = [("text", "\"a\""), ("offset_right", "120.0")];
+        let eq = |x: &&str, y: &&str| x == y;
+        assert_eq!(likeness(&a, &b, eq), 0.5);
+        let c = [
+            ("text", "\"a\""),
+            ("offset_right", "1"),
+            ("offset_bottom", "2"),
+        ];
+        assert!(likeness(&a, &c, eq) < SAME_NODE);
+        assert_eq!(likeness(&[], &[], eq), 1.0);
+    }
+
+    /// The first of the best wins; a spent budget pairs nothing more and says so.
+    #[test]
+    fn most_alike_is_the_first_best_within_the_budget() {
+        let mut budget = Budget::for_nodes(0);
+        let scores = [0.4, 0.75, 0.75, 0.5];
+        assert_eq!(most_alike(0..4, &mut budget, |i| scores[i]), Some(1));
+        assert_eq!(budget.spent(), 4);
+        let mut small = Budget { left: 1, spent: 0 };
+        assert_eq!(most_alike(0..4, &mut small, |i| scores[i]), None);
+        assert!(small.is_out());
+    }
+}

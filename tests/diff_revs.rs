@@ -1,0 +1,125 @@
+//! `diff` as `git diff` reads its arguments: `REV:PATH REV:PATH` and one work-tree
+//! `PATH` against `HEAD` (exit 1 changes, 0 none, 2 error), and the text diff showing a
+//! changed node under its ancestors' names.
+
+mod common;
+
+use common::{stderr, stdout, TempRepo};
+
+const V1: &str = "[gd_scene format=3]\n\n[node name=\"Level\" type=\"Node2D\"]\n\n[node name=\"Spawners\" type=\"Node2D\" parent=\".\"]\n\n[node name=\"Cars\" type=\"Node2D\" parent=\"Spawners\"]\n\n[node name=\"Sprite\" type=\"Sprite2D\" parent=\"Spawners/Cars\"]\nspeed = 1\n\n[node name=\"Peds\" type=\"Node2D\" parent=\"Spawners\"]\n\n[node name=\"Sprite\" type=\"Sprite2D\" parent=\"Spawners/Peds\"]\nspeed = 1\n";
+
+fn v2() -> String {
+    V1.replace("speed = 1\n", "speed = 2\n")
+}
+
+fn repo_with_history() -> TempRepo {
+    let repo = TempRepo::new();
+    repo.write("levels/level.tscn", V1);
+    repo.write(
+        "project.godot",
+        "config_version=5\n\n[application]\n\nconfig/name=\"A\"\n",
+    );
+    repo.commit_all("one");
+    repo.write("levels/level.tscn", v2());
+    repo.write(
+        "project.godot",
+        "config_version=5\n\n[application]\n\nconfig/name=\"B\"\n",
+    );
+    repo.commit_all("two");
+    repo
+}
+
+#[test]
+fn diff_of_two_revisions_of_a_path_works_like_git_diff() {
+    let repo = repo_with_history();
+    let out = repo.run_bin(["diff", "HEAD~1:levels/level.tscn", "HEAD:levels/level.tscn"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stdout(&out).contains("~ speed: 1 -> 2"), "{}", stdout(&out));
+    let same = repo.run_bin(["diff", "HEAD:levels/level.tscn", "HEAD:levels/level.tscn"]);
+    assert_eq!(same.status.code(), Some(0), "{}", stderr(&same));
+    let config = repo.run_bin(["diff", "HEAD~1:project.godot", "HEAD:project.godot"]);
+    assert_eq!(config.status.code(), Some(1), "{}", stderr(&config));
+    assert!(
+        stdout(&config).contains("config/name"),
+        "{}",
+        stdout(&config)
+    );
+    // A revision against a work-tree file, and ./ relative to the current directory.
+    let mixed = repo.run_bin(["diff", "HEAD~1:./levels/level.tscn", "levels/level.tscn"]);
+    assert_eq!(mixed.status.code(), Some(1), "{}", stderr(&mixed));
+    let missing = repo.run_bin(["diff", "HEAD~1:nope.tscn", "HEAD:levels/level.tscn"]);
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(
+        stderr(&missing).contains("does not exist in 'HEAD~1'"),
+        "{}",
+        stderr(&missing)
+    );
+    let bad_rev = repo.run_bin([
+        "diff",
+        "nobranch:levels/level.tscn",
+        "HEAD:levels/level.tscn",
+    ]);
+    assert_eq!(bad_rev.status.code(), Some(2));
+}
+
+#[test]
+fn diff_of_one_path_compares_the_work_tree_with_head() {
+    let repo = repo_with_history();
+    let clean = repo.run_bin(["diff", "levels/level.tscn"]);
+    assert_eq!(clean.status.code(), Some(0), "{}", stderr(&clean));
+    assert!(
+        stdout(&clean).starts_with("No semantic changes."),
+        "{}",
+        stdout(&clean)
+    );
+    repo.write(
+        "levels/level.tscn",
+        v2().replace("speed = 2\n", "speed = 3\n"),
+    );
+    let changed = repo.run_bin(["diff", "levels/level.tscn"]);
+    assert_eq!(changed.status.code(), Some(1), "{}", stderr(&changed));
+    assert!(
+        stdout(&changed).contains("~ speed: 2 -> 3"),
+        "{}",
+        stdout(&changed)
+    );
+    repo.remove("levels/level.tscn");
+    let deleted = repo.run_bin(["diff", "levels/level.tscn"]);
+    assert_eq!(deleted.status.code(), Some(1), "{}", stderr(&deleted));
+    let nowhere = repo.run_bin(["diff", "levels/nowhere.tscn"]);
+    assert_eq!(nowhere.status.code(), Some(2));
+}
+
+#[test]
+fn a_changed_node_is_shown_under_its_ancestors_names() {
+    let repo = repo_with_history();
+    let out = repo.run_bin(["diff", "HEAD~1:levels/level.tscn", "HEAD:levels/level.tscn"]);
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    let at = |l: &str| {
+        lines
+            .iter()
+            .position(|x| *x == l)
+            .unwrap_or_else(|| panic!("no line {l:?} in\n{text}"))
+    };
+    let (root, spawners, cars) = (at("  (root)"), at("    Spawners"), at("      Cars"));
+    let first = at("        ~ Sprite (Sprite2D)");
+    let peds = at("      Peds");
+    assert!(
+        root < spawners && spawners < cars && cars < first && first < peds,
+        "{text}"
+    );
+    assert_eq!(
+        lines.iter().filter(|l| l.trim() == "Spawners").count(),
+        1,
+        "an ancestor already shown is not repeated:\n{text}"
+    );
+    assert_eq!(
+        lines
+            .iter()
+            .filter(|l| l.trim() == "~ Sprite (Sprite2D)")
+            .count(),
+        2,
+        "{text}"
+    );
+}
