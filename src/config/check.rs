@@ -5,6 +5,7 @@
 use super::model::sections;
 use super::syntax::Document;
 use crate::check::{Problem, Severity};
+use crate::solve::markers::string_open_after;
 
 /// Validate a ConfigFile text: `Err` when it does not parse (and holds no markers; markers
 /// are reported as problems, since they are what broke the parse), else the problems.
@@ -79,21 +80,6 @@ fn is_marker(line: &[u8]) -> bool {
         let n = line.iter().take_while(|&&b| b == m).count();
         n >= 7 && (n == line.len() || (m != b'=' && line[n] == b' '))
     })
-}
-
-/// Whether a `"` string is still open at the end of the line (`;` comments skipped).
-fn string_open_after(line: &[u8], mut open: bool) -> bool {
-    let mut i = 0;
-    while i < line.len() {
-        match line[i] {
-            b'\\' if open => i += 1,
-            b'"' => open = !open,
-            b';' if !open => return false,
-            _ => {}
-        }
-        i += 1;
-    }
-    open
 }
 
 #[cfg(test)]

@@ -26,7 +26,7 @@
 //! `markers.rs`, re-merging `remerge.rs`, the trust in a re-merge `doubt.rs`.
 
 mod doubt;
-mod markers;
+pub(crate) mod markers;
 mod remerge;
 
 pub use markers::{find_markers, parse_markers, string_open_after};
