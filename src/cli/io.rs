@@ -10,7 +10,7 @@
 //! program briefly holds the target, as editors and virus scanners do).
 
 use anyhow::{Context, Result};
-use std::io::Write;
+use std::io::{ErrorKind, Write};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -99,24 +99,49 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
         .file_name()
         .map(|n| n.to_string_lossy().chars().take(64).collect::<String>())
         .unwrap_or_default();
+    let (tmp, _cleanup) = write_temp(dir, &format!(".{name}.tscn-merge-"), bytes, Some(path))?;
+    persist(tmp, path).with_context(|| format!("cannot replace {}", path.display()))
+}
+
+/// A temporary file in `dir` holding `bytes`, synced, with `like`'s permissions when
+/// `like` exists: what [`write_atomic`] and [`write_new`] rename into place. The cleanup
+/// guard removes it if a signal ends the process first; keep it until the rename.
+fn write_temp(
+    dir: &Path,
+    prefix: &str,
+    bytes: &[u8],
+    like: Option<&Path>,
+) -> Result<(tempfile::NamedTempFile, Option<os::TempCleanup>)> {
     // Registered before it exists: a signal between creating and registering would
     // leave it behind.
-    let mut _cleanup = None;
+    let mut cleanup = None;
     let mut tmp = tempfile::Builder::new()
-        .prefix(&format!(".{name}.tscn-merge-"))
+        .prefix(prefix)
         .suffix(".tmp")
         .make_in(dir, |p| {
-            _cleanup = Some(os::TempCleanup::register(p));
+            // A retried name: the earlier guard goes first, or its drop would
+            // unregister this one.
+            drop(cleanup.take());
+            cleanup = Some(os::TempCleanup::register(p));
             os::create_new(p)
         })
         .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
     tmp.write_all(bytes)
+        .and_then(|()| synced(tmp.as_file()))
         .with_context(|| format!("cannot write a temporary file in {}", dir.display()))?;
-    tmp.as_file().sync_all().ok();
-    if let Ok(meta) = std::fs::metadata(path) {
+    if let Some(meta) = like.and_then(|p| std::fs::metadata(p).ok()) {
         let _ = std::fs::set_permissions(tmp.path(), meta.permissions());
     }
-    persist(tmp, path).with_context(|| format!("cannot replace {}", path.display()))
+    Ok((tmp, cleanup))
+}
+
+/// Flush `file` to the disk: a failure (a full disk found late, an I/O error) is an error,
+/// except on file systems that cannot sync at all, where the write stands as written.
+fn synced(file: &std::fs::File) -> std::io::Result<()> {
+    match file.sync_all() {
+        Err(e) if matches!(e.kind(), ErrorKind::Unsupported | ErrorKind::InvalidInput) => Ok(()),
+        r => r,
+    }
 }
 
 /// Rename `tmp` over `path`. A failure the operating system calls passing (another
@@ -149,21 +174,7 @@ pub fn write_new(
     bytes: &[u8],
     like: Option<&Path>,
 ) -> Result<Option<std::path::PathBuf>> {
-    let mut _cleanup = None;
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".tscn-merge-")
-        .suffix(".tmp")
-        .make_in(dir, |p| {
-            _cleanup = Some(os::TempCleanup::register(p));
-            os::create_new(p)
-        })
-        .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
-    tmp.write_all(bytes)
-        .and_then(|()| tmp.as_file().sync_all())
-        .with_context(|| format!("cannot write a temporary file in {}", dir.display()))?;
-    if let Some(meta) = like.and_then(|p| std::fs::metadata(p).ok()) {
-        let _ = std::fs::set_permissions(tmp.path(), meta.permissions());
-    }
+    let (mut tmp, _cleanup) = write_temp(dir, ".tscn-merge-", bytes, like)?;
     for name in names {
         match tmp.persist_noclobber(&name) {
             Ok(_) => return Ok(Some(name)),
