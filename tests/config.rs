@@ -807,3 +807,106 @@ fn git_merge_uses_the_config_merge_for_project_godot() {
     let merged = String::from_utf8(t.read("project.godot")).unwrap();
     assert!(merged.contains("[audio]\n\nbuses/default_bus_layout=\"res://b.tres\"\n\n[autoload]\n\nA=\"*res://a.gd\"\n\n[display]"), "{merged}");
 }
+
+/// `--timeout` bounds config files as it bounds scenes: with 0 the merge is git's line
+/// merge, said in `--explain`, and the diff is a line diff after a note, exit 1 for a
+/// change. A structural merge of the same files would have merged both keys cleanly.
+#[test]
+fn config_merge_and_diff_honour_the_time_limit() {
+    let t = common::TempRepo::new();
+    let base = "[application]\n\nconfig/name=\"A\"\nrun/main_scene=\"res://a.tscn\"\n";
+    t.write("base/project.godot", base);
+    t.write("ours/project.godot", base.replace("\"A\"", "\"B\""));
+    t.write("theirs/project.godot", base.replace("a.tscn", "c.tscn"));
+    let out = t.run_bin([
+        "merge",
+        "--timeout",
+        "0",
+        "--explain",
+        "base/project.godot",
+        "ours/project.godot",
+        "theirs/project.godot",
+    ]);
+    let err = common::stderr(&out);
+    assert!(
+        err.contains("merged line by line") && err.contains("--timeout"),
+        "{err}"
+    );
+    let (git, code) = common::git_merge_file(
+        base.as_bytes(),
+        &t.read("ours/project.godot"),
+        &t.read("theirs/project.godot"),
+    )
+    .expect("git merge-file");
+    assert_eq!(out.status.code(), Some(code.min(1)), "{err}");
+    assert_eq!(out.stdout, git, "the line merge is git's");
+    let structural = t.run_bin([
+        "merge",
+        "base/project.godot",
+        "ours/project.godot",
+        "theirs/project.godot",
+    ]);
+    assert_eq!(
+        structural.status.code(),
+        Some(0),
+        "{}",
+        common::stderr(&structural)
+    );
+
+    let diff = t.run_bin([
+        "diff",
+        "--timeout",
+        "0",
+        "base/project.godot",
+        "ours/project.godot",
+    ]);
+    let shown = common::stdout(&diff);
+    assert_eq!(diff.status.code(), Some(1), "{shown}");
+    assert!(
+        shown.contains("semantic diff unavailable") && shown.contains("+config/name=\"B\""),
+        "{shown}"
+    );
+    let same = t.run_bin([
+        "diff",
+        "--timeout",
+        "0",
+        "base/project.godot",
+        "base/project.godot",
+    ]);
+    assert_eq!(same.status.code(), Some(0), "{}", common::stdout(&same));
+}
+
+/// git's external diff call with a newline in the path: the header shows it escaped, so
+/// no output line is forged; a value with a terminal escape is shown, not obeyed.
+#[test]
+fn config_diff_under_git_escapes_names_and_values() {
+    let t = common::TempRepo::new();
+    t.write("old.godot", "[application]\n\nconfig/name=\"A\"\n");
+    t.write("new.godot", "[application]\n\nconfig/name=\"\x1b[31mB\"\n");
+    let z = "0".repeat(40);
+    let out = t.run_bin([
+        "diff",
+        "--git-external",
+        "evil\ndiff --git x/project.godot",
+        "old.godot",
+        &z,
+        "100644",
+        "new.godot",
+        &z,
+        "100644",
+    ]);
+    let shown = common::stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{shown}");
+    assert!(
+        shown.starts_with("diff --tscn-merge a/evil\\ndiff --git x/project.godot b/evil\\n"),
+        "{shown}"
+    );
+    assert!(
+        !shown.lines().any(|l| l.starts_with("diff --git")),
+        "{shown}"
+    );
+    assert!(
+        !shown.contains('\x1b') && shown.contains("\\x1b[31mB"),
+        "{shown:?}"
+    );
+}

@@ -3,13 +3,15 @@
 //! here by file name (git's `%P`, else the file's own name). Reading, writing and
 //! reporting only; the deciding is `tscn_merge::config`'s.
 
+use super::deadline;
 use super::gitconfig;
 use super::io::{self, stderr_line};
 use super::{DiffArgs, DiffFormat, ExplainFormat, FavorArg, MergeArgs};
 use std::path::Path;
 use tscn_merge::config::decision::ConfigDecision;
-use tscn_merge::config::merge::{merge_config, ConfigMerge, ConfigMethod};
+use tscn_merge::config::merge::{line_fallback, merge_config, ConfigMerge, ConfigMethod};
 use tscn_merge::config::{ConfigKind, Document};
+use tscn_merge::linemerge::MarkerOptions;
 use tscn_merge::render::escape::{visible, visible_lines};
 
 /// The kind of a path given on the command line: by its name, or (files named like
@@ -57,7 +59,7 @@ pub fn run_merge(a: &MergeArgs) -> anyhow::Result<i32> {
         .unwrap_or_else(|| a.ours.display().to_string());
     // With --favor, labels no input holds: only the blocks the merge writes are resolved.
     let markers = super::merge::favor_markers(a, &[&base, &ours, &theirs]);
-    let m = merge_config(merge_kind(a), &base, &ours, &theirs, &markers);
+    let m = merge_bounded(a, &base, &ours, &theirs, &markers);
     let explain = a
         .explain
         .or_else(|| a.git.then(gitconfig::explain_from_git).flatten());
@@ -87,6 +89,35 @@ pub fn run_merge(a: &MergeArgs) -> anyhow::Result<i32> {
         io::write_stdout(&text)?;
     }
     Ok(if left == 0 { 0 } else { 1 })
+}
+
+/// `merge_config` within `--timeout`'s seconds, as a scene merge is bounded: past the
+/// limit (or with 0) the line merge git would make is the result, and `--explain` says why.
+fn merge_bounded(
+    a: &MergeArgs,
+    base: &[u8],
+    ours: &[u8],
+    theirs: &[u8],
+    markers: &MarkerOptions,
+) -> ConfigMerge {
+    let kind = merge_kind(a);
+    let owned = (
+        base.to_vec(),
+        ours.to_vec(),
+        theirs.to_vec(),
+        markers.clone(),
+    );
+    let done = deadline::within(a.timeout, move || {
+        let (b, o, t, m) = owned;
+        merge_config(kind, &b, &o, &t, &m)
+    });
+    done.unwrap_or_else(|| {
+        let why = format!(
+            "the structural merge took longer than {} s (--timeout)",
+            a.timeout
+        );
+        line_fallback(base, ours, theirs, markers, why)
+    })
 }
 
 fn explain_merge(m: &ConfigMerge, format: Option<ExplainFormat>, path: &str) {
@@ -234,30 +265,42 @@ pub fn run_diff(a: &DiffArgs) -> anyhow::Result<i32> {
         (
             &a.files[1],
             &a.files[4],
-            Some(a.files[0].display().to_string()),
+            // A newline in a file name would forge lines of the output.
+            Some(visible(&a.files[0].display().to_string()).into_owned()),
         )
     } else {
         (&a.files[0], &a.files[1], None)
     };
-    let load = |p: &Path| -> anyhow::Result<Option<Document>> {
+    let read = |p: &Path| -> anyhow::Result<Option<Vec<u8>>> {
         if p == Path::new("/dev/null") {
             return Ok(None);
         }
-        let bytes = io::read(p)?;
-        let text = String::from_utf8(bytes)
-            .map_err(|_| anyhow::anyhow!("{}: 1:1: expected UTF-8 text", p.display()))?;
-        Document::parse(&text)
-            .map(Some)
-            .map_err(|e| anyhow::anyhow!("{}:{e}", p.display()))
+        io::read(p).map(Some)
     };
-    let (o, n) = match (load(old), load(new)) {
-        (Ok(o), Ok(n)) => (o, n),
-        (Err(e), _) | (_, Err(e)) if a.git_external => {
-            return git_line_diff(old, new, title.as_deref().unwrap_or(""), &format!("{e:#}"))
+    let (old_bytes, new_bytes) = (read(old)?, read(new)?);
+    let names = (old.display().to_string(), new.display().to_string());
+    let secs = deadline::limit(a.timeout);
+    let changes = match deadline::within(secs, move || {
+        let o = parse_side(&names.0, old_bytes)?;
+        let n = parse_side(&names.1, new_bytes)?;
+        Ok::<_, String>(tscn_merge::config::diff::diff_config(
+            o.as_ref(),
+            n.as_ref(),
+        ))
+    }) {
+        Some(Ok(changes)) => changes,
+        Some(Err(e)) if !a.git_external => anyhow::bail!("{e}"),
+        Some(Err(e)) => {
+            git_line_diff(old, new, title.as_deref().unwrap_or(""), &e)?;
+            return Ok(0);
         }
-        (Err(e), _) | (_, Err(e)) => return Err(e),
+        None => {
+            let why = deadline::reason(secs);
+            let shown = visible(&new.display().to_string()).into_owned();
+            let code = git_line_diff(old, new, title.as_deref().unwrap_or(&shown), &why)?;
+            return Ok(if a.git_external { 0 } else { code });
+        }
     };
-    let changes = tscn_merge::config::diff::diff_config(o.as_ref(), n.as_ref());
     let mut out = String::new();
     if let Some(t) = &title {
         out.push_str(&format!("diff --tscn-merge a/{t} b/{t}\n"));
@@ -291,7 +334,7 @@ pub fn run_diff(a: &DiffArgs) -> anyhow::Result<i32> {
                 ""
             };
             for c in &changes {
-                out.push_str(&format!("{bullet}{}\n", c.text));
+                out.push_str(&format!("{bullet}{}\n", visible(&c.text)));
             }
         }
     }
@@ -303,8 +346,18 @@ pub fn run_diff(a: &DiffArgs) -> anyhow::Result<i32> {
     })
 }
 
+/// One side of a config diff as a document (`None`: the file is absent, `/dev/null`).
+fn parse_side(name: &str, bytes: Option<Vec<u8>>) -> Result<Option<Document>, String> {
+    let Some(bytes) = bytes else { return Ok(None) };
+    let text = String::from_utf8(bytes).map_err(|_| format!("{name}: 1:1: expected UTF-8 text"))?;
+    Document::parse(&text)
+        .map(Some)
+        .map_err(|e| format!("{name}:{e}"))
+}
+
 /// Under git, a side that does not parse gets a line diff after a note (`git diff` must
-/// not break on a broken file).
+/// not break on a broken file); so does a diff past its time limit. 1 when the lines
+/// differ (the caller under git exits 0 regardless).
 fn git_line_diff(old: &Path, new: &Path, path: &str, why: &str) -> anyhow::Result<i32> {
     let read = |p: &Path| -> anyhow::Result<String> {
         if p == Path::new("/dev/null") {
@@ -317,7 +370,8 @@ fn git_line_diff(old: &Path, new: &Path, path: &str, why: &str) -> anyhow::Resul
         .unified_diff()
         .header(&format!("a/{path}"), &format!("b/{path}"))
         .to_string();
+    let why = visible_lines(why);
     let out = format!("diff --tscn-merge a/{path} b/{path}\nnote: semantic diff unavailable ({why}); line diff follows\n{body}");
     io::write_stdout(out.as_bytes())?;
-    Ok(0)
+    Ok(if a == b { 0 } else { 1 })
 }

@@ -7,8 +7,9 @@
 //! the setting (`application/run/main_scene`). Rendering to a terminal is the caller's.
 
 use super::model::{same_value, sections, SectionRef};
-use super::syntax::Document;
+use super::syntax::{Document, Entry};
 use crate::value::{self, Value};
+use std::collections::{HashMap, HashSet};
 
 /// One change, as a sentence, with the section it is in (`""`: before the first section).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,9 +27,16 @@ pub fn diff_config(old: Option<&Document>, new: Option<&Document>) -> Vec<Config
     let empty = Document::parse("").expect("an empty file parses");
     let (old, new) = (old.unwrap_or(&empty), new.unwrap_or(&empty));
     let (os, ns) = (sections(old), sections(new));
+    // By name, the first of a repeated name as a search would find it: a lookup per
+    // section, not a scan (a hostile file may hold tens of thousands).
+    let mut by_name: HashMap<&str, &SectionRef<'_>> = HashMap::new();
+    for o in &os {
+        by_name.entry(o.name).or_insert(o);
+    }
+    let new_names: HashSet<&str> = ns.iter().map(|n| n.name).collect();
     let mut out = Vec::new();
     for n in &ns {
-        match os.iter().find(|o| o.name == n.name) {
+        match by_name.get(n.name).copied() {
             Some(o) => diff_section(old, o, new, n, &mut out),
             None if !n.name.is_empty() => {
                 out.push(change(
@@ -42,7 +50,7 @@ pub fn diff_config(old: Option<&Document>, new: Option<&Document>) -> Vec<Config
         }
     }
     for o in &os {
-        if !ns.iter().any(|n| n.name == o.name) {
+        if !new_names.contains(o.name) {
             let keys = o.entries().count();
             out.push(change(
                 o.name,
@@ -84,11 +92,14 @@ fn diff_section(
     n: &SectionRef<'_>,
     out: &mut Vec<ConfigChange>,
 ) {
+    // The last entry of a repeated key, as the engine keeps (`SectionRef::get`).
+    let old_keys: HashMap<&str, &Entry> = o.entries().map(|(_, f)| (f.key.as_str(), f)).collect();
+    let new_keys: HashSet<&str> = n.entries().map(|(_, e)| e.key.as_str()).collect();
     for (_, e) in n.entries() {
         let new_v = nd.slice(&e.value);
-        match o.get(&e.key) {
+        match old_keys.get(e.key.as_str()) {
             None => out.push(change(n.name, Some(&e.key), added(n.name, &e.key, new_v))),
-            Some((_, f)) => {
+            Some(f) => {
                 let old_v = od.slice(&f.value);
                 if !same_value(old_v, new_v) {
                     for t in changed(n.name, &e.key, old_v, new_v) {
@@ -99,7 +110,7 @@ fn diff_section(
         }
     }
     for (_, f) in o.entries() {
-        if n.get(&f.key).is_none() {
+        if !new_keys.contains(f.key.as_str()) {
             out.push(change(
                 o.name,
                 Some(&f.key),

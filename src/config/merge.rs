@@ -91,7 +91,10 @@ fn trivial(side: &[u8]) -> ConfigMerge {
     }
 }
 
-fn line_fallback(
+/// The line merge of three ConfigFile texts, as `git merge-file` makes it, with `reason`
+/// as its one decision: what a merge falls back to when the structural one cannot run
+/// (an unparsable side here, or the caller's time limit).
+pub fn line_fallback(
     b: &[u8],
     o: &[u8],
     t: &[u8],
