@@ -6,14 +6,15 @@
 #  1. installs (apt-get, as root, once) Debian's rustc-web, cargo-web and rust-web-src (a
 #     compiler with the source of its own standard library), mingw-w64 (the linker),
 #     wine64 (to run the result) and clang (for `psm`'s assembly on macOS);
-#  2. cross-builds the release `tscn-merge.exe` for x86_64-pc-windows-gnu with Debian's
+#  2. cross-builds the release `tscn-merge.exe` (and, unless --no-tests, in the same cargo
+#     run the test executables of step 4) for x86_64-pc-windows-gnu with Debian's
 #     cargo (`RUSTC_BOOTSTRAP=1 -Zbuild-std`: rustup cannot add targets here) into
 #     target/windows, and a five-line DLL giving wine 8 the `ProcessPrng` that Rust's
 #     standard library calls at start-up;
 #  3. under wine: `merge` of examples/merge/, then `merge --explain=json` on every
 #     scenario of ../shared/merges, each compared byte for byte (standard output,
 #     standard error, exit code) with the Linux binary target/release/tscn-merge;
-#  4. (unless --no-tests) builds and runs under wine the portable part of the test
+#  4. (unless --no-tests) runs under wine the portable part of the test
 #     suite: the library's unit tests; the binary's unit tests, tests/corpus,
 #     tests/merges and tests/laws (INTEGRATION below), skipping by name (SKIPS) what
 #     needs a Windows git;
@@ -99,8 +100,36 @@ xbuild() {
   deb_cargo "$@" --release -j2 -Zbuild-std=std,panic_abort --target "$TARGET" \
     --target-dir "$TDIR"
 }
-xbuild build --bin tscn-merge
+# With the tests, one build makes the test executables and the .exe (integration tests
+# need the binary): the dev-dependencies change the features of shared dependencies, so
+# a separate `cargo build` first would compile those a second time.
+mkdir -p "$TDIR"
+exes=()
+built_by_tests=0
+if ((TESTS)); then
+  # The test executables a cargo build wrote, from its artifact messages in $1.
+  test_exes() {
+    grep '"profile":{[^}]*"test":true' "$1" | sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | sort -u
+  }
+  # One cargo run for the library's unit tests and every INTEGRATION entry: the test
+  # crates then compile side by side (-j2) instead of one after another.
+  what=(--lib)
+  for t in "${INTEGRATION[@]}"; do
+    name="${t%%|*}"
+    if [[ "$name" == bins ]]; then what+=(--bins); else what+=(--test "$name"); fi
+  done
+  exes=()
+  if xbuild test --no-run "${what[@]}" --message-format=json >"$TDIR/tests.json" 2>"$TDIR/tests.err"; then
+    mapfile -t exes < <(test_exes "$TDIR/tests.json")
+    built_by_tests=1
+  else
+    grep -E '^error' "$TDIR/tests.err" | head -n 5 | sed 's/^/  /' || true
+    fail "the tests do not build for Windows (log: $TDIR/tests.err)"
+  fi
+  echo "windows-check: built ${#exes[@]} test executables and the .exe in $((SECONDS - phase)) s"
+fi
 EXE="$WIN_OUT/tscn-merge.exe"
+((built_by_tests)) && [[ -f "$EXE" ]] || xbuild build --bin tscn-merge
 echo "windows-check: built $EXE ($(($(stat -c %s "$EXE") / 1048576)) MB) in $((SECONDS - phase)) s"
 cargo build --release --quiet --bin tscn-merge
 LINUX="$ROOT/target/release/tscn-merge"
@@ -192,25 +221,6 @@ echo "real merges (merge --explain=json): $same/$total identical in $((SECONDS -
 # ---------------------------------------------------------------- 4. tests
 if ((TESTS)); then
   phase=$SECONDS
-  # The test executables a cargo build wrote, from its artifact messages in $1.
-  test_exes() {
-    grep '"profile":{[^}]*"test":true' "$1" | sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | sort -u
-  }
-  # One cargo run for the library's unit tests and every INTEGRATION entry: the test
-  # crates then compile side by side (-j2) instead of one after another.
-  what=(--lib)
-  for t in "${INTEGRATION[@]}"; do
-    name="${t%%|*}"
-    if [[ "$name" == bins ]]; then what+=(--bins); else what+=(--test "$name"); fi
-  done
-  exes=()
-  if xbuild test --no-run "${what[@]}" --message-format=json >"$TDIR/tests.json" 2>"$TDIR/tests.err"; then
-    mapfile -t exes < <(test_exes "$TDIR/tests.json")
-  else
-    grep -E '^error' "$TDIR/tests.err" | head -n 5 | sed 's/^/  /' || true
-    fail "the tests do not build for Windows (log: $TDIR/tests.err)"
-  fi
-  echo "windows-check: built ${#exes[@]} test executables in $((SECONDS - phase)) s"
   skip_args=()
   for s in "${SKIPS[@]}"; do
     skip_args+=(--skip "${s%%|*}")
