@@ -9,6 +9,7 @@ use super::io::{self, stderr_line};
 use super::{DiffArgs, DiffFormat, ExplainFormat, FavorArg, MergeArgs};
 use std::path::Path;
 use tscn_merge::config::decision::ConfigDecision;
+use tscn_merge::config::diff::ConfigChange;
 use tscn_merge::config::merge::{line_fallback, merge_config, ConfigMerge, ConfigMethod};
 use tscn_merge::config::{ConfigKind, Document};
 use tscn_merge::linemerge::MarkerOptions;
@@ -301,11 +302,27 @@ pub fn run_diff(a: &DiffArgs) -> anyhow::Result<i32> {
             return Ok(if a.git_external { 0 } else { code });
         }
     };
+    let out = render_changes(a.format, &changes, title.as_deref(), new)?;
+    io::write_stdout(out.as_bytes())?;
+    Ok(if changes.is_empty() || a.git_external {
+        0
+    } else {
+        1
+    })
+}
+
+/// The config diff in the asked format, after git's header line when `title` is given.
+fn render_changes(
+    format: DiffFormat,
+    changes: &[ConfigChange],
+    title: Option<&str>,
+    new: &Path,
+) -> anyhow::Result<String> {
     let mut out = String::new();
-    if let Some(t) = &title {
+    if let Some(t) = title {
         out.push_str(&format!("diff --tscn-merge a/{t} b/{t}\n"));
     }
-    match a.format {
+    match format {
         DiffFormat::Json => {
             let doc = serde_json::json!({
                 "schema": "tscn-merge/config-diff", "version": 1,
@@ -319,31 +336,26 @@ pub fn run_diff(a: &DiffArgs) -> anyhow::Result<i32> {
         DiffFormat::Html => {
             use tscn_merge::render::html::{escape, page};
             let shown = new.display().to_string();
-            let name = title.as_deref().unwrap_or(&shown);
+            let name = title.unwrap_or(&shown);
             let mut body = format!("<h1>Changes in <code>{}</code></h1>\n<ul>\n", escape(name));
-            for c in &changes {
+            for c in changes {
                 body.push_str(&format!("<li>{}</li>\n", escape(&c.text)));
             }
             body.push_str("</ul>\n");
             out.push_str(&page(&format!("tscn-merge diff: {name}"), &body));
         }
         DiffFormat::Markdown | DiffFormat::Text => {
-            let bullet = if a.format == DiffFormat::Markdown {
+            let bullet = if format == DiffFormat::Markdown {
                 "- "
             } else {
                 ""
             };
-            for c in &changes {
+            for c in changes {
                 out.push_str(&format!("{bullet}{}\n", visible(&c.text)));
             }
         }
     }
-    io::write_stdout(out.as_bytes())?;
-    Ok(if changes.is_empty() || a.git_external {
-        0
-    } else {
-        1
-    })
+    Ok(out)
 }
 
 /// One side of a config diff as a document (`None`: the file is absent, `/dev/null`).
