@@ -74,6 +74,7 @@ fn blank(name: &str) -> SectionRef<'_> {
         header: None,
         line: 0,
         items: &[],
+        keys: &super::model::NO_KEYS,
     }
 }
 

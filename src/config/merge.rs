@@ -323,10 +323,19 @@ enum SectionPlan {
 impl<'a, 'o> Merger<'a, 'o> {
     fn merge_sections(&mut self) {
         let (bs, os, ts) = (sections(self.b), sections(self.o), sections(self.t));
-        let find = |v: &[SectionRef<'a>], n: &str| v.iter().copied().find(|s| s.name == n);
+        // The first section of each name, looked up rather than searched: a hostile
+        // file may hold tens of thousands.
+        let firsts = |v: &[SectionRef<'a>]| {
+            let mut by = std::collections::BTreeMap::new();
+            for s in v {
+                by.entry(s.name).or_insert(*s);
+            }
+            by
+        };
+        let (bf, of, tf) = (firsts(&bs), firsts(&os), firsts(&ts));
         let mut plan: Vec<SectionPlan> = Vec::new();
         for s in &os {
-            match (find(&bs, s.name), find(&ts, s.name)) {
+            match (bf.get(s.name).copied(), tf.get(s.name).copied()) {
                 (Some(b), None) if same_section(self.b, &b, self.o, s) => {
                     let m = format!("{} deleted by theirs", describe(s.name));
                     let d = ConfigDecision::new("section_deleted", m).at(s.name, None);
@@ -344,10 +353,10 @@ impl<'a, 'o> Merger<'a, 'o> {
         };
         let sorted = is_sorted(&names(&os)) && is_sorted(&names(&ts));
         for (i, s) in ts.iter().enumerate() {
-            if find(&os, s.name).is_some() {
+            if of.contains_key(s.name) {
                 continue;
             }
-            let piece = match find(&bs, s.name) {
+            let piece = match bf.get(s.name).copied() {
                 Some(b) if same_section(self.b, &b, self.t, s) => {
                     let m = format!("{} deleted by ours", describe(s.name));
                     let d = ConfigDecision::new("section_deleted", m).at(s.name, None);
@@ -373,7 +382,7 @@ impl<'a, 'o> Merger<'a, 'o> {
         for p in plan {
             let pieces = match p {
                 SectionPlan::Merge(n) => self.merge_section(&n),
-                SectionPlan::Theirs(n) => whole(self.t, find(&ts, &n)),
+                SectionPlan::Theirs(n) => whole(self.t, tf.get(n.as_str()).copied()),
                 SectionPlan::Conflict(n) => self.section_conflict(&n),
             };
             self.out.sections.push(pieces);
@@ -451,11 +460,13 @@ impl<'a, 'o> Merger<'a, 'o> {
         let sorted =
             name != "autoload" && ok.len() > 1 && tk.len() > 1 && is_sorted(&ok) && is_sorted(&tk);
         let entries: Vec<_> = ts.entries().collect();
+        // The base keys ours renamed, found once (a scan per key of theirs was cubic).
+        let renamed_by_ours: std::collections::BTreeSet<String> = os
+            .entries()
+            .filter_map(|(_, o)| renamed_from(*os, bs, Some(*ts), self, &o.key))
+            .collect();
         for (i, &(item, e)) in entries.iter().enumerate() {
-            let renamed_by_ours = os.entries().any(|(_, o)| {
-                renamed_from(*os, bs, Some(*ts), self, &o.key).as_deref() == Some(e.key.as_str())
-            });
-            if os.get(&e.key).is_some() || renamed_by_ours {
+            if os.get(&e.key).is_some() || renamed_by_ours.contains(&e.key) {
                 continue;
             }
             let b = bs.and_then(|s| s.get(&e.key));

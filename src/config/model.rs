@@ -6,7 +6,7 @@
 //! [`crate::value::sem_eq_top`]; a value the scene grammar cannot type is compared by
 //! its text). Layout is the syntax tree's; merging is [`super::merge`]'s.
 
-use super::syntax::{Document, Entry, Item, ItemKind};
+use super::syntax::{Document, Entry, Item, ItemKind, KeyIndex};
 use crate::value::{self, Value};
 use std::ops::Range;
 
@@ -21,7 +21,12 @@ pub struct SectionRef<'a> {
     pub line: usize,
     /// The items after the header.
     pub items: &'a [Item],
+    /// Each key's last entry in `items`.
+    pub keys: &'a KeyIndex,
 }
+
+/// The index of a section with no keys (a section one side does not have).
+pub static NO_KEYS: KeyIndex = KeyIndex::new();
 
 impl<'a> SectionRef<'a> {
     /// The entries in file order.
@@ -34,7 +39,11 @@ impl<'a> SectionRef<'a> {
 
     /// The entry of `key` (the last one, as the engine keeps, if repeated).
     pub fn get(&self, key: &str) -> Option<(&'a Item, &'a Entry)> {
-        self.entries().filter(|(_, e)| e.key == key).last()
+        let item = self.items.get(*self.keys.get(key)?)?;
+        match &item.kind {
+            ItemKind::Entry(e) => Some((item, e)),
+            _ => None,
+        }
     }
 
     /// The `.uid` line, for a `.uid` sidecar.
@@ -53,19 +62,29 @@ pub fn sections(doc: &Document) -> Vec<SectionRef<'_>> {
         header: None,
         line: 1,
         items: &doc.head,
+        keys: &doc.head_keys,
     }];
-    out.extend(doc.sections.iter().map(|s| SectionRef {
-        name: &s.name,
-        header: Some(&s.header),
-        line: s.line,
-        items: &s.items,
-    }));
+    out.extend(doc.sections.iter().map(section_ref));
     out
 }
 
 /// The section called `name` (the last, if repeated), `""` being the head.
 pub fn section<'a>(doc: &'a Document, name: &str) -> Option<SectionRef<'a>> {
-    sections(doc).into_iter().rev().find(|s| s.name == name)
+    match doc.section_index.get(name) {
+        Some(&i) => doc.sections.get(i).map(section_ref),
+        None if name.is_empty() => sections(doc).into_iter().next(),
+        None => None,
+    }
+}
+
+fn section_ref(s: &super::syntax::Section) -> SectionRef<'_> {
+    SectionRef {
+        name: &s.name,
+        header: Some(&s.header),
+        line: s.line,
+        items: &s.items,
+        keys: &s.keys,
+    }
 }
 
 /// The typed value of an entry, `None` when the scene grammar cannot type it.
@@ -103,4 +122,28 @@ pub fn same_section(da: &Document, a: &SectionRef<'_>, db: &Document, b: &Sectio
 /// Whether the names are in the byte order Godot's `ProjectSettings` saves sections in.
 pub fn is_sorted<S: AsRef<str>>(names: &[S]) -> bool {
     names.windows(2).all(|w| w[0].as_ref() <= w[1].as_ref())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Lookups by name go through the indexes and keep the engine's rule: the last of a
+    /// repeated key or section, the head for `""`.
+    #[test]
+    fn lookups_find_the_last_of_a_repeated_name_and_the_head() {
+        let doc = Document::parse("a=1\n[s]\nk=1\nj=2\nk=3\n[t]\nk=4\n[s]\nk=5\n").unwrap();
+        let value = |s: SectionRef<'_>, k: &str| s.get(k).map(|(_, e)| doc.slice(&e.value));
+        let s = section(&doc, "s").expect("[s]");
+        assert_eq!((s.line, value(s, "k"), value(s, "j")), (8, Some("5"), None));
+        let head = section(&doc, "").expect("the head");
+        assert_eq!((head.header.is_none(), value(head, "a")), (true, Some("1")));
+        let first_s = sections(&doc)[1];
+        assert_eq!(
+            (value(first_s, "k"), value(first_s, "j")),
+            (Some("3"), Some("2"))
+        );
+        assert!(section(&doc, "u").is_none());
+        assert_eq!(value(section(&doc, "t").unwrap(), "k"), Some("4"));
+    }
 }

@@ -85,6 +85,23 @@ pub struct Section {
     pub line: usize,
     /// The items after the header.
     pub items: Vec<Item>,
+    /// Each key's last entry, as an index into `items`: the engine keeps the last of a
+    /// repeated key, and a lookup must not scan (a hostile file may hold many keys).
+    pub keys: KeyIndex,
+}
+
+/// A key's last entry as an index into its section's items.
+pub type KeyIndex = std::collections::BTreeMap<String, usize>;
+
+/// The index of `items`' keys (the last of a repeated key wins).
+fn key_index(items: &[Item]) -> KeyIndex {
+    let mut keys = KeyIndex::new();
+    for (i, item) in items.iter().enumerate() {
+        if let ItemKind::Entry(e) = &item.kind {
+            keys.insert(e.key.clone(), i);
+        }
+    }
+    keys
 }
 
 /// A parsed file: its text, the head and the sections.
@@ -96,6 +113,10 @@ pub struct Document {
     pub head: Vec<Item>,
     /// Sections in file order.
     pub sections: Vec<Section>,
+    /// The head's keys, as [`Section::keys`].
+    pub head_keys: KeyIndex,
+    /// Each section name's last section, as an index into `sections`.
+    pub section_index: KeyIndex,
 }
 
 impl Document {
@@ -110,6 +131,8 @@ impl Document {
             text: text.to_string(),
             head: Vec::new(),
             sections: Vec::new(),
+            head_keys: KeyIndex::new(),
+            section_index: KeyIndex::new(),
         };
         let mut line = 1usize;
         let mut last = 0usize;
@@ -132,6 +155,7 @@ impl Document {
                         header: span,
                         line: this_line,
                         items: Vec::new(),
+                        keys: KeyIndex::new(),
                     });
                     continue;
                 }
@@ -145,6 +169,11 @@ impl Document {
         }
         if last != text.len() {
             return Err(error_at(text, last, "a whole line"));
+        }
+        doc.head_keys = key_index(&doc.head);
+        for (i, sec) in doc.sections.iter_mut().enumerate() {
+            sec.keys = key_index(&sec.items);
+            doc.section_index.insert(sec.name.clone(), i);
         }
         Ok(doc)
     }
