@@ -3,6 +3,8 @@
 //! (with Godot's warning) until re-saved. A bounded, cheap search: `.tscn`/`.tres` files
 //! only, `.git` and `.godot` skipped, at most [`MAX_FILES`] files and [`MAX_BYTES`] read.
 
+pub mod stale;
+
 use std::path::{Path, PathBuf};
 
 /// Most files looked into.
