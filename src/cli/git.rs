@@ -335,6 +335,10 @@ fn diff_trees(
     Ok(())
 }
 
+/// Files read from a tree: repository-relative path and bytes, and whether a bound
+/// stopped the reading.
+pub type TreeFiles = (Vec<(String, Vec<u8>)>, bool);
+
 /// The files whose path `keep` accepts in the tree `range` ends at (its new side), sorted
 /// by path, reading at most `max_files` files and `max_bytes` bytes within `time`; and
 /// whether one of those bounds stopped it (`review`'s stale uid search).
@@ -343,7 +347,7 @@ pub fn files_at_range_end(
     range: &str,
     keep: fn(&str) -> bool,
     (max_files, max_bytes, time): (usize, u64, std::time::Duration),
-) -> Result<(Vec<(String, Vec<u8>)>, bool)> {
+) -> Result<TreeFiles> {
     let started = std::time::Instant::now();
     let (_, tree) = range_trees(repo, range)?;
     let (mut stack, mut out, mut read) = (vec![(String::new(), tree)], Vec::new(), 0u64);

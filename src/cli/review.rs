@@ -185,11 +185,11 @@ pub fn run(a: &ReviewArgs) -> Result<i32> {
             let block = stale.markdown();
             let room = max.map(|m| m.saturating_sub(block.len()));
             let page = markdown::review_within(&a.range, &files, &opts, room);
-            uids::Found::into_markdown(&block, page)
+            uids::Found::put_in_markdown(&block, page)
         }
-        DiffFormat::Text => stale.into_text(text::review(&a.range, &files, &opts)),
-        DiffFormat::Json => json::to_string(&stale.into_json(json::review(&a.range, &files))),
-        DiffFormat::Html => stale.into_html(tscn_merge::render::html::review(&a.range, &files)),
+        DiffFormat::Text => stale.put_in_text(text::review(&a.range, &files, &opts)),
+        DiffFormat::Json => json::to_string(&stale.put_in_json(json::review(&a.range, &files))),
+        DiffFormat::Html => stale.put_in_html(tscn_merge::render::html::review(&a.range, &files)),
     };
     if let (DiffFormat::Markdown, Some(m)) = (a.format, max) {
         warn_over_limit(m, s.len());

@@ -51,7 +51,7 @@ impl Found {
     }
 
     /// Text: `note:` lines, put after the heading line.
-    pub fn into_text(&self, page: String) -> String {
+    pub fn put_in_text(&self, page: String) -> String {
         if self.refs.is_empty() && !self.cut_short {
             return page;
         }
@@ -87,7 +87,7 @@ impl Found {
     }
 
     /// Markdown: `block` (from [`Found::markdown`]) after the title.
-    pub fn into_markdown(block: &str, page: String) -> String {
+    pub fn put_in_markdown(block: &str, page: String) -> String {
         if block.is_empty() {
             return page;
         }
@@ -95,7 +95,7 @@ impl Found {
     }
 
     /// JSON: `stale_uid_refs` (each with its sentence) and, when cut, `stale_uid_search_cut`.
-    pub fn into_json(&self, mut doc: serde_json::Value) -> serde_json::Value {
+    pub fn put_in_json(&self, mut doc: serde_json::Value) -> serde_json::Value {
         if let Some(m) = doc.as_object_mut() {
             let refs = self.refs.iter().map(|r| {
                 serde_json::json!({"file": r.file, "target": r.target, "uid": r.uid, "now": r.now, "text": r.sentence()})
@@ -109,7 +109,7 @@ impl Found {
     }
 
     /// HTML: a list after the title.
-    pub fn into_html(&self, page: String) -> String {
+    pub fn put_in_html(&self, page: String) -> String {
         if self.refs.is_empty() && !self.cut_short {
             return page;
         }
