@@ -36,7 +36,9 @@
 #   differently, and one side's such value is compared as the diff shows it.
 # - sound: `merge` exits 0, `check` passes on the output, and every one-sided change
 #   (base->ours where theirs kept base at that key, and vice versa) is in base->result
-#   with the same value.
+#   with the same value (a removal too: the result must remove it); an ext_resource's
+#   `uid` changed on one side and its `path` moved on the other is read in the result
+#   file when the result's diff shows the pair as removed and added.
 # - losing: exits 0 and passes `check` but a one-sided change is missing or different.
 # - broken: exits 0 but the output fails `check` (or the tool exits 2 / crashes).
 # - conflicted: exits 1 (a resolvable one here is a gap of the tool).
@@ -395,9 +397,12 @@ def one_sided(do, dt):
                 yield k, v
 
 
+MISSING = object()  # a key the result did not change (a removal's value is None)
+
+
 def kept(k, v, dr):
     """Whether the result holds one side's change `k` = `v`."""
-    if dr.get(k) == v:
+    if dr.get(k, MISSING) == v:
         return True
     # An ext_resource whose path changed may read, in the result, as the old one removed
     # and the new one added (a side's uid dropped with it).
@@ -410,6 +415,16 @@ def kept(k, v, dr):
     if k[0][0] == "ext_resource" and k[1] == "field:path":
         return (("ext_resource", v), "(added)") in dr and (k[0], "(removed)") in dr
     return False
+
+
+def uid_kept(k, v, do, dt, dr, uids):
+    """An ext_resource's `uid` one side changed while the other moved its `path`: the
+    result's diff may read the two as the old one removed and the new one added, and
+    shows no uids; the result file says which uid the new path has."""
+    if k[0][0] != "ext_resource" or k[1] != "field:uid" or (k[0], "(removed)") not in dr:
+        return False
+    moved = do.get((k[0], "field:path")) or dt.get((k[0], "field:path"))
+    return moved is not None and (("ext_resource", moved), "(added)") in dr and uids.get(moved) == v
 
 
 def files(d):
@@ -440,15 +455,25 @@ def score(job):
         so, st = keyed(do), keyed(dt)
         dr = diff(base, out) if rc == 0 and valid else None
         sr = keyed(dr) if dr is not None else None
-        per_key = outcome(so[0], st[0], sr and sr[0], rc, valid)
+        uids = result_uids(out) if sr else {}
+        per_key = outcome(so[0], st[0], sr and sr[0], rc, valid, uids)
         sides = [so, st] + ([sr] if sr else [])
         split = split_parts(sides, [base, ours, theirs, out])
-        by_part = outcome(split[0], split[1], split[2] if sr else None, rc, valid)
+        by_part = outcome(split[0], split[1], split[2] if sr else None, rc, valid, uids)
         return (name,) + by_part + (per_key[0],)
 
 
-def outcome(do, dt, dr, rc, valid):
-    """(class, reason) of one conflicted merge under one keying of its changes."""
+def result_uids(path):
+    """{ext_resource path: its uid (None: none)} of the result file."""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        heads = [l for l in f if l.startswith("[ext_resource")]
+    field = lambda h, n: (re.search(r' %s="([^"]*)"' % n, h) or [None, None])[1]
+    return {field(h, "path"): field(h, "uid") for h in heads}
+
+
+def outcome(do, dt, dr, rc, valid, uids):
+    """(class, reason) of one conflicted merge under one keying of its changes; `uids`:
+    the result's ext_resource uids by path."""
     ok, reason = resolvable(do, dt)
     prefix = "resolvable" if ok else "true"
     if rc == 1:
@@ -459,7 +484,7 @@ def outcome(do, dt, dr, rc, valid):
         return prefix + ":broken", "result does not diff"
     lost = [f"{k[0][0]} {k[0][1:2]} {k[1]}" + (f" {k[2]}" if len(k) > 2 else "")
             + (f" = {str(v)[:60]!r}, result {str(dr.get(k))[:60]!r}" if debug else "")
-            for k, v in one_sided(do, dt) if not kept(k, v, dr)]
+            for k, v in one_sided(do, dt) if not kept(k, v, dr) and not uid_kept(k, v, do, dt, dr, uids)]
     # A sequence both sides changed (an animation's frames): the result holds the merge.
     for k in do.keys() & dt.keys():
         if is_seq(do[k]) and is_seq(dt[k]) and do[k] != dt[k]:
