@@ -25,6 +25,13 @@ pub fn find(repo: &gix::Repository, range: &str, files: &[FileDiff]) -> Result<F
             std::iter::once(f.path.clone()).chain(f.renamed_from.iter().map(|r| r.0.clone()))
         })
         .collect();
+    if !touched.iter().any(|p| stale::is_read(p)) {
+        // Nothing the range changed can make or name a stale reference: no tree to read.
+        return Ok(Found {
+            refs: Vec::new(),
+            cut_short: false,
+        });
+    }
     let limits = (LIMITS.files, LIMITS.bytes, LIMITS.time);
     let (tree, cut_short) =
         crate::cli::git::files_at_range_end(repo, range, stale::is_read, limits)?;
