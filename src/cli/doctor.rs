@@ -4,8 +4,9 @@
 //! GUI client's `PATH` may lack), its version and command against this binary's, the
 //! attributes of each scene extension and the file they come from, local branches whose
 //! `.gitattributes` lacks them, `git diff` taken over (`install --diff`) with a link
-//! gone, the textconv cache ref of earlier versions, and the recent fallbacks to the
-//! line merge. Exit 0 when all is well, 1 on a problem, 2 on an error. Installing is
+//! gone, the textconv cache ref of earlier versions, the recent fallbacks to the line
+//! merge, and scenes of the work tree that refer to a file by a uid it no longer has
+//! (`uid_refs::stale`: what a merge that kept ours' regenerated header uid leaves). Exit 0 when all is well, 1 on a problem, 2 on an error. Installing is
 //! left to [`super::install`].
 
 use super::install::{first_on_path, merge_driver_command, Exe, CACHE_REF, DRIVER};
@@ -30,6 +31,11 @@ impl Report {
         self.problems += 1;
         self.lines.push(format!("problem: {}", what.into()));
         self.lines.push(format!("  fix: {fix}"));
+    }
+    /// Another problem of the kind just reported, under the same fix.
+    fn problem_more(&mut self, what: impl Into<String>) {
+        self.problems += 1;
+        self.lines.push(format!("problem: {}", what.into()));
     }
 }
 
@@ -66,6 +72,7 @@ pub fn run() -> anyhow::Result<i32> {
             }
             check_diff(&mut r, &top);
             show_fallbacks(&mut r, &top);
+            check_uids(&mut r, &top);
         }
     }
     for l in &r.lines {
@@ -304,6 +311,38 @@ fn show_fallbacks(r: &mut Report, top: &Path) {
     r.note("recent fallbacks to git's line merge (.git/tscn-merge/fallbacks):");
     for l in recent {
         r.note(format!("  {l}"));
+    }
+}
+
+/// Scenes and resources of the work tree that refer to a file by a uid no file carries
+/// while the path names a file with another uid (bounded; see `uid_refs::stale`).
+fn check_uids(r: &mut Report, top: &Path) {
+    use super::uid_refs::stale;
+    let (files, cut_short) = stale::read_work_tree(top, stale::LIMITS);
+    let found = stale::find(&files, None);
+    if found.is_empty() {
+        r.ok("no scene refers to a file by a uid it no longer has");
+        if cut_short {
+            r.note("the uid search stopped at its bound (files, bytes or time); there may be stale references it did not read");
+        }
+        return;
+    }
+    let fix =
+        "open the file in the Godot editor and save it (Godot writes the uid the file has now)";
+    for (i, s) in found.iter().take(stale::MAX_LISTED).enumerate() {
+        match i {
+            0 => r.problem(s.sentence(), fix),
+            _ => r.problem_more(s.sentence()),
+        }
+    }
+    if found.len() > stale::MAX_LISTED {
+        r.note(format!(
+            "and {} more stale uid reference(s)",
+            found.len() - stale::MAX_LISTED
+        ));
+    }
+    if cut_short {
+        r.note("the uid search stopped at its bound (files, bytes or time); there may be more");
     }
 }
 

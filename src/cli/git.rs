@@ -335,6 +335,45 @@ fn diff_trees(
     Ok(())
 }
 
+/// Files read from a tree: repository-relative path and bytes, and whether a bound
+/// stopped the reading.
+pub type TreeFiles = (Vec<(String, Vec<u8>)>, bool);
+
+/// The files whose path `keep` accepts in the tree `range` ends at (its new side), sorted
+/// by path, reading at most `max_files` files and `max_bytes` bytes within `time`; and
+/// whether one of those bounds stopped it (`review`'s stale uid search).
+pub fn files_at_range_end(
+    repo: &gix::Repository,
+    range: &str,
+    keep: fn(&str) -> bool,
+    (max_files, max_bytes, time): (usize, u64, std::time::Duration),
+) -> Result<TreeFiles> {
+    let started = std::time::Instant::now();
+    let (_, tree) = range_trees(repo, range)?;
+    let (mut stack, mut out, mut read) = (vec![(String::new(), tree)], Vec::new(), 0u64);
+    while let Some((prefix, tree)) = stack.pop() {
+        for (name, item) in tree_items(repo, Some(tree))?.into_iter().rev() {
+            let path = format!("{prefix}{}", name.to_str_lossy());
+            match item {
+                Item::Tree(id) => stack.push((format!("{path}/"), id)),
+                Item::Blob(id) if keep(&path) => {
+                    let size = repo.find_header(id)?.size();
+                    if out.len() >= max_files || read + size > max_bytes || started.elapsed() > time
+                    {
+                        out.sort_by(|a: &(String, Vec<u8>), b| a.0.cmp(&b.0));
+                        return Ok((out, true));
+                    }
+                    read += size;
+                    out.push((path, blob_bytes(repo, id)?));
+                }
+                _ => {}
+            }
+        }
+    }
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok((out, false))
+}
+
 /// Number of commits the range covers: `git rev-list --count A..B` for
 /// `A..B`, the symmetric difference for `A...B`, and 1 for a single revision.
 pub fn commits_in_range(repo: &gix::Repository, range: &str) -> Result<usize> {

@@ -3,10 +3,13 @@
 //! on a pull request, kept under `--max-bytes`. Progress goes to stderr only when it is a
 //! terminal, and never with `-q`.
 //!
+//! Names the stale uid references the range leaves (`uids`: a file referring to another
+//! by a uid it no longer has, as a merge that kept ours' regenerated header uid leaves).
 //! Decides which files to show and how they pair up (`renames`); reading trees is
 //! `git.rs`'s, diffing the library's, the page layout the renderers'.
 
 mod renames;
+mod uids;
 
 use super::io::stderr_line;
 use super::{deadline, use_color, DiffFormat, ReviewArgs};
@@ -176,11 +179,17 @@ pub fn run(a: &ReviewArgs) -> Result<i32> {
         show_noise: a.show_noise,
     };
     let max = (a.max_bytes > 0).then_some(a.max_bytes);
+    let stale = uids::find(&repo, &a.range, &files)?;
     let s = match a.format {
-        DiffFormat::Markdown => markdown::review_within(&a.range, &files, &opts, max),
-        DiffFormat::Text => text::review(&a.range, &files, &opts),
-        DiffFormat::Json => json::to_string(&json::review(&a.range, &files)),
-        DiffFormat::Html => tscn_merge::render::html::review(&a.range, &files),
+        DiffFormat::Markdown => {
+            let block = stale.markdown();
+            let room = max.map(|m| m.saturating_sub(block.len()));
+            let page = markdown::review_within(&a.range, &files, &opts, room);
+            uids::Found::put_in_markdown(&block, page)
+        }
+        DiffFormat::Text => stale.put_in_text(text::review(&a.range, &files, &opts)),
+        DiffFormat::Json => json::to_string(&stale.put_in_json(json::review(&a.range, &files))),
+        DiffFormat::Html => stale.put_in_html(tscn_merge::render::html::review(&a.range, &files)),
     };
     if let (DiffFormat::Markdown, Some(m)) = (a.format, max) {
         warn_over_limit(m, s.len());

@@ -2,6 +2,10 @@
 //! when it kept ours' uid and dropped theirs' (issue 28): those scenes load by path
 //! (with Godot's warning) until re-saved. A bounded, cheap search: `.tscn`/`.tres` files
 //! only, `.git` and `.godot` skipped, at most [`MAX_FILES`] files and [`MAX_BYTES`] read.
+//! [`stale`] finds the other half of that story for `doctor` and `review`: references by
+//! a uid no file carries while the path names a file with another uid.
+
+pub mod stale;
 
 use std::path::{Path, PathBuf};
 

@@ -336,11 +336,7 @@ pub fn review(range: &str, files: &[FileDiff], opts: &Options) -> String {
         out.push_str(&format!("No scene files changed in {range}.\n"));
         return out;
     }
-    out.push_str(&format!(
-        "{} scene file{} changed in {range}\n",
-        files.len(),
-        if files.len() == 1 { "" } else { "s" }
-    ));
+    out.push_str(&format!("{} changed in {range}\n", counted(files)));
     for f in files {
         out.push('\n');
         out.push_str(&paint(opts.color, BOLD, &heading(f)));
@@ -348,6 +344,25 @@ pub fn review(range: &str, files: &[FileDiff], opts: &Options) -> String {
         file_body(f, opts, &mut out);
     }
     out
+}
+
+/// "3 scene files", "2 scene files and 1 config file", "1 config file": what a review
+/// lists (Godot's config files, `project.godot`, `*.import`, ..., apart from scenes).
+fn counted(files: &[FileDiff]) -> String {
+    let configs = files
+        .iter()
+        .filter(|f| crate::config::ConfigKind::of_path(&f.path).is_some())
+        .count();
+    let count = |n: usize, what: &str| format!("{n} {what} file{}", if n == 1 { "" } else { "s" });
+    match (files.len() - configs, configs) {
+        (scenes, 0) => count(scenes, "scene"),
+        (0, configs) => count(configs, "config"),
+        (scenes, configs) => format!(
+            "{} and {}",
+            count(scenes, "scene"),
+            count(configs, "config")
+        ),
+    }
 }
 
 /// "=== path (added)", or "=== new (moved from old, 3 changes)".
