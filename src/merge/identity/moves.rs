@@ -6,7 +6,7 @@
 
 use super::nodes::{node_kind, root_of, same_kind, sub_ids_blank, MAX_SHARED_ROUNDS};
 use crate::merge::shared::idents::{Table, B, O, T};
-use crate::model::likeness::{likeness, most_alike, Budget};
+use crate::model::likeness::{likeness, mutual_best, Budget};
 use crate::model::Scene;
 use std::collections::{BTreeMap, HashMap};
 
@@ -16,15 +16,46 @@ use std::collections::{BTreeMap, HashMap};
 /// properties, and the pairing is unambiguous. Pairing a renamed or moved parent lets
 /// its children pair in the next round: under the parent's identity with the same name
 /// and type (a child the other side re-saved with a unique_id, or edited, included).
+/// Likeness comes last and asks both sides on one table ([`alike_pairs`]): the pairs
+/// are the same whichever side is ours.
 pub(super) fn follow_moves(sc: [&Scene; 3], t: &mut Table) {
     let mut budget = Budget::for_nodes(sc.iter().map(|s| s.nodes.len()).sum());
-    for x in [O, T] {
-        for _ in 0..MAX_SHARED_ROUNDS {
-            if follow_moves_once(sc, t, x, &mut budget) == 0 {
-                break;
+    for _ in 0..MAX_SHARED_ROUNDS {
+        for x in [O, T] {
+            for _ in 0..MAX_SHARED_ROUNDS {
+                if follow_moves_once(sc, t, x) == 0 {
+                    break;
+                }
             }
         }
+        let alike = [O, T].map(|x| {
+            let [gone, new] = gone_and_new(sc, t, x).map(|m| {
+                let mut v: Vec<usize> = m.into_values().flatten().collect();
+                v.sort_unstable();
+                v
+            });
+            alike_pairs(sc, t, x, (&gone, &new), &mut budget)
+        });
+        if alike.iter().all(Vec::is_empty) {
+            break;
+        }
+        for (x, paired) in [O, T].into_iter().zip(alike) {
+            apply_pairs(sc, t, x, paired);
+        }
     }
+}
+
+/// Bind each pair's new node of side `x` to the gone identity, and follow the
+/// descendants of the nodes so followed.
+fn apply_pairs(sc: [&Scene; 3], t: &mut Table, x: usize, paired: Vec<(usize, usize)>) {
+    let mut followed = Vec::with_capacity(paired.len());
+    for (keep, drop) in paired {
+        let Some(i) = t.at[drop][x] else { continue };
+        t.at[drop][x] = None;
+        t.bind(keep, x, i);
+        followed.push(keep);
+    }
+    follow_descendants(sc, t, x, &followed);
 }
 
 /// The descendants of nodes [`follow_moves`] followed on side `x` move with them: a base
@@ -106,13 +137,8 @@ pub(super) fn gone_and_new(sc: [&Scene; 3], t: &Table, x: usize) -> GoneNew {
     gn
 }
 
-/// One round of [`follow_moves`] on side `x`: how many nodes it paired.
-pub(super) fn follow_moves_once(
-    sc: [&Scene; 3],
-    t: &mut Table,
-    x: usize,
-    budget: &mut Budget,
-) -> usize {
+/// One round of [`follow_moves`] on side `x` (likeness aside): how many nodes it paired.
+pub(super) fn follow_moves_once(sc: [&Scene; 3], t: &mut Table, x: usize) -> usize {
     let [gone, new] = gone_and_new(sc, t, x);
     let mut paired: Vec<(usize, usize)> = Vec::new();
     for (kind, g) in &gone {
@@ -166,18 +192,8 @@ pub(super) fn follow_moves_once(
     if paired.is_empty() {
         paired = adopted_pairs(sc, t, x, &gone, &new);
     }
-    if paired.is_empty() {
-        paired = alike_pairs(sc, t, x, (&gone, &new), budget);
-    }
     let count = paired.len();
-    let mut followed = Vec::with_capacity(count);
-    for (keep, drop) in paired {
-        let Some(i) = t.at[drop][x] else { continue };
-        t.at[drop][x] = None;
-        t.bind(keep, x, i);
-        followed.push(keep);
-    }
-    follow_descendants(sc, t, x, &followed);
+    apply_pairs(sc, t, x, paired);
     count
 }
 
@@ -286,10 +302,12 @@ fn evidence(
 /// when it is alike enough by the rule `diff` pairs renames with
 /// ([`crate::model::likeness`]): the same parent and kind, at least half of its
 /// properties alike (SubResource ids left out: sub_resources are matched after nodes),
-/// each gone node in base order taking its most alike free candidate, as `diff` does.
-/// Only a node the other side still has (pairing a node both sides deleted would turn
-/// the other side's deletion into a conflict), and not when the other side has a node at
-/// the new node's path (which node is the rename would be a guess).
+/// and each the other's one most alike ([`mutual_best`]: two alike nodes gone and one
+/// renamed is a guess, and pairs nothing). Only a node the other side still has
+/// (pairing a node both sides deleted would turn the other side's deletion into a
+/// conflict), and not when the other side has a node at the new node's path (which
+/// node is the rename would be a guess). [`follow_moves`] asks both sides on one table,
+/// so that "the other side still has it" does not depend on which side is ours.
 pub(super) fn alike_pairs(
     sc: [&Scene; 3],
     t: &Table,
@@ -298,49 +316,50 @@ pub(super) fn alike_pairs(
     budget: &mut Budget,
 ) -> Vec<(usize, usize)> {
     let other = if x == O { T } else { O };
-    let mut by_place: BTreeMap<(usize, String), Vec<(usize, usize)>> = BTreeMap::new();
+    // Per place (parent identity, kind): the gone base nodes and the new nodes of `x`.
+    type Place = (usize, String);
+    let mut by_place: BTreeMap<Place, [Vec<(usize, usize)>; 2]> = BTreeMap::new();
+    let taken_paths: std::collections::HashSet<&str> =
+        sc[other].nodes.iter().map(|m| m.path.as_str()).collect();
     for &n in new {
         let Some(i) = t.at[n][x] else { continue };
         let (Some(p), kind) = (parent_ident_at(sc, t, x, i), node_kind(sc[x], i).1) else {
             continue;
         };
-        if !kind.is_empty() {
-            by_place.entry((p, kind)).or_default().push((i, n));
+        if !kind.is_empty() && !taken_paths.contains(sc[x].nodes[i].path.as_str()) {
+            by_place.entry((p, kind)).or_default()[1].push((i, n));
         }
     }
     if by_place.is_empty() {
         return Vec::new();
     }
-    let taken_paths: std::collections::HashSet<&str> =
-        sc[other].nodes.iter().map(|m| m.path.as_str()).collect();
-    let mut gone: Vec<(usize, usize)> = gone
-        .iter()
-        .filter(|&&g| t.at[g][other].is_some())
-        .filter_map(|&g| Some((t.at[g][B]?, g)))
-        .collect();
-    gone.sort_unstable();
-    let mut taken = std::collections::HashSet::new();
-    let mut pairs = Vec::new();
-    for (b, g) in gone {
+    for &g in gone.iter().filter(|&&g| t.at[g][other].is_some()) {
+        let Some(b) = t.at[g][B] else { continue };
         let Some(p) = parent_ident_at(sc, t, B, b) else {
             continue;
         };
-        let Some(cands) = by_place.get_mut(&(p, node_kind(sc[B], b).1)) else {
-            continue;
-        };
-        cands.sort_unstable();
-        let free = cands.iter().copied().filter(|&(i, n)| {
-            !taken.contains(&n) && !taken_paths.contains(sc[x].nodes[i].path.as_str())
-        });
-        let free: Vec<(usize, usize)> = free.collect();
-        let gp = likeness_props(sc[B], b);
-        let best = most_alike(free, budget, |(i, _)| {
-            likeness(&gp, &likeness_props(sc[x], i), |v, w| v == w)
-        });
-        if let Some((_, n)) = best {
-            taken.insert(n);
-            pairs.push((g, n));
+        if let Some(group) = by_place.get_mut(&(p, node_kind(sc[B], b).1)) {
+            group[0].push((b, g));
         }
+    }
+    let mut pairs = Vec::new();
+    for [gone, new] in by_place.values_mut() {
+        if gone.is_empty() {
+            continue;
+        }
+        gone.sort_unstable();
+        new.sort_unstable();
+        let gp: Vec<_> = gone
+            .iter()
+            .map(|&(b, _)| likeness_props(sc[B], b))
+            .collect();
+        let np: Vec<_> = new.iter().map(|&(i, _)| likeness_props(sc[x], i)).collect();
+        let Some(found) = mutual_best(gone.len(), new.len(), budget, |r, c| {
+            likeness(&gp[r], &np[c], |v, w| v == w)
+        }) else {
+            break; // the budget is out: the nodes left are removed and added
+        };
+        pairs.extend(found.into_iter().map(|(r, c)| (gone[r].1, new[c].1)));
     }
     pairs.sort_unstable();
     pairs
