@@ -20,10 +20,11 @@ use std::collections::{BTreeMap, HashMap};
 /// are the same whichever side is ours.
 pub(super) fn follow_moves(sc: [&Scene; 3], t: &mut Table) {
     let mut budget = Budget::for_nodes(sc.iter().map(|s| s.nodes.len()).sum());
+    let pa = &parents_of(sc);
     for _ in 0..MAX_SHARED_ROUNDS {
         for x in [O, T] {
             for _ in 0..MAX_SHARED_ROUNDS {
-                if follow_moves_once(sc, t, x) == 0 {
+                if follow_moves_once(sc, pa, t, x) == 0 {
                     break;
                 }
             }
@@ -34,7 +35,7 @@ pub(super) fn follow_moves(sc: [&Scene; 3], t: &mut Table) {
                 v.sort_unstable();
                 v
             });
-            alike_pairs(sc, t, x, (&gone, &new), &mut budget)
+            alike_pairs((sc, pa), t, x, (&gone, &new), &mut budget)
         });
         if alike.iter().all(Vec::is_empty) {
             break;
@@ -138,7 +139,7 @@ pub(super) fn gone_and_new(sc: [&Scene; 3], t: &Table, x: usize) -> GoneNew {
 }
 
 /// One round of [`follow_moves`] on side `x` (likeness aside): how many nodes it paired.
-pub(super) fn follow_moves_once(sc: [&Scene; 3], t: &mut Table, x: usize) -> usize {
+pub(super) fn follow_moves_once(sc: [&Scene; 3], pa: &Parents, t: &mut Table, x: usize) -> usize {
     let [gone, new] = gone_and_new(sc, t, x);
     let mut paired: Vec<(usize, usize)> = Vec::new();
     for (kind, g) in &gone {
@@ -163,7 +164,7 @@ pub(super) fn follow_moves_once(sc: [&Scene; 3], t: &mut Table, x: usize) -> usi
         v
     };
     let (gone, new) = (open(&gone), open(&new));
-    let renamed = |s: usize, i: usize| (parent_ident_at(sc, t, s, i), rename_content(sc, s, i));
+    let renamed = |s: usize, i: usize| (parent_ident_at(pa, t, s, i), rename_content(sc, s, i));
     paired.extend(unambiguous_pairs(
         &gone,
         &new,
@@ -179,7 +180,7 @@ pub(super) fn follow_moves_once(sc: [&Scene; 3], t: &mut Table, x: usize) -> usi
     );
     let placed = |s: usize, i: usize| {
         let (name, kind) = node_kind(sc[s], i);
-        (parent_ident_at(sc, t, s, i), (kind, name))
+        (parent_ident_at(pa, t, s, i), (kind, name))
     };
     paired.extend(unambiguous_pairs(
         &gone,
@@ -190,7 +191,7 @@ pub(super) fn follow_moves_once(sc: [&Scene; 3], t: &mut Table, x: usize) -> usi
         x,
     ));
     if paired.is_empty() {
-        paired = adopted_pairs(sc, t, x, &gone, &new);
+        paired = adopted_pairs((sc, pa), t, x, &gone, &new);
     }
     let count = paired.len();
     apply_pairs(sc, t, x, paired);
@@ -203,7 +204,7 @@ pub(super) fn follow_moves_once(sc: [&Scene; 3], t: &mut Table, x: usize) -> usi
 /// has a node at that new node's path (the names would collide: which is the rename is
 /// then a guess).
 pub(super) fn adopted_pairs(
-    sc: [&Scene; 3],
+    (sc, pa): ([&Scene; 3], &Parents),
     t: &Table,
     x: usize,
     gone: &[usize],
@@ -235,7 +236,7 @@ pub(super) fn adopted_pairs(
         }
     }
     let kind = |s: usize, id: usize| t.at[id][s].map(|i| node_kind(sc[s], i).1);
-    let parent = |s: usize, id: usize| t.at[id][s].and_then(|i| parent_ident_at(sc, t, s, i));
+    let parent = |s: usize, id: usize| t.at[id][s].and_then(|i| parent_ident_at(pa, t, s, i));
     let other = if x == O { T } else { O };
     let free = |n: usize| {
         t.at[n][x].is_some_and(|i| {
@@ -309,7 +310,7 @@ fn evidence(
 /// node is the rename would be a guess). [`follow_moves`] asks both sides on one table,
 /// so that "the other side still has it" does not depend on which side is ours.
 pub(super) fn alike_pairs(
-    sc: [&Scene; 3],
+    (sc, pa): ([&Scene; 3], &Parents),
     t: &Table,
     x: usize,
     (gone, new): (&[usize], &[usize]),
@@ -323,7 +324,7 @@ pub(super) fn alike_pairs(
         sc[other].nodes.iter().map(|m| m.path.as_str()).collect();
     for &n in new {
         let Some(i) = t.at[n][x] else { continue };
-        let (Some(p), kind) = (parent_ident_at(sc, t, x, i), node_kind(sc[x], i).1) else {
+        let (Some(p), kind) = (parent_ident_at(pa, t, x, i), node_kind(sc[x], i).1) else {
             continue;
         };
         if !kind.is_empty() && !taken_paths.contains(sc[x].nodes[i].path.as_str()) {
@@ -335,7 +336,7 @@ pub(super) fn alike_pairs(
     }
     for &g in gone.iter().filter(|&&g| t.at[g][other].is_some()) {
         let Some(b) = t.at[g][B] else { continue };
-        let Some(p) = parent_ident_at(sc, t, B, b) else {
+        let Some(p) = parent_ident_at(pa, t, B, b) else {
             continue;
         };
         if let Some(group) = by_place.get_mut(&(p, node_kind(sc[B], b).1)) {
@@ -433,13 +434,56 @@ pub(super) fn rename_content(
     (node_kind(sc[s], i).1, props)
 }
 
+/// Each side's parent index of each node (`None`: the root, or a parent not listed),
+/// found once by path so that pairing asks it in constant time.
+pub(super) type Parents = [Vec<Option<usize>>; 3];
+
+/// [`Parents`] of the three scenes: a parent path names the first node listed at it.
+pub(super) fn parents_of(sc: [&Scene; 3]) -> Parents {
+    sc.map(|s| {
+        let mut at: HashMap<&str, usize> = HashMap::with_capacity(s.nodes.len());
+        for (i, n) in s.nodes.iter().enumerate() {
+            at.entry(n.path.as_str()).or_insert(i);
+        }
+        let root = root_of(s);
+        s.nodes
+            .iter()
+            .map(|n| match n.parent.as_deref()? {
+                "." => root,
+                p => at.get(p).copied(),
+            })
+            .collect()
+    })
+}
+
 /// The identity of node `i`'s parent on side `s`, when the parent is a matched node.
-pub(super) fn parent_ident_at(sc: [&Scene; 3], t: &Table, s: usize, i: usize) -> Option<usize> {
-    let p = sc[s].nodes[i].parent.as_deref()?;
-    let pi = if p == "." {
-        root_of(sc[s])?
-    } else {
-        sc[s].nodes.iter().position(|n| n.path == p)?
-    };
+pub(super) fn parent_ident_at(pa: &Parents, t: &Table, s: usize, i: usize) -> Option<usize> {
+    let pi = pa[s][i]?;
     t.bound(s, pi).then(|| t.of[s][pi])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A parent path names the first node listed at it, "." the root; the root and an
+    /// unlisted parent have none.
+    #[test]
+    fn parents_are_found_by_path_once() {
+        let text = "[gd_scene format=3]\n\n[node name=\"R\" type=\"Node\"]\n\n[node name=\"A\" type=\"Node\" parent=\".\"]\n\n[node name=\"A\" type=\"Node\" parent=\".\"]\n\n[node name=\"K\" type=\"Node\" parent=\"A\"]\n\n[node name=\"L\" type=\"Node\" parent=\"Gone\"]\n";
+        let s = Scene::parse(text.as_bytes()).expect("parses");
+        let pa = parents_of([&s, &s, &s]);
+        assert_eq!(pa[B], vec![None, Some(0), Some(0), Some(1), None]);
+        let mut t = Table::new([5, 5, 5]);
+        for i in 0..4 {
+            t.fresh(B, i);
+        }
+        assert_eq!(parent_ident_at(&pa, &t, B, 3), Some(t.of[B][1]));
+        assert_eq!(parent_ident_at(&pa, &t, B, 4), None);
+        assert_eq!(
+            parent_ident_at(&pa, &t, O, 3),
+            None,
+            "a parent not yet matched"
+        );
+    }
 }
