@@ -105,6 +105,50 @@ pub fn most_alike<C: Copy>(
     best.map(|(_, c)| c)
 }
 
+/// The pairs of a row and a column (a node gone and a node new) that are each the
+/// other's one most alike (at least [`SAME_NODE`]): the row's best column has no equal
+/// among the row's columns, nor the column's best row among the column's rows. A tie is
+/// a guess (two alike nodes removed, one renamed: which one?) and pairs nothing; and
+/// unlike taking each row's best in turn, the pairs do not depend on the rows' order.
+/// Each likeness is paid from `budget`; `None` when it ran out first (nothing paired).
+pub fn mutual_best(
+    rows: usize,
+    cols: usize,
+    budget: &mut Budget,
+    mut score: impl FnMut(usize, usize) -> f64,
+) -> Option<Vec<(usize, usize)>> {
+    // The best score of each row and column, and the one index reaching it (None: tied).
+    let mut row: Vec<(f64, Option<usize>)> = vec![(f64::NEG_INFINITY, None); rows];
+    let mut col: Vec<(f64, Option<usize>)> = vec![(f64::NEG_INFINITY, None); cols];
+    let better = |best: &mut (f64, Option<usize>), s: f64, k: usize| {
+        if s > best.0 {
+            *best = (s, Some(k));
+        } else if s == best.0 {
+            best.1 = None;
+        }
+    };
+    for (r, row_best) in row.iter_mut().enumerate() {
+        for (c, col_best) in col.iter_mut().enumerate() {
+            if !budget.take() {
+                return None;
+            }
+            let s = score(r, c);
+            if s >= SAME_NODE {
+                better(row_best, s, c);
+                better(col_best, s, r);
+            }
+        }
+    }
+    Some(
+        (0..rows)
+            .filter_map(|r| {
+                let c = row[r].1?;
+                (col[c].1 == Some(r)).then_some((r, c))
+            })
+            .collect(),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -135,5 +179,32 @@ mod tests {
         let mut small = Budget { left: 1, spent: 0 };
         assert_eq!(most_alike(0..4, &mut small, |i| scores[i]), None);
         assert!(small.is_out());
+    }
+    /// Each the other's one best pairs; a tie on either side pairs nothing; the rows'
+    /// order does not matter; a spent budget pairs nothing.
+    #[test]
+    fn mutual_best_pairs_only_the_unambiguous() {
+        let m = [[0.9, 0.6], [0.6, 0.8]];
+        let mut budget = Budget::for_nodes(0);
+        assert_eq!(
+            mutual_best(2, 2, &mut budget, |r, c| m[r][c]),
+            Some(vec![(0, 0), (1, 1)])
+        );
+        // Two rows alike one column (two identical nodes gone, one renamed): no pair.
+        let tie = [[1.0], [1.0]];
+        assert_eq!(
+            mutual_best(2, 1, &mut budget, |r, c| tie[r][c]),
+            Some(vec![])
+        );
+        // One row alike two columns equally: no pair either.
+        assert_eq!(mutual_best(1, 2, &mut budget, |_, _| 0.75), Some(vec![]));
+        // Row 0's best is column 0, but column 0's is row 1: only (1, 0).
+        let m = [[0.7, 0.6], [0.9, 0.1]];
+        let fwd = mutual_best(2, 2, &mut budget, |r, c| m[r][c]);
+        let rev = mutual_best(2, 2, &mut budget, |r, c| m[1 - r][c]);
+        assert_eq!(fwd, Some(vec![(1, 0)]));
+        assert_eq!(rev, Some(vec![(0, 0)]));
+        let mut small = Budget { left: 3, spent: 0 };
+        assert_eq!(mutual_best(2, 2, &mut small, |r, c| m[r][c]), None);
     }
 }

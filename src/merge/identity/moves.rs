@@ -6,7 +6,7 @@
 
 use super::nodes::{node_kind, root_of, same_kind, sub_ids_blank, MAX_SHARED_ROUNDS};
 use crate::merge::shared::idents::{Table, B, O, T};
-use crate::model::likeness::{likeness, most_alike, Budget};
+use crate::model::likeness::{likeness, mutual_best, Budget};
 use crate::model::Scene;
 use std::collections::{BTreeMap, HashMap};
 
@@ -16,15 +16,47 @@ use std::collections::{BTreeMap, HashMap};
 /// properties, and the pairing is unambiguous. Pairing a renamed or moved parent lets
 /// its children pair in the next round: under the parent's identity with the same name
 /// and type (a child the other side re-saved with a unique_id, or edited, included).
+/// Likeness comes last and asks both sides on one table ([`alike_pairs`]): the pairs
+/// are the same whichever side is ours.
 pub(super) fn follow_moves(sc: [&Scene; 3], t: &mut Table) {
     let mut budget = Budget::for_nodes(sc.iter().map(|s| s.nodes.len()).sum());
-    for x in [O, T] {
-        for _ in 0..MAX_SHARED_ROUNDS {
-            if follow_moves_once(sc, t, x, &mut budget) == 0 {
-                break;
+    let pa = &parents_of(sc);
+    for _ in 0..MAX_SHARED_ROUNDS {
+        for x in [O, T] {
+            for _ in 0..MAX_SHARED_ROUNDS {
+                if follow_moves_once(sc, pa, t, x) == 0 {
+                    break;
+                }
             }
         }
+        let alike = [O, T].map(|x| {
+            let [gone, new] = gone_and_new(sc, t, x).map(|m| {
+                let mut v: Vec<usize> = m.into_values().flatten().collect();
+                v.sort_unstable();
+                v
+            });
+            alike_pairs((sc, pa), t, x, (&gone, &new), &mut budget)
+        });
+        if alike.iter().all(Vec::is_empty) {
+            break;
+        }
+        for (x, paired) in [O, T].into_iter().zip(alike) {
+            apply_pairs(sc, t, x, paired);
+        }
     }
+}
+
+/// Bind each pair's new node of side `x` to the gone identity, and follow the
+/// descendants of the nodes so followed.
+fn apply_pairs(sc: [&Scene; 3], t: &mut Table, x: usize, paired: Vec<(usize, usize)>) {
+    let mut followed = Vec::with_capacity(paired.len());
+    for (keep, drop) in paired {
+        let Some(i) = t.at[drop][x] else { continue };
+        t.at[drop][x] = None;
+        t.bind(keep, x, i);
+        followed.push(keep);
+    }
+    follow_descendants(sc, t, x, &followed);
 }
 
 /// The descendants of nodes [`follow_moves`] followed on side `x` move with them: a base
@@ -106,13 +138,8 @@ pub(super) fn gone_and_new(sc: [&Scene; 3], t: &Table, x: usize) -> GoneNew {
     gn
 }
 
-/// One round of [`follow_moves`] on side `x`: how many nodes it paired.
-pub(super) fn follow_moves_once(
-    sc: [&Scene; 3],
-    t: &mut Table,
-    x: usize,
-    budget: &mut Budget,
-) -> usize {
+/// One round of [`follow_moves`] on side `x` (likeness aside): how many nodes it paired.
+pub(super) fn follow_moves_once(sc: [&Scene; 3], pa: &Parents, t: &mut Table, x: usize) -> usize {
     let [gone, new] = gone_and_new(sc, t, x);
     let mut paired: Vec<(usize, usize)> = Vec::new();
     for (kind, g) in &gone {
@@ -137,7 +164,7 @@ pub(super) fn follow_moves_once(
         v
     };
     let (gone, new) = (open(&gone), open(&new));
-    let renamed = |s: usize, i: usize| (parent_ident_at(sc, t, s, i), rename_content(sc, s, i));
+    let renamed = |s: usize, i: usize| (parent_ident_at(pa, t, s, i), rename_content(sc, s, i));
     paired.extend(unambiguous_pairs(
         &gone,
         &new,
@@ -153,7 +180,7 @@ pub(super) fn follow_moves_once(
     );
     let placed = |s: usize, i: usize| {
         let (name, kind) = node_kind(sc[s], i);
-        (parent_ident_at(sc, t, s, i), (kind, name))
+        (parent_ident_at(pa, t, s, i), (kind, name))
     };
     paired.extend(unambiguous_pairs(
         &gone,
@@ -164,20 +191,10 @@ pub(super) fn follow_moves_once(
         x,
     ));
     if paired.is_empty() {
-        paired = adopted_pairs(sc, t, x, &gone, &new);
-    }
-    if paired.is_empty() {
-        paired = alike_pairs(sc, t, x, (&gone, &new), budget);
+        paired = adopted_pairs((sc, pa), t, x, &gone, &new);
     }
     let count = paired.len();
-    let mut followed = Vec::with_capacity(count);
-    for (keep, drop) in paired {
-        let Some(i) = t.at[drop][x] else { continue };
-        t.at[drop][x] = None;
-        t.bind(keep, x, i);
-        followed.push(keep);
-    }
-    follow_descendants(sc, t, x, &followed);
+    apply_pairs(sc, t, x, paired);
     count
 }
 
@@ -187,7 +204,7 @@ pub(super) fn follow_moves_once(
 /// has a node at that new node's path (the names would collide: which is the rename is
 /// then a guess).
 pub(super) fn adopted_pairs(
-    sc: [&Scene; 3],
+    (sc, pa): ([&Scene; 3], &Parents),
     t: &Table,
     x: usize,
     gone: &[usize],
@@ -219,7 +236,7 @@ pub(super) fn adopted_pairs(
         }
     }
     let kind = |s: usize, id: usize| t.at[id][s].map(|i| node_kind(sc[s], i).1);
-    let parent = |s: usize, id: usize| t.at[id][s].and_then(|i| parent_ident_at(sc, t, s, i));
+    let parent = |s: usize, id: usize| t.at[id][s].and_then(|i| parent_ident_at(pa, t, s, i));
     let other = if x == O { T } else { O };
     let free = |n: usize| {
         t.at[n][x].is_some_and(|i| {
@@ -286,61 +303,64 @@ fn evidence(
 /// when it is alike enough by the rule `diff` pairs renames with
 /// ([`crate::model::likeness`]): the same parent and kind, at least half of its
 /// properties alike (SubResource ids left out: sub_resources are matched after nodes),
-/// each gone node in base order taking its most alike free candidate, as `diff` does.
-/// Only a node the other side still has (pairing a node both sides deleted would turn
-/// the other side's deletion into a conflict), and not when the other side has a node at
-/// the new node's path (which node is the rename would be a guess).
+/// and each the other's one most alike ([`mutual_best`]: two alike nodes gone and one
+/// renamed is a guess, and pairs nothing). Only a node the other side still has
+/// (pairing a node both sides deleted would turn the other side's deletion into a
+/// conflict), and not when the other side has a node at the new node's path (which
+/// node is the rename would be a guess). [`follow_moves`] asks both sides on one table,
+/// so that "the other side still has it" does not depend on which side is ours.
 pub(super) fn alike_pairs(
-    sc: [&Scene; 3],
+    (sc, pa): ([&Scene; 3], &Parents),
     t: &Table,
     x: usize,
     (gone, new): (&[usize], &[usize]),
     budget: &mut Budget,
 ) -> Vec<(usize, usize)> {
     let other = if x == O { T } else { O };
-    let mut by_place: BTreeMap<(usize, String), Vec<(usize, usize)>> = BTreeMap::new();
+    // Per place (parent identity, kind): the gone base nodes and the new nodes of `x`.
+    type Place = (usize, String);
+    let mut by_place: BTreeMap<Place, [Vec<(usize, usize)>; 2]> = BTreeMap::new();
+    let taken_paths: std::collections::HashSet<&str> =
+        sc[other].nodes.iter().map(|m| m.path.as_str()).collect();
     for &n in new {
         let Some(i) = t.at[n][x] else { continue };
-        let (Some(p), kind) = (parent_ident_at(sc, t, x, i), node_kind(sc[x], i).1) else {
+        let (Some(p), kind) = (parent_ident_at(pa, t, x, i), node_kind(sc[x], i).1) else {
             continue;
         };
-        if !kind.is_empty() {
-            by_place.entry((p, kind)).or_default().push((i, n));
+        if !kind.is_empty() && !taken_paths.contains(sc[x].nodes[i].path.as_str()) {
+            by_place.entry((p, kind)).or_default()[1].push((i, n));
         }
     }
     if by_place.is_empty() {
         return Vec::new();
     }
-    let taken_paths: std::collections::HashSet<&str> =
-        sc[other].nodes.iter().map(|m| m.path.as_str()).collect();
-    let mut gone: Vec<(usize, usize)> = gone
-        .iter()
-        .filter(|&&g| t.at[g][other].is_some())
-        .filter_map(|&g| Some((t.at[g][B]?, g)))
-        .collect();
-    gone.sort_unstable();
-    let mut taken = std::collections::HashSet::new();
-    let mut pairs = Vec::new();
-    for (b, g) in gone {
-        let Some(p) = parent_ident_at(sc, t, B, b) else {
+    for &g in gone.iter().filter(|&&g| t.at[g][other].is_some()) {
+        let Some(b) = t.at[g][B] else { continue };
+        let Some(p) = parent_ident_at(pa, t, B, b) else {
             continue;
         };
-        let Some(cands) = by_place.get_mut(&(p, node_kind(sc[B], b).1)) else {
-            continue;
-        };
-        cands.sort_unstable();
-        let free = cands.iter().copied().filter(|&(i, n)| {
-            !taken.contains(&n) && !taken_paths.contains(sc[x].nodes[i].path.as_str())
-        });
-        let free: Vec<(usize, usize)> = free.collect();
-        let gp = likeness_props(sc[B], b);
-        let best = most_alike(free, budget, |(i, _)| {
-            likeness(&gp, &likeness_props(sc[x], i), |v, w| v == w)
-        });
-        if let Some((_, n)) = best {
-            taken.insert(n);
-            pairs.push((g, n));
+        if let Some(group) = by_place.get_mut(&(p, node_kind(sc[B], b).1)) {
+            group[0].push((b, g));
         }
+    }
+    let mut pairs = Vec::new();
+    for [gone, new] in by_place.values_mut() {
+        if gone.is_empty() {
+            continue;
+        }
+        gone.sort_unstable();
+        new.sort_unstable();
+        let gp: Vec<_> = gone
+            .iter()
+            .map(|&(b, _)| likeness_props(sc[B], b))
+            .collect();
+        let np: Vec<_> = new.iter().map(|&(i, _)| likeness_props(sc[x], i)).collect();
+        let Some(found) = mutual_best(gone.len(), new.len(), budget, |r, c| {
+            likeness(&gp[r], &np[c], |v, w| v == w)
+        }) else {
+            break; // the budget is out: the nodes left are removed and added
+        };
+        pairs.extend(found.into_iter().map(|(r, c)| (gone[r].1, new[c].1)));
     }
     pairs.sort_unstable();
     pairs
@@ -414,13 +434,56 @@ pub(super) fn rename_content(
     (node_kind(sc[s], i).1, props)
 }
 
+/// Each side's parent index of each node (`None`: the root, or a parent not listed),
+/// found once by path so that pairing asks it in constant time.
+pub(super) type Parents = [Vec<Option<usize>>; 3];
+
+/// [`Parents`] of the three scenes: a parent path names the first node listed at it.
+pub(super) fn parents_of(sc: [&Scene; 3]) -> Parents {
+    sc.map(|s| {
+        let mut at: HashMap<&str, usize> = HashMap::with_capacity(s.nodes.len());
+        for (i, n) in s.nodes.iter().enumerate() {
+            at.entry(n.path.as_str()).or_insert(i);
+        }
+        let root = root_of(s);
+        s.nodes
+            .iter()
+            .map(|n| match n.parent.as_deref()? {
+                "." => root,
+                p => at.get(p).copied(),
+            })
+            .collect()
+    })
+}
+
 /// The identity of node `i`'s parent on side `s`, when the parent is a matched node.
-pub(super) fn parent_ident_at(sc: [&Scene; 3], t: &Table, s: usize, i: usize) -> Option<usize> {
-    let p = sc[s].nodes[i].parent.as_deref()?;
-    let pi = if p == "." {
-        root_of(sc[s])?
-    } else {
-        sc[s].nodes.iter().position(|n| n.path == p)?
-    };
+pub(super) fn parent_ident_at(pa: &Parents, t: &Table, s: usize, i: usize) -> Option<usize> {
+    let pi = pa[s][i]?;
     t.bound(s, pi).then(|| t.of[s][pi])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A parent path names the first node listed at it, "." the root; the root and an
+    /// unlisted parent have none.
+    #[test]
+    fn parents_are_found_by_path_once() {
+        let text = "[gd_scene format=3]\n\n[node name=\"R\" type=\"Node\"]\n\n[node name=\"A\" type=\"Node\" parent=\".\"]\n\n[node name=\"A\" type=\"Node\" parent=\".\"]\n\n[node name=\"K\" type=\"Node\" parent=\"A\"]\n\n[node name=\"L\" type=\"Node\" parent=\"Gone\"]\n";
+        let s = Scene::parse(text.as_bytes()).expect("parses");
+        let pa = parents_of([&s, &s, &s]);
+        assert_eq!(pa[B], vec![None, Some(0), Some(0), Some(1), None]);
+        let mut t = Table::new([5, 5, 5]);
+        for i in 0..4 {
+            t.fresh(B, i);
+        }
+        assert_eq!(parent_ident_at(&pa, &t, B, 3), Some(t.of[B][1]));
+        assert_eq!(parent_ident_at(&pa, &t, B, 4), None);
+        assert_eq!(
+            parent_ident_at(&pa, &t, O, 3),
+            None,
+            "a parent not yet matched"
+        );
+    }
 }

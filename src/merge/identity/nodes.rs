@@ -573,12 +573,22 @@ impl<'a> NodeKeys<'a> {
         let base_entry = |id: usize| {
             keys.entry && t.at[id][B].is_some_and(|b| is_override_entry(&self.sc[B].nodes[b]))
         };
+        // A node without one is not a base node known by its unique_id, when this side
+        // gives that id to another node or the path it is found by is not the base
+        // node's (the other side renamed or moved the base node there: this node
+        // arrived at that path, a rival, as it would be the other way round).
+        let base_path = |id: usize| t.at[id][B].map(|b| self.sc[B].nodes[b].path.as_str());
+        let arrived =
+            |id: usize| uid_in_base[id] && (held_here(id) || base_path(id) != Some(keys.path));
         let usable = |id: usize| {
             !t.claimed(id, side)
-                && (!is_uid
-                    || !has_uid[id]
-                    || (!uid_in_base[id] && t.at[id][B].is_some() && !held_here(id))
-                    || base_entry(id))
+                && (if is_uid {
+                    !has_uid[id]
+                        || (!uid_in_base[id] && t.at[id][B].is_some() && !held_here(id))
+                        || base_entry(id)
+                } else {
+                    !arrived(id)
+                })
         };
         let claimed = |id: usize| t.claimed(id, side);
         keys.uid
