@@ -185,3 +185,44 @@ position = Vector2(1, 2)
         assert!(has_node(&yr, "E", "Hot/A/C/R"), "{yr}");
     }
 }
+
+/// X adds M with `unique_id=7`; Y re-identifies N (a re-save) from 5 to 7. Whichever
+/// side is ours, no two nodes share an id: the new node keeps 7 only when it is ours'
+/// (else it gets a fresh id), and N keeps 5 when the 7 came from theirs.
+#[test]
+fn a_reidentified_node_never_takes_an_id_a_new_node_holds() {
+    let base = r#"[gd_scene format=3 uid="uid://b1"]
+
+[node name="Root" type="Node2D" unique_id=100]
+
+[node name="N" type="Node2D" parent="." unique_id=5]
+position = Vector2(1, 1)
+
+[node name="K" type="Node2D" parent="." unique_id=6]
+"#;
+    let x = format!("{base}\n[node name=\"M\" type=\"Node2D\" parent=\".\" unique_id=7]\n");
+    let y = base.replace("unique_id=5", "unique_id=7");
+    for (o, t) in [(x.as_str(), y.as_str()), (y.as_str(), x.as_str())] {
+        let m = common::merged(base, o, t);
+        let text = common::text(&m);
+        assert!(
+            m.is_clean() && matches!(m.method, Method::Structural),
+            "{text}"
+        );
+        assert!(common::valid(&text), "{text}");
+        assert_eq!(text.matches("unique_id=7]").count(), 1, "{text}");
+        assert!(text.contains("[node name=\"M\""), "{text}");
+    }
+    let m = common::merged(base, &x, &y);
+    assert!(common::text(&m).contains("name=\"N\" type=\"Node2D\" parent=\".\" unique_id=5]"));
+    let said = m
+        .decisions
+        .iter()
+        .map(|d| d.to_string())
+        .collect::<Vec<_>>();
+    assert!(
+        said.iter()
+            .any(|d| d.contains("unique_id=7") && d.contains("keeps ours' unique_id=5")),
+        "{said:?}"
+    );
+}
