@@ -140,6 +140,16 @@ pub enum Decision {
         /// The id it gets.
         to: i64,
     },
+    /// Theirs gave a node both sides kept a new `unique_id` (a re-save) that a different
+    /// node of ours holds: the node keeps ours' id, so no two nodes share one.
+    NodeUniqueIdKeptOurs {
+        /// The node's path in ours.
+        node: String,
+        /// The id theirs gave it.
+        theirs: i64,
+        /// The id it keeps (ours').
+        ours: i64,
+    },
     /// Two nodes arrived at one path (ours renamed or moved one there, theirs another or
     /// added one): a conflict of the nodes, never one node carrying both.
     NodesAtOnePathConflict {
@@ -306,6 +316,7 @@ impl fmt::Display for Decision {
             | Decision::ResavedNodeDeleted { .. }
             | Decision::ReindexedEntryDeleted { .. }
             | Decision::NodeUniqueIdRenamed { .. }
+            | Decision::NodeUniqueIdKeptOurs { .. }
             | Decision::ChurnOursKept { .. }
             | Decision::ChurnedNodeDeleted { .. } => self.fmt_node(f),
             Decision::ConflictCarriesSubtree { .. }
@@ -414,6 +425,10 @@ impl Decision {
                 f,
                 "node \"{node}\" that theirs added had unique_id={from}, which a different node of ours holds: both nodes were kept, theirs' with unique_id={to}"
             ),
+            Decision::NodeUniqueIdKeptOurs { node, theirs, ours } => write!(
+                f,
+                "theirs gave node \"{node}\" unique_id={theirs}, which a different node of ours holds: it keeps ours' unique_id={ours}"
+            ),
             Decision::ChurnOursKept { node, key, reason } => write!(
                 f,
                 "both sides changed {key} of {node} differently; kept ours because {reason} (--no-layout-policy to get a conflict)"
@@ -501,6 +516,7 @@ impl Decision {
             Decision::ResavedNodeDeleted { .. } => "resaved_node_deleted",
             Decision::ReindexedEntryDeleted { .. } => "reindexed_entry_deleted",
             Decision::NodeUniqueIdRenamed { .. } => "node_unique_id_renamed",
+            Decision::NodeUniqueIdKeptOurs { .. } => "node_unique_id_kept_ours",
             Decision::FormatRaised { .. } => "format_raised",
             Decision::HeaderUidOurs { .. } => "header_uid_ours",
             Decision::EmbeddedSupersetKept { .. } => "embedded_superset_kept",
@@ -561,6 +577,9 @@ impl Decision {
             Decision::LoadStepsRemoved { side, base } => json!({"side": side, "base": base}),
             Decision::NodeUniqueIdRenamed { node, from, to } => {
                 json!({"node": node, "from": from, "to": to})
+            }
+            Decision::NodeUniqueIdKeptOurs { node, theirs, ours } => {
+                json!({"node": node, "theirs": theirs, "ours": ours})
             }
             Decision::ResavedNodeDeleted { node, side }
             | Decision::ReindexedEntryDeleted { node, side } => json!({"node": node, "side": side}),

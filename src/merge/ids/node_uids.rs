@@ -1,8 +1,9 @@
 //! Node `unique_id`s in the result: a node only theirs added whose `unique_id` another
 //! node of the result already holds (two different new nodes given one id by hand or by
 //! a duplicated file, which identity kept apart) gets a fresh id in Godot 4.6's shape,
-//! explained as a decision. Ours' nodes keep theirs; which nodes are in the result, and
-//! where, is the tree stage's.
+//! explained as a decision; a node both sides kept to which theirs gave a new id (a
+//! re-save) that a different node of ours holds keeps ours' id, explained too. Ours'
+//! nodes keep theirs; which nodes are in the result, and where, is the tree stage's.
 
 use crate::merge::decisions::Decision;
 use crate::merge::ids::assign::new_node_uid;
@@ -30,6 +31,7 @@ pub(in crate::merge) fn renumber_theirs(ctx: &mut Ctx, merged: &mut [Option<Merg
     if ours.is_empty() {
         return;
     }
+    keep_ours_on_reidentified(ctx, merged, &ours);
     let mut used = ours.clone();
     for s in [B, T] {
         used.extend((0..sc[s].nodes.len()).filter_map(|i| own_uid(sc[s], i)));
@@ -55,6 +57,43 @@ pub(in crate::merge) fn renumber_theirs(ctx: &mut Ctx, merged: &mut [Option<Merg
             from: old,
             to: new,
         });
+    }
+}
+
+/// A node both sides kept whose merged `unique_id` is theirs' new one, held in ours by
+/// a different node: it keeps ours' own id.
+fn keep_ours_on_reidentified(
+    ctx: &mut Ctx,
+    merged: &mut [Option<MergedNode>],
+    ours: &BTreeSet<i64>,
+) {
+    let sc = ctx.sc;
+    for (ident, m) in merged.iter_mut().enumerate() {
+        let [_, Some(oi), Some(ti)] = ctx.id.node.at[ident] else {
+            continue;
+        };
+        let Some(m) = m
+            .as_mut()
+            .filter(|m| m.out.whole.is_none() && !m.tag_conflict)
+        else {
+            continue;
+        };
+        let (Some(mine), Some(theirs)) = (own_uid(sc[O], oi), own_uid(sc[T], ti)) else {
+            continue;
+        };
+        let from_theirs = matches!(&m.out.tag, TagOut::Fields(_, list)
+            if list.iter().any(|(k, v)| k == "unique_id" && matches!(v, Chunk::Src((T, _)))));
+        if mine == theirs || !from_theirs || !ours.contains(&theirs) {
+            continue;
+        }
+        if with_uid(ctx, m, ti, mine) {
+            let node = sc[O].nodes[oi].path.to_string();
+            ctx.decisions.push(Decision::NodeUniqueIdKeptOurs {
+                node,
+                theirs,
+                ours: mine,
+            });
+        }
     }
 }
 

@@ -11,10 +11,9 @@
 
 use crate::merge::shared::context::{Ctx, ParentRef};
 use crate::merge::shared::idents::{O, T};
-use crate::merge::shared::merged::MergedNode;
+use crate::merge::shared::merged::{node_at_section, printed_in, MergedNode};
 use crate::merge::shared::sections::TagFields;
 use crate::model::join_path;
-use std::collections::HashMap;
 
 /// What the parts of the hunks print differently from the sides' bytes.
 #[derive(Default)]
@@ -62,32 +61,6 @@ impl HunkParts {
         }
         parts
     }
-}
-
-/// Node identities printed inside another node's whole-section hunk, with that node.
-fn printed_in(ctx: &Ctx, merged: &[Option<MergedNode>]) -> HashMap<usize, usize> {
-    let mut map = HashMap::new();
-    for (x, m) in merged.iter().enumerate() {
-        let Some(w) = m.as_ref().and_then(|m| m.out.whole.as_ref()) else {
-            continue;
-        };
-        for s in [O, T] {
-            for &si in w[s].iter().skip(1) {
-                if let Some(k) = node_at_section(ctx, s, si) {
-                    map.insert(ctx.id.node.of[s][k], x);
-                }
-            }
-        }
-    }
-    map
-}
-
-/// The node of side `s` whose section is `si`.
-fn node_at_section(ctx: &Ctx, s: usize, si: usize) -> Option<usize> {
-    let nodes = &ctx.sc[s].nodes;
-    // Nodes are listed in section order.
-    let k = nodes.partition_point(|n| n.section < si);
-    nodes.get(k).filter(|n| n.section == si).map(|_| k)
 }
 
 /// A side's `[node]` line in a tag conflict: its `name=` and `parent=` as that side's

@@ -10,8 +10,7 @@ use crate::merge::decisions::Decision;
 use crate::merge::output::hunk_parts::{parent_text, quoted, HunkParts};
 use crate::merge::shared::context::{Ctx, ParentRef};
 use crate::merge::shared::idents::{B, O, T};
-use crate::merge::shared::merged::MergedNode;
-use crate::merge::shared::merged::MergedPaths;
+use crate::merge::shared::merged::{printed_in, MergedNode, MergedPaths};
 use crate::merge::shared::sections::{Chunk, OutSec, TagOut};
 use crate::model::join_path;
 use std::collections::{BTreeMap, HashMap};
@@ -38,43 +37,59 @@ pub(in crate::merge) fn respell_under_conflicts<'a>(
     {
         return HunkParts::default();
     }
-    let spelled: [Vec<String>; 3] = [B, O, T].map(|s| Speller::all(ctx, merged, s));
+    let (spelled, parents) = {
+        let tree = Tree::of(ctx, merged);
+        let spelled: [Vec<String>; 3] = [B, O, T].map(|s| Speller::all(&tree, s));
+        (spelled.clone(), parents_per_side(&tree, &spelled))
+    };
     let nodes = NodesBySide::of(ctx, merged, paths, &spelled);
     for out in connections.values_mut() {
         respell_connection(ctx, &nodes, out);
     }
-    respell_parents(ctx, merged, paths, &spelled);
-    let place = |n: usize, m: &MergedNode<'a>, s: usize| place_on(ctx, merged, n, m, s);
+    respell_parents(ctx, merged, paths, parents);
+    let tree = Tree::of(ctx, merged);
+    let place = |n: usize, m: &MergedNode<'a>, s: usize| tree.place_on(n, m, s);
     HunkParts::of(ctx, merged, &spelled, &place)
 }
 
-/// Wrap the tag of every node whose `parent=` differs between the sides' spellings,
-/// with one decision per conflicted node.
+/// By node identity, each side's `parent=` text of a node printed on its own (not in a
+/// whole-section hunk, not in a tag conflict) whose `parent=` differs between the
+/// sides' spellings.
+type Parents = Vec<Option<[Option<String>; 3]>>;
+
+fn parents_per_side<'a>(tree: &Tree<'_, 'a>, spelled: &[Vec<String>; 3]) -> Parents {
+    let parents_of = |d: usize, m: &MergedNode<'a>| {
+        if m.out.whole.is_some() || m.tag_conflict {
+            return None;
+        }
+        let parents = [B, O, T].map(|s| parent_text(&tree.place_on(d, m, s).0, &spelled[s]));
+        let ours = parents[O].clone()?;
+        let differ = parents
+            .iter()
+            .any(|p| p.as_deref().is_some_and(|p| p != ours));
+        differ.then_some(parents)
+    };
+    tree.merged
+        .iter()
+        .enumerate()
+        .map(|(d, m)| m.as_ref().and_then(|m| parents_of(d, m)))
+        .collect()
+}
+
+/// Wrap the tag of every node whose `parent=` differs between the sides' spellings
+/// (`parents`), with one decision per conflicted node.
 fn respell_parents<'a>(
     ctx: &mut Ctx<'a>,
     merged: &mut [Option<MergedNode<'a>>],
     paths: &MergedPaths,
-    spelled: &[Vec<String>; 3],
+    parents: Parents,
 ) {
     let mut counts = vec![0usize; merged.len()];
-    for d in 0..merged.len() {
-        let Some(m) = merged[d].as_ref() else {
-            continue;
-        };
-        if m.out.whole.is_some() || m.tag_conflict {
-            continue;
-        }
-        let parents =
-            [B, O, T].map(|s| parent_text(&place_on(ctx, merged, d, m, s).0, &spelled[s]));
+    for (d, parents) in parents.into_iter().enumerate() {
+        let Some(parents) = parents else { continue };
         let Some(ours) = parents[O].clone() else {
             continue;
         };
-        if parents
-            .iter()
-            .all(|p| p.as_deref().is_none_or(|p| p == ours))
-        {
-            continue;
-        }
         for a in conflicted_ancestors(merged, d) {
             counts[a] += 1;
         }
@@ -90,33 +105,65 @@ fn respell_parents<'a>(
     }
 }
 
-/// Where node `n` hangs, and its name, in `side`'s part: that side's own place when
-/// its name or place conflicts or that part lacks its parent, else the result's.
-fn place_on<'a>(
-    ctx: &Ctx<'a>,
-    merged: &[Option<MergedNode<'a>>],
-    n: usize,
-    m: &MergedNode<'a>,
-    side: usize,
-) -> (ParentRef, &'a str) {
-    let own = ctx.id.node.at[n][side].filter(|_| m.place_conflict || lacks_parent(merged, m, side));
-    match own {
-        Some(i) => (ctx.parent_ref(side, i), ctx.sc[side].nodes[i].name.as_str()),
-        None => (m.parent.clone(), m.name),
-    }
+/// The merged nodes with, for a node printed inside another node's whole-section hunk
+/// (a descendant that hunk carries), the node whose hunk prints it.
+pub(in crate::merge) struct Tree<'c, 'a> {
+    ctx: &'c Ctx<'a>,
+    merged: &'c [Option<MergedNode<'a>>],
+    carried_by: HashMap<usize, usize>,
 }
 
-/// Whether `side`'s part of a delete-against-modify hunk lacks the node's parent in
-/// the result.
-fn lacks_parent(merged: &[Option<MergedNode>], m: &MergedNode, side: usize) -> bool {
-    let parent = m
-        .parent
-        .anchor()
-        .and_then(|p| merged.get(p))
-        .and_then(Option::as_ref);
-    match parent.and_then(|p| p.out.whole.as_ref()) {
-        Some(w) => side != B && w[side].is_empty(),
-        None => false,
+impl<'c, 'a> Tree<'c, 'a> {
+    fn of(ctx: &'c Ctx<'a>, merged: &'c [Option<MergedNode<'a>>]) -> Self {
+        let carried_by = printed_in(ctx, merged);
+        Tree {
+            ctx,
+            merged,
+            carried_by,
+        }
+    }
+
+    /// Where node `n` hangs, and its name, in `side`'s part: that side's own place when
+    /// its name or place conflicts or that part lacks its parent, else the result's.
+    fn place_on(&self, n: usize, m: &MergedNode<'a>, side: usize) -> (ParentRef, &'a str) {
+        let ctx = self.ctx;
+        // Base's part shows base's place wherever a side's part shows that side's own.
+        let own_place = |s: usize| m.place_conflict || self.lacks_parent(m, s);
+        let own = ctx.id.node.at[n][side]
+            .filter(|_| own_place(side) || (side == B && (own_place(O) || own_place(T))));
+        match own {
+            Some(i) => (ctx.parent_ref(side, i), ctx.sc[side].nodes[i].name.as_str()),
+            None => (m.parent.clone(), m.name),
+        }
+    }
+
+    /// Whether `side`'s part of a whole-section hunk lacks the node's parent in the
+    /// result: the parent is that hunk's node, or a descendant it carries, and `side`'s
+    /// part does not print it.
+    fn lacks_parent(&self, m: &MergedNode, side: usize) -> bool {
+        if side == B {
+            return false;
+        }
+        let Some(p) = m.parent.anchor() else {
+            return false;
+        };
+        match self.merged.get(p).and_then(Option::as_ref) {
+            Some(pm) => pm.out.whole.as_ref().is_some_and(|w| w[side].is_empty()),
+            None => self.carried_by.contains_key(&p) && self.carried_place(p, side).is_none(),
+        }
+    }
+
+    /// For a node a hunk carries: where it hangs, and its name, in `side`'s part of that
+    /// hunk (`None` when that part does not print it).
+    fn carried_place(&self, d: usize, side: usize) -> Option<(ParentRef, &'a str)> {
+        let ctx = self.ctx;
+        let x = *self.carried_by.get(&d)?;
+        let w = self.merged.get(x)?.as_ref()?.out.whole.as_ref()?;
+        let k = ctx.id.node.at[d][side]?;
+        let n = &ctx.sc[side].nodes[k];
+        w[side]
+            .contains(&n.section)
+            .then(|| (ctx.parent_ref(side, k), n.name.as_str()))
     }
 }
 
@@ -245,33 +292,38 @@ fn conflicted_ancestors(merged: &[Option<MergedNode>], d: usize) -> Vec<usize> {
 /// Paths of the result as one side spells them: a node whose name or place conflicts,
 /// or whose parent that side's part of a hunk lacks, takes that side's name and
 /// parent; every other node the result's.
-struct Speller<'c, 'a> {
-    ctx: &'c Ctx<'a>,
-    merged: &'c [Option<MergedNode<'a>>],
+struct Speller<'t, 'c, 'a> {
+    tree: &'t Tree<'c, 'a>,
     side: usize,
     memo: Vec<Option<String>>,
 }
 
-impl<'a> Speller<'_, 'a> {
-    /// Every node's path in `side`'s spelling ("." for nodes not in the result).
-    fn all(ctx: &Ctx<'a>, merged: &[Option<MergedNode<'a>>], side: usize) -> Vec<String> {
+impl<'a> Speller<'_, '_, 'a> {
+    /// Every node's path in `side`'s spelling ("." for nodes not in the result, or not
+    /// in that side's part).
+    fn all(tree: &Tree<'_, 'a>, side: usize) -> Vec<String> {
         let mut sp = Speller {
-            ctx,
-            merged,
+            tree,
             side,
-            memo: vec![None; merged.len()],
+            memo: vec![None; tree.merged.len()],
         };
-        (0..merged.len()).map(|i| sp.path(i, 0)).collect()
+        (0..tree.merged.len()).map(|i| sp.path(i, 0)).collect()
     }
 
     fn path(&mut self, n: usize, depth: usize) -> String {
         if let Some(Some(p)) = self.memo.get(n) {
             return p.clone();
         }
-        let Some(m) = self.merged.get(n).and_then(Option::as_ref) else {
-            return ".".into();
+        let tree = self.tree;
+        // A node a hunk carries hangs, in the part that prints it, where that side put it.
+        let place = match tree.merged.get(n).and_then(Option::as_ref) {
+            Some(m) => tree.place_on(n, m, self.side),
+            None => match tree.carried_place(n, self.side) {
+                Some(place) => place,
+                None => return ".".into(),
+            },
         };
-        let (parent, name) = place_on(self.ctx, self.merged, n, m, self.side);
+        let (parent, name) = place;
         let above = match &parent {
             _ if depth > MAX_DEPTH => ".".to_string(),
             ParentRef::Root => ".".to_string(),

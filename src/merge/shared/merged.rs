@@ -3,11 +3,13 @@
 //! in the result). Types shared by the stages after the tree (values that name nodes,
 //! ids, output); which nodes stay and where is [`crate::merge::tree`]'s.
 
-use crate::merge::shared::context::ParentRef;
+use crate::merge::shared::context::{Ctx, ParentRef};
+use crate::merge::shared::idents::{O, T};
 use crate::merge::shared::sections::{NodeFields, OutSec};
 use crate::model::join_path;
 use crate::syntax::SmallStr;
 use std::borrow::Cow;
+use std::collections::HashMap;
 
 /// What the merge decided for a node that is in the result.
 pub(in crate::merge) struct MergedNode<'a> {
@@ -26,6 +28,36 @@ pub(in crate::merge) struct MergedNode<'a> {
     pub(in crate::merge) place_conflict: bool,
     /// Groups the merge writes (both sides changed them).
     pub(in crate::merge) groups: Option<String>,
+}
+
+/// Node identities printed inside another node's whole-section hunk (the descendants
+/// it carries), with that node: the node a carried one is printed with.
+pub(in crate::merge) fn printed_in(
+    ctx: &Ctx,
+    merged: &[Option<MergedNode>],
+) -> HashMap<usize, usize> {
+    let mut map = HashMap::new();
+    for (x, m) in merged.iter().enumerate() {
+        let Some(w) = m.as_ref().and_then(|m| m.out.whole.as_ref()) else {
+            continue;
+        };
+        for s in [O, T] {
+            for &si in w[s].iter().skip(1) {
+                if let Some(k) = node_at_section(ctx, s, si) {
+                    map.insert(ctx.id.node.of[s][k], x);
+                }
+            }
+        }
+    }
+    map
+}
+
+/// The node of side `s` whose section is `si`.
+pub(in crate::merge) fn node_at_section(ctx: &Ctx, s: usize, si: usize) -> Option<usize> {
+    let nodes = &ctx.sc[s].nodes;
+    // Nodes are listed in section order.
+    let k = nodes.partition_point(|n| n.section < si);
+    nodes.get(k).filter(|n| n.section == si).map(|_| k)
 }
 
 /// Deeper parent chains than this are cut (a cycle, or hostile input).

@@ -5,9 +5,9 @@
 
 use crate::merge::decisions::Decision;
 use crate::merge::shared::context::{Ctx, ParentRef};
-use crate::merge::shared::merged::MergedNode;
+use crate::merge::shared::merged::{printed_in, MergedNode};
 use crate::merge::shared::sequence::{keeps_order, merge_order};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// The order of the nodes in the result (identities), and the decisions it took.
 pub(in crate::merge) fn nodes(ctx: &mut Ctx, merged: &[Option<MergedNode>]) -> Vec<usize> {
@@ -25,13 +25,18 @@ pub(in crate::merge) fn nodes(ctx: &mut Ctx, merged: &[Option<MergedNode>]) -> V
             ctx.decisions.push(Decision::OrderConflictOursKept);
         }
     }
-    parents_first(order, merged)
+    parents_first(order, merged, &printed_in(ctx, merged))
 }
 
 /// `order`, unless it is not depth-first (a node before its parent, or a subtree
 /// interleaved with another): then depth-first from the nodes whose parent is not in the
-/// order, children in `order`'s order, as the editor writes them.
-fn parents_first(order: Vec<usize>, merged: &[Option<MergedNode>]) -> Vec<usize> {
+/// order, children in `order`'s order, as the editor writes them. A node whose parent
+/// is printed inside another node's hunk (`carried_by`) counts as that node's child.
+fn parents_first(
+    order: Vec<usize>,
+    merged: &[Option<MergedNode>],
+    carried_by: &HashMap<usize, usize>,
+) -> Vec<usize> {
     // Position of each identity in the order (usize::MAX: not there).
     let mut pos_of: Vec<usize> = vec![usize::MAX; merged.len()];
     for (i, &x) in order.iter().enumerate() {
@@ -40,10 +45,11 @@ fn parents_first(order: Vec<usize>, merged: &[Option<MergedNode>]) -> Vec<usize>
         }
     }
     let pos = |x: usize| pos_of.get(x).copied().filter(|&p| p != usize::MAX);
-    let parent_of = |x: usize| merged.get(x)?.as_ref()?.parent.anchor();
+    let printer = |p: usize| carried_by.get(&p).copied().unwrap_or(p);
+    let parent_of = |x: usize| merged.get(x)?.as_ref()?.parent.anchor().map(printer);
     // Nodes inside an instance are left where the sides put them.
     let listed_parent = |x: usize| match merged.get(x)?.as_ref()?.parent {
-        ParentRef::Node(p) => pos(p).map(|_| p),
+        ParentRef::Node(p) => Some(printer(p)).filter(|&p| pos(p).is_some()),
         _ => None,
     };
     if depth_first(&order, listed_parent) {
