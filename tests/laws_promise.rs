@@ -226,3 +226,38 @@ position = Vector2(1, 1)
         "{said:?}"
     );
 }
+
+/// X re-identifies N from 5 to 7; Y changes P and adds M under it with `unique_id=7`,
+/// while X deletes P: M is printed in the hunk's Y part only. Resolving to either side
+/// leaves no id twice (theirs' part writes a fresh id for M when Y is theirs).
+#[test]
+fn a_new_node_inside_a_hunk_never_repeats_an_id_outside_it() {
+    let base = r#"[gd_scene format=3 uid="uid://b1"]
+
+[node name="Root" type="Node2D" unique_id=100]
+
+[node name="N" type="Node2D" parent="." unique_id=5]
+position = Vector2(1, 1)
+
+[node name="P" type="Node2D" parent="." unique_id=6]
+position = Vector2(2, 2)
+"#;
+    let x = r#"[gd_scene format=3 uid="uid://b1"]
+
+[node name="Root" type="Node2D" unique_id=100]
+
+[node name="N" type="Node2D" parent="." unique_id=7]
+position = Vector2(1, 1)
+"#;
+    let y = format!(
+        "{}\n[node name=\"M\" type=\"Node2D\" parent=\"P\" unique_id=7]\n",
+        base.replace("(2, 2)", "(3, 3)")
+    );
+    for (xr, yr) in both_ways(base, x, &y) {
+        assert!(
+            xr.contains("name=\"N\"") && !xr.contains("name=\"P\""),
+            "{xr}"
+        );
+        assert!(yr.contains("name=\"M\"") && yr.contains("(3, 3)"), "{yr}");
+    }
+}
