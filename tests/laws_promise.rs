@@ -226,3 +226,78 @@ position = Vector2(1, 1)
         "{said:?}"
     );
 }
+
+/// X re-identifies N from 5 to 7; Y changes P and adds M under it with `unique_id=7`,
+/// while X deletes P: M is printed in the hunk's Y part only. Resolving to either side
+/// leaves no id twice (theirs' part writes a fresh id for M when Y is theirs).
+#[test]
+fn a_new_node_inside_a_hunk_never_repeats_an_id_outside_it() {
+    let base = r#"[gd_scene format=3 uid="uid://b1"]
+
+[node name="Root" type="Node2D" unique_id=100]
+
+[node name="N" type="Node2D" parent="." unique_id=5]
+position = Vector2(1, 1)
+
+[node name="P" type="Node2D" parent="." unique_id=6]
+position = Vector2(2, 2)
+"#;
+    let x = r#"[gd_scene format=3 uid="uid://b1"]
+
+[node name="Root" type="Node2D" unique_id=100]
+
+[node name="N" type="Node2D" parent="." unique_id=7]
+position = Vector2(1, 1)
+"#;
+    let y = format!(
+        "{}\n[node name=\"M\" type=\"Node2D\" parent=\"P\" unique_id=7]\n",
+        base.replace("(2, 2)", "(3, 3)")
+    );
+    for (xr, yr) in both_ways(base, x, &y) {
+        assert!(
+            xr.contains("name=\"N\"") && !xr.contains("name=\"P\""),
+            "{xr}"
+        );
+        assert!(yr.contains("name=\"M\"") && yr.contains("(3, 3)"), "{yr}");
+    }
+}
+
+/// Both sides re-imported the model above an override entry, each giving it a new
+/// `parent_id_path`: ours' is kept, and `--explain` says so with theirs'.
+#[test]
+fn both_sides_changing_an_id_path_keep_ours_and_say_so() {
+    let base = r#"[gd_scene format=3 uid="uid://b1"]
+
+[ext_resource type="PackedScene" uid="uid://m1" path="res://model.glb" id="1_m"]
+
+[node name="Root" type="Node3D" unique_id=100]
+
+[node name="Player" parent="." unique_id=200 instance=ExtResource("1_m")]
+
+[node name="Skeleton3D" parent="Player/Armature" parent_id_path=PackedInt32Array(200, 11) index="0" unique_id=300]
+bone_0 = 0
+"#;
+    let o = base
+        .replace("(200, 11)", "(200, 12)")
+        .replace("bone_0 = 0", "bone_0 = 0\nbone_1 = 1");
+    let t = base
+        .replace("(200, 11)", "(200, 13)")
+        .replace("bone_0 = 0", "bone_0 = 0\nbone_2 = 2");
+    let m = common::merged(base, &o, &t);
+    let text = common::text(&m);
+    assert!(m.is_clean() && common::valid(&text), "{text}");
+    assert!(
+        text.contains("PackedInt32Array(200, 12)") && text.contains("bone_2 = 2"),
+        "{text}"
+    );
+    let said = m
+        .decisions
+        .iter()
+        .map(|d| d.to_string())
+        .collect::<Vec<_>>();
+    assert!(
+        said.iter()
+            .any(|d| d.contains("parent_id_path") && d.contains("PackedInt32Array(200, 13)")),
+        "{said:?}"
+    );
+}

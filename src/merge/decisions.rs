@@ -150,6 +150,14 @@ pub enum Decision {
         /// The id it keeps (ours').
         ours: i64,
     },
+    /// Both sides gave a node a different new `parent_id_path` (each re-imported the
+    /// instanced model above it): ours' was kept, with the rest of ours' ids.
+    NodeIdPathOursKept {
+        /// The node's path in ours.
+        node: String,
+        /// Theirs' `parent_id_path`.
+        theirs: String,
+    },
     /// Two nodes arrived at one path (ours renamed or moved one there, theirs another or
     /// added one): a conflict of the nodes, never one node carrying both.
     NodesAtOnePathConflict {
@@ -317,6 +325,7 @@ impl fmt::Display for Decision {
             | Decision::ReindexedEntryDeleted { .. }
             | Decision::NodeUniqueIdRenamed { .. }
             | Decision::NodeUniqueIdKeptOurs { .. }
+            | Decision::NodeIdPathOursKept { .. }
             | Decision::ChurnOursKept { .. }
             | Decision::ChurnedNodeDeleted { .. } => self.fmt_node(f),
             Decision::ConflictCarriesSubtree { .. }
@@ -429,6 +438,10 @@ impl Decision {
                 f,
                 "theirs gave node \"{node}\" unique_id={theirs}, which a different node of ours holds: it keeps ours' unique_id={ours}"
             ),
+            Decision::NodeIdPathOursKept { node, theirs } => write!(
+                f,
+                "both sides gave node \"{node}\" a different new parent_id_path (each re-imported the instance above it): kept ours', theirs' was {theirs}"
+            ),
             Decision::ChurnOursKept { node, key, reason } => write!(
                 f,
                 "both sides changed {key} of {node} differently; kept ours because {reason} (--no-layout-policy to get a conflict)"
@@ -517,6 +530,7 @@ impl Decision {
             Decision::ReindexedEntryDeleted { .. } => "reindexed_entry_deleted",
             Decision::NodeUniqueIdRenamed { .. } => "node_unique_id_renamed",
             Decision::NodeUniqueIdKeptOurs { .. } => "node_unique_id_kept_ours",
+            Decision::NodeIdPathOursKept { .. } => "node_id_path_ours_kept",
             Decision::FormatRaised { .. } => "format_raised",
             Decision::HeaderUidOurs { .. } => "header_uid_ours",
             Decision::EmbeddedSupersetKept { .. } => "embedded_superset_kept",
@@ -577,6 +591,9 @@ impl Decision {
             Decision::LoadStepsRemoved { side, base } => json!({"side": side, "base": base}),
             Decision::NodeUniqueIdRenamed { node, from, to } => {
                 json!({"node": node, "from": from, "to": to})
+            }
+            Decision::NodeIdPathOursKept { node, theirs } => {
+                json!({"node": node, "theirs": theirs})
             }
             Decision::NodeUniqueIdKeptOurs { node, theirs, ours } => {
                 json!({"node": node, "theirs": theirs, "ours": ours})

@@ -9,7 +9,7 @@ use crate::merge::decisions::Decision;
 use crate::merge::ids::assign::new_node_uid;
 use crate::merge::shared::context::Ctx;
 use crate::merge::shared::idents::{B, O, T};
-use crate::merge::shared::merged::MergedNode;
+use crate::merge::shared::merged::{node_at_section, MergedNode};
 use crate::merge::shared::sections::{Chunk, TagOut};
 use crate::model::{NodeKey, Scene};
 use std::collections::BTreeSet;
@@ -36,6 +36,7 @@ pub(in crate::merge) fn renumber_theirs(ctx: &mut Ctx, merged: &mut [Option<Merg
     for s in [B, T] {
         used.extend((0..sc[s].nodes.len()).filter_map(|i| own_uid(sc[s], i)));
     }
+    renumber_theirs_in_hunks(ctx, merged, &ours, &mut used);
     for (ident, m) in merged.iter_mut().enumerate() {
         let [None, None, Some(i)] = ctx.id.node.at[ident] else {
             continue;
@@ -57,6 +58,41 @@ pub(in crate::merge) fn renumber_theirs(ctx: &mut Ctx, merged: &mut [Option<Merg
             from: old,
             to: new,
         });
+    }
+}
+
+/// The nodes theirs added that theirs' part of a whole-section hunk prints (the hunk's
+/// node or a descendant it carries) with a `unique_id` ours' nodes hold: that part
+/// writes a fresh one (resolving the hunk to theirs keeps the ids apart).
+fn renumber_theirs_in_hunks(
+    ctx: &mut Ctx,
+    merged: &[Option<MergedNode>],
+    ours: &BTreeSet<i64>,
+    used: &mut BTreeSet<i64>,
+) {
+    let sc = ctx.sc;
+    for w in merged.iter().flatten().filter_map(|m| m.out.whole.as_ref()) {
+        for &si in &w[T] {
+            let Some(k) = node_at_section(ctx, T, si) else {
+                continue;
+            };
+            let ident = ctx.id.node.of[T][k];
+            let added = matches!(ctx.id.node.at[ident], [None, None, Some(_)]);
+            let Some(old) = own_uid(sc[T], k).filter(|u| added && ours.contains(u)) else {
+                continue;
+            };
+            let node = sc[T].nodes[k].path.to_string();
+            let new = new_node_uid(&format!("{node} {old}"), used);
+            used.insert(new);
+            let tag = sc[T].doc.sections[si].tag.span.start();
+            let put = ("unique_id", new.to_string());
+            ctx.hunk_fields.entry((T, tag)).or_default().push(put);
+            ctx.decisions.push(Decision::NodeUniqueIdRenamed {
+                node,
+                from: old,
+                to: new,
+            });
+        }
     }
 }
 

@@ -34,7 +34,10 @@ impl HunkParts {
         spelled: &[Vec<String>; 3],
         place: &dyn Fn(usize, &MergedNode<'a>, usize) -> (ParentRef, &'a str),
     ) -> HunkParts {
-        let mut parts = HunkParts::default();
+        let mut parts = HunkParts {
+            fields: ctx.hunk_fields.clone(),
+            waits: Vec::new(),
+        };
         let printed_in = printed_in(ctx, merged);
         let printer = |p: usize| printed_in.get(&p).copied().unwrap_or(p);
         parts.waits = vec![[None; 3]; merged.len()];
@@ -88,7 +91,7 @@ fn respell_tag(
     }
     if !put.is_empty() {
         let tag = ctx.sc[s].doc.sections[n.section].tag.span.start();
-        fields.insert((s, tag), put);
+        fields.entry((s, tag)).or_default().extend(put);
     }
 }
 
@@ -115,7 +118,10 @@ fn respell_whole_part(
         let n = &sc.nodes[k];
         if n.parent.as_deref() != Some(want.as_str()) {
             let tag = sc.doc.sections[n.section].tag.span.start();
-            fields.insert((s, tag), vec![("parent", quoted(&want))]);
+            fields
+                .entry((s, tag))
+                .or_default()
+                .push(("parent", quoted(&want)));
         }
     };
     let top_path = join_path(&parent, &node.name);

@@ -34,6 +34,10 @@ pub(in crate::merge) struct Ctx<'a> {
     /// Whether editor churn (container layout, editor-only state) keeps ours
     /// ([`crate::merge::values::layout`]).
     pub(in crate::merge) layout_policy: bool,
+    /// Fields a side's sections print anew inside whole-section hunks, decided before
+    /// the hunks are spelled (a `unique_id` theirs' part renumbers): the start of
+    /// [`crate::merge::output::hunk_parts::HunkParts`]'s fields.
+    pub(in crate::merge) hunk_fields: crate::merge::shared::sections::TagFields,
 }
 
 /// Where a node hangs, by identity where it can.
@@ -108,6 +112,7 @@ impl<'a> Ctx<'a> {
             norm_cache: Default::default(),
             disagree: Default::default(),
             layout_policy: true,
+            hunk_fields: Default::default(),
         }
     }
 

@@ -3,6 +3,7 @@
 //! name, parent path and fields differ from the side it is printed from. Which nodes
 //! stay, and where, is left to [`crate::merge::tree::nodes`] and [`crate::merge::shared::merged::MergedPaths`].
 
+use crate::merge::decisions::Decision;
 use crate::merge::shared::context::{field_text_cow, Ctx, Pick};
 use crate::merge::shared::idents::{B, O, T};
 use crate::merge::shared::merged::MergedNode;
@@ -54,7 +55,20 @@ pub(in crate::merge) fn merge_fields<'a>(
         // Two different new unique_ids for one node (and, for an entry inside an
         // instance both sides re-imported, two new id paths to it): ours', consistently.
         let p = match ctx.pick_same(&fb, &fo, &ft) {
-            Pick::Conflict if key == "unique_id" || key == "parent_id_path" => Pick::Ours,
+            Pick::Conflict if key == "unique_id" => Pick::Ours,
+            Pick::Conflict if key == "parent_id_path" => {
+                let theirs = ft
+                    .as_ref()
+                    .map(|s| ctx.text(s).to_string())
+                    .unwrap_or_default();
+                let node = location()
+                    .trim_start_matches("node ")
+                    .trim_matches('"')
+                    .to_string();
+                ctx.decisions
+                    .push(Decision::NodeIdPathOursKept { node, theirs });
+                Pick::Ours
+            }
             p => p,
         };
         match p {
