@@ -267,3 +267,65 @@ shape = SubResource("1")
         assert_eq!(a.conflicts.len(), b.conflicts.len());
     }
 }
+
+/// `diff --format json`'s changes of `old` -> `new`, as (kind, path, old name) triples.
+fn diff_changes(old: &str, new: &str) -> Vec<(String, String, String)> {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (a, b) = (dir.path().join("old.tscn"), dir.path().join("new.tscn"));
+    std::fs::write(&a, old).expect("written");
+    std::fs::write(&b, new).expect("written");
+    let args = ["diff".as_ref(), "--format".as_ref(), "json".as_ref()];
+    let (code, out) = run(&[&args[..], &[a.as_os_str(), b.as_os_str()]].concat());
+    assert_eq!(code, 1, "changes: exit 1\n{out}");
+    let j: serde_json::Value = serde_json::from_str(&out).expect("json");
+    let s = |v: &serde_json::Value| v.as_str().unwrap_or_default().to_string();
+    let changes = j["changes"].as_array().expect("changes");
+    let triple = |c: &serde_json::Value| (s(&c["kind"]), s(&c["subject"]["path"]), s(&c["old"]));
+    changes.iter().map(triple).collect()
+}
+
+/// Issue 30.5: `diff` pairs by the merge's rule. `Space1` removed and `Space2` renamed to
+/// `Gap`, the two alike in every property: which spacer `Gap` is would be a guess, so
+/// `diff` shows no rename but a removal and an addition (it showed `Space1` renamed to
+/// `Gap`, the first of equals, a rename the merge does not follow); with `Space1` unlike
+/// `Space2`, `Gap` is clearly `Space2` and `diff` shows the rename.
+#[test]
+fn diff_shows_a_rename_only_where_the_merge_follows_one() {
+    let space1 = "[node name=\"Space1\" type=\"Control\" parent=\"Box\"]\ncustom_minimum_size = Vector2(0, 40)\nlayout_mode = 2\nsize_flags_stretch_ratio = 2.0\n\n";
+    let tied = SPACERS
+        .replace(space1, "")
+        .replace("name=\"Space2\"", "name=\"Gap\"");
+    assert_ne!(tied, SPACERS.replace("name=\"Space2\"", "name=\"Gap\""));
+    let changes = diff_changes(SPACERS, &tied);
+    let kinds = |cs: &[(String, String, String)], k: &str| {
+        cs.iter().filter(|c| c.0 == k).cloned().collect::<Vec<_>>()
+    };
+    assert!(kinds(&changes, "renamed").is_empty(), "{changes:#?}");
+    let removed = kinds(&changes, "removed");
+    let added = kinds(&changes, "added");
+    assert_eq!(removed.len(), 2, "Space1 and Space2 removed: {changes:#?}");
+    assert_eq!(added.len(), 1, "Gap added: {changes:#?}");
+    assert_eq!(added[0].1, "Box/Gap", "{changes:#?}");
+
+    // Space1 no longer alike Space2: Gap is Space2, renamed.
+    let unlike = SPACERS.replace(
+        "custom_minimum_size = Vector2(0, 40)\nlayout_mode = 2\nsize_flags_stretch_ratio = 2.0\n\n[node name=\"Icon\"",
+        "custom_minimum_size = Vector2(0, 8)\nlayout_mode = 1\n\n[node name=\"Icon\"",
+    );
+    assert_ne!(unlike, SPACERS);
+    let space1 = "[node name=\"Space1\" type=\"Control\" parent=\"Box\"]\ncustom_minimum_size = Vector2(0, 8)\nlayout_mode = 1\n\n";
+    let clear = unlike
+        .replace(space1, "")
+        .replace("name=\"Space2\"", "name=\"Gap\"");
+    assert_ne!(clear, unlike.replace("name=\"Space2\"", "name=\"Gap\""));
+    let changes = diff_changes(&unlike, &clear);
+    let renamed = kinds(&changes, "renamed");
+    assert_eq!(renamed.len(), 1, "{changes:#?}");
+    assert_eq!(renamed[0].1, "Box/Gap", "{changes:#?}");
+    assert_eq!(renamed[0].2, "Space2", "{changes:#?}");
+    assert_eq!(
+        kinds(&changes, "removed").len(),
+        1,
+        "Space1 removed: {changes:#?}"
+    );
+}

@@ -1,7 +1,9 @@
 //! Which node on the old side is which on the new. First by `unique_id` when both sides
 //! carry it, then by path (with parents already paired followed, so children of a renamed
 //! or moved node keep their partner), then renames (same parent, same kind, alike
-//! properties) and moves (same name, same kind, alike), repeated while that finds more.
+//! properties) and moves (same name, same kind, alike), repeated while that finds more;
+//! a rename or move pairs only nodes each the other's one most alike, the merge's rule
+//! ([`crate::model::likeness::mutual_best_among`]), so a tie is a removal and an addition.
 //! Two nodes with different `unique_id`s are never the same node. A node whose type
 //! changed is the same node when its path is the same, and a renamed or moved one may be
 //! when the type is only Godot 4's name for its Godot 3 class (`Spatial` -> `Node3D`). What changed between
@@ -11,7 +13,7 @@ use super::context::Differ;
 use super::godot3;
 use super::noise::labelled;
 use super::side::{parent_path, props_of, PathHasher, Side};
-use crate::model::likeness::{likeness, most_alike, Budget};
+use crate::model::likeness::{likeness, mutual_best_among, Budget};
 use crate::model::{join_path, NodeKey};
 use crate::value::{self, RefKind, Value};
 use std::cell::OnceCell;
@@ -143,9 +145,13 @@ impl<'a> Differ<'a> {
     }
 
     /// Renames (same parent, same kind, alike) and moves (same name, same kind, alike) of
-    /// nodes without a shared unique_id; children follow by path afterwards.
+    /// nodes without a shared unique_id, paired only when each is the other's one most
+    /// alike ([`mutual_best_among`], the merge's rule: a tie is no rename); children
+    /// follow by path afterwards.
     fn pair_renames_and_moves(&mut self, lk: &mut Likeness<'a>) -> bool {
-        let mut progress = false;
+        if lk.budget.is_out() {
+            return false;
+        }
         let mut by_parent: BTreeMap<String, Vec<usize>> = BTreeMap::new();
         let mut by_name: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
         for (j, nd) in self.new.sc.nodes.iter().enumerate() {
@@ -160,45 +166,50 @@ impl<'a> Differ<'a> {
             }
             by_name.entry(nd.name.as_str()).or_default().push(j);
         }
-        for i in 0..self.old.sc.nodes.len() {
-            if self.node_pair[i].is_some() {
-                continue;
-            }
-            let Some(parent) = self.old_parent_translated(i) else {
-                continue;
-            };
-            let name = self.old.sc.nodes[i].name.as_str();
-            let siblings = by_parent.get(&parent).into_iter().flatten();
-            let namesakes = by_name.get(name).into_iter().flatten();
-            let cands: Vec<usize> = siblings.chain(namesakes).copied().collect();
-            if lk.budget.is_out() {
-                break;
-            }
-            if let Some(j) = self.most_alike(i, &cands, lk) {
-                self.node_pair[i] = Some(j);
-                self.node_pair_rev[j] = Some(i);
-                progress = true;
-            }
+        let (o, n) = (self.old.sc.nodes.len(), self.new.sc.nodes.len());
+        let cands = |i: usize| self.candidates(i, &by_parent, &by_name);
+        let Likeness { budget, old, new } = lk;
+        let (so, sn) = (&self.old, &self.new);
+        let found = mutual_best_among(o, n, cands, budget, |i, j| {
+            let op = old[i].get_or_init(|| readings(so, i));
+            let np = new[j].get_or_init(|| readings(sn, j));
+            likeness(op, np, Reading::alike)
+        });
+        let found = found.unwrap_or_default(); // the budget is out: the rest stay apart
+        for &(i, j) in &found {
+            self.node_pair[i] = Some(j);
+            self.node_pair_rev[j] = Some(i);
         }
-        progress
+        !found.is_empty()
     }
 
-    /// The free candidate of the same kind most alike old node `i` (at least
-    /// [`crate::model::likeness::SAME_NODE`]), each likeness paid from the budget.
-    fn most_alike(&self, i: usize, cands: &[usize], lk: &mut Likeness<'a>) -> Option<usize> {
+    /// The free new nodes of the same kind that unpaired old node `i` may have become:
+    /// its siblings (a rename) and namesakes (a move), each once.
+    fn candidates(
+        &self,
+        i: usize,
+        by_parent: &BTreeMap<String, Vec<usize>>,
+        by_name: &BTreeMap<&str, Vec<usize>>,
+    ) -> Vec<usize> {
+        if self.node_pair[i].is_some() {
+            return Vec::new();
+        }
+        let Some(parent) = self.old_parent_translated(i) else {
+            return Vec::new();
+        };
         let a = &self.old.sc.nodes[i];
-        let free = cands.iter().copied().filter(|&j| {
-            let b = &self.new.sc.nodes[j];
-            self.node_pair_rev[j].is_none()
-                && self.same_kind(i, j)
-                && !(a.unique_id.is_some() && b.unique_id.is_some())
-        });
-        let free: Vec<usize> = free.collect();
-        let op = lk.old[i].get_or_init(|| readings(&self.old, i));
-        let Likeness { budget, new, .. } = lk;
-        most_alike(free, budget, |j| {
-            let np = new[j].get_or_init(|| readings(&self.new, j));
-            likeness(op, np, Reading::alike)
-        })
+        let siblings = by_parent.get(&parent).into_iter().flatten();
+        let namesakes = by_name.get(a.name.as_str()).into_iter().flatten();
+        let mut cands: Vec<usize> = siblings
+            .chain(namesakes)
+            .copied()
+            .filter(|&j| {
+                let b = &self.new.sc.nodes[j];
+                self.same_kind(i, j) && !(a.unique_id.is_some() && b.unique_id.is_some())
+            })
+            .collect();
+        cands.sort_unstable();
+        cands.dedup();
+        cands
     }
 }

@@ -83,28 +83,6 @@ impl Budget {
     }
 }
 
-/// The candidate most alike a node (at least [`SAME_NODE`]), the first of equals, each
-/// likeness `score` gives paid from `budget`; `None` when none is alike enough or the
-/// budget ran out first. Candidates the caller rules out (taken, of another kind) should
-/// be filtered before, as they cost nothing then.
-pub fn most_alike<C: Copy>(
-    cands: impl IntoIterator<Item = C>,
-    budget: &mut Budget,
-    mut score: impl FnMut(C) -> f64,
-) -> Option<C> {
-    let mut best: Option<(f64, C)> = None;
-    for c in cands {
-        if !budget.take() {
-            return None;
-        }
-        let s = score(c);
-        if s >= SAME_NODE && best.is_none_or(|(bs, _)| s > bs) {
-            best = Some((s, c));
-        }
-    }
-    best.map(|(_, c)| c)
-}
-
 /// The pairs of a row and a column (a node gone and a node new) that are each the
 /// other's one most alike (at least [`SAME_NODE`]): the row's best column has no equal
 /// among the row's columns, nor the column's best row among the column's rows. A tie is
@@ -114,6 +92,19 @@ pub fn most_alike<C: Copy>(
 pub fn mutual_best(
     rows: usize,
     cols: usize,
+    budget: &mut Budget,
+    score: impl FnMut(usize, usize) -> f64,
+) -> Option<Vec<(usize, usize)>> {
+    mutual_best_among(rows, cols, |_| 0..cols, budget, score)
+}
+
+/// [`mutual_best`] where each row is compared only with the columns `cands` lists for
+/// it (each at most once): the diff's candidates are a node's siblings and namesakes,
+/// not every new node. The one rule for "the same node" that merge and diff share.
+pub fn mutual_best_among<I: IntoIterator<Item = usize>>(
+    rows: usize,
+    cols: usize,
+    mut cands: impl FnMut(usize) -> I,
     budget: &mut Budget,
     mut score: impl FnMut(usize, usize) -> f64,
 ) -> Option<Vec<(usize, usize)>> {
@@ -128,14 +119,14 @@ pub fn mutual_best(
         }
     };
     for (r, row_best) in row.iter_mut().enumerate() {
-        for (c, col_best) in col.iter_mut().enumerate() {
+        for c in cands(r) {
             if !budget.take() {
                 return None;
             }
             let s = score(r, c);
             if s >= SAME_NODE {
                 better(row_best, s, c);
-                better(col_best, s, r);
+                better(&mut col[c], s, r);
             }
         }
     }
@@ -169,19 +160,6 @@ mod tests {
         assert_eq!(likeness(&[], &[], eq), 1.0);
     }
 
-    /// The first of the best wins; a spent budget pairs nothing more and says so.
-    #[test]
-    fn most_alike_is_the_first_best_within_the_budget() {
-        let mut budget = Budget::for_nodes(0);
-        let scores = [0.4, 0.75, 0.75, 0.5];
-        assert_eq!(most_alike(0..4, &mut budget, |i| scores[i]), Some(1));
-        assert_eq!(budget.spent(), 4);
-        let mut small = Budget { left: 1, spent: 0 };
-        assert_eq!(most_alike(0..4, &mut small, |i| scores[i]), None);
-        assert!(small.is_out());
-    }
-    /// Each the other's one best pairs; a tie on either side pairs nothing; the rows'
-    /// order does not matter; a spent budget pairs nothing.
     #[test]
     fn mutual_best_pairs_only_the_unambiguous() {
         let m = [[0.9, 0.6], [0.6, 0.8]];
@@ -206,5 +184,21 @@ mod tests {
         assert_eq!(rev, Some(vec![(0, 0)]));
         let mut small = Budget { left: 3, spent: 0 };
         assert_eq!(mutual_best(2, 2, &mut small, |r, c| m[r][c]), None);
+    }
+
+    /// Only the listed columns are compared and paid for: row 1 cannot see column 0, so
+    /// row 0 has column 0 alone; the tie of rows 1 and 2 on column 1 pairs neither.
+    #[test]
+    fn mutual_best_among_compares_only_the_candidates() {
+        let mut budget = Budget::for_nodes(0);
+        let m = [[0.8, 0.0], [0.9, 0.6], [0.0, 0.6]];
+        let cands = |r: usize| match r {
+            0 => vec![0],
+            1 => vec![1],
+            _ => vec![1],
+        };
+        let found = mutual_best_among(3, 2, cands, &mut budget, |r, c| m[r][c]);
+        assert_eq!(found, Some(vec![(0, 0)]));
+        assert_eq!(budget.spent(), 3);
     }
 }
