@@ -589,15 +589,6 @@ impl Decision {
                 json!({"location": location, "key": key, "type": type_name, "side": side})
             }
             Decision::LoadStepsRemoved { side, base } => json!({"side": side, "base": base}),
-            Decision::NodeUniqueIdRenamed { node, from, to } => {
-                json!({"node": node, "from": from, "to": to})
-            }
-            Decision::NodeIdPathOursKept { node, theirs } => {
-                json!({"node": node, "theirs": theirs})
-            }
-            Decision::NodeUniqueIdKeptOurs { node, theirs, ours } => {
-                json!({"node": node, "theirs": theirs, "ours": ours})
-            }
             Decision::ResavedNodeDeleted { node, side }
             | Decision::ReindexedEntryDeleted { node, side } => json!({"node": node, "side": side}),
             Decision::UnusedResourceDropped { section, id }
@@ -632,7 +623,10 @@ impl Decision {
             | Decision::NodePathKept { .. }
             | Decision::NodeIdentityShared { .. }
             | Decision::SiblingOrderMerged
-            | Decision::OrderConflictOursKept => self.node_fields_json(),
+            | Decision::OrderConflictOursKept
+            | Decision::NodeUniqueIdRenamed { .. }
+            | Decision::NodeIdPathOursKept { .. }
+            | Decision::NodeUniqueIdKeptOurs { .. } => self.node_fields_json(),
         }
     }
 
@@ -641,6 +635,15 @@ impl Decision {
     fn node_fields_json(&self) -> serde_json::Value {
         use serde_json::json;
         match self {
+            Decision::NodeUniqueIdRenamed { node, from, to } => {
+                json!({"node": node, "from": from, "to": to})
+            }
+            Decision::NodeIdPathOursKept { node, theirs } => {
+                json!({"node": node, "theirs": theirs})
+            }
+            Decision::NodeUniqueIdKeptOurs { node, theirs, ours } => {
+                json!({"node": node, "theirs": theirs, "ours": ours})
+            }
             Decision::ConflictCarriesSubtree { node, nodes }
             | Decision::ConflictSpellsParents { node, nodes } => {
                 json!({"node": node, "nodes": nodes})
