@@ -12,12 +12,12 @@
 //! same files (warm cache), best of three. `--quick` skips the slow `pest outline`, `all
 //! values` and `wc -l` rows (for profiling and quick comparisons).
 
+use gdscene::check;
+use gdscene::model::Scene;
+use gdscene::syntax::Document;
+use gdscene::value::{self, Value};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-use tscn_merge::check;
-use tscn_merge::model::Scene;
-use tscn_merge::syntax::Document;
-use tscn_merge::value::{self, Value};
 
 /// Best wall time of `f` over repeated runs: at least 2 runs, at most 7, stopping once
 /// 1.5 s have been spent (or after the first run if it alone took 20 s).

@@ -39,6 +39,7 @@ mod hostile;
 #[path = "fuzz/edges.rs"]
 mod edges;
 
+use gdscene::merge::Method;
 use hostile::mutate::{library_laws, mutate, small_edit, Rng, KINDS};
 use laws::gen::{
     held_edit_laws, held_edit_triple, identity_laws, invalid, laws as check_laws, modern_laws,
@@ -47,7 +48,6 @@ use laws::gen::{
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-use tscn_merge::merge::Method;
 
 fn shared() -> PathBuf {
     [
@@ -180,7 +180,7 @@ impl Dump {
 
 /// Side `s`'s text with node `i` renamed `new` (its header and its descendants'
 /// `parent=`), when its name needs no escape.
-fn renamed(text: &str, scene: &tscn_merge::model::Scene, i: usize, new: &str) -> Option<String> {
+fn renamed(text: &str, scene: &gdscene::model::Scene, i: usize, new: &str) -> Option<String> {
     let n = &scene.nodes[i];
     if n.name.contains(['"', '\\']) || n.path == "." {
         return None;
@@ -213,7 +213,7 @@ fn rename_onto_one_path(
 ) {
     let (Ok(text), Ok(scene)) = (
         std::str::from_utf8(base),
-        tscn_merge::model::Scene::parse(base),
+        gdscene::model::Scene::parse(base),
     ) else {
         return;
     };

@@ -8,12 +8,12 @@
 //! `/usr/bin/time -v` gives the process's peak RSS, which also counts freed pages the
 //! allocator kept.
 
+use gdscene::merge::{merge_sources, MergeOptions};
+use gdscene::model::Scene;
+use gdscene::syntax::{Document, Source};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 use std::time::{Duration, Instant};
-use tscn_merge::merge::{merge_sources, MergeOptions};
-use tscn_merge::model::Scene;
-use tscn_merge::syntax::{Document, Source};
 
 /// The system allocator, counting live bytes and their high-water mark.
 struct Counting;
@@ -85,11 +85,11 @@ fn main() {
     let _ = step("ours' scene dropped", at);
     println!(
         "sizes: Section {} Tag {} Field {} Prop {} Node {}",
-        std::mem::size_of::<tscn_merge::syntax::Section>(),
-        std::mem::size_of::<tscn_merge::syntax::Tag>(),
-        std::mem::size_of::<tscn_merge::syntax::Field>(),
-        std::mem::size_of::<tscn_merge::syntax::Prop>(),
-        std::mem::size_of::<tscn_merge::model::Node>(),
+        std::mem::size_of::<gdscene::syntax::Section>(),
+        std::mem::size_of::<gdscene::syntax::Tag>(),
+        std::mem::size_of::<gdscene::syntax::Field>(),
+        std::mem::size_of::<gdscene::syntax::Prop>(),
+        std::mem::size_of::<gdscene::model::Node>(),
     );
     let done = AtomicBool::new(false);
     let start = Instant::now();

@@ -6,7 +6,8 @@
 #
 # Compared, per input: standard output (the merged text or the diff), exit code, and
 # standard error (which holds `--explain=json` and the conflict report):
-#  - `merge --explain=json` on every scenario of ../shared/merges (base, ours, theirs), in
+#  - `merge --explain=json` on every scenario of ../shared/merges, merges-modern and
+#    config-merges (base, ours, theirs), in
 #    every conflict style both binaries accept (`--style merge|diff3|zdiff3`; a binary
 #    without `--style` is run once, in its default);
 #  - the same on the two generated 20 MB scenes (scripts/gen-merge-scenes.py), unless
@@ -107,7 +108,20 @@ print(f"merge: {styles_note}")
 def sides(d):
     return [os.path.join(d, f) for f in ("base", "ours", "theirs")]
 
-merge_group("real merges", [(n, sides(os.path.join(merges, n))) for n in sorted(os.listdir(merges)) if os.path.isdir(os.path.join(merges, n))])
+def scenarios(folder):
+    d = os.path.join(shared, folder)
+    return [n for n in sorted(os.listdir(d)) if os.path.isdir(os.path.join(d, n))] if os.path.isdir(d) else []
+
+def config_sides(d):
+    """base/ours/theirs of a config merge keep their extension (base.godot, base.import)."""
+    names = sorted(os.listdir(d))
+    pick = lambda s: next((os.path.join(d, f) for f in names if f.split(".")[0] == s and "." in f), None)
+    return [pick(s) for s in ("base", "ours", "theirs")]
+
+merge_group("real merges", [(n, sides(os.path.join(merges, n))) for n in scenarios("merges")])
+merge_group("modern merges", [(n, sides(os.path.join(shared, "merges-modern", n))) for n in scenarios("merges-modern")])
+configs = [(n, config_sides(os.path.join(shared, "config-merges", n))) for n in scenarios("config-merges")]
+merge_group("config merges", [(n, s) for n, s in configs if all(s)])
 big = os.path.join(work, "big")
 if os.path.isdir(big):
     kinds = sorted({f.split(".")[0] for f in os.listdir(big) if f.endswith(".base.tscn")})

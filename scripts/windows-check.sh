@@ -52,7 +52,7 @@ SKIPS=(
 # The integration tests run under wine ("name|what it is"). One that does not compile for
 # Windows is a failure, reported with its first errors.
 INTEGRATION=(
-  "bins|the command line's unit tests (src/cli), tests/common included"
+  "bins|the command line's unit tests (src/), tests/common included"
   "corpus|the corpus round trip"
   "merges|the shared real-merge replay"
   "laws|the merge laws"

@@ -5,8 +5,8 @@
 
 mod common;
 
+use gdscene::config::Document;
 use std::path::{Path, PathBuf};
-use tscn_merge::config::Document;
 
 /// Every file of `../shared/corpus-config` (INDEX.tsv aside).
 fn corpus_files() -> Vec<PathBuf> {
@@ -114,7 +114,7 @@ fn every_shared_config_file_parses_and_prints_back_byte_for_byte() {
         // must round-trip.
         let broken_by_author =
             s.name() == "decentraland__godot-explorer__15c823cdc7__godot__project.godot";
-        if tscn_merge::config::check::marker_lines(&s.result).is_empty() && !broken_by_author {
+        if gdscene::config::check::marker_lines(&s.result).is_empty() && !broken_by_author {
             sides += 1;
             match Document::parse(&s.result) {
                 Ok(d) if d.print() == s.result => {}
@@ -132,10 +132,10 @@ fn every_shared_config_file_parses_and_prints_back_byte_for_byte() {
 
 // ------------------------------------------------------------------ merge: shared helpers
 
-use tscn_merge::config::merge::{merge_config, ConfigMerge, ConfigMethod};
-use tscn_merge::config::model::{same_value, sections};
-use tscn_merge::config::ConfigKind;
-use tscn_merge::linemerge::{merge_lines, MarkerOptions};
+use gdscene::config::merge::{merge_config, ConfigMerge, ConfigMethod};
+use gdscene::config::model::{same_value, sections};
+use gdscene::config::ConfigKind;
+use gdscene::linemerge::{merge_lines, MarkerOptions};
 
 fn merge(kind: Option<ConfigKind>, b: &str, o: &str, t: &str) -> ConfigMerge {
     merge_config(
@@ -301,8 +301,7 @@ fn replay_of_the_shared_config_merges() {
             let g = String::from_utf8(git.text).unwrap();
             // git's "clean" merge that repeats a section both sides added: the file Godot
             // would read differs from both; ours must be valid and keep every change.
-            let git_broken =
-                !tscn_merge::config::check::check_config(&g).is_ok_and(|p| p.is_empty());
+            let git_broken = !gdscene::config::check::check_config(&g).is_ok_and(|p| p.is_empty());
             // A side that is itself broken (a repeated section or key): the line merge, as git.
             if git_broken && matches!(m.method, ConfigMethod::LineFallback(_)) && out == g {
                 input_broken += 1;
@@ -310,8 +309,7 @@ fn replay_of_the_shared_config_merges() {
             }
             if git_broken {
                 let lost = lost_changes(&s.base, &s.ours, &s.theirs, &out);
-                let valid =
-                    tscn_merge::config::check::check_config(&out).is_ok_and(|p| p.is_empty());
+                let valid = gdscene::config::check::check_config(&out).is_ok_and(|p| p.is_empty());
                 if m.conflict_count > 0 || !valid || !lost.is_empty() {
                     problems.push(format!(
                         "{name}: git's clean merge is broken, and so is ours ({lost:?})"
@@ -361,7 +359,7 @@ fn replay_of_the_shared_config_merges() {
             ));
         } else {
             true_resolved += 1;
-            let human = tscn_merge::config::check::marker_lines(&s.result).is_empty()
+            let human = gdscene::config::check::marker_lines(&s.result).is_empty()
                 && Document::parse(&s.result).is_ok()
                 && both.iter().all(|(sec, k)| {
                     eq_opt(

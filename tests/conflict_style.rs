@@ -4,10 +4,10 @@
 
 mod common;
 
+use gdscene::linemerge::{ConflictStyle, MarkerOptions};
+use gdscene::merge::{merge, Decision, MergeOptions};
 use std::path::Path;
 use std::process::Command;
-use tscn_merge::linemerge::{ConflictStyle, MarkerOptions};
-use tscn_merge::merge::{merge, Decision, MergeOptions};
 
 fn side(dir: &Path, stem: &str) -> Option<Vec<u8>> {
     ["tscn", "tres", "escn"]

@@ -2,8 +2,8 @@
 
 mod common;
 
+use gdscene::syntax::Document;
 use std::path::PathBuf;
-use tscn_merge::syntax::Document;
 
 /// The shared folder, when it holds what these tests read.
 fn shared() -> Option<PathBuf> {
@@ -62,8 +62,8 @@ fn corpus_round_trips_byte_for_byte() {
 /// `check` flags exactly the four files that ../shared/README.md names as broken.
 #[test]
 fn check_flags_exactly_the_four_broken_corpus_files() {
-    use tscn_merge::check::{check, check_markers, is_broken};
-    use tscn_merge::model::Scene;
+    use gdscene::check::{check, check_markers, is_broken};
+    use gdscene::model::Scene;
     let Some(root) = shared() else {
         eprintln!("skipped: ../shared not found");
         return;

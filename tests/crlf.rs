@@ -1,6 +1,6 @@
 //! CRLF line endings (a work tree checked out with `core.autocrlf=true`, Git for
 //! Windows' default, or an editor that writes CRLF): every command that writes a scene
-//! writes ours' line ending on every line (docs/install.md, src/cli/io/eol.rs), and
+//! writes ours' line ending on every line (docs/install.md, src/io/eol.rs), and
 //! `solve`, `check`, `diff` and the merge driver round-trip such work trees without
 //! changing an ending or showing a difference that is not there.
 

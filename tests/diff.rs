@@ -3,12 +3,12 @@
 
 mod common;
 
+use gdscene::diff::{diff, diff_files};
+use gdscene::model::Scene;
+use gdscene::render::{json, markdown, text, Options};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use tscn_merge::diff::{diff, diff_files};
-use tscn_merge::model::Scene;
-use tscn_merge::render::{json, markdown, text, Options};
 
 // ----------------------------------------------------------------------------------------
 // Helpers (local: tests/common has no TempRepo in this tree)

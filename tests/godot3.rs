@@ -5,11 +5,11 @@
 
 mod common;
 
+use gdscene::merge::{merge, MergeOptions, Method};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
-use tscn_merge::merge::{merge, MergeOptions, Method};
 
 /// The shared folder, when it holds what these tests read.
 fn shared() -> Option<PathBuf> {

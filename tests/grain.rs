@@ -3,7 +3,7 @@
 
 mod common;
 
-use tscn_merge::merge::{merge, MergeOptions};
+use gdscene::merge::{merge, MergeOptions};
 
 /// A Godot 3 scene with one TileMap (`format = 1`: three ints per cell).
 fn tilemap3(cells: &str) -> String {
@@ -14,7 +14,7 @@ fn tilemap3(cells: &str) -> String {
     )
 }
 
-fn run(b: &str, o: &str, t: &str) -> tscn_merge::merge::MergeOutcome {
+fn run(b: &str, o: &str, t: &str) -> gdscene::merge::MergeOutcome {
     merge(
         b.as_bytes(),
         o.as_bytes(),
@@ -236,12 +236,9 @@ fn real_layout_churn_merges_are_clean_valid_and_keep_one_sided_changes() {
         let r = run(&b, &o, &t);
         assert!(r.is_clean(), "{id}: {:?}", r.conflicts);
         let text = String::from_utf8_lossy(&r.text).to_string();
-        let scene = tscn_merge::model::Scene::parse(text.as_bytes()).expect("parses");
-        let problems = tscn_merge::check::check(&scene);
-        assert!(
-            !tscn_merge::check::is_broken(&problems),
-            "{id}: {problems:?}"
-        );
+        let scene = gdscene::model::Scene::parse(text.as_bytes()).expect("parses");
+        let problems = gdscene::check::check(&scene);
+        assert!(!gdscene::check::is_broken(&problems), "{id}: {problems:?}");
         let result: std::collections::HashSet<&str> = text.lines().collect();
         for line in one_sided(&o, &b, &t).iter().chain(&one_sided(&t, &b, &o)) {
             assert!(result.contains(line.as_str()), "{id}: lost `{line}`");
@@ -249,8 +246,8 @@ fn real_layout_churn_merges_are_clean_valid_and_keep_one_sided_changes() {
         let churn = r.decisions.iter().any(|d| {
             matches!(
                 d,
-                tscn_merge::merge::Decision::ChurnOursKept { .. }
-                    | tscn_merge::merge::Decision::ChurnedNodeDeleted { .. }
+                gdscene::merge::Decision::ChurnOursKept { .. }
+                    | gdscene::merge::Decision::ChurnedNodeDeleted { .. }
             )
         });
         assert!(churn, "{id}: no churn decision for --explain");

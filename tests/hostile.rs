@@ -13,10 +13,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-use tscn_merge::check::{check, check_markers};
-use tscn_merge::model::Scene;
-use tscn_merge::syntax::Document;
-use tscn_merge::value;
+use gdscene::check::{check, check_markers};
+use gdscene::model::Scene;
+use gdscene::syntax::Document;
+use gdscene::value;
 
 // ---------------------------------------------------------------------------------------
 // Harness

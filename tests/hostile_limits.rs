@@ -100,11 +100,11 @@ fn reversed_long_source_keeps_the_other_change_and_one_conflict() {
         text[start..end].to_string()
     };
     // The source conflicts line by line inside the string, as git's line merge of it.
-    let inside = tscn_merge::linemerge::merge_lines(
+    let inside = gdscene::linemerge::merge_lines(
         prop_of(&base).as_bytes(),
         prop_of(&ours).as_bytes(),
         prop_of(&theirs).as_bytes(),
-        &tscn_merge::linemerge::MarkerOptions::default(),
+        &gdscene::linemerge::MarkerOptions::default(),
     );
     assert_eq!(inside.conflicts, 1, "one conflict inside the source");
     let expected = format!(

@@ -187,9 +187,9 @@ pub mod mutate {
     /// The laws for one hostile triple through the library. `with_git`: compare a
     /// fallback caused by an unparsable input with git. Returns violations.
     pub fn library_laws(b: &[u8], o: &[u8], t: &[u8], with_git: bool) -> Vec<String> {
+        use gdscene::merge::{merge, MergeOptions, Method};
+        use gdscene::model::Scene;
         use std::panic::{catch_unwind, AssertUnwindSafe};
-        use tscn_merge::merge::{merge, MergeOptions, Method};
-        use tscn_merge::model::Scene;
         let mut v = Vec::new();
         let m = match catch_unwind(AssertUnwindSafe(|| {
             merge(b, o, t, &MergeOptions::default())

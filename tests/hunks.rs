@@ -7,10 +7,10 @@ mod common;
 #[path = "common/resolve.rs"]
 mod resolve;
 
+use gdscene::check::{check, check_markers, is_broken};
+use gdscene::model::Scene;
 use resolve::{resolve_all, Side};
 use std::process::Command;
-use tscn_merge::check::{check, check_markers, is_broken};
-use tscn_merge::model::Scene;
 
 /// Merge with the binary (`-o`), returning the exit code and the output text.
 fn merge(base: &str, ours: &str, theirs: &str) -> (i32, String) {

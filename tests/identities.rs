@@ -9,8 +9,8 @@ mod common;
 mod resolve;
 
 use common::{merged, run, text, valid};
+use gdscene::merge::Decision;
 use resolve::{resolve_all, Side};
-use tscn_merge::merge::Decision;
 
 const SPECTATOR: &str = r#"[gd_scene format=3 uid="uid://qb615fcqh8x0"]
 
@@ -717,7 +717,7 @@ fn spelled(godot4: &str, godot3: bool) -> String {
 }
 
 /// Whether a merge took the line merge rather than its own result.
-fn fell_back(m: &tscn_merge::merge::MergeOutcome) -> bool {
+fn fell_back(m: &gdscene::merge::MergeOutcome) -> bool {
     m.decisions
         .iter()
         .any(|d| matches!(d, Decision::FellBack { .. }))
@@ -753,9 +753,9 @@ fn a_node_renamed_and_edited_carries_the_other_sides_edit() {
             .replace("name=\"DebugInfo\"", "name=\"DebugLabel\"")
             .replace("right = 40.0", "right = 120.0");
         let taller = base.replace("bottom = 23.0", "bottom = 30.0");
-        let old = tscn_merge::model::Scene::parse(base.as_bytes()).unwrap();
-        let new = tscn_merge::model::Scene::parse(renamed.as_bytes()).unwrap();
-        let shown = format!("{:?}", tscn_merge::diff::diff(&old, &new).changes);
+        let old = gdscene::model::Scene::parse(base.as_bytes()).unwrap();
+        let new = gdscene::model::Scene::parse(renamed.as_bytes()).unwrap();
+        let shown = format!("{:?}", gdscene::diff::diff(&old, &new).changes);
         assert!(
             shown.contains("Renamed") && !shown.contains("Removed"),
             "{shown}"

@@ -26,12 +26,12 @@ mod common;
 pub mod resolve;
 
 pub mod gen {
+    use gdscene::check::{check, check_markers, is_broken};
+    use gdscene::merge::{merge, MergeOptions, MergeOutcome, Method};
+    use gdscene::model::{field_text, id_text, FileKind, Scene};
+    use gdscene::value::{rewrite_refs_in_text, RefKind};
     use std::collections::{BTreeMap, BTreeSet, HashMap};
     use std::panic::{catch_unwind, AssertUnwindSafe};
-    use tscn_merge::check::{check, check_markers, is_broken};
-    use tscn_merge::merge::{merge, MergeOptions, MergeOutcome, Method};
-    use tscn_merge::model::{field_text, id_text, FileKind, Scene};
-    use tscn_merge::value::{rewrite_refs_in_text, RefKind};
 
     /// Value syntax of the file: Godot 3 (`Vector2( 1, 2 )`, integer ids) or Godot 4.
     #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -1372,7 +1372,7 @@ pub mod gen {
         let churn = |o: &MergeOutcome| {
             o.decisions
                 .iter()
-                .any(|d| matches!(d, tscn_merge::merge::Decision::ChurnOursKept { .. }))
+                .any(|d| matches!(d, gdscene::merge::Decision::ChurnOursKept { .. }))
         };
         if m.is_clean() && m2.is_clean() && !churn(&m) && !churn(&m2) {
             if let (Ok(a), Ok(c)) = (canon(&m.text), canon(&m2.text)) {
@@ -2024,8 +2024,8 @@ fn survey() {
 
 const BUG1_BASE: &str = "[gd_scene format=2]\n\n[node name=\"Root\" type=\"Node2D\"]\n\n[node name=\"N1\" type=\"Node2D\" parent=\".\"]\n";
 
-fn merged(b: &str, o: &str, t: &str) -> tscn_merge::merge::MergeOutcome {
-    tscn_merge::merge::merge(
+fn merged(b: &str, o: &str, t: &str) -> gdscene::merge::MergeOutcome {
+    gdscene::merge::merge(
         b.as_bytes(),
         o.as_bytes(),
         t.as_bytes(),
@@ -2126,7 +2126,7 @@ fn bug_root_rename_decision_has_empty_target() {
     let theirs = base.replace("unique_id=2]", "unique_id=2]\nz_index = 3");
     let m = merged(base, &ours, &theirs);
     for d in &m.decisions {
-        if let tscn_merge::merge::Decision::NodeRenameFollowed { to, .. } = d {
+        if let gdscene::merge::Decision::NodeRenameFollowed { to, .. } = d {
             assert!(!to.is_empty(), "{d}");
         }
     }

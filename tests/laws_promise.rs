@@ -9,8 +9,8 @@ mod common;
 #[path = "common/resolve.rs"]
 mod resolve;
 
+use gdscene::merge::{MergeOutcome, Method};
 use resolve::{resolve_all, Side};
-use tscn_merge::merge::{MergeOutcome, Method};
 
 /// The structural merge of a triple, conflicted, and each side's resolution; panics
 /// with the text unless the merge stayed structural and both resolutions pass `check`.

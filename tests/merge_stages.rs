@@ -5,6 +5,10 @@
 //! folder whose `mod.rs` does not open with a `//!` doc. Code inside `#[cfg(test)]`
 //! modules and comments are not imports. docs/architecture.md describes the stages.
 
+#[path = "common/imports.rs"]
+mod imports;
+
+use imports::{code_of, find_cycle, names_after, read_tree, SourceFile};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
@@ -23,109 +27,12 @@ const STAGES: &[&str] = &[
 /// The merge's root module (`src/merge/mod.rs`), which declares and runs every stage.
 const ROOT: &str = "mod";
 
-/// One source file: its path under `src/merge/` (with `/`) and its text.
-type SourceFile = (String, String);
-
-/// Every `.rs` file under `dir`, by path relative to it, in sorted order.
-fn read_tree(dir: &Path) -> Vec<SourceFile> {
-    fn walk(root: &Path, dir: &Path, out: &mut Vec<SourceFile>) {
-        let mut entries: Vec<_> = std::fs::read_dir(dir)
-            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-            .map(|e| e.expect("directory entry").path())
-            .collect();
-        entries.sort();
-        for p in entries {
-            if p.is_dir() {
-                walk(root, &p, out);
-            } else if p.extension().is_some_and(|x| x == "rs") {
-                let rel = p.strip_prefix(root).expect("under root");
-                let rel = rel.to_string_lossy().replace('\\', "/");
-                let text = std::fs::read_to_string(&p).expect("readable source");
-                out.push((rel, text));
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(dir, dir, &mut out);
-    out
-}
-
 /// The stage a file belongs to: its folder, else its name (`decisions`), else the root.
 fn unit_of(path: &str) -> String {
     match path.split_once('/') {
         Some((folder, _)) => folder.to_string(),
         None => path.trim_end_matches(".rs").to_string(),
     }
-}
-
-/// The text that counts as code: up to the first `#[cfg(test)]` module, comment lines
-/// dropped.
-fn code_of(text: &str) -> String {
-    let lines: Vec<&str> = text.lines().collect();
-    let mut out = String::new();
-    for (i, line) in lines.iter().enumerate() {
-        let t = line.trim_start();
-        if t.starts_with("#[cfg(test)]")
-            && lines[i + 1..]
-                .iter()
-                .map(|l| l.trim_start())
-                .find(|l| !l.is_empty())
-                .is_some_and(|l| l.starts_with("mod ") || l.starts_with("pub mod "))
-        {
-            break;
-        }
-        if t.starts_with("//") {
-            continue;
-        }
-        out.push_str(line);
-        out.push('\n');
-    }
-    out
-}
-
-/// The first path segments after each `prefix` in `code` (`a` of `prefix a::b`, and each
-/// top-level name of a group `prefix {a::x, b}`).
-fn names_after(code: &str, prefix: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
-    let mut rest = code;
-    while let Some(at) = rest.find(prefix) {
-        let before = rest[..at].chars().next_back();
-        rest = &rest[at + prefix.len()..];
-        if before.is_some_and(|c| ident(c) || c == ':') {
-            continue;
-        }
-        if let Some(group) = rest.strip_prefix('{') {
-            // The group's top-level items, split at commas outside nested braces.
-            let mut depth = 0usize;
-            let mut items = vec![String::new()];
-            for c in group.chars() {
-                match c {
-                    '{' => depth += 1,
-                    '}' if depth == 0 => break,
-                    '}' => depth -= 1,
-                    ',' if depth == 0 => items.push(String::new()),
-                    _ => {}
-                }
-                if let Some(last) = items.last_mut() {
-                    last.push(c);
-                }
-            }
-            for item in items {
-                let item = item.trim_start_matches(|c: char| c == ',' || c.is_whitespace());
-                let name: String = item.chars().take_while(|&c| ident(c)).collect();
-                if !name.is_empty() {
-                    out.push(name);
-                }
-            }
-        } else {
-            let name: String = rest.chars().take_while(|&c| ident(c)).collect();
-            if !name.is_empty() {
-                out.push(name);
-            }
-        }
-    }
-    out
 }
 
 /// Which stages each stage's code names, by stage (the root's edges to every stage it
@@ -165,44 +72,6 @@ fn stage_graph(files: &[SourceFile]) -> BTreeMap<String, BTreeSet<String>> {
     let stages: Vec<String> = units.iter().filter(|u| *u != ROOT).cloned().collect();
     graph.entry(ROOT.to_string()).or_default().extend(stages);
     graph
-}
-
-/// An import circle in the graph, as the stages along it, if there is one.
-fn find_cycle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
-    fn visit(
-        n: &str,
-        graph: &BTreeMap<String, BTreeSet<String>>,
-        state: &mut BTreeMap<String, u8>,
-        path: &mut Vec<String>,
-    ) -> Option<Vec<String>> {
-        match state.get(n) {
-            Some(2) => return None,
-            Some(1) => {
-                let start = path.iter().position(|p| p == n).unwrap_or(0);
-                let mut cycle = path[start..].to_vec();
-                cycle.push(n.to_string());
-                return Some(cycle);
-            }
-            _ => {}
-        }
-        state.insert(n.to_string(), 1);
-        path.push(n.to_string());
-        for m in graph.get(n).into_iter().flatten() {
-            if let Some(c) = visit(m, graph, state, path) {
-                return Some(c);
-            }
-        }
-        path.pop();
-        state.insert(n.to_string(), 2);
-        None
-    }
-    let mut state = BTreeMap::new();
-    for n in graph.keys() {
-        if let Some(c) = visit(n, graph, &mut state, &mut Vec::new()) {
-            return Some(c);
-        }
-    }
-    None
 }
 
 /// Everything wrong with the stage layout of these files, one line each.
@@ -248,7 +117,7 @@ fn problems(files: &[SourceFile]) -> Vec<String> {
 }
 
 fn merge_sources() -> Vec<SourceFile> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/merge");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/gdscene/src/merge");
     read_tree(&dir)
 }
 

@@ -6,10 +6,10 @@
 
 mod common;
 
+use gdscene::check::{check, is_broken};
+use gdscene::merge::{merge, MergeOptions, Method};
+use gdscene::model::Scene;
 use std::path::{Path, PathBuf};
-use tscn_merge::check::{check, is_broken};
-use tscn_merge::merge::{merge, MergeOptions, Method};
-use tscn_merge::model::Scene;
 
 /// The shared folder, when it holds what these tests read.
 fn shared() -> Option<PathBuf> {

@@ -7,8 +7,8 @@ mod common;
 #[path = "common/resolve.rs"]
 mod resolve;
 
+use gdscene::merge::{merge, Decision, MergeOptions, MergeOutcome, Method};
 use resolve::{resolve_all, Side};
-use tscn_merge::merge::{merge, Decision, MergeOptions, MergeOutcome, Method};
 
 fn run(base: &str, ours: &str, theirs: &str) -> (MergeOutcome, String) {
     let out = merge(
@@ -820,8 +820,8 @@ fn rename_known_by_children_is_not_followed_into_a_name_the_other_side_added() {
 
 /// Whether a merged text is a valid scene (`check` finds no error).
 fn valid(text: &str) -> bool {
-    tscn_merge::model::Scene::parse(text.as_bytes())
-        .map(|s| !tscn_merge::check::is_broken(&tscn_merge::check::check(&s)))
+    gdscene::model::Scene::parse(text.as_bytes())
+        .map(|s| !gdscene::check::is_broken(&gdscene::check::check(&s)))
         .unwrap_or(false)
 }
 

@@ -8,7 +8,7 @@
 mod common;
 
 use common::{assert_conflict, merged, text};
-use tscn_merge::merge::{merge, Decision, MergeOptions};
+use gdscene::merge::{merge, Decision, MergeOptions};
 
 const HITBOX_BASE: &str = r#"[gd_scene load_steps=2 format=3 uid="uid://b1x2y3z4a5b6c"]
 

@@ -251,7 +251,7 @@ shape = SubResource("1")
     let a = merged(base, &ours, &theirs);
     let b = merged(base, &theirs, &ours);
     assert_eq!(a.is_clean(), b.is_clean(), "{}\n{}", text(&a), text(&b));
-    let names = |m: &tscn_merge::merge::MergeOutcome| {
+    let names = |m: &gdscene::merge::MergeOutcome| {
         let out = text(m);
         let mut v: Vec<String> = out
             .lines()

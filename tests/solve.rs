@@ -133,9 +133,9 @@ fn assert_both_sides(text: &[u8]) {
     }
     // Two distinct shapes: their id was renamed and Feet follows it.
     assert_eq!(s.matches("[sub_resource").count(), 2, "{s}");
-    let check = tscn_merge::model::Scene::parse(text).expect("the result parses");
+    let check = gdscene::model::Scene::parse(text).expect("the result parses");
     assert!(
-        !tscn_merge::check::is_broken(&tscn_merge::check::check(&check)),
+        !gdscene::check::is_broken(&gdscene::check::check(&check)),
         "{s}"
     );
 }
@@ -701,23 +701,21 @@ fn theme_with_diff3_markers_solves_like_the_direct_merge() {
             "bg_color = Color(0.13, 0.13, 0.13, 1)\nborder_width_top = 20\nexpand_margin_top = 20.0",
         )
         + "HSeparator/constants/separation = 4\n";
-    let lm = tscn_merge::linemerge::merge_lines(
+    let lm = gdscene::linemerge::merge_lines(
         THEME_BASE.as_bytes(),
         ours.as_bytes(),
         theirs.as_bytes(),
-        &tscn_merge::linemerge::MarkerOptions::default(),
+        &gdscene::linemerge::MarkerOptions::default(),
     );
     assert!(lm.conflicts >= 2, "{}", String::from_utf8_lossy(&lm.text));
-    let direct = tscn_merge::merge::merge(
+    let direct = gdscene::merge::merge(
         THEME_BASE.as_bytes(),
         ours.as_bytes(),
         theirs.as_bytes(),
-        &tscn_merge::merge::MergeOptions::default(),
+        &gdscene::merge::MergeOptions::default(),
     );
     assert!(direct.is_clean());
-    let s = tscn_merge::solve::solve_markers(&lm.text, 7)
-        .unwrap()
-        .unwrap();
+    let s = gdscene::solve::solve_markers(&lm.text, 7).unwrap().unwrap();
     assert_eq!(s.doubt, None);
     assert_eq!(
         String::from_utf8_lossy(&s.outcome.text),
@@ -761,14 +759,14 @@ fn solving_real_diff3_markers_equals_the_direct_merge_or_leaves_markers() {
     let (mut equal, mut kept, mut same_scene, mut different) = (0, 0, 0, Vec::new());
     for d in &folders {
         let marked = side(d, "git_diff3");
-        let Some(s) = tscn_merge::solve::solve_markers(&marked, 7).unwrap() else {
+        let Some(s) = gdscene::solve::solve_markers(&marked, 7).unwrap() else {
             continue;
         };
-        let direct = tscn_merge::merge::merge(
+        let direct = gdscene::merge::merge(
             &side(d, "base"),
             &side(d, "ours"),
             &side(d, "theirs"),
-            &tscn_merge::merge::MergeOptions::default(),
+            &gdscene::merge::MergeOptions::default(),
         );
         let name = d.file_name().unwrap().to_string_lossy().to_string();
         if s.outcome.text == direct.text {
@@ -777,10 +775,10 @@ fn solving_real_diff3_markers_equals_the_direct_merge_or_leaves_markers() {
             kept += 1;
         } else {
             let semantic = match (
-                tscn_merge::model::Scene::parse(&s.outcome.text),
-                tscn_merge::model::Scene::parse(&direct.text),
+                gdscene::model::Scene::parse(&s.outcome.text),
+                gdscene::model::Scene::parse(&direct.text),
             ) {
-                (Ok(a), Ok(b)) => direct.is_clean() && tscn_merge::diff::diff(&b, &a).is_empty(),
+                (Ok(a), Ok(b)) => direct.is_clean() && gdscene::diff::diff(&b, &a).is_empty(),
                 _ => false,
             };
             if semantic {
@@ -890,9 +888,9 @@ fn add_add_from_index_stages_merges_against_an_empty_base() {
     );
     assert_eq!(s.matches("[node name=\"Player\"").count(), 1, "{s}");
     assert_eq!(s.matches("[sub_resource").count(), 2, "{s}");
-    let scene = tscn_merge::model::Scene::parse(&text).expect("parses");
+    let scene = gdscene::model::Scene::parse(&text).expect("parses");
     assert!(
-        !tscn_merge::check::is_broken(&tscn_merge::check::check(&scene)),
+        !gdscene::check::is_broken(&gdscene::check::check(&scene)),
         "{s}"
     );
 }

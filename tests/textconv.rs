@@ -5,10 +5,10 @@
 mod common;
 
 use common::{stdout, TempRepo};
+use gdscene::model::id_text;
+use gdscene::syntax::Document;
+use gdscene::textconv::textconv;
 use std::path::{Path, PathBuf};
-use tscn_merge::model::id_text;
-use tscn_merge::syntax::Document;
-use tscn_merge::textconv::textconv;
 
 const SCENE: &str = r#"[gd_scene load_steps=3 format=3 uid="uid://b1"]
 

@@ -40,8 +40,7 @@ const TUTORIALS: &[&str] = &[
 
 fn marker_strings(base: &[u8], rng: &mut Rng) -> Option<(Vec<String>, [Vec<u8>; 3])> {
     let text = std::str::from_utf8(base).ok()?;
-    if !text.starts_with("[gd_scene") || !tscn_merge::check::conflict_marker_lines(base).is_empty()
-    {
+    if !text.starts_with("[gd_scene") || !gdscene::check::conflict_marker_lines(base).is_empty() {
         return None;
     }
     let tutorial = TUTORIALS[rng.below(TUTORIALS.len())];
@@ -72,12 +71,12 @@ fn marker_strings(base: &[u8], rng: &mut Rng) -> Option<(Vec<String>, [Vec<u8>; 
         Ok(m) => m,
         Err(_) => return Some((v, [b.into(), o.into(), t.into()])), // reported above
     };
-    let found = tscn_merge::solve::find_markers(&m.text, 7);
+    let found = gdscene::solve::find_markers(&m.text, 7);
     if m.is_clean() {
         if !String::from_utf8_lossy(&m.text).contains(&string) {
             v.push("a clean merge changed the string holding marker-shaped lines".into());
         }
-        if !tscn_merge::check::conflict_marker_lines(&m.text).is_empty() {
+        if !gdscene::check::conflict_marker_lines(&m.text).is_empty() {
             v.push("check sees markers in a clean merge's string".into());
         }
         if !matches!(found, Ok(None)) {

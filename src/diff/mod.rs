@@ -1,106 +1,348 @@
-//! Semantic diff of two versions of a scene or resource.
+//! `diff` (two files, or git's external diff arguments) and `textconv`.
 //!
-//! Parts are matched by identity, not by position: nodes by `unique_id` when both sides
-//! carry it, else by path (parents renamed or moved are followed); ext_resources by uid,
-//! else path; sub_resources by content, then id, then use. Values are compared with their
-//! references resolved to what they point at and with engine equality
-//! ([`crate::value::sem_eq_top`]), so a re-save that only renamed ids, re-spelled floats,
-//! dropped `load_steps`, added uids or `unique_id`s, or reordered resources reports no
-//! change. Such differences are kept apart as [`Noise`].
-//!
-//! The result is a flat, ordered list of [`Change`]s: grouped by node in tree order, then
-//! the main resource, ext_resources, sub_resources, connections, editables and the header.
-//!
-//! Files, in the order [`diff`] runs them:
-//! - `side.rs`: one version with its lookups, labels and resource users;
-//! - `context.rs`: the state the phases share ([`Differ`](context::Differ));
-//! - `identity.rs`: which ext_resource / sub_resource is which (pairing and labels);
-//! - `matching.rs`: which node is which (unique_id, path, renames, moves), with
-//!   `godot3.rs`, the node classes Godot 4 renamed;
-//! - `noise.rs`: whether a difference counts, and the re-save noise found;
-//! - `properties.rs`: property lists and header fields of two paired sections, with
-//!   `grain.rs` describing a changed value by its own parts (cells, tracks, keys, ...);
-//! - `nodes.rs`, `resources.rs`, `connections.rs`, `header.rs`: the changes of each part;
-//! - `report.rs`: the result types; `show.rs`: how values read in a report.
+//! Exit codes of `diff`: 0 no change, 1 changes, 2 error. As git's external diff
+//! (`--git-external`) it exits 0 even with changes, as git expects, and falls back to a
+//! line diff when a side cannot be parsed so `git diff` never breaks on a broken file.
+//! Sides may be `REV:PATH` blobs, or one work-tree `PATH` against `HEAD` (`revs`).
 
-mod connections;
-mod context;
-mod godot3;
-mod grain;
-mod header;
-mod identity;
-mod matching;
-mod nodes;
-mod noise;
-mod properties;
-mod report;
-mod resources;
-pub mod show;
-mod side;
+pub mod args;
+mod config;
 
-use crate::model::{id_text, Scene};
-use crate::syntax::Section;
-use context::Differ;
-pub use report::{Change, Delta, Detail, DiffReport, Noise, NoiseKind, Subject};
-pub use side::sub_display;
+mod revs;
 
-/// Byte budget of one value in a report line.
-pub const VALUE_LIMIT: usize = 100;
+use crate::diff::args::DiffArgs;
+use crate::diff::args::DiffFormat;
+use crate::diff::args::TextconvArgs;
+use crate::io::color::use_color;
+use crate::io::deadline;
+use crate::io::{stderr_line, write_stdout};
+use anyhow::{bail, Result};
+use gdscene::diff::diff_files;
+use gdscene::model::Scene;
+use gdscene::render::escape::{visible, visible_lines};
+use gdscene::render::{json, markdown, text, Options};
+use gdscene::syntax::Document;
+use std::path::Path;
 
-/// Compare two versions of a file. Pure and deterministic.
-///
-/// Phases: pair ext_resources (by uid, path), nodes by unique_id and path, sub_resources
-/// (by content, id, use), then renamed and moved nodes; then list the changes of nodes,
-/// the `[resource]`, ext_resources, sub_resources, connections, editables and the header,
-/// collecting re-save noise on the way.
-pub fn diff(old: &Scene, new: &Scene) -> DiffReport {
-    let mut d = Differ::new(old, new);
-    let ext_pair = identity::pair_ext(&mut d);
-    matching::pair_nodes_by_key(&mut d);
-    let sub_pair = identity::pair_sub(&mut d);
-    matching::pair_renamed_and_moved(&mut d);
-    let mut changes = Vec::new();
-    nodes::node_changes(&mut d, &mut changes);
-    resources::main_resource_changes(&mut d, &mut changes);
-    resources::ext_changes(&mut d, &ext_pair, &mut changes);
-    resources::sub_changes(&mut d, &sub_pair, &mut changes);
-    connections::connection_changes(&mut d, &mut changes);
-    connections::editable_changes(&d, &mut changes);
-    header::header_changes(&mut d, &mut changes);
-    let mut noise = std::mem::take(&mut d.noise);
-    noise.sort();
-    noise.dedup();
-    DiffReport { changes, noise }
+/// Why a side has no scene to diff.
+enum LoadError {
+    /// It could not be read: always an error.
+    Unreadable(String),
+    /// It was read but is not a scene (or a broken one): a line diff can still show it.
+    NotAScene(String),
 }
 
-/// Compare two optional versions: `None` is a file that does not exist on that side
-/// (added or deleted), reported as every part added or removed.
-pub fn diff_files(old: Option<&Scene>, new: Option<&Scene>) -> DiffReport {
-    match (old, new) {
-        (Some(o), Some(n)) => diff(o, n),
-        (None, Some(n)) => diff(&empty_like(n), n),
-        (Some(o), None) => diff(o, &empty_like(o)),
-        (None, None) => DiffReport::default(),
+impl LoadError {
+    fn message(self) -> String {
+        match self {
+            LoadError::Unreadable(m) | LoadError::NotAScene(m) => m,
+        }
     }
 }
 
-/// A file with only the header of `s`: the other side of an added or deleted file.
-fn empty_like(s: &Scene) -> Scene {
-    let header = s
-        .doc
-        .sections
-        .first()
-        .map(|h| s.doc.slice(&h.tag.span))
-        .unwrap_or("[gd_scene]");
-    Scene::parse(format!("{header}\n").as_bytes())
-        .or_else(|_| Scene::parse(b"[gd_scene]\n"))
-        .unwrap_or_else(|_| s.clone())
+/// Read and parse one side; `/dev/null` (git's name for a missing side) is `None`. A
+/// side whose lines end in CRLF (an autocrlf work tree, which git hands an external
+/// diff as it is) is read with LF ends, so a line ending is never a change.
+fn load(path: &Path) -> Result<Option<(Vec<u8>, Scene)>, LoadError> {
+    if path == Path::new("/dev/null") {
+        return Ok(None);
+    }
+    let bytes = std::fs::read(path)
+        .map(crate::io::eol::to_lf)
+        .map_err(|e| LoadError::Unreadable(format!("{}: cannot read: {e}", path.display())))?;
+    match Scene::parse(&bytes) {
+        Ok(s) => Ok(Some((bytes, s))),
+        Err(e) => Err(LoadError::NotAScene(format!("{}: {e}", path.display()))),
+    }
 }
 
-/// The id text a `[sub_resource]`/`[ext_resource]` id field holds, as the loader sees it.
-pub fn section_id(sc: &Scene, s: &Section) -> Option<String> {
-    s.tag.field("id").map(|r| id_text(sc.slice(&r)))
+/// A side's bytes for the line diff (`/dev/null` is empty).
+fn raw(path: &Path) -> Result<Vec<u8>> {
+    if path == Path::new("/dev/null") {
+        return Ok(Vec::new());
+    }
+    crate::io::read(path)
 }
 
-#[cfg(test)]
-mod tests;
+/// git's test for binary content: a NUL byte in the first 8,000 bytes.
+fn is_binary(bytes: &[u8]) -> bool {
+    memchr::memchr(0, &bytes[..bytes.len().min(8000)]).is_some()
+}
+
+/// A unified line diff of two files labelled `a` and `b` (empty when they are equal),
+/// or git's one line for binary files.
+fn line_diff(old: &Path, new: &Path, a: &str, b: &str) -> Result<String> {
+    let (ob, nb) = (raw(old)?, raw(new)?);
+    if ob == nb {
+        return Ok(String::new());
+    }
+    if is_binary(&ob) || is_binary(&nb) {
+        return Ok(format!("Binary files {a} and {b} differ\n"));
+    }
+    let (os, ns) = (String::from_utf8_lossy(&ob), String::from_utf8_lossy(&nb));
+    Ok(similar::TextDiff::from_lines(os.as_ref(), ns.as_ref())
+        .unified_diff()
+        .header(a, b)
+        .to_string())
+}
+
+fn emit(s: &str) -> Result<()> {
+    write_stdout(s.as_bytes())
+}
+
+/// The two sides' scenes, `None` for a missing side (`/dev/null`).
+type Sides = (Option<(Vec<u8>, Scene)>, Option<(Vec<u8>, Scene)>);
+
+/// Diff two loaded sides and render the report in the chosen format; Markdown's
+/// Mermaid root carries the root node's name (the new side's, else the old one's).
+fn render_one(
+    title: &str,
+    (old, new): &Sides,
+    format: DiffFormat,
+    opts: &Options,
+) -> (String, bool) {
+    let (old, new) = (old.as_ref().map(|x| &x.1), new.as_ref().map(|x| &x.1));
+    let report = diff_files(old, new);
+    let out = match format {
+        DiffFormat::Text => text::render(&report, opts),
+        DiffFormat::Markdown => {
+            let root = [new, old]
+                .into_iter()
+                .flatten()
+                .find_map(|s| s.node_by_path(".").map(|n| n.name.to_string()));
+            markdown::render_rooted(title, &report, root.as_deref(), opts)
+        }
+        DiffFormat::Json => json::to_string(&json::render(&report)),
+        DiffFormat::Html => {
+            let root = [new, old]
+                .into_iter()
+                .flatten()
+                .find_map(|s| s.node_by_path(".").map(|n| n.name.to_string()));
+            gdscene::render::html::render(title, &report, root.as_deref())
+        }
+    };
+    (out, report.is_empty())
+}
+
+/// `tscn-merge diff`.
+pub fn run(a: &DiffArgs) -> Result<i32> {
+    if a.git_external && config::is_config_diff(a) {
+        return config::run_diff(a); // project.godot, *.import, ...: issue 28
+    }
+    let opts = Options {
+        color: use_color(a.color),
+        show_noise: a.show_noise,
+    };
+    if a.git_external {
+        return run_git_external(a, &opts);
+    }
+    let staged = revs::stage(&a.files)?;
+    let a = &DiffArgs {
+        files: staged.files.clone(),
+        ..a.clone()
+    };
+    if config::is_config_diff(a) {
+        return config::run_diff(a);
+    }
+    let (old, new) = match (load(&a.files[0]), load(&a.files[1])) {
+        (Ok(o), Ok(n)) => (o, n),
+        (Err(LoadError::Unreadable(e)), _) | (_, Err(LoadError::Unreadable(e))) => bail!("{e}"),
+        (Err(e), _) | (_, Err(e)) if !line_diff_allowed(&a.files) => bail!("{}", e.message()),
+        (o, n) => {
+            let why = o.err().or(n.err()).map(LoadError::message);
+            return run_line_diff(&a.files, &staged.labels, why);
+        }
+    };
+    let secs = deadline::limit(a.timeout);
+    let title = staged.labels[1].clone();
+    match render_within(title, (old, new), a.format, opts, secs) {
+        Some((out, unchanged)) => {
+            emit(&out)?;
+            Ok(if unchanged { 0 } else { 1 })
+        }
+        None if matches!(a.format, DiffFormat::Json | DiffFormat::Html) => bail!(
+            "semantic diff unavailable ({}); no {} written (a larger --timeout, or --format text for a line diff)",
+            deadline::reason(secs),
+            if a.format == DiffFormat::Json { "JSON" } else { "HTML" }
+        ),
+        None => run_line_diff(&a.files, &staged.labels, Some(deadline::reason(secs))),
+    }
+}
+
+/// [`render_one`] within `secs` seconds; `None` when the time ran out (a scene whose
+/// nodes were all replaced can take long to pair).
+fn render_within(
+    title: String,
+    sides: Sides,
+    format: DiffFormat,
+    opts: Options,
+    secs: f64,
+) -> Option<(String, bool)> {
+    deadline::within(secs, move || render_one(&title, &sides, format, &opts))
+}
+
+/// Whether a side that is not a scene may be shown as a line diff instead of failing:
+/// when git runs us for every changed file (`git difftool`, which sets
+/// `GIT_DIFF_PATH_COUNTER`), or when a side is not named as a scene at all (difftool's
+/// temporary copies keep the file's name). A broken scene named on the command line
+/// is still an error.
+fn line_diff_allowed(files: &[std::path::PathBuf]) -> bool {
+    std::env::var_os("GIT_DIFF_PATH_COUNTER").is_some()
+        || files.iter().any(|f| {
+            f != Path::new("/dev/null") && !crate::git::is_scene_path(&f.to_string_lossy())
+        })
+}
+
+/// `diff OLD NEW` when a side is not a scene: the line diff (headed by the sides'
+/// `labels`), after a note saying why. Exit 0 when the files are equal, else 1.
+fn run_line_diff(
+    files: &[std::path::PathBuf],
+    labels: &[String],
+    why: Option<String>,
+) -> Result<i32> {
+    let body = line_diff(
+        &files[0],
+        &files[1],
+        &visible(&labels[0]),
+        &visible(&labels[1]),
+    )?;
+    if body.is_empty() {
+        return Ok(0);
+    }
+    let why = visible_lines(&why.unwrap_or_default());
+    emit(&format!(
+        "note: semantic diff unavailable ({why}); line diff follows\n{body}"
+    ))?;
+    Ok(1)
+}
+
+/// git's external diff: PATH OLD-FILE OLD-HEX OLD-MODE NEW-FILE NEW-HEX NEW-MODE
+/// (two more, the new path and a rename header, for renames).
+fn run_git_external(a: &DiffArgs, opts: &Options) -> Result<i32> {
+    if a.files.len() < 7 {
+        bail!(
+            "--git-external expects git's seven arguments, got {}",
+            a.files.len()
+        );
+    }
+    // A newline in a file name would forge lines of the output: shown, never obeyed.
+    let path = visible(&a.files[0].display().to_string()).into_owned();
+    let new_path = if a.files.len() >= 9 {
+        visible(&a.files[7].display().to_string()).into_owned()
+    } else {
+        path.clone()
+    };
+    let header = if new_path != path {
+        format!("diff --tscn-merge a/{path} b/{new_path}\n")
+    } else {
+        format!("diff --tscn-merge a/{path} b/{path}\n")
+    };
+    let header = if opts.color {
+        format!("\x1b[1m{}\x1b[0m", header.trim_end()) + "\n"
+    } else {
+        header
+    };
+    let (old_file, new_file) = (&a.files[1], &a.files[4]);
+    let why = match (load(old_file), load(new_file)) {
+        (Ok(old), Ok(new)) => {
+            let secs = deadline::limit(a.timeout);
+            match render_within(path.clone(), (old, new), a.format, *opts, secs) {
+                Some((body, _)) => return emit(&format!("{header}{body}")).map(|_| 0),
+                None => deadline::reason(secs),
+            }
+        }
+        (Err(LoadError::Unreadable(e)), _) | (_, Err(LoadError::Unreadable(e))) => bail!("{e}"),
+        (o, n) => o
+            .err()
+            .or(n.err())
+            .map(LoadError::message)
+            .unwrap_or_default(),
+    };
+    let (a_label, b_label) = (format!("a/{path}"), format!("b/{new_path}"));
+    let udiff = line_diff(old_file, new_file, &a_label, &b_label)?;
+    emit(&format!(
+        "{header}note: semantic diff unavailable ({}); line diff follows\n{udiff}",
+        visible_lines(&why)
+    ))?;
+    Ok(0)
+}
+
+/// `tscn-merge textconv FILE`: the projection on stdout. A file that does not parse is
+/// printed unchanged (with a warning on stderr) so git can still show something.
+pub fn run_textconv(a: &TextconvArgs) -> Result<i32> {
+    textconv_file(&a.file, deadline::limit(a.timeout))
+}
+
+/// The file name under which the binary is git's textconv and nothing else: `install`
+/// links it to the binary, so git can start it without a shell (a command with a space
+/// goes through `sh -c`, which costs as much again as our own process).
+pub const TEXTCONV_LINK: &str = "tscn-merge-textconv";
+
+/// The name under which the binary is git's external diff and nothing else: `install`
+/// links it to the binary so git starts it directly with its seven arguments (nine for
+/// a rename), each a path or a value, never an option.
+pub const DIFF_LINK: &str = "tscn-merge-diff";
+
+/// The arguments, when the binary was started as `link` ([`TEXTCONV_LINK`] or
+/// [`DIFF_LINK`]): every one, even one starting with `-` (git passes paths and values
+/// only, and a work tree file keeps its own name: `-x.tscn`).
+pub fn link_call(link: &str) -> Option<Vec<std::path::PathBuf>> {
+    let mut args = std::env::args_os();
+    let name = std::path::PathBuf::from(args.next()?);
+    (name.file_name()? == link).then(|| args.map(Into::into).collect())
+}
+
+/// [`DIFF_LINK`] `PATH OLD-FILE OLD-HEX OLD-MODE NEW-FILE NEW-HEX NEW-MODE`: what
+/// `diff --git-external --` prints for the same arguments.
+pub fn run_diff_link(files: Vec<std::path::PathBuf>) -> Result<i32> {
+    run(&DiffArgs {
+        format: DiffFormat::Text,
+        color: crate::io::color::ColorChoice::Auto,
+        show_noise: false,
+        git_external: true,
+        timeout: None,
+        files,
+    })
+}
+
+/// [`TEXTCONV_LINK`] `FILE...`: each file's projection in turn.
+pub fn run_textconv_link(files: &[std::path::PathBuf]) -> Result<i32> {
+    if files.is_empty() {
+        bail!("{TEXTCONV_LINK} takes the file to show, as git's textconv");
+    }
+    let secs = deadline::limit(None);
+    for f in files {
+        textconv_file(f, secs)?;
+    }
+    Ok(0)
+}
+
+/// One file's projection, or (it does not parse, or took longer than `secs`) the file
+/// as it is, with a warning on stderr: git always gets something to show.
+fn textconv_file(path: &Path, secs: f64) -> Result<i32> {
+    let bytes = std::sync::Arc::new(crate::io::read_big(path)?);
+    let shared = std::sync::Arc::clone(&bytes);
+    let projected = deadline::within(secs, move || {
+        Document::parse(&shared).map(|doc| gdscene::textconv::textconv(&doc))
+    });
+    match projected {
+        Some(Ok(text)) => emit(&text)?,
+        Some(Err(e)) => {
+            stderr_line!(
+                "tscn-merge: warning: {}: {}; shown as is",
+                visible(&path.display().to_string()),
+                visible_lines(&e.to_string())
+            );
+            write_stdout(&bytes)?;
+        }
+        None => {
+            stderr_line!(
+                "tscn-merge: warning: {}: projection unavailable ({}); shown as is",
+                visible(&path.display().to_string()),
+                deadline::reason(secs)
+            );
+            write_stdout(&bytes)?;
+        }
+    }
+    Ok(0)
+}

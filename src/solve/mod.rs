@@ -1,308 +1,466 @@
-//! Solving after the fact: files that git (or any tool writing git-style markers) left
-//! with conflict markers.
+//! `tscn-merge solve FILE...`: re-merge files that git left with conflict markers
+//! (a merge made before `install`, a rebase, a cherry-pick, a client that ignores
+//! merge drivers).
 //!
-//! [`parse_markers`] / [`find_markers`] read the blocks
-//! `<<<<<<<` ours `|||||||` base `=======` theirs `>>>>>>>` out of a file; text outside
-//! the blocks belongs to all three versions. [`solve_markers`] rebuilds base, ours and
-//! theirs from them and merges structurally with [`crate::merge::merge`]:
-//!
-//! * diff3 markers (every block has a base section): the three versions are exact, and
-//!   the result is what the merge driver would have written. (zdiff3 moves the lines
-//!   both sides share out of each block, so the rebuilt base also holds them: the
-//!   result can then show a conflict the driver would not have had.
-//!   git's index stages, when available, are exact.)
-//! * two-sided markers (git's default "merge" style, no base section): the base is
-//!   unknown, so only the conflicted hunks can be re-merged, each as if both sides had
-//!   added it. A block is re-merged only when both sides are non-empty, share the
-//!   same property lines before their first section header (so a property one side
-//!   deleted cannot come back), and the merge is clean and needs no knowledge of a
-//!   base (no dropped, kept, matched or followed parts); every other block is kept
-//!   exactly as it was. A section present on one side only is still read as an
-//!   addition, although it may be the other side's deletion.
-//!
-//! Pure: no I/O, no panics on any input, deterministic.
-//!
-//! This file holds the types and the entry points; reading the markers is
-//! `markers.rs`, re-merging `remerge.rs`, the trust in a re-merge `doubt.rs`.
+//! The three versions come from git's index stages when the file is unmerged in a
+//! repository and is still exactly what git's line merge left; a file edited since
+//! (a hunk resolved by hand, a node added) is solved from its own markers instead, so
+//! the edits stay, and one whose markers cannot be read any more is refused (exit 2,
+//! untouched). Outside a repository the markers are all there is (see
+//! [`gdscene::solve`] for what diff3 and two-sided markers allow). `--favor` resolves
+//! what is left to one side. The file (a symbolic link's target) is replaced
+//! atomically, after a backup unless `--no-backup`: `.git/tscn-merge/backup/PATH.orig`
+//! in a repository (never in the work tree, where `git add -A` would take it), else
+//! `FILE.orig` beside it (or the first free `.orig.N`: no backup is overwritten);
+//! `--stdout` prints instead. Exit 0 when every file is clean (or had nothing to
+//! solve), 1 when conflicts remain, 2 on error. Never runs `git add`.
 
-mod doubt;
-pub(crate) mod markers;
-mod remerge;
+pub mod args;
 
-pub use markers::{find_markers, parse_markers, string_open_after};
-use remerge::{solve_diff3, solve_two_sided};
+use crate::driver as cli_merge;
+use crate::driver::args::FavorArg;
+use crate::git;
+use crate::io;
+use crate::io::stderr_line;
+use crate::solve::args::SolveArgs;
+use gdscene::linemerge::{ConflictStyle, MarkerOptions};
+use gdscene::merge::{merge, Decision, MergeOptions, MergeOutcome, Method};
+use gdscene::solve::{find_markers, is_untouched_line_merge, solve_markers_styled, Source};
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
 
-use crate::linemerge::{merge_lines, ConflictStyle, MarkerOptions};
-use crate::merge::{MergeOptions, MergeOutcome};
-use std::fmt;
-
-/// Marker size git uses unless told otherwise.
-pub const DEFAULT_MARKER_SIZE: usize = 7;
-
-/// One conflict block as found in the file.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Block {
-    /// 1-based line number of the `<<<<<<<` line.
-    pub line: usize,
-    /// Label after `<<<<<<<` (may be empty).
-    pub ours_label: String,
-    /// Label after `|||||||`, when the block has a base section.
-    pub base_label: Option<String>,
-    /// Label after `>>>>>>>` (may be empty).
-    pub theirs_label: String,
-    /// Our lines, with their line endings.
-    pub ours: Vec<u8>,
-    /// The base lines, when the block has a base section (diff3 style).
-    pub base: Option<Vec<u8>>,
-    /// Their lines, with their line endings.
-    pub theirs: Vec<u8>,
-    /// The whole block, markers included, byte for byte.
-    pub raw: Vec<u8>,
-}
-
-/// A piece of a file with markers.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Piece {
-    /// Text outside any block: part of all three versions.
-    Text(Vec<u8>),
-    /// A conflict block.
-    Block(Block),
-}
-
-/// A file cut into text and conflict blocks.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Marked {
-    /// The pieces, in file order; concatenating their bytes gives the file back.
-    pub pieces: Vec<Piece>,
-    /// The marker size the blocks were written with.
-    pub marker_size: usize,
-}
-
-/// Which side of a block to take when rebuilding a version.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Side {
-    Ours,
-    Base,
-    Theirs,
-}
-
-impl Marked {
-    /// The conflict blocks, in file order.
-    pub fn blocks(&self) -> impl Iterator<Item = &Block> {
-        self.pieces.iter().filter_map(|p| match p {
-            Piece::Block(b) => Some(b),
-            Piece::Text(_) => None,
-        })
-    }
-
-    /// Number of conflict blocks.
-    pub fn block_count(&self) -> usize {
-        self.blocks().count()
-    }
-
-    /// True when every block has a base section (diff3 or zdiff3 style), so the three
-    /// versions can be rebuilt exactly.
-    pub fn has_base(&self) -> bool {
-        self.blocks().all(|b| b.base.is_some())
-    }
-
-    /// The file as it was.
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::new();
-        for p in &self.pieces {
-            match p {
-                Piece::Text(t) => out.extend_from_slice(t),
-                Piece::Block(b) => out.extend_from_slice(&b.raw),
-            }
+/// Run the solve command over every file; the exit code is the worst of them.
+pub fn run(a: &SolveArgs) -> anyhow::Result<i32> {
+    let mut code = 0;
+    // No FILE: every unmerged scene of the repository around the current directory.
+    let files: Vec<PathBuf> = if a.files.is_empty() {
+        let repo = crate::git::open_repo(Path::new("."))?;
+        let root = repo
+            .workdir()
+            .ok_or_else(|| anyhow::anyhow!("the repository has no work tree"))?
+            .to_path_buf();
+        let paths = crate::git::unmerged_scene_paths(&repo)?;
+        if paths.is_empty() {
+            io::print_line("no unmerged scene files: nothing to solve")?;
         }
-        out
-    }
-
-    /// Base, ours and theirs rebuilt from the file: text outside the blocks goes to
-    /// all three, each section of a block to its version. A block without a base
-    /// section contributes nothing to the base (as if both sides had added it).
-    pub fn sides(&self) -> Sides {
-        Sides {
-            base: self.rebuild(|_| Side::Base),
-            ours: self.rebuild(|_| Side::Ours),
-            theirs: self.rebuild(|_| Side::Theirs),
-        }
-    }
-
-    /// One version of the file, choosing a side per block (by block index).
-    fn rebuild(&self, choose: impl Fn(usize) -> Side) -> Vec<u8> {
-        let mut out = Vec::new();
-        let mut i = 0;
-        for p in &self.pieces {
-            match p {
-                Piece::Text(t) => out.extend_from_slice(t),
-                Piece::Block(b) => {
-                    match choose(i) {
-                        Side::Ours => out.extend_from_slice(&b.ours),
-                        Side::Theirs => out.extend_from_slice(&b.theirs),
-                        Side::Base => out.extend_from_slice(b.base.as_deref().unwrap_or_default()),
-                    }
-                    i += 1;
+        let mut files = Vec::new();
+        for p in paths {
+            match inside_work_tree(&root, &root.join(&p)) {
+                Ok(f) => files.push(f),
+                Err(e) => {
+                    stderr_line!(
+                        "tscn-merge: error: {}",
+                        gdscene::render::escape::visible_lines(&format!("{e:#}"))
+                    );
+                    code = 2;
                 }
             }
         }
-        out
-    }
-
-    /// Marker options for re-merging: the size found and the labels of the first block.
-    fn marker_options(&self) -> MarkerOptions {
-        let mut m = MarkerOptions {
-            marker_size: self.marker_size,
-            ..MarkerOptions::default()
-        };
-        if let Some(b) = self.blocks().next() {
-            if !b.ours_label.is_empty() {
-                m.ours = b.ours_label.clone();
-            }
-            if let Some(l) = b.base_label.as_ref().filter(|l| !l.is_empty()) {
-                m.base = l.clone();
-            }
-            if !b.theirs_label.is_empty() {
-                m.theirs = b.theirs_label.clone();
-            }
-        }
-        m
-    }
-}
-
-/// The three versions of a file.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Sides {
-    /// Common ancestor (as far as it is known).
-    pub base: Vec<u8>,
-    /// Our version.
-    pub ours: Vec<u8>,
-    /// Their version.
-    pub theirs: Vec<u8>,
-}
-
-/// Why a file's markers cannot be read.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ParseError {
-    /// 1-based line of the problem.
-    pub line: usize,
-    /// What is wrong.
-    pub message: String,
-}
-
-impl fmt::Display for ParseError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "line {}: {}", self.line, self.message)
-    }
-}
-
-impl std::error::Error for ParseError {}
-
-/// How a file was solved.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Source {
-    /// From diff3 markers: the three versions were exact.
-    Diff3Markers,
-    /// From two-sided markers: the base was unknown; blocks were re-merged one by one
-    /// as if both sides had added them, or kept.
-    TwoSidedMarkers,
-}
-
-/// The result of [`solve_markers`].
-#[derive(Debug, Clone)]
-pub struct Solved {
-    /// The merged file and what the merge decided. When blocks were kept as they were,
-    /// its `conflict_count` counts them (plus any new conflicts).
-    pub outcome: MergeOutcome,
-    /// Where the three versions came from.
-    pub source: Source,
-    /// Number of conflict blocks in the input.
-    pub blocks: usize,
-    /// Blocks re-merged automatically (all of them when the outcome is clean).
-    pub resolved_blocks: usize,
-    /// The marker size found in the file.
-    pub marker_size: usize,
-    /// Why the whole file could not be re-merged at once, when blocks were kept for it:
-    /// a reason the reconstructed versions may not be the real ones.
-    pub doubt: Option<String>,
-}
-
-/// Solve a file that holds conflict markers (see the module documentation).
-/// `Ok(None)` when there is nothing to solve (no conflict block of any size).
-pub fn solve_markers(text: &[u8], marker_size: usize) -> Result<Option<Solved>, ParseError> {
-    solve_markers_styled(text, marker_size, ConflictStyle::Diff3)
-}
-
-/// [`solve_markers`], with the conflicts left written in `style` (the user's
-/// `merge.conflictStyle`); blocks kept as they were keep their own markers.
-pub fn solve_markers_styled(
-    text: &[u8],
-    marker_size: usize,
-    style: ConflictStyle,
-) -> Result<Option<Solved>, ParseError> {
-    let Some(marked) = find_markers(text, marker_size)? else {
-        return Ok(None);
+        files
+    } else {
+        a.files.clone()
     };
-    let mut markers = marked.marker_options();
-    markers.style = style;
+    for file in &files {
+        let c = match solve_file(a, file) {
+            Ok(c) => c,
+            Err(e) => {
+                stderr_line!(
+                    "tscn-merge: error: {}",
+                    gdscene::render::escape::visible_lines(&format!("{e:#}"))
+                );
+                2
+            }
+        };
+        code = code.max(c);
+    }
+    Ok(code)
+}
+
+/// An unmerged entry found without being named: `file` itself, unless it is a symbolic
+/// link or lies outside the work tree `root` once links in its folders are followed. A
+/// branch chooses what its links point to, so solving through one could rewrite any file
+/// of the user's; refused with nothing written, the link named.
+fn inside_work_tree(root: &Path, file: &Path) -> anyhow::Result<PathBuf> {
+    let shown = file
+        .strip_prefix(root)
+        .unwrap_or(file)
+        .display()
+        .to_string();
+    if std::fs::symlink_metadata(file).is_ok_and(|m| m.file_type().is_symlink()) {
+        let to = std::fs::read_link(file)
+            .map(|t| format!(" (to {})", t.display()))
+            .unwrap_or_default();
+        anyhow::bail!("{shown}: not solved: the unmerged entry is a symbolic link{to}, and solve never writes through a link it was not named; nothing written (solve the file it points to by naming it, or resolve the link with `git checkout --ours|--theirs -- {shown}`)");
+    }
+    let Ok(real) = std::fs::canonicalize(file) else {
+        return Ok(file.to_path_buf()); // not there: solve_file says so
+    };
+    let top = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    if !real.starts_with(&top) {
+        anyhow::bail!("{shown}: not solved: it lies outside the work tree ({}) through a symbolic link in its folders; nothing written", real.display());
+    }
+    Ok(file.to_path_buf())
+}
+
+/// Where the backups of `file` go, before `.orig`: `.git/tscn-merge/backup/PATH` (PATH
+/// from the work tree's top) in a repository, else `file` itself.
+fn backup_base(file: &Path) -> PathBuf {
+    let in_repo = || -> Option<PathBuf> {
+        let abs = std::path::absolute(file).ok()?;
+        let dir = abs.parent()?.canonicalize().ok()?;
+        let out = std::process::Command::new("git")
+            .current_dir(&dir)
+            .args(["rev-parse", "--show-toplevel"])
+            .stderr(std::process::Stdio::null())
+            .output()
+            .ok()?;
+        let top = String::from_utf8(out.stdout).ok()?;
+        let top = Path::new(top.trim_end_matches(['\n', '\r']))
+            .canonicalize()
+            .ok()?;
+        let rel = dir.strip_prefix(&top).ok()?.join(abs.file_name()?);
+        Some(
+            crate::explain::state_dir(Some(&dir))?
+                .join("backup")
+                .join(rel),
+        )
+    };
+    in_repo().unwrap_or_else(|| file.to_path_buf())
+}
+
+/// The first free backup name for `file` (see [`backup_base`]): `.orig`, else `.orig.1`,
+/// `.2`, ... An existing backup (of an earlier solve, or the user's) is never overwritten,
+/// and a backup that cannot be written whole (a full disk) leaves no file behind.
+fn write_backup(file: &Path, text: &[u8]) -> anyhow::Result<PathBuf> {
+    use anyhow::Context;
+    let base = backup_base(file);
+    let dir = match base.parent().filter(|p| !p.as_os_str().is_empty()) {
+        Some(parent) => {
+            std::fs::create_dir_all(parent)
+                .with_context(|| format!("cannot make the backup folder {}", parent.display()))?;
+            parent.to_path_buf()
+        }
+        None => PathBuf::from("."),
+    };
+    let names = (0..1000u32).map(|n| {
+        let mut name: OsString = base.as_os_str().to_owned();
+        name.push(if n == 0 {
+            ".orig".to_string()
+        } else {
+            format!(".orig.{n}")
+        });
+        PathBuf::from(name)
+    });
+    let written = io::write_new(&dir, names, text, Some(file))
+        .with_context(|| format!("cannot write a backup of {}", file.display()))?;
+    written.ok_or_else(|| {
+        anyhow::anyhow!(
+            "cannot write a backup of {}: {}.orig to .orig.999 all exist",
+            file.display(),
+            base.display()
+        )
+    })
+}
+
+/// Where to write `file`: its target when it is a symbolic link (the link stays a link).
+fn write_target(file: &Path) -> PathBuf {
+    match std::fs::symlink_metadata(file) {
+        Ok(m) if m.file_type().is_symlink() => {
+            std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf())
+        }
+        _ => file.to_path_buf(),
+    }
+}
+
+/// The stages of `file` when it is in a repository with an unmerged entry for it.
+fn index_stages(file: &Path) -> Option<git::Stages> {
+    let abs = std::fs::canonicalize(file)
+        .or_else(|_| std::path::absolute(file))
+        .ok()?;
+    let dir = abs.parent()?;
+    let repo = git::open_repo(dir).ok()?;
+    git::conflict_stages(&repo, &abs).ok().flatten()
+}
+
+/// The index stages with LF line ends, as the work tree's text is solved
+/// ([`io::eol::to_lf`]): blobs committed with CRLF compare with git's line merge of
+/// them, and merge, like the work tree's file.
+fn stages_lf(s: git::Stages) -> git::Stages {
+    git::Stages {
+        base: s.base.map(io::eol::to_lf),
+        ours: s.ours.map(io::eol::to_lf),
+        theirs: s.theirs.map(io::eol::to_lf),
+    }
+}
+
+/// The style of the markers a solve writes: `--style`, else `merge.conflictStyle` as
+/// git sees it in the file's directory (`-c` overrides included, the same lookup as
+/// `merge --git`), else git's default (`merge`) inside a repository and diff3 outside
+/// one (the base section lets a later solve re-merge everything).
+fn style_for(a: &SolveArgs, file: &Path) -> ConflictStyle {
+    if let Some(s) = a.style {
+        return crate::driver::gitconfig::style_of(s);
+    }
+    let abs = std::path::absolute(file).unwrap_or_else(|_| file.to_path_buf());
+    let Some(dir) = abs.parent().filter(|d| d.is_dir()) else {
+        return ConflictStyle::Diff3;
+    };
+    match crate::driver::gitconfig::configured_style_in(dir) {
+        Some(s) => s,
+        None if git::open_repo(dir).is_ok() => ConflictStyle::Merge,
+        None => ConflictStyle::Diff3,
+    }
+}
+
+/// What was solved and how, before writing.
+struct Plan {
+    outcome: MergeOutcome,
+    /// The file is unmerged in a repository (the user is told to `git add` it).
+    unmerged: bool,
+    /// Print the per-conflict report (not when blocks were kept as they were, already
+    /// counted in the message).
+    report: bool,
+}
+
+/// What the index stages allow.
+enum FromIndex {
+    /// Nothing to write; the exit code.
+    Done(i32),
+    /// Re-merged from the stages.
+    Plan(Plan),
+    /// The file was edited since git left it: solve from its own markers.
+    Edited,
+}
+
+/// Re-merge from git's index stages, but only when the file is still exactly what
+/// git's line merge left: otherwise its text holds someone's work, which a merge of
+/// the stages would throw away.
+fn from_index(
+    a: &SolveArgs,
+    style: ConflictStyle,
+    shown: &str,
+    text: &[u8],
+    stages: git::Stages,
+) -> anyhow::Result<FromIndex> {
+    let markers = match find_markers(text, a.marker_size) {
+        Ok(Some(m)) => m,
+        Ok(None) => {
+            stderr_line!(
+                "{shown}: nothing to solve: the file has no conflict markers, though git still lists it as unmerged (review it, then `git add {shown}`)"
+            );
+            return Ok(FromIndex::Done(0));
+        }
+        Err(e) => anyhow::bail!(
+            "cannot read the conflict markers in {shown} ({e}); the file is no longer what git left, and re-merging from the index stages would throw its edits away: finish it by hand (or, to start over and lose those edits, `git checkout --merge -- {shown}`)"
+        ),
+    };
+    let (Some(ours), Some(theirs)) = (stages.ours, stages.theirs) else {
+        stderr_line!(
+            "{shown}: deleted on one side (modify/delete conflict): nothing to merge; keep it with `git add {shown}` or delete it with `git rm {shown}`"
+        );
+        return Ok(FromIndex::Done(1));
+    };
+    let base = stages.base.unwrap_or_default();
+    if !is_untouched_line_merge(text, &base, &ours, &theirs, markers.marker_size) {
+        stderr_line!(
+            "{shown}: the file was edited since git left it (it is not git's line merge of the index stages), so it is solved from its own conflict markers and the edits are kept"
+        );
+        return Ok(FromIndex::Edited);
+    }
+    let markers_opts = labelled_markers(&markers, style);
+    let outcome = merge_stages(&base, &ours, &theirs, markers_opts);
+    stderr_line!("{shown}: re-merged from git's index stages (base, ours, theirs)");
+    Ok(FromIndex::Plan(Plan {
+        outcome,
+        unmerged: true,
+        report: true,
+    }))
+}
+
+/// Marker options for a re-merge: the style asked for, and the size and labels of the
+/// markers git wrote.
+fn labelled_markers(markers: &gdscene::solve::Marked, style: ConflictStyle) -> MarkerOptions {
+    let mut opts = MarkerOptions {
+        marker_size: markers.marker_size,
+        style,
+        ..MarkerOptions::default()
+    };
+    if let Some(b) = markers.blocks().next() {
+        let set = |dst: &mut String, l: &str| {
+            if !l.is_empty() {
+                *dst = l.to_string();
+            }
+        };
+        set(&mut opts.ours, &b.ours_label);
+        set(&mut opts.theirs, &b.theirs_label);
+        if let Some(l) = &b.base_label {
+            set(&mut opts.base, l);
+        }
+    }
+    opts
+}
+
+/// Merge the index stages as the merge driver does: when both sides added the file (no
+/// stage 1, git's base is empty), against a stand-in base of ours' header.
+fn merge_stages(base: &[u8], ours: &[u8], theirs: &[u8], markers: MarkerOptions) -> MergeOutcome {
+    let stand_in = cli_merge::empty_base_stand_in(base, ours);
     let opts = MergeOptions {
         markers,
         ..MergeOptions::default()
     };
-    let blocks = marked.block_count();
-    let source = if marked.has_base() {
-        Source::Diff3Markers
-    } else {
-        Source::TwoSidedMarkers
+    let mut outcome = merge(stand_in.as_deref().unwrap_or(base), ours, theirs, &opts);
+    if let (Some(h), false) = (stand_in, outcome.method == Method::Trivial) {
+        let header = String::from_utf8_lossy(&h).trim_end().to_string();
+        outcome
+            .decisions
+            .insert(0, Decision::AddAddStandInBase { header });
+    }
+    outcome
+}
+
+/// Solve from the conflict markers in the file. `None`: nothing to solve.
+fn from_markers(
+    a: &SolveArgs,
+    style: ConflictStyle,
+    shown: &str,
+    text: &[u8],
+) -> anyhow::Result<Option<Plan>> {
+    let solved = match solve_markers_styled(text, a.marker_size, style) {
+        Ok(Some(s)) => s,
+        Ok(None) => return Ok(None),
+        Err(e) => anyhow::bail!("cannot read the conflict markers in {shown}: {e}"),
     };
-    let (outcome, resolved_blocks, doubt) = match source {
-        Source::Diff3Markers => solve_diff3(&marked, &opts),
-        Source::TwoSidedMarkers => solve_two_sided(&marked, &opts),
-    };
-    Ok(Some(Solved {
-        outcome,
-        source,
-        blocks,
-        resolved_blocks,
-        marker_size: marked.marker_size,
-        doubt,
+    let kept = format!(
+        "{} of {} block(s) re-merged, the others kept as they were",
+        solved.resolved_blocks, solved.blocks
+    );
+    match solved.source {
+        Source::Diff3Markers => match &solved.doubt {
+            None => stderr_line!(
+                "{shown}: re-merged from the diff3 markers in the file ({} block(s))",
+                solved.blocks
+            ),
+            Some(why) => stderr_line!(
+                "{shown}: diff3 markers give the three versions exactly only inside the blocks (git put each side's clean changes into all three), and {why}; so block by block: {kept}"
+            ),
+        },
+        Source::TwoSidedMarkers => {
+            let why = solved
+                .doubt
+                .as_deref()
+                .map(|w| format!(" ({w})"))
+                .unwrap_or_default();
+            stderr_line!(
+                "{shown}: the conflict markers have no base section (git's default \"merge\" style), so only the conflicted hunks can be re-merged, each as if both sides had added it; {kept}{why}"
+            );
+            if solved.resolved_blocks < solved.blocks {
+                stderr_line!(
+                    "{shown}: hint: finish the blocks left by hand; with `git config merge.conflictStyle diff3` set before the next merge, git keeps the base in its markers and `tscn-merge solve` can re-merge every block"
+                );
+            }
+        }
+    }
+    let report = solved.source == Source::Diff3Markers && solved.doubt.is_none();
+    Ok(Some(Plan {
+        outcome: solved.outcome,
+        unmerged: false,
+        report,
     }))
 }
 
-/// Whether `text` is exactly what git's line merge leaves for these three versions,
-/// with the marker size, labels and conflict style of the markers in `text` (diff3 or
-/// zdiff3 when its blocks have a base section, else git's default style). False when
-/// `text` has no readable conflict block. A file git left that is not exactly this has
-/// been edited since (or was written by another tool): its text is someone's work.
-pub fn is_untouched_line_merge(
-    text: &[u8],
-    base: &[u8],
-    ours: &[u8],
-    theirs: &[u8],
-    marker_size: usize,
-) -> bool {
-    let Ok(Some(marked)) = find_markers(text, marker_size) else {
-        return false;
+/// `--favor` by the rule of `merge --favor`: only the blocks with the labels of the
+/// file's own markers (those the re-merge writes too), found where the parser would see
+/// them, take the favoured side; marker-shaped lines of a string are text. The text and
+/// the blocks still left (none unless a block's labels differ from the first's).
+fn favor_blocks(
+    input: &[u8],
+    solved: &[u8],
+    style: ConflictStyle,
+    a: &SolveArgs,
+    side: FavorArg,
+) -> (Vec<u8>, usize) {
+    let labels = match find_markers(input, a.marker_size) {
+        Ok(Some(m)) => labelled_markers(&m, style),
+        _ => MarkerOptions {
+            marker_size: a.marker_size,
+            ..MarkerOptions::default()
+        },
     };
-    let Some(first) = marked.blocks().next() else {
-        return false;
-    };
-    let styles: &[ConflictStyle] = if marked.has_base() {
-        &[ConflictStyle::Diff3, ConflictStyle::ZDiff3]
-    } else {
-        &[ConflictStyle::Merge]
-    };
-    styles.iter().any(|&style| {
-        let opts = MarkerOptions {
-            marker_size: marked.marker_size,
-            ours: first.ours_label.clone(),
-            base: first.base_label.clone().unwrap_or_default(),
-            theirs: first.theirs_label.clone(),
-            style,
-        };
-        merge_lines(base, ours, theirs, &opts).text == text
-    })
+    let text = crate::driver::gitconfig::resolve_own_markers(solved, &labels, side).0;
+    let left = find_markers(&text, labels.marker_size)
+        .map(|m| m.map_or(0, |m| m.block_count()))
+        .unwrap_or(1);
+    (text, left)
 }
 
-#[cfg(test)]
-mod tests;
+fn solve_file(a: &SolveArgs, file: &Path) -> anyhow::Result<i32> {
+    // A file name is the repository's: shown, never obeyed by the terminal.
+    let shown = gdscene::render::escape::visible(&file.display().to_string()).into_owned();
+    // Solved with LF line ends, written back in the file's own (io/eol.rs); the
+    // backup keeps the bytes as they were.
+    let original = io::read(file)?;
+    let ending = io::eol::Ending::of(&original);
+    let text = io::eol::lf_view(&original).into_owned();
+    let style = style_for(a, file);
+    let (from_index_plan, unmerged) = match index_stages(file) {
+        Some(stages) => match from_index(a, style, &shown, &text, stages_lf(stages))? {
+            FromIndex::Done(code) => return Ok(code),
+            FromIndex::Plan(p) => (Some(p), true),
+            FromIndex::Edited => (None, true),
+        },
+        None => (None, false),
+    };
+    let plan = match from_index_plan {
+        Some(p) => p,
+        None => match from_markers(a, style, &shown, &text)? {
+            Some(p) => Plan { unmerged, ..p },
+            None => {
+                stderr_line!("{shown}: nothing to solve (no conflict markers)");
+                return Ok(0);
+            }
+        },
+    };
+    let mut outcome = plan.outcome;
+    cli_merge::explain(&outcome, a.explain, &shown);
+    if plan.report {
+        cli_merge::report_conflicts(&outcome, &shown);
+    }
+    if let (Some(side), false) = (a.favor, outcome.is_clean()) {
+        let name = if side == FavorArg::Ours {
+            "ours"
+        } else {
+            "theirs"
+        };
+        stderr_line!(
+            "{shown}: {} conflict(s) resolved in favour of {name} (--favor)",
+            outcome.conflict_count
+        );
+        (outcome.text, outcome.conflict_count) = favor_blocks(&text, &outcome.text, style, a, side);
+    }
+    if a.stdout {
+        io::write_stdout(&ending.apply(std::mem::take(&mut outcome.text)))?;
+    } else if outcome.text == text {
+        stderr_line!("{shown}: unchanged");
+    } else {
+        if !a.no_backup {
+            let orig = write_backup(file, &original)?;
+            stderr_line!("{shown}: the file as it was is kept in {}", orig.display());
+        }
+        io::write_atomic(
+            &write_target(file),
+            &ending.apply(std::mem::take(&mut outcome.text)),
+        )?;
+    }
+    if outcome.is_clean() {
+        let review = if plan.unmerged && !a.stdout {
+            format!("; review it, then `git add {shown}`")
+        } else {
+            String::new()
+        };
+        stderr_line!("{shown}: solved, no conflicts left{review}");
+        Ok(0)
+    } else {
+        stderr_line!("{shown}: {} conflict(s) remain", outcome.conflict_count);
+        Ok(1)
+    }
+}

@@ -333,29 +333,29 @@ pub fn dev_full() -> std::process::Stdio {
 }
 
 /// The library's merge of three texts with the default options (no binary, no git).
-pub fn merged(base: &str, ours: &str, theirs: &str) -> tscn_merge::merge::MergeOutcome {
-    tscn_merge::merge::merge(
+pub fn merged(base: &str, ours: &str, theirs: &str) -> gdscene::merge::MergeOutcome {
+    gdscene::merge::merge(
         base.as_bytes(),
         ours.as_bytes(),
         theirs.as_bytes(),
-        &tscn_merge::merge::MergeOptions::default(),
+        &gdscene::merge::MergeOptions::default(),
     )
 }
 
 /// A merge's result as text.
-pub fn text(m: &tscn_merge::merge::MergeOutcome) -> String {
+pub fn text(m: &gdscene::merge::MergeOutcome) -> String {
     String::from_utf8_lossy(&m.text).into_owned()
 }
 
 /// Whether `check` finds no error in a merged text (which must parse).
 pub fn valid(text: &str) -> bool {
-    let scene = tscn_merge::model::Scene::parse(text.as_bytes()).expect("the merged text parses");
-    !tscn_merge::check::is_broken(&tscn_merge::check::check(&scene))
+    let scene = gdscene::model::Scene::parse(text.as_bytes()).expect("the merged text parses");
+    !gdscene::check::is_broken(&gdscene::check::check(&scene))
 }
 
 /// Panic, with the whole report and text, unless some conflict's location and property
 /// together mention every word.
-pub fn assert_conflict(m: &tscn_merge::merge::MergeOutcome, words: &[&str]) {
+pub fn assert_conflict(m: &gdscene::merge::MergeOutcome, words: &[&str]) {
     let found = m.conflicts.iter().any(|c| {
         let all = format!("{} {}", c.location, c.property.as_deref().unwrap_or(""));
         words.iter().all(|w| all.contains(w))

@@ -1,0 +1,728 @@
+//! Which node of base, ours and theirs is the same node: by unique_id, by its place under
+//! a matched parent, by path; a node beside an unchanged base node in lockstep; roots
+//! paired; nodes both sides re-identified alike (re-saved with the same new unique_id,
+//! moved under the same new parent) paired with base's. Moves and renames without a
+//! unique_id are [`super::moves`]'.
+
+use super::kinds::{node_kind, root_of, MAX_SHARED_ROUNDS};
+use super::moves::follow_moves;
+use super::multimap::MultiMap;
+use crate::merge::shared::idents::{FxMap, ParentAt, Paths, SharedChange, Table, B, O, T};
+use crate::model::{NodeKey, Scene};
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+/// Node identities, in named steps: each side's path map
+/// ([`side_paths`]), then base, ours and theirs in turn ([`NodeKeys::match_side`]): a
+/// node joins the base node it sits beside unchanged ([`lockstep_ident`]), else the
+/// identity its unique_id, its place under a matched parent, or its path finds
+/// ([`NodeKeys::find`]), else a new one. Last, moves without unique ids are paired
+/// ([`follow_moves`]).
+pub(super) fn match_nodes<'a>(
+    sc: [&'a Scene; 3],
+) -> (Table, Paths<'a>, ParentAt, Vec<SharedChange>) {
+    let all_paths = side_paths(sc);
+    let mut keys = NodeKeys::new(sc);
+    // Lockstep needs certainty: paths unique on both sides and unique_id keys unique in
+    // base (see [`lockstep_ident`]).
+    let unique_paths = |s: usize| all_paths[s].len() == sc[s].nodes.len();
+    let base_ok = base_uids_unique(sc[B]) && unique_paths(B);
+    for side in [B, O, T] {
+        let lockstep = side != B && base_ok && unique_paths(side);
+        keys.match_side(sc, side, &all_paths[side], lockstep);
+    }
+    let NodeKeys {
+        mut t, parent_at, ..
+    } = keys;
+    split_uid_twins(sc, &mut t);
+    unfuse_arrivals(sc, &mut t);
+    follow_moves(sc, &mut t);
+    let shared = follow_shared(sc, &mut t, &all_paths);
+    pair_roots(sc, &mut t);
+    (t, all_paths, parent_at, shared)
+}
+
+/// Two nodes both sides added with one `unique_id` (hand-edited or duplicated ids) that
+/// are plainly not one node (another type or instance, or another place and other
+/// properties while no base node of that type is gone from both sides, as a re-save
+/// with one new id on both would leave it) are two nodes: matched by the id they were one, a Sprite2D merged with a
+/// Label. Theirs' becomes a node of its own; the ids stage gives it a fresh id (and at
+/// one path the two are rivals, one whole-node conflict).
+pub(super) fn split_uid_twins(sc: [&Scene; 3], t: &mut Table) {
+    let own = |n: &crate::model::Node| {
+        n.parent.is_some() && matches!(&n.key, NodeKey::UniqueId { scope, .. } if scope.is_empty())
+    };
+    // Types of base nodes both sides lost: a node both sides re-saved with one new id
+    // (and one side renamed or edited) is that base node, paired later.
+    let mut lost_types: Option<std::collections::BTreeSet<String>> = None;
+    for ident in 0..t.at.len() {
+        let [None, Some(o), Some(th)] = t.at[ident] else {
+            continue;
+        };
+        let (no, nt) = (&sc[O].nodes[o], &sc[T].nodes[th]);
+        if !own(no) || !own(nt) || no.key != nt.key {
+            continue;
+        }
+        let what = node_kind(sc[O], o).1;
+        let other_kind = what != node_kind(sc[T], th).1;
+        let lost = lost_types.get_or_insert_with(|| {
+            (t.at.iter())
+                .filter_map(|a| match *a {
+                    [Some(b), None, None] => Some(node_kind(sc[B], b).1),
+                    _ => None,
+                })
+                .collect()
+        });
+        let elsewhere = no.path != nt.path
+            && !lost.contains(&what)
+            && super::moves::rename_content(sc, O, o) != super::moves::rename_content(sc, T, th);
+        if other_kind || elsewhere {
+            t.at[ident][T] = None;
+            t.fresh(T, th);
+        }
+    }
+}
+
+/// A node both sides have at a path base lacks, found by that path alone (no
+/// `unique_id`), may be two nodes that arrived there: ours renamed X to Y and theirs Z
+/// to Y, or ours moved X onto the path where theirs added a new Y. Matched by the path
+/// they would be one node carrying both (X's position, Z's rotation, both nodes'
+/// children). Each side's node is tried apart: when a side's node then is the rename or
+/// move of a base node that the other side still has (elsewhere, as another node), the
+/// two stay apart, and the tree stage makes their meeting at one path a conflict
+/// ([`crate::merge::tree::rivals`]). (When both sides' nodes follow one base node, both
+/// renamed it alike: they stay one node, as before.)
+pub(super) fn unfuse_arrivals(sc: [&Scene; 3], t: &mut Table) {
+    let fused: Vec<usize> = (0..t.at.len())
+        .filter(|&id| match t.at[id] {
+            [None, Some(o), Some(th)] => {
+                let plain = |n: &crate::model::Node| {
+                    n.parent.is_some() && matches!(n.key, NodeKey::Path(_))
+                };
+                plain(&sc[O].nodes[o]) && plain(&sc[T].nodes[th])
+            }
+            _ => false,
+        })
+        .collect();
+    // Nothing left base on either side: nothing arrived from elsewhere. Many shared new
+    // nodes (both sides merged one branch) are that branch's, not arrivals: not tried.
+    let lost = |s: usize| t.at.iter().any(|a| a[B].is_some() && a[s].is_none());
+    if fused.is_empty() || fused.len() > MAX_ARRIVALS || !(lost(O) || lost(T)) {
+        return;
+    }
+    let mut trial = t.clone();
+    let halves: Vec<(usize, usize, usize)> = fused
+        .iter()
+        .filter_map(|&id| {
+            let [_, o, th] = trial.at[id];
+            let (o, th) = (o?, th?);
+            trial.at[id][T] = None;
+            trial.fresh(T, th);
+            Some((id, o, th))
+        })
+        .collect();
+    follow_moves(sc, &mut trial);
+    // Whether side `s`'s node `i` followed a base node on the trial that the other side
+    // still has as another node than `other`, that side's node at this path.
+    let arrived = |s: usize, i: usize, other: usize| {
+        let id = trial.of[s][i];
+        trial.at[id][B].is_some() && trial.at[id][3 - s].is_some_and(|k| k != other)
+    };
+    for (id, o, th) in halves {
+        if arrived(O, o, th) || arrived(T, th, o) {
+            t.at[id][T] = None;
+            t.fresh(T, th);
+        }
+    }
+}
+
+/// At most this many nodes both sides added at one path are tried apart by
+/// [`unfuse_arrivals`].
+const MAX_ARRIVALS: usize = 256;
+
+/// A scene has one root: a side whose root is still a node of its own (an editor gave
+/// it another `unique_id`, or a rebuilt root another type) has base's root there, when
+/// base's root has no node on that side yet (else base's root moved, e.g. wrapped in a
+/// new root, and the new root is new).
+pub(super) fn pair_roots(sc: [&Scene; 3], t: &mut Table) {
+    let Some(keep) = root_of(sc[B]).map(|r| t.of[B][r]) else {
+        return;
+    };
+    for s in [O, T] {
+        let Some(drop) = root_of(sc[s]).map(|r| t.of[s][r]) else {
+            continue;
+        };
+        let at = t.at[drop];
+        let free = |x: usize| at[x].is_none() || t.at[keep][x].is_none();
+        if drop == keep || at[B].is_some() || t.at[keep][s].is_some() || !free(O) || !free(T) {
+            continue;
+        }
+        t.at[drop] = [None; 3];
+        for x in [O, T] {
+            if let Some(i) = at[x] {
+                t.bind(keep, x, i);
+            }
+        }
+    }
+}
+
+/// Both sides changed a node's identity the same way (re-saved in a newer Godot that gave
+/// it the same new unique_id, or moved it under the same new parent): the base node
+/// neither side matched pairs with the node both sides share (found by either side's
+/// path and type, then by name and type), when the pairing is unambiguous. The merge is
+/// then three-way against base. A re-saved node (new unique_id, same path and type) only
+/// one side still has pairs the same way: the other side deleted it.
+pub(super) fn follow_shared(sc: [&Scene; 3], t: &mut Table, paths: &Paths) -> Vec<SharedChange> {
+    let mut paired = Vec::new();
+    pair_shared(sc, t, paths, SharedBy::Path, &mut paired);
+    // The parent's identity and the name pair a re-saved node whose ancestor one side
+    // renamed or moved (its path changed) once that ancestor is paired: one level a round.
+    for _ in 0..MAX_SHARED_ROUNDS {
+        if pair_shared(sc, t, paths, SharedBy::Parent, &mut paired) == 0 {
+            break;
+        }
+    }
+    pair_shared(sc, t, paths, SharedBy::Name, &mut paired);
+    paired
+}
+
+/// One round of [`follow_shared`] by the key `place`; how many base nodes it paired.
+pub(super) fn pair_shared(
+    sc: [&Scene; 3],
+    t: &mut Table,
+    paths: &Paths,
+    place: SharedBy,
+    paired: &mut Vec<SharedChange>,
+) -> usize {
+    let by_path = place != SharedBy::Name;
+    let (gone, both) = shared_keys(sc, t, paths, place);
+    let mut count = 0;
+    for (k, g) in &gone {
+        let Some(n) = both.get(k).filter(|n| n.len() == 1 && g.len() == 1) else {
+            continue;
+        };
+        // By name alone a node without a type (an override inside an instance) is
+        // too vague; by its whole path it is as sure as any.
+        if k.1.is_empty() && !by_path {
+            continue;
+        }
+        let (keep, drop) = (g[0], n[0]);
+        let [_, o, th] = t.at[drop];
+        if o.is_none() && th.is_none() {
+            continue; // paired under its other key
+        }
+        t.at[drop] = [None; 3];
+        count += 1;
+        for (s, i) in [(O, o), (T, th)] {
+            if let Some(i) = i {
+                t.bind(keep, s, i);
+            }
+        }
+        let uid = |s: usize, i: Option<usize>| i.and_then(|i| sc[s].nodes[i].unique_id);
+        if o.is_some() && th.is_some() {
+            let by_unique_id = uid(O, o).is_some() && uid(O, o) == uid(T, th);
+            paired.push(SharedChange {
+                ident: keep,
+                by_unique_id,
+            });
+        }
+    }
+    count
+}
+
+/// Base nodes neither side matched (`gone`) and nodes both sides share or one side
+/// re-saved (`both`), by the key `place`.
+pub(super) fn shared_keys(
+    sc: [&Scene; 3],
+    t: &Table,
+    paths: &Paths,
+    place: SharedBy,
+) -> (Keyed, Keyed) {
+    let by_path = place != SharedBy::Name;
+    let key = |s: usize, i: usize| {
+        let (name, what) = node_kind(sc[s], i);
+        let n = &sc[s].nodes[i];
+        let place = match place {
+            SharedBy::Path => n.path.to_string(),
+            SharedBy::Parent => format!("{}/{name}", parent_ident(t, paths, s, n)),
+            SharedBy::Name => name,
+        };
+        (place, what)
+    };
+    let mut gone: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
+    let mut both: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
+    let re_identified = |s: usize, i: usize| by_path && sc[s].nodes[i].unique_id.is_some();
+    for (ident, at) in t.at.iter().enumerate() {
+        match *at {
+            [Some(b), None, None] => gone.entry(key(B, b)).or_default().push(ident),
+            [None, Some(o), Some(th)] => {
+                let (ko, kt) = (key(O, o), key(T, th));
+                if kt != ko {
+                    both.entry(kt).or_default().push(ident);
+                }
+                both.entry(ko).or_default().push(ident);
+            }
+            // A re-saved node the other side deleted (or changed otherwise).
+            [None, Some(i), None] if re_identified(O, i) => {
+                both.entry(key(O, i)).or_default().push(ident)
+            }
+            [None, None, Some(i)] if re_identified(T, i) => {
+                both.entry(key(T, i)).or_default().push(ident)
+            }
+            _ => {}
+        }
+    }
+    (gone, both)
+}
+
+/// Identities by a [`follow_shared`] key.
+pub(super) type Keyed = BTreeMap<(String, String), Vec<usize>>;
+
+/// The keys [`follow_shared`] pairs by, in order.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum SharedBy {
+    Path,
+    Parent,
+    Name,
+}
+
+/// The identity of a node's parent on side `s` (`usize::MAX` for the root or an unknown
+/// parent), for [`SharedBy::Parent`].
+pub(super) fn parent_ident(t: &Table, paths: &Paths, s: usize, n: &crate::model::Node) -> usize {
+    n.parent.as_ref().map_or(usize::MAX, |_| {
+        let parent = n.path.rsplit_once('/').map_or(".", |(p, _)| p);
+        paths[s].get(parent).map_or(usize::MAX, |&i| t.of[s][i])
+    })
+}
+
+/// Each side's node paths. Big scenes: theirs' map is built on a second thread.
+pub(super) fn side_paths(sc: [&Scene; 3]) -> Paths<'_> {
+    let paths_of = |scene| -> FxMap<&str, usize> {
+        let scene: &Scene = scene;
+        let mut m = FxMap::with_capacity_and_hasher(scene.nodes.len(), Default::default());
+        m.extend(
+            scene
+                .nodes
+                .iter()
+                .enumerate()
+                .map(|(i, n)| (n.path.as_str(), i)),
+        );
+        m
+    };
+    if sc[T].nodes.len() < 20_000 {
+        return sc.map(paths_of);
+    }
+    std::thread::scope(|scope| {
+        let theirs = std::thread::Builder::new().spawn_scoped(scope, || paths_of(sc[T]));
+        let (b, o) = (paths_of(sc[B]), paths_of(sc[O]));
+        let t = match theirs {
+            Ok(h) => h.join().unwrap_or_else(|_| paths_of(sc[T])),
+            Err(_) => paths_of(sc[T]),
+        };
+        [b, o, t]
+    })
+}
+
+/// The unique_ids of a scene's own nodes (not of override entries inside instances).
+pub(super) fn own_uids(s: &Scene) -> FxMap<i64, ()> {
+    s.nodes
+        .iter()
+        .filter_map(|n| match &n.key {
+            NodeKey::UniqueId { scope, id } if scope.is_empty() => Some((*id, ())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Whether no two base nodes share a unique_id key.
+pub(super) fn base_uids_unique(base: &Scene) -> bool {
+    let mut keys: FxMap<&NodeKey, ()> = FxMap::default();
+    base.nodes
+        .iter()
+        .all(|n| !matches!(n.key, NodeKey::UniqueId { .. }) || keys.insert(&n.key, ()).is_none())
+}
+
+/// The node identities found so far and the keys they are found by.
+pub(super) struct NodeKeys<'a> {
+    t: Table,
+    /// unique_id keys: the scope (the instance an override entry sits in) is named by
+    /// the identity of that instance node, so a moved instance keeps its overrides.
+    by_uid: FxMap<(String, i64), usize>,
+    by_path: MultiMap<&'a str>,
+    /// (identity of the nearest listed ancestor, rest of the path and name).
+    by_skey: MultiMap<(usize, Cow<'a, str>)>,
+    /// Whether an identity's unique_id was already in base (then a different id on a
+    /// side means a different node).
+    uid_in_base: Vec<bool>,
+    has_uid: Vec<bool>,
+    /// The unique_id (own scene's, not an override's) an identity was first given.
+    uid_of: Vec<Option<i64>>,
+    /// The unique_ids of each side's own nodes, gathered when first asked for.
+    side_uids: [std::cell::OnceCell<FxMap<i64, ()>>; 3],
+    sc: [&'a Scene; 3],
+    parent_at: ParentAt,
+}
+
+/// A node's keys on its side.
+pub(super) struct NodeKey3<'a> {
+    uid: Option<(String, i64)>,
+    skey: Option<(usize, Cow<'a, str>)>,
+    path: &'a str,
+    /// The node is an override entry ([`is_override_entry`]).
+    entry: bool,
+}
+
+/// Whether a node is an override entry: listed only to change a node inside an
+/// instanced scene (a parent, no `type`, no `instance`).
+pub(super) fn is_override_entry(n: &crate::model::Node) -> bool {
+    n.parent.is_some() && n.type_name.is_none() && n.instance().is_none()
+}
+
+impl<'a> NodeKeys<'a> {
+    fn new(sc: [&'a Scene; 3]) -> NodeKeys<'a> {
+        let mut t = Table::new([sc[0].nodes.len(), sc[1].nodes.len(), sc[2].nodes.len()]);
+        let total = sc.iter().map(|s| s.nodes.len()).sum();
+        t.at.reserve(total);
+        // The keyed maps are sized for base: most nodes of ours and theirs join by
+        // lockstep and are never entered. Sized for all three sides, a big scene's maps
+        // would spread the same entries over three times the memory, each page touched.
+        let keyed = sc[B].nodes.len() + 64;
+        NodeKeys {
+            t,
+            by_uid: FxMap::default(),
+            by_path: MultiMap::with_capacity(keyed),
+            by_skey: MultiMap::with_capacity(keyed),
+            uid_in_base: Vec::with_capacity(total),
+            has_uid: Vec::with_capacity(total),
+            uid_of: Vec::with_capacity(total),
+            side_uids: Default::default(),
+            sc,
+            parent_at: sc.map(|s| Vec::with_capacity(s.nodes.len())),
+        }
+    }
+
+    /// Give every node of `side` an identity.
+    fn match_side(
+        &mut self,
+        sc: [&'a Scene; 3],
+        side: usize,
+        paths: &FxMap<&'a str, usize>,
+        lockstep: bool,
+    ) {
+        let scene = sc[side];
+        let (base_root, side_root) = (root_of(sc[B]), root_of(scene));
+        // The base node expected next.
+        let mut bc = 0usize;
+        for (i, n) in scene.nodes.iter().enumerate() {
+            if lockstep && self.join_lockstep(sc, side, i, bc, base_root, side_root) {
+                bc += 1;
+                continue;
+            }
+            let id = self.match_keyed(side, i, n, paths, side_root);
+            if let Some(bi) = self.t.at[id][B].filter(|_| side != B) {
+                bc = bi + 1;
+            }
+        }
+    }
+
+    /// Lockstep: most nodes of ours and theirs sit where base has them, in the same
+    /// order. Such a node joins the base node's identity without any lookup when the
+    /// answer of the keyed matching is certain. (The keys the keyed matching would
+    /// record are then exactly the ones base recorded.)
+    fn join_lockstep(
+        &mut self,
+        sc: [&'a Scene; 3],
+        side: usize,
+        i: usize,
+        bc: usize,
+        base_root: Option<usize>,
+        side_root: Option<usize>,
+    ) -> bool {
+        let t = &mut self.t;
+        let n = &sc[side].nodes[i];
+        let Some(id) = lockstep_ident(sc, t, &self.parent_at, side, n, bc, base_root, side_root)
+        else {
+            return false;
+        };
+        t.bind(id, side, i);
+        let direct = match n.parent.as_deref() {
+            None => None,
+            Some(".") => side_root,
+            Some(_) => self.parent_at[B][bc].and_then(|bp| t.at[t.of[B][bp]][side]),
+        };
+        self.parent_at[side].push(direct);
+        true
+    }
+
+    /// A node matched by its keys (a new identity when none finds one); its keys are
+    /// recorded for the sides after it.
+    fn match_keyed(
+        &mut self,
+        side: usize,
+        i: usize,
+        n: &'a crate::model::Node,
+        paths: &FxMap<&'a str, usize>,
+        side_root: Option<usize>,
+    ) -> usize {
+        // The parent's index when the parent path names a listed node (or is ".").
+        let direct = match n.parent.as_deref() {
+            Some(".") => side_root,
+            Some(p) => paths.get(p).copied(),
+            None => None,
+        };
+        self.parent_at[side].push(direct);
+        let keys = NodeKey3 {
+            uid: self.uid_key(side, n, paths),
+            skey: self.scope_key(side, n, paths, direct),
+            path: n.path.as_str(),
+            entry: is_override_entry(n),
+        };
+        let id = match self.find(side, &keys) {
+            Some(id) => {
+                self.t.bind(id, side, i);
+                id
+            }
+            None => {
+                self.uid_in_base.push(false);
+                self.has_uid.push(false);
+                self.uid_of.push(None);
+                self.t.fresh(side, i)
+            }
+        };
+        self.record(side, id, keys);
+        id
+    }
+
+    /// The unique_id key, its scope named by identity when the scope is a listed node.
+    fn uid_key(
+        &self,
+        side: usize,
+        n: &crate::model::Node,
+        paths: &FxMap<&'a str, usize>,
+    ) -> Option<(String, i64)> {
+        let NodeKey::UniqueId { scope, id } = &n.key else {
+            return None;
+        };
+        let scope = match paths.get(scope.as_str()) {
+            Some(&si) if !scope.is_empty() && self.t.bound(side, si) => {
+                format!("#{}", self.t.of[side][si])
+            }
+            _ => scope.to_string(),
+        };
+        Some((scope, *id))
+    }
+
+    /// Where the node hangs: the identity of its nearest listed ancestor and the rest
+    /// of the path (so a node follows a parent that was moved or renamed).
+    fn scope_key(
+        &self,
+        side: usize,
+        n: &'a crate::model::Node,
+        paths: &FxMap<&'a str, usize>,
+        direct: Option<usize>,
+    ) -> Option<(usize, Cow<'a, str>)> {
+        let p = n.parent.as_deref()?;
+        let mut cut = p.len();
+        let mut anchor = direct;
+        while anchor.is_none() {
+            let k = p[..cut].rfind('/')?;
+            anchor = paths.get(&p[..k]).copied();
+            cut = k;
+        }
+        let a = anchor?;
+        if !self.t.bound(side, a) {
+            return None;
+        }
+        let rest = if cut >= p.len() || p == "." {
+            Cow::Borrowed(n.name.as_str())
+        } else {
+            Cow::Owned(format!("{}/{}", &p[cut + 1..], n.name))
+        };
+        Some((self.t.of[side][a], rest))
+    }
+
+    /// The identity a node's keys find on `side`: by unique_id, by place, by path.
+    /// Base comes first: every identity listed while it is read is one of its own nodes
+    /// (claimed on base), so no lookup could find one. Skipping them saves three
+    /// lookups per base node, and a walk along the whole list of a path that a hostile
+    /// base repeats many times.
+    fn find(&mut self, side: usize, keys: &NodeKey3<'a>) -> Option<usize> {
+        if side == B {
+            return None;
+        }
+        let t = &self.t;
+        let (has_uid, uid_in_base) = (&self.has_uid, &self.uid_in_base);
+        let is_uid = keys.uid.is_some();
+        // A unique_id this side gives to one of its own nodes names that node.
+        let held_here = |id: usize| {
+            self.uid_of[id].is_some_and(|u| {
+                let held = self.side_uids[side].get_or_init(|| own_uids(self.sc[side]));
+                held.contains_key(&u)
+            })
+        };
+        // A node with a unique_id is not the node of an identity that already has
+        // another one, unless that identity is a base node without one (both sides
+        // gave it an id when re-saving in 4.6) whose id this side holds nowhere. Two
+        // nodes added under one name with different ids are two nodes.
+        // An override entry is the node at its path inside the instance, whatever
+        // `unique_id` a re-import of the instanced model gave it: base's entry there is
+        // its own (the ids then merge as fields, three-way).
+        let base_entry = |id: usize| {
+            keys.entry && t.at[id][B].is_some_and(|b| is_override_entry(&self.sc[B].nodes[b]))
+        };
+        // A node without one is not a base node known by its unique_id, when this side
+        // gives that id to another node or the path it is found by is not the base
+        // node's (the other side renamed or moved the base node there: this node
+        // arrived at that path, a rival, as it would be the other way round).
+        let base_path = |id: usize| t.at[id][B].map(|b| self.sc[B].nodes[b].path.as_str());
+        let arrived =
+            |id: usize| uid_in_base[id] && (held_here(id) || base_path(id) != Some(keys.path));
+        let usable = |id: usize| {
+            !t.claimed(id, side)
+                && (if is_uid {
+                    !has_uid[id]
+                        || (!uid_in_base[id] && t.at[id][B].is_some() && !held_here(id))
+                        || base_entry(id)
+                } else {
+                    !arrived(id)
+                })
+        };
+        let claimed = |id: usize| t.claimed(id, side);
+        keys.uid
+            .as_ref()
+            .and_then(|k| self.by_uid.get(k).copied())
+            .filter(|&id| !t.claimed(id, side))
+            .or_else(|| {
+                let k = keys.skey.as_ref()?;
+                self.by_skey.find(k, side, claimed, usable)
+            })
+            .or_else(|| self.by_path.find(keys.path, side, claimed, usable))
+    }
+
+    /// Record a node's keys for the sides after it.
+    fn record(&mut self, side: usize, id: usize, keys: NodeKey3<'a>) {
+        if let Some(k) = keys.uid {
+            if k.0.is_empty() && self.uid_of[id].is_none() {
+                self.uid_of[id] = Some(k.1);
+            }
+            self.by_uid.entry(k).or_insert(id);
+            self.has_uid[id] = true;
+            if side == B {
+                self.uid_in_base[id] = true;
+            }
+        }
+        if let Some(k) = keys.skey {
+            self.by_skey.push(k, id);
+        }
+        self.by_path.push(keys.path, id);
+    }
+}
+
+/// The base identity node `n` of `side` certainly joins, when `n` is the base node at
+/// `bc` unchanged in key, path and parent identity (see [`NodeKeys::join_lockstep`]).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn lockstep_ident(
+    sc: [&Scene; 3],
+    t: &Table,
+    parent_at: &ParentAt,
+    side: usize,
+    n: &crate::model::Node,
+    bc: usize,
+    base_root: Option<usize>,
+    side_root: Option<usize>,
+) -> Option<usize> {
+    let bn = sc[B].nodes.get(bc)?;
+    let own = match &n.key {
+        NodeKey::UniqueId { scope, .. } => scope.is_empty(),
+        NodeKey::Path(_) => true,
+    };
+    if !own || bn.key != n.key || bn.path != n.path || bn.parent != n.parent {
+        return None;
+    }
+    let id = t.of[B][bc];
+    if id == usize::MAX || t.claimed(id, side) {
+        return None;
+    }
+    let same_parent = match n.parent.as_deref() {
+        None => true,
+        Some(".") => match (base_root, side_root) {
+            (Some(br), Some(sr)) => t.bound(side, sr) && t.of[side][sr] == t.of[B][br],
+            _ => false,
+        },
+        Some(p) => parent_at[B][bc]
+            .and_then(|bp| t.at[t.of[B][bp]][side])
+            .is_some_and(|spi| sc[side].nodes[spi].path == p),
+    };
+    same_parent.then_some(id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(texts: [&str; 3]) -> [Scene; 3] {
+        texts.map(|t| Scene::parse(t.as_bytes()).expect("parses"))
+    }
+
+    /// The identity of the node at `path` on `side`.
+    fn ident(sc: [&Scene; 3], t: &Table, side: usize, path: &str) -> usize {
+        let i = sc[side].nodes.iter().position(|n| n.path == path);
+        t.of[side][i.unwrap_or_else(|| panic!("no {path}"))]
+    }
+
+    const BASE: &str = "[gd_scene format=3]\n\n[node name=\"Root\" type=\"Node2D\"]\n\n[node name=\"X\" type=\"Node2D\" parent=\".\"]\nposition = Vector2(1, 2)\n\n[node name=\"Z\" type=\"Node2D\" parent=\".\"]\nrotation = 1.5\n";
+
+    #[test]
+    fn two_renames_onto_one_path_are_two_nodes_each_with_its_base_node() {
+        let ours = BASE.replace("name=\"X\"", "name=\"Y\"");
+        let theirs = BASE.replace("name=\"Z\"", "name=\"Y\"");
+        let s = parse([BASE, &ours, &theirs]);
+        let sc = [&s[0], &s[1], &s[2]];
+        let (t, ..) = match_nodes(sc);
+        let (yo, yt) = (ident(sc, &t, O, "Y"), ident(sc, &t, T, "Y"));
+        assert_ne!(yo, yt);
+        assert_eq!(yo, ident(sc, &t, B, "X"));
+        assert_eq!(yt, ident(sc, &t, B, "Z"));
+        // Renamed alike on both sides: one node, base's.
+        let s = parse([BASE, &ours, &ours.replace("1.5", "2.0")]);
+        let sc = [&s[0], &s[1], &s[2]];
+        let (t, ..) = match_nodes(sc);
+        assert_eq!(ident(sc, &t, O, "Y"), ident(sc, &t, T, "Y"));
+    }
+
+    #[test]
+    fn two_new_nodes_with_one_unique_id_are_split_by_kind_or_place() {
+        let base = "[gd_scene format=3]\n\n[node name=\"Root\" type=\"Node2D\" unique_id=1]\n";
+        let add = |name: &str, ty: &str| {
+            format!("{base}\n[node name=\"{name}\" type=\"{ty}\" parent=\".\" unique_id=7]\n")
+        };
+        for (o, t, apart) in [
+            (add("A", "Sprite2D"), add("A", "Label"), true),
+            (
+                add("A", "Label"),
+                format!("{}text = \"b\"\n", add("B", "Label")),
+                true,
+            ),
+            (add("A", "Label"), add("A", "Label"), false),
+        ] {
+            let s = parse([base, &o, &t]);
+            let sc = [&s[0], &s[1], &s[2]];
+            let (table, ..) = match_nodes(sc);
+            let (io, it) = (table.of[O][1], table.of[T][1]);
+            assert_eq!(io != it, apart, "{o}\n{t}");
+        }
+    }
+
+    #[test]
+    fn an_override_entry_both_sides_renumbered_is_base_entry() {
+        let base = "[gd_scene format=3]\n\n[ext_resource type=\"PackedScene\" path=\"res://m.glb\" id=\"1_m\"]\n\n[node name=\"W\" type=\"Node3D\" unique_id=1]\n\n[node name=\"P\" parent=\".\" unique_id=2 instance=ExtResource(\"1_m\")]\n\n[node name=\"S\" parent=\"P/A\" parent_id_path=PackedInt32Array(2, 3) unique_id=4]\n";
+        let ours = base.replace("(2, 3) unique_id=4", "(2, 5) unique_id=6");
+        let theirs = base.replace("(2, 3) unique_id=4", "(2, 8) unique_id=9");
+        let s = parse([base, &ours, &theirs]);
+        let sc = [&s[0], &s[1], &s[2]];
+        let (t, ..) = match_nodes(sc);
+        let b = ident(sc, &t, B, "P/A/S");
+        assert_eq!(ident(sc, &t, O, "P/A/S"), b);
+        assert_eq!(ident(sc, &t, T, "P/A/S"), b);
+    }
+}

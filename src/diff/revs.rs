@@ -1,0 +1,123 @@
+//! What `diff`'s arguments name, as `git diff` reads them: two files, `REV:PATH` blobs
+//! (`HEAD~1:level.tscn`, `main:./player.tscn` relative to the current directory), or
+//! one work-tree `PATH` compared with `HEAD`'s version of it.
+//!
+//! Blobs are written to a temporary folder under their own file name (so the kind of
+//! file is still known by name) and labelled as they were spelled; the diffing and
+//! printing are `diff.rs`'s.
+
+use crate::git;
+use anyhow::{bail, Context, Result};
+use std::path::{Path, PathBuf};
+
+/// The two sides to diff, as files, with the names to show for them.
+pub struct Staged {
+    /// Holds the blobs read from git; removed on drop.
+    _dir: Option<tempfile::TempDir>,
+    /// OLD and NEW as files (`/dev/null` for a missing side).
+    pub files: Vec<PathBuf>,
+    /// OLD and NEW as the user named them (`HEAD:a.tscn`, `a.tscn`).
+    pub labels: Vec<String>,
+}
+
+/// Whether `arg` is git's `REV:PATH` rather than a file: it names no file, and has a
+/// revision before a `:` (a Windows drive `C:\...` is a file).
+fn rev_path(arg: &Path) -> Option<(String, String)> {
+    if arg.exists() || arg == Path::new("/dev/null") {
+        return None;
+    }
+    let s = arg.to_str()?;
+    let (rev, path) = s.split_once(':')?;
+    let drive = rev.len() == 1 && path.starts_with(['\\', '/']);
+    (!rev.is_empty() && !path.is_empty() && !drive).then(|| (rev.into(), path.into()))
+}
+
+/// The repository-relative spelling of a `REV:PATH`'s path: `./` and `../` are relative
+/// to the current directory, anything else to the top of the work tree (as in git).
+fn tree_path(repo: &gix::Repository, path: &str) -> Result<String> {
+    if path.starts_with("./") || path.starts_with("../") {
+        Ok(git::repo_relative_path(repo, Path::new(path))?.to_string())
+    } else {
+        Ok(path.trim_start_matches('/').to_string())
+    }
+}
+
+/// Stage `diff`'s file arguments: `OLD NEW` (either may be `REV:PATH`) or one `PATH`.
+pub fn stage(args: &[PathBuf]) -> Result<Staged> {
+    let shown = |p: &Path| p.display().to_string();
+    match args {
+        [path] => work_tree_against_head(path),
+        [old, new] if rev_path(old).is_none() && rev_path(new).is_none() => Ok(Staged {
+            _dir: None,
+            files: args.to_vec(),
+            labels: vec![shown(old), shown(new)],
+        }),
+        [old, new] => {
+            let repo = git::open_repo(Path::new("."))?;
+            let dir = tempfile::tempdir().context("creating a temporary folder")?;
+            let mut files = Vec::new();
+            for (i, arg) in [old, new].into_iter().enumerate() {
+                files.push(match rev_path(arg) {
+                    None => arg.clone(),
+                    Some((rev, path)) => {
+                        let rel = tree_path(&repo, &path)?;
+                        let Some(bytes) = git::blob_at(&repo, &rev, &rel)? else {
+                            bail!("path '{rel}' does not exist in '{rev}'");
+                        };
+                        write_blob(dir.path(), i, &rel, &bytes)?
+                    }
+                });
+            }
+            Ok(Staged {
+                _dir: Some(dir),
+                files,
+                labels: vec![shown(old), shown(new)],
+            })
+        }
+        _ => bail!(
+            "diff takes OLD NEW (files or REV:PATH), or one work-tree PATH to compare with HEAD (got {} arguments)",
+            args.len()
+        ),
+    }
+}
+
+/// Write side `i`'s blob as `DIR/i/NAME`, NAME the file name of `rel`.
+fn write_blob(dir: &Path, i: usize, rel: &str, bytes: &[u8]) -> Result<PathBuf> {
+    let name = rel
+        .rsplit('/')
+        .next()
+        .filter(|n| !n.is_empty())
+        .unwrap_or("blob");
+    let side = dir.join(i.to_string());
+    std::fs::create_dir_all(&side)?;
+    let file = side.join(name);
+    std::fs::write(&file, bytes).with_context(|| format!("writing {}", file.display()))?;
+    Ok(file)
+}
+
+/// `diff PATH`: `HEAD`'s version of the file (absent: an added file) against the work
+/// tree's (absent: a deleted one).
+fn work_tree_against_head(path: &Path) -> Result<Staged> {
+    let repo = git::open_repo(Path::new("."))?;
+    let rel = git::repo_relative_path(&repo, path)?.to_string();
+    let old = git::blob_at(&repo, "HEAD", &rel)?;
+    let on_disk = path.is_file();
+    if old.is_none() && !on_disk {
+        bail!("{}: neither in the work tree nor in HEAD", path.display());
+    }
+    let dir = tempfile::tempdir().context("creating a temporary folder")?;
+    let old_file = match &old {
+        Some(bytes) => write_blob(dir.path(), 0, &rel, bytes)?,
+        None => PathBuf::from("/dev/null"),
+    };
+    let new_file = if on_disk {
+        path.to_path_buf()
+    } else {
+        PathBuf::from("/dev/null")
+    };
+    Ok(Staged {
+        _dir: Some(dir),
+        files: vec![old_file, new_file],
+        labels: vec![format!("HEAD:{rel}"), path.display().to_string()],
+    })
+}
