@@ -13,7 +13,11 @@
 // class_name, so a resource whose script declares one loses `script_class=` in its header.
 //
 // Everything else is the engine's own spelling of the file: Godot 4.6 writes no
-// load_steps, and lines end in "\n".
+// load_steps, and lines end in "\n" (kinds load_steps, crlf: "resave"). Differences
+// past those are "other", with kinds that say which: ext_unused (an ext_resource nothing
+// uses, which the saver drops), blank_lines (only empty lines differ), sub_order (the
+// same sub_resources in another order: the saver writes each before its first user),
+// text (anything else; `diff` shows the first place).
 import { tags, unquote } from "./scan.mjs";
 
 export const RUNTIME = new Set(["uid", "ext_ids", "ext_order", "script_class"]);
@@ -115,12 +119,39 @@ export function classify(original, saved) {
     else if (raw.has(`b:${k}`) && !raw.has(`a:${k}`)) kinds.add(`${k}_added`);
   }
   const flat = (xs) => xs.flatMap((x) => (Array.isArray(x) ? [...x].sort() : [x]));
-  const fa = flat(na);
+  let fa = flat(na);
   const fb = flat(nb);
+  const same = (x, y) => x.length === y.length && x.every((l, i) => l === y[i]);
   const diff = [];
-  if (fa.length !== fb.length || fa.some((l, i) => l !== fb[i])) {
-    kinds.add("text");
-    diff.push(...firstDifference(fa, fb));
+  // An ext_resource nothing uses: the saver writes only those it meets.
+  if (fa.some((l) => l.startsWith("[ext_resource ") && l.includes(" id=?"))) {
+    kinds.add("ext_unused");
+    fa = fa.filter((l) => !(l.startsWith("[ext_resource ") && l.includes(" id=?")));
+  }
+  if (!same(fa, fb)) {
+    const full = (xs) => xs.filter((l) => l !== "");
+    const sections = (xs) => {
+      const out = [];
+      for (const l of full(xs)) {
+        if (l.startsWith("[") || !out.length) out.push([]);
+        out[out.length - 1].push(l);
+      }
+      return out.map((x) => x.join("\n"));
+    };
+    const subs = (xs) => xs.filter((x) => x.startsWith("[sub_resource ")).sort();
+    const rest = (xs) => xs.filter((x) => !x.startsWith("[sub_resource "));
+    const [sa, sb] = [sections(fa), sections(fb)];
+    if (same(full(fa), full(fb))) {
+      // Only empty lines differ (a resolution that dropped a hunk leaves two together).
+      kinds.add("blank_lines");
+    } else if (same(subs(sa), subs(sb)) && same(rest(sa), rest(sb))) {
+      // The same sub_resources in another order: the saver writes each before its first
+      // user, depth first from the main resource.
+      kinds.add("sub_order");
+    } else {
+      kinds.add("text");
+      diff.push(...firstDifference(fa, fb));
+    }
   }
   const ks = [...kinds].sort();
   let kind = "other";

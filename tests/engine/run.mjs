@@ -10,7 +10,7 @@
 // 127.0.0.1 with the cross-origin isolation headers; headless Chromium (SwiftShader for
 // WebGL) starts the official Godot 4.6 web template on it once. Every line the engine
 // prints goes to the file being checked. A file the engine dies or stalls on (no output
-// for --quiet-seconds, default 120) is recorded as such, and the engine starts again on
+// for --quiet-seconds, default 60) is recorded as such, and the engine starts again on
 // the rest.
 //
 // RESULTS.jsonl: one JSON object per file, in LIST order. RESULTS.tsv (for tests/engine.rs,
@@ -38,7 +38,7 @@ const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable
 
 function args() {
   const a = process.argv.slice(2);
-  const o = { quiet: 120 };
+  const o = { quiet: 60 };
   for (let i = 0; i < a.length; i++) {
     if (a[i] === "--list") o.list = a[++i];
     else if (a[i] === "--out") o.out = a[++i];
