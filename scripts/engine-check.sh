@@ -39,8 +39,8 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 start=$SECONDS
 status=0
-cargo test --release --quiet --test engine >"$log" 2>&1 || status=$?
-grep -E '^(engine|SKIP)' "$log" || true
+cargo test --release --test engine >"$log" 2>&1 || status=$?
+grep -E '^(engine|SKIP|test )' "$log" | grep -v '^test .* has been running' || true
 if [[ $status -ne 0 ]]; then
   sed -n '/^failures:$/,$p' "$log" | grep -v '^\s*[0-9]*: \|^\s*at ' | head -80
 fi
