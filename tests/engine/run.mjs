@@ -306,6 +306,7 @@ async function main() {
   let startAt = 0;
   let starts = 0;
   let placeholders = [];
+  let between = 0;
   const server = await serve(pack);
   try {
     while (startAt < files.length) {
@@ -331,7 +332,8 @@ async function main() {
           return;
         }
         if (current < 0 || results[current]) {
-          if (/^(ERROR|SCRIPT ERROR|ENGINE|PAGE)/.test(line)) console.error(`engine (between files): ${line}`);
+          // Before the first file (start-up) or after the last (leak reports at exit).
+          if (/^(ERROR|SCRIPT ERROR|ENGINE|PAGE)/.test(line) && between++ < 20) console.error(`engine (between files): ${line}`);
           return;
         }
         const n = notes[current];
@@ -400,7 +402,7 @@ async function main() {
   if (o.tsv) writeFileSync(o.tsv, tsv.join("\n") + "\n");
   const secs = ((Date.now() - t0) / 1000).toFixed(1);
   console.error(`engine: ${counts.loaded}/${counts.total} loaded; re-save identical ${counts.identical}, runtime-only ${counts.runtime}, 4.6 re-spelling ${counts.resave}, other ${counts.other}; ${starts} engine start(s), ${(pack.length / 1048576).toFixed(1)} MB pack, ${secs} s`);
-  if (process.env.ENGINE_PLACEHOLDERS) console.error(placeholders.join("\n"));
+  if (process.env.TSCN_ENGINE_PLACEHOLDERS) console.error(placeholders.join("\n"));
   return 0;
 }
 
