@@ -72,7 +72,15 @@ fn tools() -> Result<Tools, String> {
             ));
         }
     }
-    let node = std::env::var("NODE").unwrap_or_else(|_| "node".into());
+    // $NODE, else Debian's, else the first on PATH.
+    let node = std::env::var("NODE").unwrap_or_else(|_| {
+        let debian = "/usr/bin/node";
+        if Path::new(debian).is_file() {
+            debian.into()
+        } else {
+            "node".into()
+        }
+    });
     match Command::new(&node).arg("--version").output() {
         Ok(o) if o.status.success() => {}
         _ => return Err(format!("no {node} (Node.js 20 or later)")),
@@ -474,6 +482,7 @@ fn sides(dir: &Path, exts: &[&str]) -> Option<([Vec<u8>; 3], String)> {
 }
 
 fn is_godot4(text: &[u8]) -> bool {
+    let text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text);
     let first = text.split(|b| *b == b'\n').next().unwrap_or(b"");
     let first = String::from_utf8_lossy(first);
     first.starts_with("[gd_") && (first.contains("format=3") || first.contains("format=4"))
