@@ -104,7 +104,8 @@ function skeleton(paths, scripts) {
 
 // A placeholder shader declaring the uniforms the files' materials set.
 function shader(uniforms) {
-  return `shader_type canvas_item;\n${uniforms.map(([n, t]) => `uniform ${t} ${n};\n`).join("")}`;
+  const decl = ([n, t]) => (t === "color" ? `uniform vec4 ${n} : source_color;\n` : `uniform ${t} ${n};\n`);
+  return `shader_type canvas_item;\n${uniforms.map(decl).join("")}`;
 }
 
 // Where an ext_resource path lands in the pack (without res://), or null when it cannot.

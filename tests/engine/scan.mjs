@@ -223,7 +223,8 @@ export function needs(text) {
 }
 
 // The GLSL type of a uniform a material gives the value `v` (as the file spells it), or
-// null when the value says too little.
+// null when the value says too little; "color" is a vec4 with the source_color hint (a
+// plain vec4 takes a Color as a Vector4 and loses it).
 function glslType(v) {
   if (v === "true" || v === "false") return "bool";
   if (/^-?\d+$/.test(v)) return "int";
@@ -231,7 +232,7 @@ function glslType(v) {
   const m = /^([A-Za-z0-9]+)\(/.exec(v);
   if (!m) return null;
   return {
-    Color: "vec4", Vector2: "vec2", Vector3: "vec3", Vector4: "vec4",
+    Color: "color", Vector2: "vec2", Vector3: "vec3", Vector4: "vec4",
     Vector2i: "ivec2", Vector3i: "ivec3", Vector4i: "ivec4",
     Basis: "mat3", Projection: "mat4", Transform3D: "mat4",
     ExtResource: "sampler2D", SubResource: "sampler2D",
