@@ -252,6 +252,7 @@ async function start(url, startAt, quiet, onLine) {
     executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
     headless: true,
     args: CHROMIUM_ARGS,
+    timeout: 120000, // a busy CI machine
   });
   try {
     const page = context.pages()[0] || (await context.newPage());
@@ -276,7 +277,7 @@ async function start(url, startAt, quiet, onLine) {
     page.on("pageerror", (e) => onLine("err", `PAGE ERROR: ${e.message}`));
     page.on("crash", () => finish("exit"));
     arm();
-    await page.goto(`${url}?start=${startAt}`);
+    await page.goto(`${url}?start=${startAt}`, { timeout: 120000 });
     const how = await finished;
     clearTimeout(timer);
     return how;
