@@ -10,13 +10,26 @@ use crate::merge::shared::idents::{B, O, T};
 use crate::merge::shared::sections::{Chunk, Line, OutSec, Src, TagOut};
 use crate::model::SectionKind;
 
-/// Whether merged content uses values Godot 4.3 introduced (format 4).
+/// Whether merged content uses values Godot 4.3 introduced (format 4). A line printed
+/// from a side is a slice of that side's text: a side whose whole text holds neither
+/// value has none in any of its lines, found by one memmem pass over the side (looked at
+/// only once a line of it is) instead of two searches a line.
 fn needs_format4<'s>(ctx: &Ctx, mut secs: impl Iterator<Item = &'s OutSec>) -> bool {
+    let holds = |t: &str| {
+        let t = t.as_bytes();
+        memchr::memmem::find_iter(t, b"Packed").any(|i| {
+            let rest = &t[i + 6..];
+            rest.starts_with(b"Vector4Array(") || rest.starts_with(b"ByteArray(\"")
+        })
+    };
+    let mut side_may: [Option<bool>; 3] = [None; 3];
     secs.any(|s| {
         s.lines.iter().any(|l| match l {
             Line::Src(src) => {
-                let t = ctx.text(src);
-                t.contains("PackedVector4Array(") || t.contains("PackedByteArray(\"")
+                let may = side_may
+                    .get_mut(src.0)
+                    .map(|m| *m.get_or_insert_with(|| holds(ctx.sc[src.0].doc.text.as_str())));
+                may != Some(false) && holds(ctx.text(src))
             }
             Line::Conflict(_) | Line::Lit(_) | Line::Idents(_) | Line::Texts(_) => false,
         })
