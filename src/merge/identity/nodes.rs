@@ -34,8 +34,8 @@ pub(super) fn match_nodes<'a>(
         mut t, parent_at, ..
     } = keys;
     split_uid_twins(sc, &mut t);
-    unfuse_arrivals(sc, &mut t);
-    follow_moves(sc, &mut t);
+    unfuse_arrivals(sc, &mut t, &all_paths);
+    follow_moves(sc, &mut t, &all_paths);
     let shared = follow_shared(sc, &mut t, &all_paths);
     pair_roots(sc, &mut t);
     (t, all_paths, parent_at, shared)
@@ -91,7 +91,7 @@ pub(super) fn split_uid_twins(sc: [&Scene; 3], t: &mut Table) {
 /// two stay apart, and the tree stage makes their meeting at one path a conflict
 /// ([`crate::merge::tree::rivals`]). (When both sides' nodes follow one base node, both
 /// renamed it alike: they stay one node, as before.)
-pub(super) fn unfuse_arrivals(sc: [&Scene; 3], t: &mut Table) {
+pub(super) fn unfuse_arrivals(sc: [&Scene; 3], t: &mut Table, paths: &Paths) {
     let fused: Vec<usize> = (0..t.at.len())
         .filter(|&id| match t.at[id] {
             [None, Some(o), Some(th)] => {
@@ -120,7 +120,7 @@ pub(super) fn unfuse_arrivals(sc: [&Scene; 3], t: &mut Table) {
             Some((id, o, th))
         })
         .collect();
-    follow_moves(sc, &mut trial);
+    follow_moves(sc, &mut trial, paths);
     // Whether side `s`'s node `i` followed a base node on the trial that the other side
     // still has as another node than `other`, that side's node at this path.
     let arrived = |s: usize, i: usize, other: usize| {
