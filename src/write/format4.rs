@@ -69,12 +69,17 @@ fn arrays(text: &str) -> Vec<(usize, bool, std::ops::Range<usize>)> {
 }
 
 /// Whether `text` holds `PackedByteArray(` or `PackedVector4Array(` anywhere (in a
-/// string too): one memmem pass for `Packed`.
+/// string too).
 fn mentions_arrays(text: &str) -> bool {
-    let b = text.as_bytes();
-    memchr::memmem::find_iter(b, b"Packed").any(|i| {
-        let rest = &b[i..];
-        rest.starts_with(BYTES) || rest.starts_with(VEC4)
+    mentions_packed(text.as_bytes(), &[&BYTES[6..], &VEC4[6..]])
+}
+
+/// Whether `text` holds `Packed` followed by one of `rests` anywhere: one memchr pass
+/// for the `P` (rare in scene text; a single-byte search is the cheapest pass there is).
+pub(crate) fn mentions_packed(text: &[u8], rests: &[&[u8]]) -> bool {
+    memchr::memchr_iter(b'P', text).any(|i| {
+        let word = &text[i..];
+        word.starts_with(b"Packed") && rests.iter().any(|r| word[6..].starts_with(r))
     })
 }
 

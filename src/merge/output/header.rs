@@ -12,15 +12,12 @@ use crate::model::SectionKind;
 
 /// Whether merged content uses values Godot 4.3 introduced (format 4). A line printed
 /// from a side is a slice of that side's text: a side whose whole text holds neither
-/// value has none in any of its lines, found by one memmem pass over the side (looked at
+/// value has none in any of its lines, found by one memchr pass over the side (looked at
 /// only once a line of it is) instead of two searches a line.
 fn needs_format4<'s>(ctx: &Ctx, mut secs: impl Iterator<Item = &'s OutSec>) -> bool {
     let holds = |t: &str| {
-        let t = t.as_bytes();
-        memchr::memmem::find_iter(t, b"Packed").any(|i| {
-            let rest = &t[i + 6..];
-            rest.starts_with(b"Vector4Array(") || rest.starts_with(b"ByteArray(\"")
-        })
+        let rests: [&[u8]; 2] = [b"Vector4Array(", b"ByteArray(\""];
+        crate::write::format4::mentions_packed(t.as_bytes(), &rests)
     };
     let mut side_may: [Option<bool>; 3] = [None; 3];
     secs.any(|s| {
