@@ -364,6 +364,10 @@ pub(super) struct NodeKeys<'a> {
     side_uids: [std::cell::OnceCell<FxMap<i64, ()>>; 3],
     sc: [&'a Scene; 3],
     parent_at: ParentAt,
+    /// The last parent path [`NodeKeys::match_keyed`] looked up on the side being
+    /// matched, and what the side's path map gave: siblings follow each other, so most
+    /// lookups repeat the one before.
+    last_parent: Option<(&'a str, Option<usize>)>,
 }
 
 /// A node's keys on its side.
@@ -401,6 +405,7 @@ impl<'a> NodeKeys<'a> {
             side_uids: Default::default(),
             sc,
             parent_at: sc.map(|s| Vec::with_capacity(s.nodes.len())),
+            last_parent: None,
         }
     }
 
@@ -414,6 +419,7 @@ impl<'a> NodeKeys<'a> {
     ) {
         let scene = sc[side];
         let (base_root, side_root) = (root_of(sc[B]), root_of(scene));
+        self.last_parent = None; // another side, another path map
         // The base node expected next.
         let mut bc = 0usize;
         for (i, n) in scene.nodes.iter().enumerate() {
@@ -470,7 +476,14 @@ impl<'a> NodeKeys<'a> {
         // The parent's index when the parent path names a listed node (or is ".").
         let direct = match n.parent.as_deref() {
             Some(".") => side_root,
-            Some(p) => paths.get(p).copied(),
+            Some(p) => match self.last_parent {
+                Some((q, d)) if q == p => d,
+                _ => {
+                    let d = paths.get(p).copied();
+                    self.last_parent = Some((p, d));
+                    d
+                }
+            },
             None => None,
         };
         self.parent_at[side].push(direct);
