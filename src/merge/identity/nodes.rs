@@ -4,8 +4,8 @@
 //! moved under the same new parent) paired with base's. Moves and renames without a
 //! unique_id are [`super::moves`]'.
 
+use super::keystore::{KeyStore, NodeKey3};
 use super::moves::follow_moves;
-use super::multimap::MultiMap;
 use crate::merge::shared::idents::{FxMap, ParentAt, Paths, SharedChange, Table, B, O, T};
 use crate::model::{NodeKey, Scene};
 use std::borrow::Cow;
@@ -348,12 +348,8 @@ pub(super) fn base_uids_unique(base: &Scene) -> bool {
 /// The node identities found so far and the keys they are found by.
 pub(super) struct NodeKeys<'a> {
     t: Table,
-    /// unique_id keys: the scope (the instance an override entry sits in) is named by
-    /// the identity of that instance node, so a moved instance keeps its overrides.
-    by_uid: FxMap<(String, i64), usize>,
-    by_path: MultiMap<&'a str>,
-    /// (identity of the nearest listed ancestor, rest of the path and name).
-    by_skey: MultiMap<(usize, Cow<'a, str>)>,
+    /// The keys recorded, each with its identity.
+    keys: KeyStore<'a>,
     /// Whether an identity's unique_id was already in base (then a different id on a
     /// side means a different node).
     uid_in_base: Vec<bool>,
@@ -370,15 +366,6 @@ pub(super) struct NodeKeys<'a> {
     last_parent: Option<(&'a str, Option<usize>)>,
 }
 
-/// A node's keys on its side.
-pub(super) struct NodeKey3<'a> {
-    uid: Option<(String, i64)>,
-    skey: Option<(usize, Cow<'a, str>)>,
-    path: &'a str,
-    /// The node is an override entry ([`is_override_entry`]).
-    entry: bool,
-}
-
 /// Whether a node is an override entry: listed only to change a node inside an
 /// instanced scene (a parent, no `type`, no `instance`).
 pub(super) fn is_override_entry(n: &crate::model::Node) -> bool {
@@ -390,15 +377,9 @@ impl<'a> NodeKeys<'a> {
         let mut t = Table::new([sc[0].nodes.len(), sc[1].nodes.len(), sc[2].nodes.len()]);
         let total = sc.iter().map(|s| s.nodes.len()).sum();
         t.at.reserve(total);
-        // The keyed maps are sized for base: most nodes of ours and theirs join by
-        // lockstep and are never entered. Sized for all three sides, a big scene's maps
-        // would spread the same entries over three times the memory, each page touched.
-        let keyed = sc[B].nodes.len() + 64;
         NodeKeys {
             t,
-            by_uid: FxMap::default(),
-            by_path: MultiMap::with_capacity(keyed),
-            by_skey: MultiMap::with_capacity(keyed),
+            keys: KeyStore::new(sc[B].nodes.len() + 64),
             uid_in_base: Vec::with_capacity(total),
             has_uid: Vec::with_capacity(total),
             uid_of: Vec::with_capacity(total),
@@ -420,7 +401,7 @@ impl<'a> NodeKeys<'a> {
         let scene = sc[side];
         let (base_root, side_root) = (root_of(sc[B]), root_of(scene));
         self.last_parent = None; // another side, another path map
-        // The base node expected next.
+                                 // The base node expected next.
         let mut bc = 0usize;
         for (i, n) in scene.nodes.iter().enumerate() {
             if lockstep && self.join_lockstep(sc, side, i, bc, base_root, side_root) {
@@ -604,33 +585,21 @@ impl<'a> NodeKeys<'a> {
                 })
         };
         let claimed = |id: usize| t.claimed(id, side);
-        keys.uid
-            .as_ref()
-            .and_then(|k| self.by_uid.get(k).copied())
-            .filter(|&id| !t.claimed(id, side))
-            .or_else(|| {
-                let k = keys.skey.as_ref()?;
-                self.by_skey.find(k, side, claimed, usable)
-            })
-            .or_else(|| self.by_path.find(keys.path, side, claimed, usable))
+        self.keys.find(keys, side, claimed, usable)
     }
 
     /// Record a node's keys for the sides after it.
     fn record(&mut self, side: usize, id: usize, keys: NodeKey3<'a>) {
-        if let Some(k) = keys.uid {
+        if let Some(k) = &keys.uid {
             if k.0.is_empty() && self.uid_of[id].is_none() {
                 self.uid_of[id] = Some(k.1);
             }
-            self.by_uid.entry(k).or_insert(id);
             self.has_uid[id] = true;
             if side == B {
                 self.uid_in_base[id] = true;
             }
         }
-        if let Some(k) = keys.skey {
-            self.by_skey.push(k, id);
-        }
-        self.by_path.push(keys.path, id);
+        self.keys.record(id, keys);
     }
 }
 
