@@ -660,9 +660,15 @@ mod tests {
     /// short run, at a window's edge, far past it) and whichever byte it is.
     #[test]
     fn next_stop_is_the_first_stop_byte() {
-        let naive = |s: &[u8], p: usize| (p..s.len()).find(|&i| GROUP_STOP[s[i] as usize]).unwrap_or(s.len());
+        let naive = |s: &[u8], p: usize| {
+            (p..s.len())
+                .find(|&i| GROUP_STOP[s[i] as usize])
+                .unwrap_or(s.len())
+        };
         let mut seed = 0x2545_f491_4f6c_dd1du64;
-        for len in [0usize, 1, 15, 16, 17, 63, 64, 65, 80, 81, 200, 4000, 70_000, 300_000] {
+        for len in [
+            0usize, 1, 15, 16, 17, 63, 64, 65, 80, 81, 200, 4000, 70_000, 300_000,
+        ] {
             let plain: Vec<u8> = (0..len).map(|i| b"0123456789., -e\n"[i % 16]).collect();
             assert_eq!(next_stop(&plain, 0), len);
             for &stop in b"([{)]}\";" {
@@ -677,7 +683,11 @@ mod tests {
                     let at = (seed % len as u64) as usize;
                     s[at] = stop;
                     let from = ((seed >> 32) % (at as u64 + 1)) as usize;
-                    assert_eq!(next_stop(&s, from), naive(&s, from), "len {len} at {at} from {from}");
+                    assert_eq!(
+                        next_stop(&s, from),
+                        naive(&s, from),
+                        "len {len} at {at} from {from}"
+                    );
                     assert_eq!(next_stop(&s, at + 1), len);
                 }
             }

@@ -206,7 +206,16 @@ mod tests {
             out
         }
         let pieces = [
-            "PackedByteArray(", "PackedVector4Array(", "1, 2", ")", "\"", "\\", "x", "_", "P", " ",
+            "PackedByteArray(",
+            "PackedVector4Array(",
+            "1, 2",
+            ")",
+            "\"",
+            "\\",
+            "x",
+            "_",
+            "P",
+            " ",
         ];
         let mut text = String::new();
         for n in 0..100_000usize {

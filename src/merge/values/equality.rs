@@ -113,9 +113,7 @@ impl<'a> Ctx<'a> {
         // disputed id.
         let d = self.disagree[a][b].get_or_init(|| self.disagreeing_ids(a, b));
         let search = d.is_empty() || text.len() <= LONG_TEXT;
-        if search
-            && !text.contains('\\')
-            && d.iter().all(|id| !id.is_empty() && !text.contains(id))
+        if search && !text.contains('\\') && d.iter().all(|id| !id.is_empty() && !text.contains(id))
         {
             return true;
         }
