@@ -6,6 +6,7 @@
 //! identity choices `--explain` shows as decisions. Nothing here merges a value.
 
 mod ext_resources;
+mod keystore;
 mod kinds;
 mod moves;
 mod multimap;

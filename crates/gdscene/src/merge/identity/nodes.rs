@@ -4,9 +4,9 @@
 //! moved under the same new parent) paired with base's. Moves and renames without a
 //! unique_id are [`super::moves`]'.
 
+use super::keystore::{KeyStore, NodeKey3};
 use super::kinds::{node_kind, root_of, MAX_SHARED_ROUNDS};
 use super::moves::follow_moves;
-use super::multimap::MultiMap;
 use crate::merge::shared::idents::{FxMap, ParentAt, Paths, SharedChange, Table, B, O, T};
 use crate::model::{NodeKey, Scene};
 use std::borrow::Cow;
@@ -35,8 +35,8 @@ pub(super) fn match_nodes<'a>(
         mut t, parent_at, ..
     } = keys;
     split_uid_twins(sc, &mut t);
-    unfuse_arrivals(sc, &mut t);
-    follow_moves(sc, &mut t);
+    unfuse_arrivals(sc, &mut t, &all_paths);
+    follow_moves(sc, &mut t, &all_paths);
     let shared = follow_shared(sc, &mut t, &all_paths);
     pair_roots(sc, &mut t);
     (t, all_paths, parent_at, shared)
@@ -92,7 +92,7 @@ pub(super) fn split_uid_twins(sc: [&Scene; 3], t: &mut Table) {
 /// two stay apart, and the tree stage makes their meeting at one path a conflict
 /// ([`crate::merge::tree::rivals`]). (When both sides' nodes follow one base node, both
 /// renamed it alike: they stay one node, as before.)
-pub(super) fn unfuse_arrivals(sc: [&Scene; 3], t: &mut Table) {
+pub(super) fn unfuse_arrivals(sc: [&Scene; 3], t: &mut Table, paths: &Paths) {
     let fused: Vec<usize> = (0..t.at.len())
         .filter(|&id| match t.at[id] {
             [None, Some(o), Some(th)] => {
@@ -121,7 +121,7 @@ pub(super) fn unfuse_arrivals(sc: [&Scene; 3], t: &mut Table) {
             Some((id, o, th))
         })
         .collect();
-    follow_moves(sc, &mut trial);
+    follow_moves(sc, &mut trial, paths);
     // Whether side `s`'s node `i` followed a base node on the trial that the other side
     // still has as another node than `other`, that side's node at this path.
     let arrived = |s: usize, i: usize, other: usize| {
@@ -345,12 +345,8 @@ pub(super) fn base_uids_unique(base: &Scene) -> bool {
 /// The node identities found so far and the keys they are found by.
 pub(super) struct NodeKeys<'a> {
     t: Table,
-    /// unique_id keys: the scope (the instance an override entry sits in) is named by
-    /// the identity of that instance node, so a moved instance keeps its overrides.
-    by_uid: FxMap<(String, i64), usize>,
-    by_path: MultiMap<&'a str>,
-    /// (identity of the nearest listed ancestor, rest of the path and name).
-    by_skey: MultiMap<(usize, Cow<'a, str>)>,
+    /// The keys recorded, each with its identity.
+    keys: KeyStore<'a>,
     /// Whether an identity's unique_id was already in base (then a different id on a
     /// side means a different node).
     uid_in_base: Vec<bool>,
@@ -361,15 +357,10 @@ pub(super) struct NodeKeys<'a> {
     side_uids: [std::cell::OnceCell<FxMap<i64, ()>>; 3],
     sc: [&'a Scene; 3],
     parent_at: ParentAt,
-}
-
-/// A node's keys on its side.
-pub(super) struct NodeKey3<'a> {
-    uid: Option<(String, i64)>,
-    skey: Option<(usize, Cow<'a, str>)>,
-    path: &'a str,
-    /// The node is an override entry ([`is_override_entry`]).
-    entry: bool,
+    /// The last parent path [`NodeKeys::match_keyed`] looked up on the side being
+    /// matched, and what the side's path map gave: siblings follow each other, so most
+    /// lookups repeat the one before.
+    last_parent: Option<(&'a str, Option<usize>)>,
 }
 
 /// Whether a node is an override entry: listed only to change a node inside an
@@ -383,21 +374,16 @@ impl<'a> NodeKeys<'a> {
         let mut t = Table::new([sc[0].nodes.len(), sc[1].nodes.len(), sc[2].nodes.len()]);
         let total = sc.iter().map(|s| s.nodes.len()).sum();
         t.at.reserve(total);
-        // The keyed maps are sized for base: most nodes of ours and theirs join by
-        // lockstep and are never entered. Sized for all three sides, a big scene's maps
-        // would spread the same entries over three times the memory, each page touched.
-        let keyed = sc[B].nodes.len() + 64;
         NodeKeys {
             t,
-            by_uid: FxMap::default(),
-            by_path: MultiMap::with_capacity(keyed),
-            by_skey: MultiMap::with_capacity(keyed),
+            keys: KeyStore::new(sc[B].nodes.len() + 64),
             uid_in_base: Vec::with_capacity(total),
             has_uid: Vec::with_capacity(total),
             uid_of: Vec::with_capacity(total),
             side_uids: Default::default(),
             sc,
             parent_at: sc.map(|s| Vec::with_capacity(s.nodes.len())),
+            last_parent: None,
         }
     }
 
@@ -411,7 +397,8 @@ impl<'a> NodeKeys<'a> {
     ) {
         let scene = sc[side];
         let (base_root, side_root) = (root_of(sc[B]), root_of(scene));
-        // The base node expected next.
+        self.last_parent = None; // another side, another path map
+                                 // The base node expected next.
         let mut bc = 0usize;
         for (i, n) in scene.nodes.iter().enumerate() {
             if lockstep && self.join_lockstep(sc, side, i, bc, base_root, side_root) {
@@ -467,7 +454,14 @@ impl<'a> NodeKeys<'a> {
         // The parent's index when the parent path names a listed node (or is ".").
         let direct = match n.parent.as_deref() {
             Some(".") => side_root,
-            Some(p) => paths.get(p).copied(),
+            Some(p) => match self.last_parent {
+                Some((q, d)) if q == p => d,
+                _ => {
+                    let d = paths.get(p).copied();
+                    self.last_parent = Some((p, d));
+                    d
+                }
+            },
             None => None,
         };
         self.parent_at[side].push(direct);
@@ -588,33 +582,21 @@ impl<'a> NodeKeys<'a> {
                 })
         };
         let claimed = |id: usize| t.claimed(id, side);
-        keys.uid
-            .as_ref()
-            .and_then(|k| self.by_uid.get(k).copied())
-            .filter(|&id| !t.claimed(id, side))
-            .or_else(|| {
-                let k = keys.skey.as_ref()?;
-                self.by_skey.find(k, side, claimed, usable)
-            })
-            .or_else(|| self.by_path.find(keys.path, side, claimed, usable))
+        self.keys.find(keys, side, claimed, usable)
     }
 
     /// Record a node's keys for the sides after it.
     fn record(&mut self, side: usize, id: usize, keys: NodeKey3<'a>) {
-        if let Some(k) = keys.uid {
+        if let Some(k) = &keys.uid {
             if k.0.is_empty() && self.uid_of[id].is_none() {
                 self.uid_of[id] = Some(k.1);
             }
-            self.by_uid.entry(k).or_insert(id);
             self.has_uid[id] = true;
             if side == B {
                 self.uid_in_base[id] = true;
             }
         }
-        if let Some(k) = keys.skey {
-            self.by_skey.push(k, id);
-        }
-        self.by_path.push(keys.path, id);
+        self.keys.record(id, keys);
     }
 }
 
