@@ -339,6 +339,22 @@ fn render(
     write_dict(&entries, sp)
 }
 
+/// The value of a value track's key at time 0, as written (`keys` is the track's
+/// `tracks/N/keys` dictionary): what the track sets when the animation starts, which a
+/// RESET animation's only key is. `None` without such a key or a `values` column.
+pub fn value_at_start(keys: &str) -> Option<String> {
+    let Shape::Dict(d) = shape(keys)? else {
+        return None;
+    };
+    let t = table_from_dict(d)?;
+    let col = t.columns.iter().position(|c| c == "values")?;
+    let (_, key) = t.keys.iter().find(|(bits, _)| *bits == 0)?;
+    match key.get(col)?.as_slice() {
+        [one] => Some(one.clone()),
+        _ => None,
+    }
+}
+
 /// `time 0.2: Vector2(0, -10) -> Vector2(0, -12)`, `time 0.5: added ...`, `time 1: removed ...`.
 pub(crate) fn describe(ctx: &PropertyContext, old: &str, new: &str) -> Option<Vec<ValueChange>> {
     let flat = ctx.track_type.and_then(flat_stride);

@@ -26,6 +26,7 @@ mod tests;
 pub use cells::PICTURE_MAX;
 pub use change::{describe_sequence, ValueChange, ValueDiff};
 pub use describe::{describe_change, describe_elements, describe_lines, describe_tracks};
+pub use keys::value_at_start;
 pub use tracks::{conflicts_of_track, merge_tracks, renumber_like_ours};
 
 use std::fmt;

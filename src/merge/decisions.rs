@@ -264,6 +264,19 @@ pub enum Decision {
         /// Why it is churn.
         reason: &'static str,
     },
+    /// Both sides changed saved editor state (a bone pose, an animated sprite's frame,
+    /// AnimationTree parameters, a blend shape, a value an AnimationPlayer track drives)
+    /// differently: the RESET animation's value, else ours', was kept.
+    SavedStateKept {
+        /// The node, as the conflict report names it.
+        node: String,
+        /// The keys, in file order.
+        keys: Vec<String>,
+        /// What kind of state.
+        what: &'static str,
+        /// `RESET` (the RESET animation's value at time 0) or `ours`.
+        from: &'static str,
+    },
     /// A node deleted on one side whose only change on the other was editor churn: gone.
     ChurnedNodeDeleted {
         /// The node, as the conflict report names it.
@@ -327,6 +340,7 @@ impl fmt::Display for Decision {
             | Decision::NodeUniqueIdKeptOurs { .. }
             | Decision::NodeIdPathOursKept { .. }
             | Decision::ChurnOursKept { .. }
+            | Decision::SavedStateKept { .. }
             | Decision::ChurnedNodeDeleted { .. } => self.fmt_node(f),
             Decision::ConflictCarriesSubtree { .. }
             | Decision::RivalNodesConflict { .. }
@@ -446,6 +460,13 @@ impl Decision {
                 f,
                 "both sides changed {key} of {node} differently; kept ours because {reason} (--no-layout-policy to get a conflict)"
             ),
+            Decision::SavedStateKept { node, keys, what, from } => write!(
+                f,
+                "kept {} {} of {node}: both sides changed {} differently, and it is {what}, state the editor saves rather than an edit (--state=conflict to get a conflict)",
+                if *from == "RESET" { "the RESET animation's value for" } else { "ours'" },
+                key_list(keys),
+                if keys.len() == 1 { "it" } else { "them" }
+            ),
             Decision::ChurnedNodeDeleted { node } => write!(
                 f,
                 "deleted {node}: the other side changed only its container layout or editor-only state"
@@ -544,6 +565,7 @@ impl Decision {
             Decision::ConflictCarriesSubResource { .. } => "conflict_carries_sub_resource",
             Decision::ChurnOursKept { .. } => "churn_ours_kept",
             Decision::ChurnedNodeDeleted { .. } => "churned_node_deleted",
+            Decision::SavedStateKept { .. } => "saved_state_kept",
             Decision::AddAddStandInBase { .. } => "add_add_stand_in_base",
             Decision::HunkFavored { .. } => "hunk_favored",
             Decision::ValueMergedInside { .. } => "value_merged_inside",
@@ -617,6 +639,7 @@ impl Decision {
             | Decision::ReplacedNodeConflict { .. }
             | Decision::NodesAtOnePathConflict { .. }
             | Decision::ChurnOursKept { .. }
+            | Decision::SavedStateKept { .. }
             | Decision::ChurnedNodeDeleted { .. }
             | Decision::ConflictCarriesSubResource { .. }
             | Decision::NodePathFollowed { .. }
@@ -668,6 +691,12 @@ impl Decision {
                 json!({"node": node, "key": key, "reason": reason})
             }
             Decision::ChurnedNodeDeleted { node } => json!({"node": node}),
+            Decision::SavedStateKept {
+                node,
+                keys,
+                what,
+                from,
+            } => json!({"node": node, "keys": keys, "what": what, "from": from}),
             Decision::ConflictCarriesSubResource { id } => json!({"id": id}),
             Decision::NodePathFollowed { node, from, to } => {
                 json!({"node": node, "from": from, "to": to})
@@ -684,5 +713,13 @@ impl Decision {
             // Not reached: `fields_json` hands this function only the decisions above.
             _ => json!({}),
         }
+    }
+}
+
+/// Keys for a sentence: all of them up to four, else the first three and how many more.
+fn key_list(keys: &[String]) -> String {
+    match keys.len() {
+        0..=4 => keys.join(", "),
+        n => format!("{} and {} more", keys[..3].join(", "), n - 3),
     }
 }

@@ -134,6 +134,9 @@ impl<'a> Ctx<'a> {
             Pick::Ours => all_lines(O),
             Pick::Theirs => all_lines(T),
             Pick::Conflict => {
+                if let Some(lines) = self.state_lines(secs[O], key, all_lines(O), location) {
+                    return lines;
+                }
                 if let Some(why) = secs[O].and_then(|si| self.churn(O, si, key)) {
                     self.churn_kept(location(), key, why);
                     return all_lines(O);
