@@ -1297,3 +1297,48 @@ fn new_sub_resources_both_branches_named_alike_are_two_resources() {
     );
     assert!(text.contains("bg_color = Color(0, 0, 1, 1)"), "{text}");
 }
+
+const TOWERS: &str = r#"[gd_scene format=3 uid="uid://b1"]
+
+[ext_resource type="PackedScene" uid="uid://ta" path="res://tower_a.tscn" id="1_a"]
+[ext_resource type="PackedScene" uid="uid://tb" path="res://tower_b.tscn" id="2_b"]
+
+[node name="Root" type="Node2D" unique_id=100]
+
+[node name="Tower" parent="." unique_id=5 instance=ExtResource("1_a")]
+position = Vector2(10, 0)
+
+[node name="Other" type="Node2D" parent="." unique_id=10]
+"#;
+
+/// Both sides re-saved Tower with the same new `unique_id`; theirs also made it an
+/// instance of another scene, ours moved it. One node (not a replacement with a fresh
+/// id, ours' node dropped), with theirs' `instance=` and ours' position, the shared id
+/// kept, and the explanation says the identity was shared (issue 39.4).
+#[test]
+fn same_new_unique_id_with_another_instance_is_one_node() {
+    let resaved = TOWERS.replace("unique_id=5", "unique_id=9");
+    let ours = resaved.replace("Vector2(10, 0)", "Vector2(12, 0)");
+    let theirs = resaved.replace(
+        "unique_id=9 instance=ExtResource(\"1_a\")",
+        "unique_id=9 instance=ExtResource(\"2_b\")",
+    );
+    for (o, t) in [(&ours, &theirs), (&theirs, &ours)] {
+        let (out, text) = run(TOWERS, o, t);
+        assert!(out.is_clean(), "{text}");
+        assert_eq!(text.matches("[node name=\"Tower\"").count(), 1, "{text}");
+        assert!(
+            text.contains("[node name=\"Tower\" parent=\".\" unique_id=9 instance=ExtResource(\"2_b\")]\nposition = Vector2(12, 0)\n"),
+            "{text}"
+        );
+        let said: Vec<String> = out.decisions.iter().map(|d| d.to_string()).collect();
+        assert!(
+            said.iter().any(|d| d.contains("the same new unique_id")),
+            "{said:?}"
+        );
+        assert!(
+            !said.iter().any(|d| d.contains("both nodes were kept")),
+            "{said:?}"
+        );
+    }
+}

@@ -51,9 +51,9 @@ pub(super) fn split_uid_twins(sc: [&Scene; 3], t: &mut Table) {
     let own = |n: &crate::model::Node| {
         n.parent.is_some() && matches!(&n.key, NodeKey::UniqueId { scope, .. } if scope.is_empty())
     };
-    // Types of base nodes both sides lost: a node both sides re-saved with one new id
-    // (and one side renamed or edited) is that base node, paired later.
-    let mut lost_types: Option<std::collections::BTreeSet<String>> = None;
+    // (Path, type) of base nodes both sides lost: a node both sides re-saved with one
+    // new id (and one side renamed, edited or re-instanced) is that base node, paired later.
+    let mut lost: Option<Vec<(String, String)>> = None;
     for ident in 0..t.at.len() {
         let [None, Some(o), Some(th)] = t.at[ident] else {
             continue;
@@ -62,18 +62,22 @@ pub(super) fn split_uid_twins(sc: [&Scene; 3], t: &mut Table) {
         if !own(no) || !own(nt) || no.key != nt.key {
             continue;
         }
-        let what = node_kind(sc[O], o).1;
-        let other_kind = what != node_kind(sc[T], th).1;
-        let lost = lost_types.get_or_insert_with(|| {
+        let (what, theirs) = (node_kind(sc[O], o).1, node_kind(sc[T], th).1);
+        let lost = lost.get_or_insert_with(|| {
             (t.at.iter())
                 .filter_map(|a| match *a {
-                    [Some(b), None, None] => Some(node_kind(sc[B], b).1),
+                    [Some(b), None, None] => {
+                        Some((sc[B].nodes[b].path.to_string(), node_kind(sc[B], b).1))
+                    }
                     _ => None,
                 })
                 .collect()
         });
+        let was = |path: &str, kind: &str| lost.iter().any(|(p, k)| p == path && k == kind);
+        // One side changed the type or instance of the base node both re-identified.
+        let other_kind = what != theirs && !was(&no.path, &what) && !was(&nt.path, &theirs);
         let elsewhere = no.path != nt.path
-            && !lost.contains(&what)
+            && !lost.iter().any(|(_, k)| *k == what)
             && super::moves::rename_content(sc, O, o) != super::moves::rename_content(sc, T, th);
         if other_kind || elsewhere {
             t.at[ident][T] = None;
