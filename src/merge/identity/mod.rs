@@ -9,6 +9,7 @@ mod ext_resources;
 mod moves;
 mod multimap;
 mod nodes;
+mod shared_ids;
 mod sub_resources;
 
 use crate::merge::shared::idents::{Idents, B, O, T};

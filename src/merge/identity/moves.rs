@@ -4,7 +4,8 @@
 //! alike enough by the rule `diff` uses ([`crate::model::likeness`]), and its
 //! descendants followed with it.
 
-use super::nodes::{node_kind, root_of, same_kind, sub_ids_blank, MAX_SHARED_ROUNDS};
+use super::nodes::{node_kind, root_of, same_kind, sub_ids_blank};
+use super::shared_ids::MAX_SHARED_ROUNDS;
 use crate::merge::shared::idents::{Table, B, O, T};
 use crate::model::likeness::{likeness, mutual_best, Budget};
 use crate::model::Scene;
