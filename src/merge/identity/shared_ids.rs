@@ -8,7 +8,7 @@
 use super::nodes::node_kind;
 use crate::merge::shared::idents::{Paths, SharedChange, Table, B, O, T};
 use crate::model::Scene;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Both sides changed a node's identity the same way (re-saved in a newer Godot that gave
 /// it the same new unique_id, or moved it under the same new parent): the base node
@@ -43,7 +43,8 @@ pub(super) fn pair_shared(
     paired: &mut Vec<SharedChange>,
 ) -> usize {
     let by_path = place != SharedBy::Name;
-    let (gone, both) = shared_keys(sc, t, paths, place);
+    let shared: BTreeSet<usize> = paired.iter().map(|p| p.ident).collect();
+    let (gone, both) = shared_keys(sc, t, paths, place, &shared);
     let mut count = 0;
     for (k, g) in &gone {
         let Some(n) = both.get(k).filter(|n| n.len() == 1 && g.len() == 1) else {
@@ -79,12 +80,16 @@ pub(super) fn pair_shared(
 }
 
 /// Base nodes neither side matched (`gone`) and nodes both sides share or one side
-/// re-saved (`both`), by the key `place`.
+/// re-saved (`both`), by the key `place`. By the parent's identity, `both` also holds a
+/// node only one side has and that has no `unique_id` to be re-identified by, under a
+/// node both sides re-identified alike (`shared`): a rename there left the node no
+/// path base knows (an override entry the other side deleted is then deleted).
 pub(super) fn shared_keys(
     sc: [&Scene; 3],
     t: &Table,
     paths: &Paths,
     place: SharedBy,
+    shared: &BTreeSet<usize>,
 ) -> (Keyed, Keyed) {
     let by_path = place != SharedBy::Name;
     let key = |s: usize, i: usize| {
@@ -99,7 +104,13 @@ pub(super) fn shared_keys(
     };
     let mut gone: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
     let mut both: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
-    let re_identified = |s: usize, i: usize| by_path && sc[s].nodes[i].unique_id.is_some();
+    let re_identified = |s: usize, i: usize| {
+        let n = &sc[s].nodes[i];
+        by_path && n.unique_id.is_some()
+            || place == SharedBy::Parent
+                && n.unique_id.is_none()
+                && shared.contains(&parent_ident(t, paths, s, n))
+    };
     for (ident, at) in t.at.iter().enumerate() {
         match *at {
             [Some(b), None, None] => gone.entry(key(B, b)).or_default().push(ident),
