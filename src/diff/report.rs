@@ -207,6 +207,15 @@ pub enum Delta {
     None,
     /// Same math type: the components that changed (name, old, new).
     Components(Vec<(String, String, String)>),
+    /// A transform (`Transform3D`, `Transform2D`, Godot 3 `Transform`): what changed in
+    /// words, by the parts the inspector shows (`moved by (0, 2, 0)`, `rotated by 45°`,
+    /// `scaled by (2, 2, 2)`, `basis changed` for a sheared one), and the components.
+    Transform {
+        /// The parts that changed, in words.
+        parts: Vec<String>,
+        /// The components that changed (name, old, new).
+        components: Vec<(String, String, String)>,
+    },
     /// Same packed array kind: lengths and how many elements (of the common prefix) differ.
     Packed {
         /// Canonical packed type name.

@@ -305,6 +305,16 @@ pub enum Decision {
         /// The property.
         key: String,
     },
+    /// A transform both sides changed was merged by its parts (origin, basis, or the
+    /// basis's rotation and scale), each from the side that changed it.
+    TransformMergedByParts {
+        /// The node or resource, as the conflict report names it.
+        location: String,
+        /// The property.
+        key: String,
+        /// Which side each part came from (`origin from ours`, `rotation from theirs`).
+        parts: Vec<String>,
+    },
     /// The structural merge was not used.
     FellBack {
         /// Why.
@@ -326,7 +336,8 @@ impl fmt::Display for Decision {
             | Decision::EmbeddedSupersetKept { .. }
             | Decision::UnusedResourceDropped { .. }
             | Decision::DeletedResourceKept { .. }
-            | Decision::ValueMergedInside { .. } => self.fmt_resource(f),
+            | Decision::ValueMergedInside { .. }
+            | Decision::TransformMergedByParts { .. } => self.fmt_resource(f),
             Decision::NodeRenameFollowed { .. }
             | Decision::NodeMoveFollowed { .. }
             | Decision::NodePathFollowed { .. }
@@ -406,6 +417,11 @@ impl Decision {
             Decision::ValueMergedInside { location, key } => write!(
                 f,
                 "merged {key} of {location} inside (both sides changed it), reading each side's resource ids as the resources they name"
+            ),
+            Decision::TransformMergedByParts { location, key, parts } => write!(
+                f,
+                "merged {key} of {location} by its parts (both sides changed it, different parts): {}",
+                parts.join(", ")
             ),
             // Not reached: `fmt` hands this function only the decisions above.
             _ => Ok(()),
@@ -569,6 +585,7 @@ impl Decision {
             Decision::AddAddStandInBase { .. } => "add_add_stand_in_base",
             Decision::HunkFavored { .. } => "hunk_favored",
             Decision::ValueMergedInside { .. } => "value_merged_inside",
+            Decision::TransformMergedByParts { .. } => "transform_merged_by_parts",
             Decision::FellBack { .. } => "fell_back",
         }
     }
@@ -621,6 +638,11 @@ impl Decision {
             Decision::ValueMergedInside { location, key } => {
                 json!({"location": location, "key": key})
             }
+            Decision::TransformMergedByParts {
+                location,
+                key,
+                parts,
+            } => json!({"location": location, "key": key, "parts": parts}),
             Decision::AddAddStandInBase { header } => json!({"header": header}),
             Decision::HunkFavored { side, line, kept } => {
                 json!({"side": side, "line": line, "kept": kept})

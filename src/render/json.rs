@@ -148,6 +148,18 @@ fn delta_fields(m: &mut Map<String, Value>, delta: &Delta) {
                 m.insert("picture".into(), json!(g.picture));
             }
         }
+        Delta::Transform { parts, components } => {
+            m.insert("transform".into(), json!(parts));
+            m.insert(
+                "components".into(),
+                Value::Array(
+                    components
+                        .iter()
+                        .map(|(n, a, b)| json!({"name": n, "old": a, "new": b}))
+                        .collect(),
+                ),
+            );
+        }
         Delta::Components(c) => {
             m.insert(
                 "components".into(),

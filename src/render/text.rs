@@ -69,6 +69,7 @@ pub fn describe(d: &Detail) -> (char, String) {
             match delta {
                 Delta::Grain(g) => s = grain_headline(key, g),
                 Delta::None => {}
+                Delta::Transform { parts, .. } => s = format!("{key}: {}", parts.join(", ")),
                 Delta::Components(c) => {
                     let parts: Vec<String> = c
                         .iter()
