@@ -52,7 +52,9 @@ fn a_rotation_and_a_scale_recompose_exactly() {
     let text = common::text(&m);
     assert!(m.is_clean(), "{text}");
     assert!(
-        text.contains("transform = Transform3D(1.299038, 0, 0.75, 0, 1.5, 0, -0.75, 0, 1.299038, 1, 2, 3)\n"),
+        text.contains(
+            "transform = Transform3D(1.299038, 0, 0.75, 0, 1.5, 0, -0.75, 0, 1.299038, 1, 2, 3)\n"
+        ),
         "{text}"
     );
     assert_eq!(

@@ -232,6 +232,10 @@ pub struct DiffArgs {
     /// Also list resave noise (renamed ids, load_steps, float re-spellings, ...).
     #[arg(long)]
     pub show_noise: bool,
+    /// List every bone pose of a Skeleton3D saved in another pose (else one line per
+    /// skeleton).
+    #[arg(long)]
+    pub show_state: bool,
     /// Called as git's external diff: PATH OLD-FILE OLD-HEX OLD-MODE NEW-FILE NEW-HEX NEW-MODE.
     #[arg(long)]
     pub git_external: bool,
@@ -273,6 +277,10 @@ pub struct ReviewArgs {
     /// Also list resave noise.
     #[arg(long)]
     pub show_noise: bool,
+    /// List every bone pose of a Skeleton3D saved in another pose (else one line per
+    /// skeleton).
+    #[arg(long)]
+    pub show_state: bool,
     /// Most bytes of Markdown output (GitHub refuses comments over 65,536 characters):
     /// the most changed files in full, the rest summarised. 0: no limit.
     #[arg(long, value_name = "N", default_value_t = tscn_merge::render::markdown::DEFAULT_MAX_BYTES)]

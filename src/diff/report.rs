@@ -168,6 +168,15 @@ pub enum Detail {
         /// Its old value.
         value: String,
     },
+    /// Several changes of one part shown as one line, as the renderers fold them
+    /// ([`crate::render::shown`]: a Skeleton3D's bone poses, `Skeleton3D pose re-saved,
+    /// 24 bones`); never produced by the diff itself.
+    Folded {
+        /// The line.
+        text: String,
+        /// How many changes it stands for.
+        count: usize,
+    },
     /// A property changed value.
     PropertyChanged {
         /// Property key.
@@ -196,6 +205,7 @@ impl Detail {
             Detail::PropertyAdded { .. } => "property_added",
             Detail::PropertyRemoved { .. } => "property_removed",
             Detail::PropertyChanged { .. } => "property_changed",
+            Detail::Folded { .. } => "folded",
         }
     }
 }

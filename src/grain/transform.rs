@@ -284,8 +284,21 @@ pub fn describe_transform(old: &str, new: &str) -> Option<Vec<String>> {
     let g6 = |v: f64| crate::write::g6_signed(v as f32 as f64);
     let mut words = Vec::new();
     if !same(a.origin(), b.origin()) {
-        let d: Vec<String> = (a.origin().iter().zip(b.origin()))
-            .map(|(x, y)| g6(y - x))
+        // A component that moved by float noise only reads 0 beside one that moved.
+        let noise = |x: f64, y: f64| (y - x).abs() <= 1e-6 * x.abs().max(y.abs()).max(1.0);
+        let pairs: Vec<(f64, f64)> = (a.origin().iter().copied())
+            .zip(b.origin().iter().copied())
+            .collect();
+        let all_noise = pairs.iter().all(|&(x, y)| noise(x, y));
+        let d: Vec<String> = pairs
+            .iter()
+            .map(|&(x, y)| {
+                if noise(x, y) && !all_noise {
+                    "0".into()
+                } else {
+                    g6(y - x)
+                }
+            })
             .collect();
         words.push(format!("moved by ({})", d.join(", ")));
     }

@@ -115,6 +115,10 @@ pub fn change(c: &crate::diff::Change) -> Value {
             m.insert("key".into(), json!(key));
             m.insert("new".into(), json!(value));
         }
+        Detail::Folded { text, count } => {
+            m.insert("text".into(), json!(text));
+            m.insert("count".into(), json!(count));
+        }
         Detail::PropertyRemoved { key, value } => {
             m.insert("key".into(), json!(key));
             m.insert("old".into(), json!(value));
