@@ -11,6 +11,7 @@ mod kinds;
 mod moves;
 mod multimap;
 mod nodes;
+mod shared_ids;
 mod sub_resources;
 
 use crate::merge::shared::idents::{Idents, B, O, T};

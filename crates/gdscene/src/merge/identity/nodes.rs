@@ -5,12 +5,12 @@
 //! unique_id are [`super::moves`]'.
 
 use super::keystore::{KeyStore, NodeKey3};
-use super::kinds::{node_kind, root_of, MAX_SHARED_ROUNDS};
+use super::kinds::{node_kind, root_of};
 use super::moves::follow_moves;
+use super::shared_ids::follow_shared;
 use crate::merge::shared::idents::{FxMap, ParentAt, Paths, SharedChange, Table, B, O, T};
 use crate::model::{NodeKey, Scene};
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 
 /// Node identities, in named steps: each side's path map
 /// ([`side_paths`]), then base, ours and theirs in turn ([`NodeKeys::match_side`]): a
@@ -52,9 +52,9 @@ pub(super) fn split_uid_twins(sc: [&Scene; 3], t: &mut Table) {
     let own = |n: &crate::model::Node| {
         n.parent.is_some() && matches!(&n.key, NodeKey::UniqueId { scope, .. } if scope.is_empty())
     };
-    // Types of base nodes both sides lost: a node both sides re-saved with one new id
-    // (and one side renamed or edited) is that base node, paired later.
-    let mut lost_types: Option<std::collections::BTreeSet<String>> = None;
+    // (Path, type) of base nodes both sides lost: a node both sides re-saved with one
+    // new id (and one side renamed, edited or re-instanced) is that base node, paired later.
+    let mut lost: Option<Vec<(String, String)>> = None;
     for ident in 0..t.at.len() {
         let [None, Some(o), Some(th)] = t.at[ident] else {
             continue;
@@ -63,18 +63,22 @@ pub(super) fn split_uid_twins(sc: [&Scene; 3], t: &mut Table) {
         if !own(no) || !own(nt) || no.key != nt.key {
             continue;
         }
-        let what = node_kind(sc[O], o).1;
-        let other_kind = what != node_kind(sc[T], th).1;
-        let lost = lost_types.get_or_insert_with(|| {
+        let (what, theirs) = (node_kind(sc[O], o).1, node_kind(sc[T], th).1);
+        let lost = lost.get_or_insert_with(|| {
             (t.at.iter())
                 .filter_map(|a| match *a {
-                    [Some(b), None, None] => Some(node_kind(sc[B], b).1),
+                    [Some(b), None, None] => {
+                        Some((sc[B].nodes[b].path.to_string(), node_kind(sc[B], b).1))
+                    }
                     _ => None,
                 })
                 .collect()
         });
+        let was = |path: &str, kind: &str| lost.iter().any(|(p, k)| p == path && k == kind);
+        // One side changed the type or instance of the base node both re-identified.
+        let other_kind = what != theirs && !was(&no.path, &what) && !was(&nt.path, &theirs);
         let elsewhere = no.path != nt.path
-            && !lost.contains(&what)
+            && !lost.iter().any(|(_, k)| *k == what)
             && super::moves::rename_content(sc, O, o) != super::moves::rename_content(sc, T, th);
         if other_kind || elsewhere {
             t.at[ident][T] = None;
@@ -164,135 +168,6 @@ pub(super) fn pair_roots(sc: [&Scene; 3], t: &mut Table) {
             }
         }
     }
-}
-
-/// Both sides changed a node's identity the same way (re-saved in a newer Godot that gave
-/// it the same new unique_id, or moved it under the same new parent): the base node
-/// neither side matched pairs with the node both sides share (found by either side's
-/// path and type, then by name and type), when the pairing is unambiguous. The merge is
-/// then three-way against base. A re-saved node (new unique_id, same path and type) only
-/// one side still has pairs the same way: the other side deleted it.
-pub(super) fn follow_shared(sc: [&Scene; 3], t: &mut Table, paths: &Paths) -> Vec<SharedChange> {
-    let mut paired = Vec::new();
-    pair_shared(sc, t, paths, SharedBy::Path, &mut paired);
-    // The parent's identity and the name pair a re-saved node whose ancestor one side
-    // renamed or moved (its path changed) once that ancestor is paired: one level a round.
-    for _ in 0..MAX_SHARED_ROUNDS {
-        if pair_shared(sc, t, paths, SharedBy::Parent, &mut paired) == 0 {
-            break;
-        }
-    }
-    pair_shared(sc, t, paths, SharedBy::Name, &mut paired);
-    paired
-}
-
-/// One round of [`follow_shared`] by the key `place`; how many base nodes it paired.
-pub(super) fn pair_shared(
-    sc: [&Scene; 3],
-    t: &mut Table,
-    paths: &Paths,
-    place: SharedBy,
-    paired: &mut Vec<SharedChange>,
-) -> usize {
-    let by_path = place != SharedBy::Name;
-    let (gone, both) = shared_keys(sc, t, paths, place);
-    let mut count = 0;
-    for (k, g) in &gone {
-        let Some(n) = both.get(k).filter(|n| n.len() == 1 && g.len() == 1) else {
-            continue;
-        };
-        // By name alone a node without a type (an override inside an instance) is
-        // too vague; by its whole path it is as sure as any.
-        if k.1.is_empty() && !by_path {
-            continue;
-        }
-        let (keep, drop) = (g[0], n[0]);
-        let [_, o, th] = t.at[drop];
-        if o.is_none() && th.is_none() {
-            continue; // paired under its other key
-        }
-        t.at[drop] = [None; 3];
-        count += 1;
-        for (s, i) in [(O, o), (T, th)] {
-            if let Some(i) = i {
-                t.bind(keep, s, i);
-            }
-        }
-        let uid = |s: usize, i: Option<usize>| i.and_then(|i| sc[s].nodes[i].unique_id);
-        if o.is_some() && th.is_some() {
-            let by_unique_id = uid(O, o).is_some() && uid(O, o) == uid(T, th);
-            paired.push(SharedChange {
-                ident: keep,
-                by_unique_id,
-            });
-        }
-    }
-    count
-}
-
-/// Base nodes neither side matched (`gone`) and nodes both sides share or one side
-/// re-saved (`both`), by the key `place`.
-pub(super) fn shared_keys(
-    sc: [&Scene; 3],
-    t: &Table,
-    paths: &Paths,
-    place: SharedBy,
-) -> (Keyed, Keyed) {
-    let by_path = place != SharedBy::Name;
-    let key = |s: usize, i: usize| {
-        let (name, what) = node_kind(sc[s], i);
-        let n = &sc[s].nodes[i];
-        let place = match place {
-            SharedBy::Path => n.path.to_string(),
-            SharedBy::Parent => format!("{}/{name}", parent_ident(t, paths, s, n)),
-            SharedBy::Name => name,
-        };
-        (place, what)
-    };
-    let mut gone: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
-    let mut both: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
-    let re_identified = |s: usize, i: usize| by_path && sc[s].nodes[i].unique_id.is_some();
-    for (ident, at) in t.at.iter().enumerate() {
-        match *at {
-            [Some(b), None, None] => gone.entry(key(B, b)).or_default().push(ident),
-            [None, Some(o), Some(th)] => {
-                let (ko, kt) = (key(O, o), key(T, th));
-                if kt != ko {
-                    both.entry(kt).or_default().push(ident);
-                }
-                both.entry(ko).or_default().push(ident);
-            }
-            // A re-saved node the other side deleted (or changed otherwise).
-            [None, Some(i), None] if re_identified(O, i) => {
-                both.entry(key(O, i)).or_default().push(ident)
-            }
-            [None, None, Some(i)] if re_identified(T, i) => {
-                both.entry(key(T, i)).or_default().push(ident)
-            }
-            _ => {}
-        }
-    }
-    (gone, both)
-}
-
-/// Identities by a [`follow_shared`] key.
-pub(super) type Keyed = BTreeMap<(String, String), Vec<usize>>;
-
-/// The keys [`follow_shared`] pairs by, in order.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) enum SharedBy {
-    Path,
-    Parent,
-    Name,
-}
-
-/// The identity of a node's parent on side `s` (`usize::MAX` for the root or an unknown
-/// parent), for [`SharedBy::Parent`].
-pub(super) fn parent_ident(t: &Table, paths: &Paths, s: usize, n: &crate::model::Node) -> usize {
-    n.parent.as_ref().map_or(usize::MAX, |_| {
-        let parent = n.path.rsplit_once('/').map_or(".", |(p, _)| p);
-        paths[s].get(parent).map_or(usize::MAX, |&i| t.of[s][i])
-    })
 }
 
 /// Each side's node paths. Big scenes: theirs' map is built on a second thread.
