@@ -58,6 +58,12 @@ pub fn labels(before: &str, size: usize) -> Labels {
     if l.theirs.is_empty() {
         l.theirs = merging_branch(Path::new(".")).unwrap_or_default();
     }
+    // A branch called "theirs" adds nothing to the word "Theirs".
+    for label in [&mut l.ours, &mut l.theirs] {
+        if says_nothing(label) {
+            label.clear();
+        }
+    }
     l
 }
 

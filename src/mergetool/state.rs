@@ -194,8 +194,10 @@ fn tree(merged: &Merged, sides: &[String; 3], conflicts: &[Value]) -> Vec<Value>
                     .is_some_and(|n| n.contains(&json!(path)));
                 if holds {
                     mine.push(c["index"].clone());
-                    if !c["place"].as_str().unwrap_or_default().starts_with("node ") {
-                        uses.push(c["place"].clone());
+                    let place = &c["place"];
+                    let direct = place.as_str().unwrap_or_default().starts_with("node ");
+                    if !direct && !uses.contains(place) {
+                        uses.push(place.clone());
                     }
                 }
             }
