@@ -21,9 +21,8 @@ pub struct Conflict {
     pub base: Option<String>,
     /// Their lines.
     pub theirs: String,
-    /// The section's text before the conflict, its header line on (ours where an
-    /// earlier conflict of the section is): where a track's path and type are read.
-    pub context: String,
+    /// The section it is in, as an index into [`Merged::sections`].
+    pub section: usize,
     /// The property whose value the conflict lies inside, when it does.
     pub within: Option<Within>,
 }
@@ -56,6 +55,10 @@ pub struct Merged {
     pub spans: Vec<Span>,
     /// The conflicts, in file order.
     pub conflicts: Vec<Conflict>,
+    /// Each section's text, from its header line on, conflicts taken from ours (the
+    /// lines before the first header are section 0): where a track's path and type are
+    /// read.
+    pub sections: Vec<String>,
 }
 
 /// What the user chose for one conflict.
@@ -74,24 +77,6 @@ pub enum Choice {
 /// Whether a line is a section header (`[node name="A" ...]`, `[application]`).
 fn is_header(line: &str) -> bool {
     line.starts_with('[') && line.trim_end().ends_with(']')
-}
-
-/// The last section header among `text`'s lines, if any.
-fn last_header(text: &str) -> Option<&str> {
-    text.lines().rev().find(|l| is_header(l)).map(str::trim)
-}
-
-/// The text from the last header line of `text` on, if it has one.
-fn from_last_header(text: &str) -> Option<&str> {
-    let mut at = None;
-    let mut start = 0;
-    for l in text.split_inclusive('\n') {
-        if is_header(l) {
-            at = Some(start);
-        }
-        start += l.len();
-    }
-    at.map(|i| &text[i..])
 }
 
 /// The key a line sets (`key = value` in a scene, `key=value` in a ConfigFile), if any.
@@ -140,6 +125,24 @@ fn side_text<'m>(span: &'m Span, conflicts: &'m [Conflict], side: usize) -> Opti
     }
 }
 
+/// The last line of `t` that is a header or sets a key, and where it starts; read from
+/// the end, so a long span is not read whole.
+fn last_start(t: &str) -> Option<(usize, &str)> {
+    let mut end = t.len();
+    while end > 0 {
+        let start = t.as_bytes()[..end - 1]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        let l = &t[start..end];
+        if is_header(l) || key_of(l).is_some() {
+            return Some((start, l));
+        }
+        end = start;
+    }
+    None
+}
+
 /// The property whose value the conflict at span `k` lies inside: the last property
 /// line before it (no header between) whose brackets are still open at the conflict,
 /// and its value on each side up to where the brackets close (conflicts further inside
@@ -149,15 +152,7 @@ fn within(spans: &[Span], conflicts: &[Conflict], k: usize) -> Option<Within> {
     // Back to the line the property starts on: span `first`, byte `from`.
     let (first, from, key) = (0..k).rev().take(4096).find_map(|j| {
         let t = ours(j);
-        let mut at = None;
-        let mut off = 0;
-        for l in t.split_inclusive('\n') {
-            if is_header(l) || key_of(l).is_some() {
-                at = Some((off, l));
-            }
-            off += l.len();
-        }
-        at.map(|(off, l)| (j, off, key_of(l)))
+        last_start(t).map(|(off, l)| (j, off, key_of(l)))
     })?;
     // A property line inside another conflict is that conflict's own business.
     let key = key.filter(|_| matches!(spans[first], Span::Text(_)))?;
@@ -216,23 +211,26 @@ pub fn split(text: &str, marker_size: usize) -> anyhow::Result<Merged> {
         .map_err(|e| anyhow::anyhow!("conflict markers: {e}"))?;
     let mut spans = Vec::new();
     let mut conflicts: Vec<Conflict> = Vec::new();
-    let (mut header, mut section) = (String::new(), String::new());
+    let mut header = String::new();
+    let mut sections = vec![String::new()];
     let lossy = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
-    // The section so far grows by each piece, from its header line on.
-    let grow = |section: &mut String, header: &mut String, t: &str| {
-        match from_last_header(t) {
-            Some(rest) => *section = rest.to_string(),
-            None => section.push_str(t),
-        }
-        if let Some(h) = last_header(t) {
-            *header = h.to_string();
+    // Each piece's lines go to the section they are in; a header starts the next one.
+    let grow = |sections: &mut Vec<String>, header: &mut String, t: &str| {
+        for l in t.split_inclusive('\n') {
+            if is_header(l) {
+                sections.push(String::new());
+                *header = l.trim().to_string();
+            }
+            if let Some(s) = sections.last_mut() {
+                s.push_str(l);
+            }
         }
     };
     for p in marked.pieces {
         match p {
             Piece::Text(t) => {
                 let t = lossy(&t);
-                grow(&mut section, &mut header, &t);
+                grow(&mut sections, &mut header, &t);
                 spans.push(Span::Text(t));
             }
             Piece::Block(b) => {
@@ -242,10 +240,10 @@ pub fn split(text: &str, marker_size: usize) -> anyhow::Result<Merged> {
                     ours: lossy(&b.ours),
                     base: b.base.as_deref().map(lossy),
                     theirs: lossy(&b.theirs),
-                    context: section.clone(),
+                    section: sections.len() - 1,
                     within: None,
                 };
-                grow(&mut section, &mut header, &c.ours);
+                grow(&mut sections, &mut header, &c.ours);
                 spans.push(Span::Conflict(conflicts.len()));
                 conflicts.push(c);
             }
@@ -256,7 +254,11 @@ pub fn split(text: &str, marker_size: usize) -> anyhow::Result<Merged> {
             conflicts[*i].within = within(&spans, &conflicts, k);
         }
     }
-    Ok(Merged { spans, conflicts })
+    Ok(Merged {
+        spans,
+        conflicts,
+        sections,
+    })
 }
 
 impl Merged {

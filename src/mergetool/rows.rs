@@ -115,14 +115,14 @@ fn value_in<'a>(lines: &'a str, key: &str) -> Option<&'a str> {
 }
 
 /// The time line of a `tracks/N/keys` row: the track's keys on each side, sorted by time.
-fn key_view(c: &Conflict, key: &str, values: [Option<&str>; 3]) -> Option<Value> {
+fn key_view(section: &str, key: &str, values: [Option<&str>; 3]) -> Option<Value> {
     let n = track_number(key)?;
-    let around = format!("{}{}", c.context, c.ours);
-    let path = value_in(&around, &format!("tracks/{n}/path"))
+    let around = section;
+    let path = value_in(around, &format!("tracks/{n}/path"))
         .map(|p| p.trim_start_matches("NodePath(\"").trim_end_matches("\")"))
         .unwrap_or_default();
-    let kind = value_in(&around, &format!("tracks/{n}/type"));
-    let length = value_in(&around, "length").and_then(|l| l.parse().ok());
+    let kind = value_in(around, &format!("tracks/{n}/type"));
+    let length = value_in(around, "length").and_then(|l| l.parse().ok());
     let keys: [Option<Vec<Key>>; 3] = values.map(|v| keys_of(v?, kind));
     if keys.iter().all(Option::is_none) {
         return None;
@@ -136,6 +136,7 @@ fn key_view(c: &Conflict, key: &str, values: [Option<&str>; 3]) -> Option<Value>
 /// as a key view (`keys`).
 pub fn rows(
     c: &Conflict,
+    section: &str,
     names: &BTreeMap<(String, String), String>,
     file_format: u8,
     config: bool,
@@ -170,7 +171,7 @@ pub fn rows(
             };
             let [base, ours, theirs] = [0, 1, 2].map(|i| value(&sides[i], k));
             let (base, ours, theirs) = (base.as_deref(), ours.as_deref(), theirs.as_deref());
-            let keys = key_view(c, k, [base, ours, theirs]);
+            let keys = key_view(section, k, [base, ours, theirs]);
             json!({
                 "key": k,
                 "base": cell(&sides[0], k),
@@ -205,10 +206,10 @@ mod tests {
             ours: cells("7"),
             base: Some(cells("1")),
             theirs: cells("9"),
-            context: String::new(),
+            section: 0,
             within: None,
         };
-        let r = rows(&c, &BTreeMap::new(), 3, false);
+        let r = rows(&c, "", &BTreeMap::new(), 3, false);
         assert_eq!(r.len(), 1);
         let drawn = r[0]["ours_drawn"].as_str().unwrap_or_default();
         assert!(drawn.contains("<svg class=\"cells\""), "{}", r[0]);
@@ -237,7 +238,8 @@ mod tests {
     #[test]
     fn a_conflict_inside_an_animations_keys_gets_its_keys_by_time() {
         let m = super::super::hunks::split(super::super::hunks::tests::KEYS, 7).expect("splits");
-        let r = rows(&m.conflicts[1], &BTreeMap::new(), 3, false);
+        let c = &m.conflicts[1];
+        let r = rows(c, &m.sections[c.section], &BTreeMap::new(), 3, false);
         assert_eq!(r.len(), 1, "{r:?}");
         assert_eq!(r[0]["key"], "tracks/0/keys");
         let keys = &r[0]["keys"];

@@ -40,7 +40,8 @@ pub fn state(
         .iter()
         .enumerate()
         .map(|(i, c)| {
-            let rows = rows::rows(c, &names, format, config);
+            let section = merged.sections.get(c.section).map_or("", String::as_str);
+            let rows = rows::rows(c, section, &names, format, config);
             let nodes: Vec<String> = match (hunks::node_path(&c.header), &users) {
                 (Some(p), _) => vec![p],
                 (None, u) => hunks::attr(&c.header, "id")
@@ -114,7 +115,7 @@ fn place(header: &str, root: Option<&str>, config: bool, rows: &[Value]) -> Stri
     }
 }
 
-/// Per sub_resource id, the nodes that use it, directly or through other resources (an
+/// Per conflicted sub_resource's id, the nodes that use it, directly or through other resources (an
 /// Animation through its AnimationLibrary to the AnimationPlayer), in either side's text.
 fn users_of(merged: &Merged) -> BTreeMap<String, BTreeSet<String>> {
     // Who names each sub_resource: a node (by path) or another sub_resource (by id).
@@ -143,8 +144,14 @@ fn users_of(merged: &Merged) -> BTreeMap<String, BTreeSet<String>> {
             });
         }
     }
+    let wanted: BTreeSet<&str> = merged
+        .conflicts
+        .iter()
+        .filter(|c| c.header.starts_with("[sub_resource "))
+        .filter_map(|c| hunks::attr(&c.header, "id"))
+        .collect();
     let mut out = BTreeMap::new();
-    for id in named_by.keys() {
+    for id in named_by.keys().filter(|id| wanted.contains(id.as_str())) {
         let (mut nodes, mut seen, mut todo) = (BTreeSet::new(), BTreeSet::new(), vec![id.clone()]);
         while let Some(next) = todo.pop() {
             if !seen.insert(next.clone()) || seen.len() > 10_000 {
@@ -168,10 +175,11 @@ fn users_of(merged: &Merged) -> BTreeMap<String, BTreeSet<String>> {
 /// each side did.
 fn tree(merged: &Merged, sides: &[String; 3], conflicts: &[Value]) -> Vec<Value> {
     let mut nodes: Vec<(String, Option<String>, String)> = Vec::new();
+    let mut seen = BTreeSet::new();
     for text in [merged.all(|c| &c.ours), merged.all(|c| &c.theirs)] {
         for l in text.lines().filter(|l| l.starts_with("[node ")) {
             if let Some(p) = hunks::node_path(l) {
-                if !nodes.iter().any(|(q, _, _)| *q == p) {
+                if seen.insert(p.clone()) {
                     let name = hunks::attr(l, "name").unwrap_or(&p).to_string();
                     nodes.push((p, hunks::attr(l, "type").map(str::to_string), name));
                 }
@@ -179,6 +187,16 @@ fn tree(merged: &Merged, sides: &[String; 3], conflicts: &[Value]) -> Vec<Value>
         }
     }
     let did = side_actions(sides);
+    // Per node path, the conflicts in it or in a resource it uses, by index and place.
+    let mut held: BTreeMap<&str, Vec<(&Value, &Value)>> = BTreeMap::new();
+    for c in conflicts {
+        for n in c["nodes"].as_array().into_iter().flatten() {
+            let path = n.as_str().unwrap_or_default();
+            held.entry(path)
+                .or_default()
+                .push((&c["index"], &c["place"]));
+        }
+    }
     nodes
         .into_iter()
         .map(|(path, type_name, name)| {
@@ -188,17 +206,11 @@ fn tree(merged: &Merged, sides: &[String; 3], conflicts: &[Value]) -> Vec<Value>
                 path.matches('/').count() + 1
             };
             let (mut mine, mut uses) = (Vec::new(), Vec::new());
-            for c in conflicts {
-                let holds = c["nodes"]
-                    .as_array()
-                    .is_some_and(|n| n.contains(&json!(path)));
-                if holds {
-                    mine.push(c["index"].clone());
-                    let place = &c["place"];
-                    let direct = place.as_str().unwrap_or_default().starts_with("node ");
-                    if !direct && !uses.contains(place) {
-                        uses.push(place.clone());
-                    }
+            for &(index, place) in held.get(path.as_str()).into_iter().flatten() {
+                mine.push(index.clone());
+                let direct = place.as_str().unwrap_or_default().starts_with("node ");
+                if !direct && !uses.contains(place) {
+                    uses.push(place.clone());
                 }
             }
             json!({
@@ -218,12 +230,13 @@ fn tree(merged: &Merged, sides: &[String; 3], conflicts: &[Value]) -> Vec<Value>
 /// followed by the keys of its conflicts.
 fn config_tree(merged: &Merged) -> Vec<Value> {
     let mut sections: Vec<String> = Vec::new();
+    let mut seen = BTreeSet::new();
     for text in [merged.all(|c| &c.ours), merged.all(|c| &c.theirs)] {
         for l in text
             .lines()
             .filter(|l| l.starts_with('[') && l.trim_end().ends_with(']'))
         {
-            if !sections.iter().any(|s| s == l.trim()) {
+            if seen.insert(l.trim().to_string()) {
                 sections.push(l.trim().to_string());
             }
         }
@@ -231,11 +244,13 @@ fn config_tree(merged: &Merged) -> Vec<Value> {
     if merged.conflicts.iter().any(|c| c.header.is_empty()) {
         sections.insert(0, String::new());
     }
+    let mut by_header: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (i, c) in merged.conflicts.iter().enumerate() {
+        by_header.entry(c.header.as_str()).or_default().push(i);
+    }
     let mut out = Vec::new();
     for s in sections {
-        let mine: Vec<usize> = (0..merged.conflicts.len())
-            .filter(|&i| merged.conflicts[i].header == s)
-            .collect();
+        let mine: Vec<usize> = by_header.get(s.as_str()).cloned().unwrap_or_default();
         let name = if s.is_empty() {
             "(top of the file)"
         } else {
