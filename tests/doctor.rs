@@ -104,14 +104,8 @@ fn a_missing_binary_is_named() {
         "/nonexistent/tscn-merge",
     );
     t.git_ok(["config", "merge.tscn-merge.driver", &gone]);
-    let out = t
-        .command(common::bin())
-        .arg("doctor")
-        .env("PATH", "/usr/bin:/bin")
-        .output()
-        .expect("doctor");
-    let text = stdout(&out);
-    assert_eq!(out.status.code(), Some(1), "{text}");
+    let (code, text) = doctor(&t);
+    assert_eq!(code, 1, "{text}");
     assert!(
         text.contains("the driver's binary (/nonexistent/tscn-merge) is missing"),
         "{text}"
@@ -143,4 +137,15 @@ fn install_diff_with_its_binary_gone_is_named() {
         "{out}"
     );
     assert!(out.contains("is missing"), "{out}");
+}
+
+#[test]
+fn the_missing_binary_tests_pass_with_tscn_merge_on_path() {
+    let names = [
+        "install_diff_with_its_binary_gone_is_named",
+        "a_missing_binary_is_named",
+    ];
+    if let Err(out) = common::rerun_with_tscn_merge_on_path(&names) {
+        panic!("with a tscn-merge on PATH:\n{out}");
+    }
 }

@@ -223,13 +223,6 @@ fn example(name: &str) -> Vec<u8> {
     std::fs::read(&p).expect("example scene")
 }
 
-/// `$PATH` without the directories that hold a `tscn-merge`.
-fn path_without_tscn_merge() -> std::ffi::OsString {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    let dirs = std::env::split_paths(&path).filter(|d| !d.join("tscn-merge").exists());
-    std::env::join_paths(dirs).expect("PATH")
-}
-
 /// `git ARGS` with `input` on stdin.
 fn git_with_input(t: &TempRepo, args: &[&str], input: &[u8]) -> std::process::Output {
     use std::io::Write;
@@ -312,7 +305,7 @@ fn a_moved_binary_leaves_git_working_and_the_merge_says_why() {
     let merge = t
         .command("git")
         .args(["merge", "--no-edit", "feature"])
-        .env("PATH", path_without_tscn_merge())
+        .env("PATH", t.path_without_tscn_merge())
         .output()
         .expect("merge");
     let err = stderr(&merge);
@@ -370,7 +363,7 @@ fn without_tscn_merge_on_path_the_merge_is_still_structural_and_explained() {
     let merge = t
         .command("git")
         .args(["merge", "--no-edit", "feature"])
-        .env("PATH", path_without_tscn_merge())
+        .env("PATH", t.path_without_tscn_merge())
         .output()
         .expect("merge");
     assert_success(&merge, "git merge with PATH lacking tscn-merge");
@@ -503,4 +496,18 @@ fn install_local_makes_a_cherry_pick_onto_an_old_branch_structural() {
             && !merged.contains("<<<<<<<"),
         "{merged}"
     );
+}
+
+// ----------------------------------------------------------------------------------------
+// Issue 36, item 15: what the user's PATH holds.
+
+#[test]
+fn the_moved_binary_tests_pass_with_tscn_merge_on_path() {
+    let names = [
+        "a_moved_binary_leaves_git_working_and_the_merge_says_why",
+        "without_tscn_merge_on_path_the_merge_is_still_structural_and_explained",
+    ];
+    if let Err(out) = common::rerun_with_tscn_merge_on_path(&names) {
+        panic!("with a tscn-merge on PATH:\n{out}");
+    }
 }

@@ -419,7 +419,7 @@ fn on_path_install_records_the_path_entry_and_merges_off_path() {
     let search = format!(
         "{}:{}",
         path_dir.display(),
-        std::env::var("PATH").unwrap_or_default()
+        t.path_without_tscn_merge().to_string_lossy()
     );
     let out = t
         .command("tscn-merge")
@@ -446,7 +446,7 @@ fn on_path_install_records_the_path_entry_and_merges_off_path() {
     let merge = t
         .command("git")
         .args(["merge", "--no-edit", "--no-ff", "clean"])
-        .env("PATH", path_without("tscn-merge"))
+        .env("PATH", t.path_without_tscn_merge())
         .output()
         .unwrap();
     assert_success(&merge, "clean merge off PATH");
@@ -473,13 +473,6 @@ fn git_has_labels() -> bool {
     let mut parts = version.split('.').map(|p| p.parse::<u32>().unwrap_or(0));
     let (major, minor) = (parts.next().unwrap_or(0), parts.next().unwrap_or(0));
     (major, minor) >= (2, 44)
-}
-
-/// `$PATH` without the directories that hold `name`.
-fn path_without(name: &str) -> std::ffi::OsString {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    let dirs = std::env::split_paths(&path).filter(|d| !Path::new(d).join(name).exists());
-    std::env::join_paths(dirs).unwrap()
 }
 
 /// Copy an executable through `cp`, so that no write descriptor to `to` ever lives in
@@ -693,4 +686,44 @@ fn started_as_tscn_merge_diff_every_argument_is_a_path_or_value() {
     let short = t.command(&link).arg("-x.tscn").output().unwrap();
     assert_eq!(short.status.code(), Some(2));
     assert!(common::stderr(&short).contains("seven arguments"));
+}
+
+// ----------------------------------------------------------------------------------------
+// Issue 36, item 15: what the user's PATH holds, and the shared material.
+
+#[test]
+fn the_missing_binary_tests_pass_with_tscn_merge_on_path() {
+    let names = [
+        "driver_falls_back_to_git_merge_file_when_binary_is_missing",
+        "on_path_install_records_the_path_entry_and_merges_off_path",
+        "install_is_idempotent_and_uninstall_restores_bytes",
+    ];
+    if let Err(out) = common::rerun_with_tscn_merge_on_path(&names) {
+        panic!("with a tscn-merge on PATH:\n{out}");
+    }
+}
+
+#[test]
+fn a_missing_shared_folder_is_a_skip_line_past_the_capture() {
+    if std::env::var_os("TSCN_SKIP_PROBE").is_some() {
+        // The child: nothing is there, and the test says so.
+        assert_eq!(common::shared_dir(), None);
+        return;
+    }
+    let nowhere = tempfile::tempdir().unwrap().path().join("no-shared");
+    let name = "a_missing_shared_folder_is_a_skip_line_past_the_capture";
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([name, "--exact"])
+        .env("TSCN_SKIP_PROBE", "1")
+        .env("TSCN_SHARED", &nowhere)
+        .output()
+        .unwrap();
+    assert_success(&out, "the probe");
+    let err = common::stderr(&out);
+    assert!(
+        err.contains(&format!(
+            "SKIP {name}: the shared test material is not there"
+        )),
+        "{err}"
+    );
 }
