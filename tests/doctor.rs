@@ -149,3 +149,29 @@ fn the_missing_binary_tests_pass_with_tscn_merge_on_path() {
         panic!("with a tscn-merge on PATH:\n{out}");
     }
 }
+
+#[test]
+fn an_uncommitted_gitattributes_is_named_not_the_branches() {
+    let t = TempRepo::new();
+    t.write("level.tscn", "x\n");
+    t.commit_all("base");
+    t.branch("feature");
+    assert_success(&t.run_bin(["install"]), "install");
+    let (code, out) = doctor(&t);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("problem: .gitattributes marks scenes for tscn-merge but is not committed"),
+        "{out}"
+    );
+    assert!(out.contains("fix: git add"), "{out}");
+    assert!(!out.contains("branch(es) without"), "{out}");
+    // Committed, the branches made before it are the problem left.
+    t.commit_all("drivers");
+    let (code, out) = doctor(&t);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("branch(es) without tscn-merge in their .gitattributes: feature"),
+        "{out}"
+    );
+    assert!(!out.contains("not committed"), "{out}");
+}

@@ -499,7 +499,8 @@ fn install_local_makes_a_cherry_pick_onto_an_old_branch_structural() {
 }
 
 // ----------------------------------------------------------------------------------------
-// Issue 36, item 15: what the user's PATH holds.
+// Issue 36, items 1 to 3 and 15: the team's committed file, a copy of the repository, an
+// older committed block, and what the user's PATH holds.
 
 #[test]
 fn the_moved_binary_tests_pass_with_tscn_merge_on_path() {
@@ -510,4 +511,108 @@ fn the_moved_binary_tests_pass_with_tscn_merge_on_path() {
     if let Err(out) = common::rerun_with_tscn_merge_on_path(&names) {
         panic!("with a tscn-merge on PATH:\n{out}");
     }
+}
+
+/// `git status --porcelain`.
+fn status(t: &TempRepo) -> String {
+    t.git_ok(["status", "--porcelain"])
+}
+
+#[test]
+fn uninstall_after_the_team_step_keeps_the_committed_gitattributes() {
+    // README's "Set up your team", step 1: install, commit .gitattributes. Once with a
+    // .gitattributes install created, once with the team's own lines before it.
+    for before in [None, Some("*.png binary\n")] {
+        let t = TempRepo::new();
+        if let Some(text) = before {
+            t.write(".gitattributes", text);
+            t.commit_all("init");
+        }
+        assert_success(&run(&t, &["install"]), "install");
+        t.git_ok(["add", ".gitattributes"]);
+        t.git_ok(["commit", "-q", "-m", "Merge Godot scenes with tscn-merge"]);
+        let committed = t.read(".gitattributes");
+        let out = run(&t, &["uninstall"]);
+        assert_success(&out, "uninstall");
+        let report = stdout(&out);
+        assert_eq!(t.try_read(".gitattributes"), Some(committed), "{report}");
+        assert_eq!(status(&t), "", "{report}");
+        assert!(
+            report.contains(".gitattributes kept: its tscn-merge block is committed"),
+            "{report}"
+        );
+        assert_eq!(t.config_get("merge.tscn-merge.driver"), None, "{report}");
+        // The next `git commit -a` takes nothing away from the team.
+        let commit = t.git(["commit", "-a", "-q", "-m", "next"]);
+        assert!(!commit.status.success(), "nothing to commit");
+    }
+}
+
+#[test]
+fn uninstall_in_a_copy_of_the_repository_leaves_the_original_alone() {
+    let t = TempRepo::new();
+    t.write("level.tscn", example("base.tscn"));
+    t.commit_all("base");
+    assert_success(&run(&t, &["install", "--diff"]), "install --diff");
+    let original = (t.read(".git/config"), t.read(".gitattributes"));
+    let links = [
+        t.config_get("diff.tscn-merge.command").expect("diff link"),
+        t.config_get("diff.tscn-merge.textconv")
+            .expect("textconv link"),
+    ];
+    let copy = t.scratch().join("copy");
+    let cp = std::process::Command::new("cp")
+        .arg("-a")
+        .arg(t.path())
+        .arg(&copy)
+        .status()
+        .expect("cp -a");
+    assert!(cp.success());
+    let out = t
+        .command(common::bin())
+        .arg("uninstall")
+        .current_dir(&copy)
+        .output()
+        .expect("uninstall in the copy");
+    assert_success(&out, "uninstall in the copy");
+    let report = stdout(&out);
+    assert_eq!(t.read(".git/config"), original.0, "{report}");
+    assert_eq!(t.read(".gitattributes"), original.1, "{report}");
+    for link in &links {
+        assert!(std::fs::read_link(link).is_ok(), "{link} kept: {report}");
+    }
+    // The copy's own block (install's uncommitted file there) is what went.
+    assert!(!copy.join(".gitattributes").exists(), "{report}");
+    let git_diff = t.git(["diff", "--stat"]);
+    assert_success(&git_diff, "git diff in the original");
+    // And the original still uninstalls in full.
+    assert_success(&run(&t, &["uninstall"]), "uninstall in the original");
+    assert!(t.try_read(".gitattributes").is_none());
+    for link in &links {
+        assert!(std::fs::symlink_metadata(link).is_err(), "{link}");
+    }
+}
+
+#[test]
+fn a_committed_older_block_is_touched_by_neither_install_nor_uninstall() {
+    let t = TempRepo::new();
+    let older = "*.png binary\n# >>> tscn-merge\n*.tscn merge=tscn-merge diff=tscn-merge\n\
+                 *.tres merge=tscn-merge diff=tscn-merge\n# <<< tscn-merge\n";
+    t.write(".gitattributes", older);
+    t.commit_all("an older install, committed");
+    let out = run(&t, &["install"]);
+    assert_success(&out, "install");
+    let report = stdout(&out);
+    assert_eq!(t.read(".gitattributes"), older.as_bytes(), "{report}");
+    assert_eq!(status(&t), "", "{report}");
+    assert!(report.contains("committed"), "{report}");
+    let out = run(&t, &["uninstall"]);
+    assert_success(&out, "uninstall");
+    assert_eq!(
+        t.read(".gitattributes"),
+        older.as_bytes(),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(status(&t), "");
 }
