@@ -554,6 +554,13 @@ fn uninstall_in_a_copy_of_the_repository_leaves_the_original_alone() {
     t.write("level.tscn", example("base.tscn"));
     t.commit_all("base");
     assert_success(&run(&t, &["install", "--diff"]), "install --diff");
+    // The record names no absolute path: a copy's record names the copy's own places.
+    let record = t.git_ok(["config", "--get-regexp", "^tscn-merge\\."]);
+    assert!(record.contains("links:"), "{record}");
+    for line in record.lines() {
+        let value = line.split_once(' ').map_or("", |(_, v)| v);
+        assert!(!Path::new(value).is_absolute(), "{line}");
+    }
     let original = (t.read(".git/config"), t.read(".gitattributes"));
     let links = [
         t.config_get("diff.tscn-merge.command").expect("diff link"),

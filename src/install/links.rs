@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
-use super::places::Places;
+use super::places::{Places, LINKS};
 use super::record::{git_ok, Record, RECORD_CREATED};
 use super::shared::{exe_word, Exe, Links, Scope, DRIVER};
 
@@ -97,9 +97,8 @@ pub(super) fn remove_links(
         return Ok(());
     };
     let for_links = |recorded: &String| {
-        places
-            .resolve(recorded)
-            .is_ok_and(|p| p.starts_with(folder) || folder.starts_with(&p))
+        let near = |p: PathBuf| p.starts_with(folder) || folder.starts_with(&p);
+        recorded.starts_with(LINKS) || places.resolve(recorded).is_ok_and(near)
     };
     let made: Vec<String> = rec
         .created
@@ -174,6 +173,7 @@ pub(super) fn is_our_link(path: &Path) -> bool {
 pub(super) fn place_links(
     exe: &Exe,
     links: &Links,
+    places: &Places,
     dir: Option<&Path>,
     flag: &str,
     rec: &mut Record,
@@ -187,7 +187,7 @@ pub(super) fn place_links(
     let mut report = Vec::new();
     let mut placed = [None, None];
     for (slot, (what, fallback, link)) in placed.iter_mut().zip([textconv, diff]) {
-        let (made, line) = place_link(exe, link, what, dir, flag, rec)?;
+        let (made, line) = place_link(exe, link, places, what, dir, flag, rec)?;
         *slot = link.filter(|_| made).map(Path::to_path_buf);
         report.push(if made {
             line
@@ -210,6 +210,7 @@ pub(super) fn place_links(
 pub(super) fn place_link(
     exe: &Exe,
     link: Option<&Path>,
+    places: &Places,
     what: &str,
     dir: Option<&Path>,
     flag: &str,
@@ -251,7 +252,7 @@ pub(super) fn place_link(
         .collect();
     let created = std::iter::once(link).chain(missing);
     for path in created {
-        let path = path.to_string_lossy();
+        let path = places.record(path);
         Record::note(dir, flag, &mut rec.created, RECORD_CREATED, &path)?;
     }
     match link

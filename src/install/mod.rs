@@ -74,7 +74,7 @@ pub fn install(scope: &Scope, exe: &Exe, opts: Options) -> Result<Vec<String>> {
     };
     let places = Places::of(scope, ours.links.textconv.as_deref().and_then(Path::parent));
     let (placed, mut report) = match opts.diff {
-        true => place_links(exe, &ours.links, dir, flag, &mut rec)?,
+        true => place_links(exe, &ours.links, &places, dir, flag, &mut rec)?,
         false => (Links::default(), Vec::new()),
     };
     let wanted = config_entries(exe, &placed, opts.diff);

@@ -3,10 +3,11 @@
 //!
 //! A repository's record names its work-tree files relative to the work tree's top
 //! (`.gitattributes`), its git folder's files as `.git/...` (relative to the common git
-//! folder, which a linked work tree shares), and the diff links by their absolute path in
-//! the scope's own link folder. A recorded path that resolves anywhere else (an older
-//! install's absolute path into the repository this one was copied from, with `cp -a`)
-//! is left alone, with the reason. Whether git tracks a file and what `HEAD` holds of it
+//! folder, which a linked work tree shares), and the diff links and the folders made for
+//! them relative to the scope's own link folder (`links:tscn-merge-diff`, `links:..`):
+//! no absolute path, so a copy (`cp -a`) names its own places. A recorded absolute path
+//! (an older install's) that resolves anywhere else (into the repository this one was
+//! copied from) is left alone, with the reason. Whether git tracks a file and what `HEAD` holds of it
 //! decide, in [`super::attributes`] and [`super::links`], what may be rewritten or
 //! deleted; the global scope records absolute paths and is not bounded here.
 
@@ -24,6 +25,9 @@ pub(super) struct Places {
     /// The scope's own folder of diff links, if it has one.
     links: Option<PathBuf>,
 }
+
+/// How a record names the scope's link folder: `links:NAME`, `links:..`.
+pub(super) const LINKS: &str = "links:";
 
 /// Why a recorded path is left alone.
 const ELSEWHERE: &str =
@@ -55,9 +59,13 @@ impl Places {
         }
     }
 
-    /// How the record names `path`: relative inside the repository, else absolute.
+    /// How the record names `path`: relative inside the repository or to its link
+    /// folder, else absolute (the global scope's, or a path outside both).
     pub(super) fn record(&self, path: &Path) -> String {
         let real = resolve_folder(path);
+        if let Some(named) = self.in_links(&real) {
+            return named;
+        }
         let relative = |root: &Option<PathBuf>| {
             root.as_ref()
                 .and_then(|r| real.strip_prefix(r).ok())
@@ -72,9 +80,41 @@ impl Places {
         named.to_string_lossy().into_owned()
     }
 
+    /// `real` as `links:...` when this repository's link folder holds it or it is one of
+    /// that folder's parents (a folder made for it).
+    fn in_links(&self, real: &Path) -> Option<String> {
+        let links = self.links.as_ref().filter(|_| self.top.is_some())?;
+        if let Ok(rest) = real.strip_prefix(links) {
+            let rest = rest.to_str()?.replace('\\', "/");
+            let rest = if rest.is_empty() {
+                ".".to_string()
+            } else {
+                rest
+            };
+            return Some(format!("{LINKS}{rest}"));
+        }
+        if !links.starts_with(real) {
+            return None;
+        }
+        let up = links.components().count() - real.components().count();
+        Some(format!("{LINKS}{}", vec![".."; up].join("/")))
+    }
+
     /// The path a record names, or why it is left alone (it lies outside the repository
     /// and its link folder).
     pub(super) fn resolve(&self, recorded: &str) -> Result<PathBuf, String> {
+        if let Some(rest) = recorded.strip_prefix(LINKS) {
+            let mut path = self.links.clone().ok_or("no link folder here")?;
+            for part in Path::new(rest).components() {
+                match part {
+                    Component::CurDir => {}
+                    Component::ParentDir if path.pop() => {}
+                    Component::Normal(name) => path.push(name),
+                    _ => return Err("not a path of the link folder".to_string()),
+                }
+            }
+            return Ok(path);
+        }
         let path = Path::new(recorded);
         if path.is_absolute() {
             let global = self.top.is_none() && self.git_dir.is_none();
