@@ -27,20 +27,15 @@ pub fn bin() -> PathBuf {
 }
 
 /// The project's shared folder (corpus, spec, merges): `$TSCN_SHARED` when set (and
-/// then only it), else `<manifest>/../shared`, else `/work/shared`. `None` when there
+/// then only it), else `<manifest>/../shared` (the folder beside the clone). `None` when there
 /// is none, after a SKIP line naming the calling test on stderr ([`skip`]): a test
 /// that passes without its material says so in every run.
 pub fn shared_dir() -> Option<PathBuf> {
     let found = match std::env::var_os("TSCN_SHARED").filter(|p| !p.is_empty()) {
         Some(p) => Some(PathBuf::from(p)).filter(|p| p.is_dir()),
-        None => [
-            Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("..")
-                .join("shared"),
-            PathBuf::from("/work/shared"),
-        ]
-        .into_iter()
-        .find(|p| p.is_dir()),
+        None => {
+            Some(Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared")).filter(|p| p.is_dir())
+        }
     };
     if found.is_none() {
         skip("the shared test material is not there (../shared beside the clone, or $TSCN_SHARED; README, \"Try it\")");
