@@ -104,16 +104,7 @@ impl Places {
     /// and its link folder).
     pub(super) fn resolve(&self, recorded: &str) -> Result<PathBuf, String> {
         if let Some(rest) = recorded.strip_prefix(LINKS) {
-            let mut path = self.links.clone().ok_or("no link folder here")?;
-            for part in Path::new(rest).components() {
-                match part {
-                    Component::CurDir => {}
-                    Component::ParentDir if path.pop() => {}
-                    Component::Normal(name) => path.push(name),
-                    _ => return Err("not a path of the link folder".to_string()),
-                }
-            }
-            return Ok(path);
+            return self.in_link_folder(rest);
         }
         let path = Path::new(recorded);
         if path.is_absolute() {
@@ -136,6 +127,27 @@ impl Places {
             false => self.top.as_ref().map(|t| t.join(path)),
         };
         found.ok_or_else(|| "no work tree or git folder here".to_string())
+    }
+
+    /// A `links:` record's path: `.`, names below the link folder, or only `..`s (the
+    /// folders made for it), never a mix.
+    fn in_link_folder(&self, rest: &str) -> Result<PathBuf, String> {
+        let mut path = self.links.clone().ok_or("no link folder here")?;
+        let parts: Vec<Component> = Path::new(rest).components().collect();
+        let up = parts.iter().all(|c| matches!(c, Component::ParentDir));
+        let down = parts.iter().all(|c| matches!(c, Component::Normal(_)));
+        if !up && !down && rest != "." {
+            return Err("not a path of the link folder".to_string());
+        }
+        for part in parts {
+            match part {
+                Component::ParentDir if path.pop() => {}
+                Component::Normal(name) => path.push(name),
+                Component::CurDir => {}
+                _ => return Err("not a path of the link folder".to_string()),
+            }
+        }
+        Ok(path)
     }
 
     /// Whether an absolute `path` lies in the repository, in the link folder, or is one
@@ -209,6 +221,61 @@ pub(super) fn resolve_existing(path: &Path) -> PathBuf {
                 cur = parent.to_path_buf();
             }
             _ => return path.to_path_buf(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn places(root: &Path) -> Places {
+        Places {
+            top: Some(root.join("repo")),
+            git_dir: Some(root.join("repo/.git")),
+            links: Some(root.join("home/.local/share/tscn-merge/repo-1")),
+        }
+    }
+
+    #[test]
+    fn a_record_names_no_absolute_path_of_a_repository() {
+        let root = tempfile::tempdir().unwrap();
+        let root = root.path().canonicalize().unwrap();
+        let p = places(&root);
+        let links = root.join("home/.local/share/tscn-merge/repo-1");
+        let named = [
+            (root.join("repo/.gitattributes"), ".gitattributes"),
+            (
+                root.join("repo/.git/info/attributes"),
+                ".git/info/attributes",
+            ),
+            (links.join("tscn-merge-diff"), "links:tscn-merge-diff"),
+            (links.clone(), "links:."),
+            (root.join("home/.local"), "links:../../.."),
+        ];
+        for (path, recorded) in named {
+            assert_eq!(p.record(&path), recorded);
+            assert_eq!(p.resolve(recorded), Ok(path));
+        }
+    }
+
+    #[test]
+    fn a_record_pointing_elsewhere_is_left() {
+        let root = tempfile::tempdir().unwrap();
+        let root = root.path().canonicalize().unwrap();
+        let p = places(&root);
+        let original = root.join("original/.gitattributes");
+        assert_eq!(
+            p.resolve(&original.to_string_lossy()),
+            Err(ELSEWHERE.into())
+        );
+        for bad in [
+            "../x/.gitattributes",
+            "links:../x",
+            "links:a/../..",
+            "links:/etc",
+        ] {
+            assert!(p.resolve(bad).is_err(), "{bad}");
         }
     }
 }
