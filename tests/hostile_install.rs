@@ -601,6 +601,34 @@ fn uninstall_in_a_copy_of_the_repository_leaves_the_original_alone() {
 }
 
 #[test]
+fn install_without_diff_in_a_copy_leaves_the_originals_links() {
+    let t = TempRepo::new();
+    assert_success(&run(&t, &["install", "--diff"]), "install --diff");
+    let link = t.config_get("diff.tscn-merge.command").expect("diff link");
+    let copy = t.scratch().join("copy");
+    let cp = std::process::Command::new("cp")
+        .arg("-a")
+        .arg(t.path())
+        .arg(&copy)
+        .status()
+        .expect("cp -a");
+    assert!(cp.success());
+    let out = t
+        .command(common::bin())
+        .arg("install")
+        .current_dir(&copy)
+        .output()
+        .expect("install in the copy");
+    assert_success(&out, "install in the copy");
+    assert!(
+        std::fs::read_link(&link).is_ok(),
+        "{link}: {}",
+        stdout(&out)
+    );
+    assert_eq!(t.config_get("diff.tscn-merge.command"), Some(link));
+}
+
+#[test]
 fn a_committed_older_block_is_touched_by_neither_install_nor_uninstall() {
     let t = TempRepo::new();
     let older = "*.png binary\n# >>> tscn-merge\n*.tscn merge=tscn-merge diff=tscn-merge\n\
