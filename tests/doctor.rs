@@ -175,3 +175,37 @@ fn an_uncommitted_gitattributes_is_named_not_the_branches() {
     );
     assert!(!out.contains("not committed"), "{out}");
 }
+
+#[test]
+fn the_fix_for_an_uncommitted_gitattributes_works_from_a_sub_folder() {
+    let t = TempRepo::new();
+    t.write("scenes/levels/level.tscn", "x\n");
+    t.commit_all("base");
+    assert_success(&t.run_bin(["install"]), "install");
+    let sub = t.abs("scenes/levels");
+    let out = t
+        .command(common::bin())
+        .arg("doctor")
+        .current_dir(&sub)
+        .output()
+        .unwrap();
+    let report = stdout(&out);
+    assert_eq!(out.status.code(), Some(1), "{report}");
+    let fix = report
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("fix: git add "))
+        .unwrap_or_else(|| panic!("{report}"));
+    let path = fix.split(" && ").next().unwrap();
+    assert_eq!(path, "../../.gitattributes", "{report}");
+    let add = t
+        .command("git")
+        .args(["add", "--", path])
+        .current_dir(&sub)
+        .output()
+        .unwrap();
+    assert_success(&add, &format!("git add {path} in scenes/levels"));
+    assert_eq!(
+        t.git_ok(["diff", "--cached", "--name-only"]),
+        ".gitattributes\n"
+    );
+}
