@@ -16,11 +16,11 @@
 
 use gdscene::linemerge::{merge_lines, ConflictStyle, MarkerOptions};
 use gix_merge::blob::builtin_driver::{self, text};
-use text::{Conflict, Labels, Options};
 use gix_merge::blob::Resolution;
 use std::num::NonZeroU8;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
+use text::{Conflict, Labels, Options};
 
 /// One three-way merge.
 struct Case {
@@ -34,15 +34,26 @@ struct Case {
 /// `base.*`, `ours.*`, `theirs.*` of every scenario folder under `root`.
 fn load(root: &Path, group: &str) -> Vec<Case> {
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(root.join(group))
-        .map(|rd| rd.flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect())
+        .map(|rd| {
+            rd.flatten()
+                .map(|e| e.path())
+                .filter(|p| p.is_dir())
+                .collect()
+        })
         .unwrap_or_default();
     dirs.sort();
     let side = |d: &Path, stem: &str| -> Option<Vec<u8>> {
-        let mut names: Vec<PathBuf> = std::fs::read_dir(d).ok()?.flatten().map(|e| e.path()).collect();
+        let mut names: Vec<PathBuf> = std::fs::read_dir(d)
+            .ok()?
+            .flatten()
+            .map(|e| e.path())
+            .collect();
         names.sort();
-        let p = names
-            .into_iter()
-            .find(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.split('.').next() == Some(stem) && n.contains('.')))?;
+        let p = names.into_iter().find(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.split('.').next() == Some(stem) && n.contains('.'))
+        })?;
         std::fs::read(p).ok()
     };
     dirs.into_iter()
@@ -63,7 +74,12 @@ fn load_big(dir: &Path) -> Vec<Case> {
     let mut kinds: Vec<String> = std::fs::read_dir(dir)
         .map(|rd| {
             rd.flatten()
-                .filter_map(|e| e.file_name().to_str()?.strip_suffix(".base.tscn").map(str::to_owned))
+                .filter_map(|e| {
+                    e.file_name()
+                        .to_str()?
+                        .strip_suffix(".base.tscn")
+                        .map(str::to_owned)
+                })
                 .collect()
         })
         .unwrap_or_default();
@@ -72,7 +88,13 @@ fn load_big(dir: &Path) -> Vec<Case> {
         .into_iter()
         .filter_map(|k| {
             let r = |s: &str| std::fs::read(dir.join(format!("{k}.{s}.tscn"))).ok();
-            Some(Case { name: format!("big/{k}"), base: r("base")?, ours: r("ours")?, theirs: r("theirs")?, dir: dir.to_owned() })
+            Some(Case {
+                name: format!("big/{k}"),
+                base: r("base")?,
+                ours: r("ours")?,
+                theirs: r("theirs")?,
+                dir: dir.to_owned(),
+            })
         })
         .collect()
 }
@@ -83,14 +105,20 @@ fn random_cases() -> Vec<Case> {
     struct Lcg(u64);
     impl Lcg {
         fn below(&mut self, n: u64) -> u64 {
-            self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            self.0 = self
+                .0
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             (self.0 >> 33) % n.max(1)
         }
     }
     let scene: [&[u8]; 6] = [b"a\n", b"b\n", b"c\n", b"\n", b"}\n", b"[node]\n"];
     let mixed: [&[u8]; 6] = [b"a\n", b"a\r\n", b"b\r\n", b"\n", b"\xff\n", b"c"];
-    let sets: [(u64, usize, &[&[u8]], u64, u64); 3] =
-        [(0x5eed_1234_abcd_0042, 200, &scene, 12, 4), (7, 100, &mixed, 10, 3), (99, 60, &scene, 40, 12)];
+    let sets: [(u64, usize, &[&[u8]], u64, u64); 3] = [
+        (0x5eed_1234_abcd_0042, 200, &scene, 12, 4),
+        (7, 100, &mixed, 10, 3),
+        (99, 60, &scene, 40, 12),
+    ];
     let mut out = Vec::new();
     for (seed, n, alphabet, base_len, edits) in sets {
         let mut rng = Lcg(seed);
@@ -115,7 +143,13 @@ fn random_cases() -> Vec<Case> {
             };
             let ours = side(&mut rng);
             let theirs = side(&mut rng);
-            out.push(Case { name: format!("random/{seed}/{i}"), base: base.concat(), ours, theirs, dir: PathBuf::new() });
+            out.push(Case {
+                name: format!("random/{seed}/{i}"),
+                base: base.concat(),
+                ours,
+                theirs,
+                dir: PathBuf::new(),
+            });
         }
     }
     out
@@ -129,7 +163,11 @@ fn git(tmp: &Path, c: &Case, style: ConflictStyle, size: u8) -> (Vec<u8>, bool, 
         std::fs::write(&path, d).expect("write a temporary file");
         path
     };
-    let (b, o, t) = (p("base", &c.base), p("ours", &c.ours), p("theirs", &c.theirs));
+    let (b, o, t) = (
+        p("base", &c.base),
+        p("ours", &c.ours),
+        p("theirs", &c.theirs),
+    );
     let mut cmd = std::process::Command::new("git");
     cmd.args(["merge-file", "-p"]);
     match style {
@@ -142,18 +180,29 @@ fn git(tmp: &Path, c: &Case, style: ConflictStyle, size: u8) -> (Vec<u8>, bool, 
         }
     }
     cmd.arg(format!("--marker-size={size}"));
-    cmd.args(["-L", "ours", "-L", "base", "-L", "theirs"]).arg(o).arg(b).arg(t);
+    cmd.args(["-L", "ours", "-L", "base", "-L", "theirs"])
+        .arg(o)
+        .arg(b)
+        .arg(t);
     let start = Instant::now();
     let out = cmd.output().expect("run git merge-file");
     let took = start.elapsed();
     let code = out.status.code().expect("git merge-file exit code");
-    assert!((0..128).contains(&code), "git merge-file failed on {}", c.name);
+    assert!(
+        (0..128).contains(&code),
+        "git merge-file failed on {}",
+        c.name
+    );
     (out.stdout, code > 0, took)
 }
 
 /// gdscene's line merge: output, conflicted.
 fn ours(c: &Case, style: ConflictStyle, size: u8) -> (Vec<u8>, bool) {
-    let opts = MarkerOptions { marker_size: usize::from(size), style, ..MarkerOptions::default() };
+    let opts = MarkerOptions {
+        marker_size: usize::from(size),
+        style,
+        ..MarkerOptions::default()
+    };
     let m = merge_lines(&c.base, &c.ours, &c.theirs, &opts);
     (m.text, m.conflicts > 0)
 }
@@ -165,12 +214,24 @@ fn gix(c: &Case, style: ConflictStyle, size: u8) -> (Vec<u8>, bool) {
         ConflictStyle::Diff3 => text::ConflictStyle::Diff3,
         ConflictStyle::ZDiff3 => text::ConflictStyle::ZealousDiff3,
     };
-    let conflict = Conflict::Keep { style, marker_size: NonZeroU8::new(size).expect("marker size > 0") };
-    let opts = Options { diff_algorithm: imara_diff::Algorithm::Myers, conflict };
-    let labels = Labels { ancestor: Some("base".into()), current: Some("ours".into()), other: Some("theirs".into()) };
+    let conflict = Conflict::Keep {
+        style,
+        marker_size: NonZeroU8::new(size).expect("marker size > 0"),
+    };
+    let opts = Options {
+        diff_algorithm: imara_diff::Algorithm::Myers,
+        conflict,
+    };
+    let labels = Labels {
+        ancestor: Some("base".into()),
+        current: Some("ours".into()),
+        other: Some("theirs".into()),
+    };
     let mut input = imara_diff::InternedInput::default();
     let mut out = Vec::new();
-    let r = builtin_driver::text(&mut out, &mut input, labels, &c.ours, &c.base, &c.theirs, opts);
+    let r = builtin_driver::text(
+        &mut out, &mut input, labels, &c.ours, &c.base, &c.theirs, opts,
+    );
     (out, r == Resolution::Conflict)
 }
 
@@ -196,10 +257,26 @@ fn how(git: &(Vec<u8>, bool, Duration), gix: &(Vec<u8>, bool)) -> String {
         (true, false) => "git conflicts, gix clean",
     };
     let (a, b) = (&git.0, &gix.0);
-    let line = a.split(|&c| c == b'\n').zip(b.split(|&c| c == b'\n')).position(|(x, y)| x != y);
-    let first = line.map_or_else(|| "one is a prefix of the other".to_owned(), |l| format!("first difference at line {}", l + 1));
-    let markers = |t: &[u8]| t.split(|&c| c == b'\n').filter(|l| l.starts_with(b"<<<<<<<")).count();
-    format!("{kind}; {first}; {} bytes vs {}; {} vs {} conflict blocks", a.len(), b.len(), markers(a), markers(b))
+    let line = a
+        .split(|&c| c == b'\n')
+        .zip(b.split(|&c| c == b'\n'))
+        .position(|(x, y)| x != y);
+    let first = line.map_or_else(
+        || "one is a prefix of the other".to_owned(),
+        |l| format!("first difference at line {}", l + 1),
+    );
+    let markers = |t: &[u8]| {
+        t.split(|&c| c == b'\n')
+            .filter(|l| l.starts_with(b"<<<<<<<"))
+            .count()
+    };
+    format!(
+        "{kind}; {first}; {} bytes vs {}; {} vs {} conflict blocks",
+        a.len(),
+        b.len(),
+        markers(a),
+        markers(b)
+    )
 }
 
 #[derive(Default)]
@@ -214,8 +291,11 @@ struct Row {
     t_gix: Duration,
 }
 
-const STYLES: [(&str, ConflictStyle); 3] =
-    [("merge", ConflictStyle::Merge), ("diff3", ConflictStyle::Diff3), ("zdiff3", ConflictStyle::ZDiff3)];
+const STYLES: [(&str, ConflictStyle); 3] = [
+    ("merge", ConflictStyle::Merge),
+    ("diff3", ConflictStyle::Diff3),
+    ("zdiff3", ConflictStyle::ZDiff3),
+];
 
 /// One row per style and marker size: identical outputs, agreeing verdicts, times.
 fn table(cases: &[Case], sizes: &[u8], tmp: &Path, diffs: &mut Vec<String>) {
@@ -238,20 +318,37 @@ fn table(cases: &[Case], sizes: &[u8], tmp: &Path, diffs: &mut Vec<String>) {
                 row.t_gix += tx;
                 if x.0 != g.0 {
                     if let Some(dir) = std::env::var_os("LINEMERGE_GIX_DUMP") {
-                        let stem = PathBuf::from(dir).join(format!("{sname}-{size}-{}", c.name.replace('/', "__")));
+                        let stem = PathBuf::from(dir)
+                            .join(format!("{sname}-{size}-{}", c.name.replace('/', "__")));
                         std::fs::write(stem.with_extension("git"), &g.0).expect("dump");
                         std::fs::write(stem.with_extension("gix"), &x.0).expect("dump");
                     }
-                    diffs.push(format!("{sname} {size} {} ({}): {}", c.name, c.dir.display(), how(&g, &x)));
+                    diffs.push(format!(
+                        "{sname} {size} {} ({}): {}",
+                        c.name,
+                        c.dir.display(),
+                        how(&g, &x)
+                    ));
                 }
                 if o.0 != g.0 {
-                    diffs.push(format!("GDSCENE {sname} {size} {}: {}", c.name, how(&g, &(o.0.clone(), o.1))));
+                    diffs.push(format!(
+                        "GDSCENE {sname} {size} {}: {}",
+                        c.name,
+                        how(&g, &(o.0.clone(), o.1))
+                    ));
                 }
             }
             let ms = |d: Duration| format!("{:.1} ms", d.as_secs_f64() * 1e3);
             println!(
                 "| {sname} | {size} | {} | {} | {} | {} | {} | {} | {} | {} |",
-                row.n, row.ours_same, row.gix_same, row.ours_verdict, row.gix_verdict, ms(row.t_git), ms(row.t_ours), ms(row.t_gix)
+                row.n,
+                row.ours_same,
+                row.gix_same,
+                row.ours_verdict,
+                row.gix_verdict,
+                ms(row.t_git),
+                ms(row.t_ours),
+                ms(row.t_gix)
             );
         }
     }
@@ -269,21 +366,38 @@ fn main() {
             other => panic!("unknown argument {other}"),
         }
     }
-    let mut cases: Vec<Case> = ["merges", "merges-modern", "config-merges"].iter().flat_map(|g| load(&shared, g)).collect();
-    assert!(!cases.is_empty(), "no shared merges under {}", shared.display());
+    let mut cases: Vec<Case> = ["merges", "merges-modern", "config-merges"]
+        .iter()
+        .flat_map(|g| load(&shared, g))
+        .collect();
+    assert!(
+        !cases.is_empty(),
+        "no shared merges under {}",
+        shared.display()
+    );
     let n_shared = cases.len();
     if let Some(dir) = &big {
         cases.extend(load_big(dir));
     }
     let tmp = tempfile::tempdir().expect("temporary folder");
-    let git_version = std::process::Command::new("git").arg("--version").output().expect("git");
-    println!("{} shared merges; {}", n_shared, String::from_utf8_lossy(&git_version.stdout).trim());
+    let git_version = std::process::Command::new("git")
+        .arg("--version")
+        .output()
+        .expect("git");
+    println!(
+        "{} shared merges; {}",
+        n_shared,
+        String::from_utf8_lossy(&git_version.stdout).trim()
+    );
     let mut diffs = Vec::new();
     let styles = STYLES;
     table(&cases[..n_shared], &[7, 10], tmp.path(), &mut diffs);
     let random = random_cases();
     println!();
-    println!("{} random triples (the generator of tests/linemerge_git.rs):", random.len());
+    println!(
+        "{} random triples (the generator of tests/linemerge_git.rs):",
+        random.len()
+    );
     table(&random, &[7], tmp.path(), &mut diffs);
     for c in &cases[n_shared..] {
         for (sname, style) in styles {
