@@ -472,3 +472,73 @@ fn a_merge_that_outlasts_the_timeout_is_stopped_and_undone() {
     assert_eq!(p.snapshot(&["notes.txt"]), before);
     assert!(p.no_merge_in_progress());
 }
+
+/// A fake Godot 4 binary (a shell script speaking `check --godot`'s protocol): every
+/// file whose `res://` path holds `bad` does not load, with an error line.
+#[cfg(unix)]
+fn fake_godot(p: &Pr) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let path = p.t.scratch().join("fake-godot");
+    let script = r#"#!/bin/sh
+if [ "$1" = --version ]; then echo "4.2.stable.fake"; exit 0; fi
+while [ $# -gt 0 ]; do [ "$1" = --path ] && dir=$2; shift; done
+n=0
+tab=$(printf '\t')
+while IFS="$tab" read -r kind path; do
+  [ "$kind" = ph ] && continue
+  echo "@@B $n"
+  case "$path" in
+    *bad*) echo "ERROR: fake parse error in $path" >&2; echo '@@R {"loaded":false}';;
+    *) echo '@@R {"loaded":true}';;
+  esac
+  n=$((n + 1))
+done < "$dir/__check/jobs.txt"
+"#;
+    std::fs::write(&path, script).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+/// `--godot` (issue 40 item 4): `ci check` loads every scene the merge lands in the
+/// user's engine, `ci merge` every scene it merged; one the engine does not load is
+/// broken, and keeps the merge from being committed.
+#[test]
+#[cfg(unix)]
+fn ci_check_and_merge_load_the_scenes_in_godot_with_godot() {
+    const S: &str = "[gd_scene format=3]\n\n[node name=\"R\" type=\"Node\"]\n";
+    let p = setup(
+        &[("project.godot", "config_version=5\n"), ("ok.tscn", S)],
+        &[("main_bad.tscn", S)],
+        &[
+            ("pr_bad.tscn", S),
+            ("ok.tscn", &S.replace("\"R\"", "\"Root\"")),
+        ],
+    );
+    let fake = fake_godot(&p);
+    let g = fake.to_str().unwrap();
+    let check = p.ci(&["check", "origin/main", "--godot", g]);
+    assert_eq!(check.status.code(), Some(1), "{}", show(&check));
+    let text = stdout(&check);
+    assert!(
+        text.contains("pr_bad.tscn:0: error: Godot 4.2.stable.fake does not load it: ERROR: fake parse error in res://pr_bad.tscn"),
+        "{text}"
+    );
+    assert!(!text.contains("ok.tscn"), "{text}");
+    assert!(
+        text.contains("2 scene(s) of the merge checked, 1 broken"),
+        "{text}"
+    );
+    // Without --godot the same merge is clean.
+    assert_eq!(p.ci(&["check", "origin/main"]).status.code(), Some(0));
+    // A binary that cannot run: exit 2.
+    let none = p.t.scratch().join("no-godot");
+    let out = p.ci(&["check", "origin/main", "--godot", none.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+
+    let head = p.git_ok(&["rev-parse", "HEAD"]);
+    let out = p.ci(&["merge", "origin/main", "--godot", g]);
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    assert!(stdout(&out).contains("main_bad.tscn"), "{}", show(&out));
+    assert!(stdout(&out).contains("does not load it"), "{}", show(&out));
+    assert_eq!(p.git_ok(&["rev-parse", "HEAD"]), head, "nothing committed");
+}

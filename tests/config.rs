@@ -712,17 +712,18 @@ fn the_binary_checks_and_diffs_config_files() {
     let out = bin_in(dir.path(), &["check", "override.cfg"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(
-        common::stderr(&out).contains("override.cfg:3: error: key `k` repeated"),
+        common::stdout(&out).contains("override.cfg:3: error: key `k` repeated"),
         "{}",
-        common::stderr(&out)
+        common::stdout(&out)
     );
+    // A config file that does not parse is a problem of the file (exit 1, issue 38).
     std::fs::write(dir.path().join("plugin.cfg"), "[plugin]\nname=\n").unwrap();
     let out = bin_in(dir.path(), &["check", "plugin.cfg"]);
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.status.code(), Some(1));
     assert!(
-        common::stderr(&out).contains("plugin.cfg:2:6: expected"),
+        common::stdout(&out).contains("plugin.cfg:2:6: expected"),
         "{}",
-        common::stderr(&out)
+        common::stdout(&out)
     );
 
     std::fs::create_dir_all(dir.path().join("new")).unwrap();

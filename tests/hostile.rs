@@ -482,8 +482,9 @@ fn mutated_corpus_never_kills_the_binary() {
 struct Row {
     /// Exit code of `check FILE`.
     code: i32,
-    /// Substrings stderr must contain (`{f}` is replaced by the file name).
-    stderr_has: &'static [&'static str],
+    /// Substrings the report must contain: problems are on stdout since issue 38
+    /// (`{f}` is replaced by the file name).
+    out_has: &'static [&'static str],
     /// Substring stdout must contain, if any.
     stdout_has: Option<&'static str>,
 }
@@ -499,18 +500,18 @@ fn assert_row(file: &str, bytes: &[u8], row: Row) {
     let t = Instant::now();
     let o = run(&["check", file], p);
     let took = t.elapsed();
-    let err = stderr(&o);
+    let err = stdout(&o);
     assert_eq!(
         o.status.code(),
         Some(row.code),
-        "check {file}: stderr:\n{}",
+        "check {file}: stdout:\n{}",
         &err[..err.len().min(2000)]
     );
-    for want in row.stderr_has {
+    for want in row.out_has {
         let want = want.replace("{f}", file);
         assert!(
             err.contains(&want),
-            "check {file}: stderr lacks {want:?}:\n{}",
+            "check {file}: stdout lacks {want:?}:\n{}",
             &err[..err.len().min(2000)]
         );
     }
@@ -580,8 +581,8 @@ fn bad_input_truncated_file() {
         "truncated.tscn",
         &full[..cut],
         Row {
-            code: 2,
-            stderr_has: &[
+            code: 1,
+            out_has: &[
                 "{f}:10:",
                 "a closing bracket for this value (the file ends first)",
                 "  | ",
@@ -604,8 +605,8 @@ fn bad_input_invalid_utf8() {
         "latin1.tscn",
         &bytes,
         Row {
-            code: 2,
-            stderr_has: &[
+            code: 1,
+            out_has: &[
                 "{f}:",
                 "valid UTF-8 text (this byte sequence is not UTF-8)",
                 "^",
@@ -624,7 +625,7 @@ fn bad_input_bom() {
         &bytes,
         Row {
             code: 0,
-            stderr_has: &["{f}:1: warning: the file starts with a UTF-8 byte-order mark"],
+            out_has: &["{f}:1: warning: the file starts with a UTF-8 byte-order mark"],
             stdout_has: Some("{f}: ok"),
         },
     );
@@ -640,7 +641,7 @@ fn bad_input_crlf() {
         text.as_bytes(),
         Row {
             code: 0,
-            stderr_has: &[],
+            out_has: &[],
             stdout_has: Some("{f}: ok"),
         },
     );
@@ -658,7 +659,7 @@ fn bad_input_conflict_markers() {
         text.as_bytes(),
         Row {
             code: 1,
-            stderr_has: &[
+            out_has: &[
                 "{f}:19: error: leftover conflict markers",
                 "{f}:21: error:",
                 "{f}:23: error:",
@@ -680,8 +681,8 @@ fn bad_input_deep_nesting() {
         "deep.tscn",
         text.as_bytes(),
         Row {
-            code: 2,
-            stderr_has: &["{f}:33:", "at most 128 levels of nesting"],
+            code: 1,
+            out_has: &["{f}:33:", "at most 128 levels of nesting"],
             stdout_has: None,
         },
     );
@@ -693,8 +694,10 @@ fn bad_input_empty_file() {
         "empty.tscn",
         b"",
         Row {
-            code: 2,
-            stderr_has: &["{f}:1:1: a file header such as `[gd_scene ...]` (the file is empty)"],
+            code: 1,
+            out_has: &[
+                "{f}:1:1: expected a file header such as `[gd_scene ...]` (the file is empty)",
+            ],
             stdout_has: None,
         },
     );
@@ -708,8 +711,8 @@ fn bad_input_random_bytes() {
         "random.tscn",
         &bytes,
         Row {
-            code: 2,
-            stderr_has: &["{f}:1:", "valid UTF-8 text"],
+            code: 1,
+            out_has: &["{f}:1:", "valid UTF-8 text"],
             stdout_has: None,
         },
     );
@@ -721,8 +724,10 @@ fn bad_input_not_a_scene() {
         "player.gd",
         b"extends CharacterBody2D\n\nfunc _ready():\n\tpass\n",
         Row {
-            code: 2,
-            stderr_has: &["{f}:1:1: a file header such as `[gd_scene ...]` or `[gd_resource ...]`"],
+            code: 1,
+            out_has: &[
+                "{f}:1:1: expected a file header such as `[gd_scene ...]` or `[gd_resource ...]`",
+            ],
             stdout_has: None,
         },
     );
@@ -732,7 +737,7 @@ fn bad_input_not_a_scene() {
         b"[remap]\n\nimporter=\"texture\"\ntype=\"CompressedTexture2D\"\n",
         Row {
             code: 0,
-            stderr_has: &[],
+            out_has: &[],
             stdout_has: Some("{f}: ok"),
         },
     );
@@ -740,8 +745,8 @@ fn bad_input_not_a_scene() {
         "icon.png.import",
         b"[remap]\n\nimporter=\n",
         Row {
-            code: 2,
-            stderr_has: &["{f}:3:10: expected"],
+            code: 1,
+            out_has: &["{f}:3:10: expected"],
             stdout_has: None,
         },
     );
@@ -754,9 +759,9 @@ fn bad_input_missing_file() {
     let o = run(&["check", "nowhere.tscn"], dir.path());
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        stderr(&o).contains("nowhere.tscn:") && stderr(&o).contains("cannot read"),
+        stdout(&o).contains("nowhere.tscn:") && stdout(&o).contains("cannot read"),
         "{}",
-        stderr(&o)
+        stdout(&o)
     );
 }
 
@@ -801,6 +806,6 @@ fn syntax_error_message_is_bounded() {
     let dir = tempfile::tempdir().expect("tempdir");
     std::fs::write(dir.path().join("deep.tscn"), text).expect("write");
     let o = run(&["check", "deep.tscn"], dir.path());
-    assert_eq!(o.status.code(), Some(2));
-    assert!(o.stderr.len() < 4096, "stderr is {} bytes", o.stderr.len());
+    assert_eq!(o.status.code(), Some(1));
+    assert!(o.stdout.len() < 4096, "stdout is {} bytes", o.stdout.len());
 }

@@ -11,13 +11,13 @@ pub type Checked = (
     Option<String>,
 );
 
-/// `check` of one ConfigFile's bytes: valid 0, broken 1, unreadable or not parsable 2,
-/// 3 (`--roundtrip`) printing does not give the bytes back.
+/// `check` of one ConfigFile's bytes: valid 0, broken or not parsable 1, 3
+/// (`--roundtrip`) printing does not give the bytes back.
 pub fn check_bytes(bytes: Vec<u8>, roundtrip: bool) -> Checked {
     match String::from_utf8(bytes) {
         Err(_) => (
-            "error",
-            2,
+            "unparsable",
+            1,
             Vec::new(),
             Some("1:1: expected UTF-8 text".to_string()),
         ),
@@ -27,7 +27,7 @@ pub fn check_bytes(bytes: Vec<u8>, roundtrip: bool) -> Checked {
 
 fn check_text(t: &str, roundtrip: bool) -> Checked {
     match gdscene::config::check::check_config(t) {
-        Err(e) => ("error", 2, Vec::new(), Some(e.to_string())),
+        Err(e) => ("unparsable", 1, Vec::new(), Some(e.to_string())),
         Ok(p) if !p.is_empty() => ("broken", 1, p, None),
         Ok(p) if roundtrip && Document::parse(t).map(|d| d.print()).ok().as_deref() != Some(t) => {
             ("roundtrip-mismatch", 3, p, Some("printing the parsed file does not reproduce its bytes (a tscn-merge bug: please report it)".into()))

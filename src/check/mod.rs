@@ -1,6 +1,7 @@
-//! `tscn-merge check`: validate files. Exit 0 all valid, 1 one is structurally broken,
-//! 2 one cannot be read or parsed, 3 (with `--roundtrip`) printing does not reproduce
-//! a file's bytes (a bug of ours). The highest code wins.
+//! `tscn-merge check`: validate files. Exit 0 all valid, 1 one is structurally broken or
+//! does not parse (or, with `--godot`, does not load in the engine), 2 one cannot be read
+//! (or the Godot binary cannot run), 3 (with `--roundtrip`) printing does not reproduce a
+//! file's bytes (a bug of ours). The highest code wins.
 //!
 //! A directory named on the command line is walked: every scene or resource
 //! (`.tscn`/`.tres`/`.escn`) and every Godot ConfigFile (`project.godot`,
@@ -8,16 +9,22 @@
 //! byte order of their paths, skipping `.git` and `.godot` and not following linked
 //! folders. ConfigFiles are checked by `config.rs`'s rules, the rest as scenes.
 //!
-//! The text report spells out control, bidi and zero-width characters in file names
+//! The text report is on standard output: each problem a line (`FILE:LINE: error: ...`,
+//! a parse error `FILE:LINE:COLUMN: expected ...` and the line with a caret), `FILE: ok`
+//! for a file without (not under `-q`), then one summary line (`2,363 files: 2
+//! problems`). No path: `.`. `--godot` hands the files to the user's Godot as well
+//! (`godot.rs`) and adds what it said per file. The text report spells out control, bidi and zero-width characters in file names
 //! and messages (a node named `\x1b[2J` must not clear the terminal); `--json` keeps
 //! them exact.
 
 pub mod args;
 mod config;
+pub mod godot;
+mod report;
 
-use crate::check::args::CheckArgs;
+use crate::check::args::{is_checked_name, CheckArgs};
 use crate::io::stderr_line;
-use gdscene::check::{check, check_markers, is_broken, Problem, Severity};
+use gdscene::check::{check, check_markers, is_broken, Problem};
 use gdscene::model::Scene;
 use gdscene::render::escape::visible;
 use std::path::{Path, PathBuf};
@@ -26,7 +33,8 @@ use std::path::{Path, PathBuf};
 enum Outcome {
     Valid(Vec<Problem>),
     Broken(Vec<Problem>),
-    Unreadable(String),
+    /// The file does not parse: the error, located.
+    Unparsable(String),
     RoundtripMismatch,
 }
 
@@ -38,7 +46,7 @@ fn check_file(bytes: &[u8], roundtrip: bool) -> Outcome {
             let _ = e;
             return Outcome::Broken(markers);
         }
-        Err(e) => return Outcome::Unreadable(e.to_string()),
+        Err(e) => return Outcome::Unparsable(e.to_string()),
     };
     if roundtrip && scene.doc.print().as_bytes() != bytes {
         return Outcome::RoundtripMismatch;
@@ -50,29 +58,6 @@ fn check_file(bytes: &[u8], roundtrip: bool) -> Outcome {
     } else {
         Outcome::Valid(problems)
     }
-}
-
-/// One file's text report: problems on stderr, `NAME: ok` on stdout when no error,
-/// every name and message with its hidden characters spelled out.
-fn print_human(name: &str, error: Option<&str>, problems: &[Problem]) -> anyhow::Result<()> {
-    let name = visible(name);
-    if let Some(e) = error {
-        // Line by line: the caret line goes under the source line, not after a `\n`.
-        let lines: Vec<_> = e.split('\n').map(visible).collect();
-        stderr_line!("{name}:{}", lines.join("\n"));
-    }
-    for p in problems {
-        let sev = if p.severity == Severity::Error {
-            "error"
-        } else {
-            "warning"
-        };
-        stderr_line!("{name}:{}: {sev}: {}", p.line, visible(&p.message));
-    }
-    if error.is_none() && !problems.iter().any(|p| p.severity == Severity::Error) {
-        crate::io::print_line(&format!("{name}: ok"))?;
-    }
-    Ok(())
 }
 
 /// The files `check` reads for one argument: the file itself, or for a directory every
@@ -112,11 +97,6 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Whether a file found in a walked folder is one `check` reads.
-fn is_checked_name(name: &str) -> bool {
-    crate::git::is_scene_path(name) || gdscene::config::ConfigKind::of_path(name).is_some()
-}
-
 /// (status, exit code, problems, error) of one file.
 fn check_path(path: &Path, roundtrip: bool) -> config::Checked {
     let bytes = match std::fs::read(path) {
@@ -129,7 +109,7 @@ fn check_path(path: &Path, roundtrip: bool) -> config::Checked {
     match check_file(&bytes, roundtrip) {
         Outcome::Valid(p) => ("valid", 0, p, None),
         Outcome::Broken(p) => ("broken", 1, p, None),
-        Outcome::Unreadable(e) => ("error", 2, Vec::new(), Some(e)),
+        Outcome::Unparsable(e) => ("unparsable", 1, Vec::new(), Some(e)),
         Outcome::RoundtripMismatch => (
             "roundtrip-mismatch",
             3,
@@ -141,9 +121,9 @@ fn check_path(path: &Path, roundtrip: bool) -> config::Checked {
 
 /// Every file to check, directories expanded; a directory that cannot be read is an
 /// error of its own (exit 2), one with nothing to check is said on stderr.
-fn files_of(args: &CheckArgs) -> (Vec<PathBuf>, Vec<(String, String)>) {
+fn files_of(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<(String, String)>) {
     let (mut files, mut errors) = (Vec::new(), Vec::new());
-    for arg in &args.files {
+    for arg in paths {
         match expand(arg) {
             Ok(f) if f.is_empty() => stderr_line!(
                 "{}: no scene, resource or Godot config file found",
@@ -158,37 +138,50 @@ fn files_of(args: &CheckArgs) -> (Vec<PathBuf>, Vec<(String, String)>) {
 
 /// Run `check` over every file (and every file under each directory).
 pub fn run(args: &CheckArgs) -> anyhow::Result<i32> {
-    let (files, dir_errors) = files_of(args);
-    let mut code = 0;
-    let mut report = Vec::new();
-    let results = dir_errors
+    let (binary, paths) = args.binary_and_paths();
+    let engine = binary.as_deref().map(godot::Godot::find).transpose()?;
+    let (files, dir_errors) = files_of(&paths);
+    let mut results: Vec<report::FileResult> = dir_errors
         .into_iter()
-        .map(|(name, e)| (name, ("error", 2, Vec::new(), Some(e))))
-        .chain(
-            files
-                .iter()
-                .map(|p| (p.display().to_string(), check_path(p, args.roundtrip))),
-        );
-    for (name, (status, file_code, problems, error)) in results {
-        code = code.max(file_code);
-        if args.json {
-            report.push(serde_json::json!({
-                "file": name,
-                "status": status,
-                "error": error,
-                "problems": problems.iter().map(|p| serde_json::json!({
-                    "severity": if p.severity == Severity::Error { "error" } else { "warning" },
-                    "line": p.line,
-                    "message": p.message,
-                })).collect::<Vec<_>>(),
-            }));
+        .map(|(name, e)| report::FileResult::new(name, None, ("error", 2, Vec::new(), Some(e))))
+        .collect();
+    let implicit = args.files.is_empty()
+        && binary.as_deref().map(|b| b.as_os_str()) == args.godot.godot.as_deref();
+    for p in &files {
+        let checked = check_path(p, args.roundtrip);
+        // `check` alone walks `.`: names as `git status` gives them, without `./`.
+        let shown = if implicit {
+            p.strip_prefix(".").unwrap_or(p)
         } else {
-            print_human(&name, error.as_deref(), &problems)?;
+            p
+        };
+        let name = shown.display().to_string();
+        results.push(report::FileResult::new(name, Some(p.clone()), checked));
+    }
+    if let Some(g) = &engine {
+        load_in_godot(g, &mut results)?;
+    }
+    report::print(args, engine.as_ref(), &results)
+}
+
+/// The engine's verdict on every scene, resource and ConfigFile (a `.uid` sidecar is one
+/// line, not a ConfigFile) that could be read, in one batch.
+fn load_in_godot(g: &godot::Godot, results: &mut [report::FileResult]) -> anyhow::Result<()> {
+    let mut jobs = Vec::new();
+    let mut at = Vec::new();
+    for (i, r) in results.iter().enumerate() {
+        let Some(path) = &r.path else { continue };
+        let name = path.to_string_lossy();
+        if gdscene::config::ConfigKind::of_path(&name) == Some(gdscene::config::ConfigKind::Uid) {
+            continue;
+        }
+        if let Ok(bytes) = std::fs::read(path) {
+            jobs.push(godot::job_on_disk(path, bytes));
+            at.push(i);
         }
     }
-    if args.json {
-        let doc = serde_json::json!({ "schema": "tscn-merge/check", "version": 1, "files": report, "exit": code });
-        crate::io::print_line(&serde_json::to_string_pretty(&doc)?)?;
+    for (i, v) in at.into_iter().zip(g.load(&jobs)?) {
+        results[i].godot = Some(v);
     }
-    Ok(code)
+    Ok(())
 }

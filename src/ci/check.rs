@@ -122,7 +122,7 @@ pub fn run(a: &CheckArgs) -> Result<i32> {
         &base,
         &mt.tree,
     ])?;
-    let mut checked = 0;
+    let (mut checked, mut engine) = (0, Vec::new());
     for path in nul_fields(&changed) {
         if !is_scene(&path) || findings.contains_key(&path) {
             continue;
@@ -130,8 +130,17 @@ pub fn run(a: &CheckArgs) -> Result<i32> {
         checked += 1;
         let bytes = blob_at(&repo, &mt.tree, &path)?;
         let errors = scene_errors(&bytes);
+        if a.godot.godot.is_some() {
+            engine.push((path.clone(), bytes));
+        }
         if !errors.is_empty() {
             findings.insert(path, Finding::Broken(errors));
+        }
+    }
+    // --godot: every changed scene loaded in the user's engine too (src/check/godot.rs).
+    for (path, p) in crate::check::godot::problems(&a.godot, &super::toplevel()?, engine)? {
+        if let Finding::Broken(e) = findings.entry(path).or_insert(Finding::Broken(Vec::new())) {
+            e.push(p);
         }
     }
     print_findings(a, checked, &findings)

@@ -58,7 +58,7 @@ pub fn run(a: &MergeArgs) -> Result<i32> {
         {
             bail!("git merge {} did not start: {}", a.base, stdout.trim());
         }
-        collect(&root, &records, &stdout)
+        collect(&root, &records, &stdout, &a.godot)
     });
     let files = match outcome {
         Ok(files) => files,
@@ -260,7 +260,12 @@ fn driver_files() -> std::collections::BTreeSet<std::path::PathBuf> {
 
 /// Every file of the merge worth reporting: the driver's records, the unmerged paths,
 /// and the changed scenes that fail `check`, sorted by path.
-fn collect(root: &Path, records: &Path, stdout: &str) -> Result<Vec<FileReport>> {
+fn collect(
+    root: &Path,
+    records: &Path,
+    stdout: &str,
+    godot: &crate::check::args::GodotArg,
+) -> Result<Vec<FileReport>> {
     let mut files: BTreeMap<String, FileReport> = BTreeMap::new();
     for r in read_records(records)? {
         let path = r.path.clone();
@@ -285,18 +290,28 @@ fn collect(root: &Path, records: &Path, stdout: &str) -> Result<Vec<FileReport>>
         "--diff-filter=ACMT",
         "HEAD",
     ])?;
+    let mut engine = Vec::new();
     for p in nul_fields(&changed) {
         if !is_scene(&p) || unmerged.contains(&p) {
             continue;
         }
         let bytes = std::fs::read(root.join(&p)).with_context(|| format!("cannot read {p}"))?;
         let errors = scene_errors(&bytes);
+        if godot.godot.is_some() {
+            engine.push((p.clone(), bytes));
+        }
         if !errors.is_empty() {
             entry(&mut files, &p).broken = errors
                 .iter()
                 .map(|e| format!("{}: {}", e.line, e.message))
                 .collect();
         }
+    }
+    // --godot: a merged scene the user's engine does not load blocks the commit too.
+    for (p, e) in crate::check::godot::problems(godot, root, engine)? {
+        entry(&mut files, &p)
+            .broken
+            .push(format!("{}: {}", e.line, e.message));
     }
     Ok(files.into_values().collect())
 }

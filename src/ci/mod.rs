@@ -51,6 +51,8 @@ pub struct CheckArgs {
     /// Seconds each conflicted scene's structural merge may take in the preview.
     #[arg(long, default_value_t = 60.0)]
     pub timeout: f64,
+    #[command(flatten)]
+    pub godot: crate::check::args::GodotArg,
 }
 
 /// `ci merge` arguments.
@@ -64,6 +66,8 @@ pub struct MergeArgs {
     /// Seconds the whole `git merge` may take before it is stopped and undone.
     #[arg(long, default_value_t = 600.0)]
     pub timeout: f64,
+    #[command(flatten)]
+    pub godot: crate::check::args::GodotArg,
 }
 
 /// Run a `ci` subcommand.

@@ -175,6 +175,14 @@ pub enum Decision {
         /// Value written.
         to: i64,
     },
+    /// `format=4` lowered to 3: nothing in the merged content needs 4 any more (a byte
+    /// array over 64 bytes, a PackedVector4Array), and Godot 4.3+ then writes 3.
+    FormatLowered {
+        /// Value the merge had.
+        from: i64,
+        /// Value written.
+        to: i64,
+    },
     /// Both sides replaced the same `ExtResource` by an embedded resource of one type, one
     /// holding every property of the other: that one (the superset) was kept.
     EmbeddedSupersetKept {
@@ -332,6 +340,7 @@ impl fmt::Display for Decision {
             | Decision::LoadStepsRecomputed { .. }
             | Decision::LoadStepsRemoved { .. }
             | Decision::FormatRaised { .. }
+            | Decision::FormatLowered { .. }
             | Decision::HeaderUidOurs { .. }
             | Decision::EmbeddedSupersetKept { .. }
             | Decision::UnusedResourceDropped { .. }
@@ -403,6 +412,10 @@ impl Decision {
             Decision::EmbeddedSupersetKept { location, key, type_name, side } => write!(
                 f,
                 "kept {side}' embedded {type_name} for {key} of {location}: both sides replaced the same ExtResource by an embedded {type_name}, and {side}' holds every property of the other's with the same value"
+            ),
+            Decision::FormatLowered { from, to } => write!(
+                f,
+                "lowered format from {from} to {to}: nothing in the merged content needs {from} any more (Godot 4.3+ writes {to} then)"
             ),
             Decision::HeaderUidOurs { ours, theirs } => write!(
                 f,
@@ -569,6 +582,7 @@ impl Decision {
             Decision::NodeUniqueIdKeptOurs { .. } => "node_unique_id_kept_ours",
             Decision::NodeIdPathOursKept { .. } => "node_id_path_ours_kept",
             Decision::FormatRaised { .. } => "format_raised",
+            Decision::FormatLowered { .. } => "format_lowered",
             Decision::HeaderUidOurs { .. } => "header_uid_ours",
             Decision::EmbeddedSupersetKept { .. } => "embedded_superset_kept",
             Decision::UnusedResourceDropped { .. } => "unused_resource_dropped",
@@ -603,6 +617,7 @@ impl Decision {
             }
             Decision::LoadStepsRecomputed { from, to } => json!({"from": from, "to": to}),
             Decision::FormatRaised { from, to } => json!({"from": from, "to": to}),
+            Decision::FormatLowered { from, to } => json!({"from": from, "to": to}),
             Decision::HeaderUidOurs { ours, theirs } => json!({"ours": ours, "theirs": theirs}),
             Decision::EmbeddedSupersetKept {
                 location,

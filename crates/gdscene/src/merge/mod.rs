@@ -454,7 +454,8 @@ fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, opts: &MergeOptions) -> Structu
     let mut ext_order = ids::order::exts(&ctx, &used.ext);
     let ext_ids = assign::ext_ids(&mut ctx, &ext_order);
     ids::order::exts_by_id(&ctx, &mut ext_order, &ext_ids);
-    let sub_order = ids::order::subs(&ctx, &used.sub, &used.sub_refs);
+    let users = ids::order::Users::of(&node_order, &merged, resource.as_ref(), &subs);
+    let sub_order = ids::order::subs(&ctx, &used.sub, &used.sub_refs, &users);
     let sub_ids = assign::sub_ids(&mut ctx, &sub_order);
     ids::node_uids::renumber_theirs(&mut ctx, &mut merged);
     let (mut conn_out, conn_order) = connections::merge(&mut ctx, &paths);
@@ -491,12 +492,7 @@ fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, opts: &MergeOptions) -> Structu
     // Without a conflict printed, resolving them to ours changes nothing.
     let take_ours = (nconf > 0).then(|| printer.print(&secs, true).0);
     let sides = [o.doc.text.as_str(), t.doc.text.as_str()];
-    let (text, raised) = header::settle_format4(text, sides);
-    let take_ours = take_ours.map(|text| header::settle_format4(text, sides).0);
-    if raised {
-        let from = Some(3);
-        ctx.decisions.push(Decision::FormatRaised { from, to: 4 });
-    }
+    let (text, take_ours) = header::settle_both(&mut ctx.decisions, text, take_ours, sides);
     ctx.conflicts_in_file_order(&node_order, &sub_order);
     Structural {
         text,

@@ -161,7 +161,11 @@ impl ParseError {
 
 impl fmt::Display for ParseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "{}:{}: {}", self.line, self.column, self.expected)?;
+        writeln!(
+            f,
+            "{}:{}: expected {}",
+            self.line, self.column, self.expected
+        )?;
         // Tabs would shift the caret: show them as single spaces.
         let shown: String = self
             .line_text

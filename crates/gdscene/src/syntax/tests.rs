@@ -121,6 +121,15 @@ fn errors_are_located() {
     let e =
         Document::parse(b"[gd_scene format=3]\n[node name=\"A\"]\nno equals here\n").unwrap_err();
     assert_eq!(e.line, 3);
+    // The message says what was expected there, after the location (issue 38).
+    let first = e.to_string().lines().next().unwrap_or("").to_string();
+    assert_eq!(first, "3:15: expected `=` after the property name", "{e}");
+    let e = Document::parse(b"[gd_scene format=3]\n[node name\"A\"]\n").unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("2:11: expected `=` after the field name"),
+        "{e}"
+    );
     let e = Document::parse(b"").unwrap_err();
     assert!(e.expected.contains("empty"));
     let e = Document::parse(b"[gd_scene]\n\xff\xfe").unwrap_err();

@@ -131,6 +131,52 @@ pub fn byte_arrays_as_base64(text: &str) -> String {
     out
 }
 
+/// The bytes of a byte array's body, decimal or base64 (`None`: neither).
+fn body_bytes(body: &str) -> Option<Vec<u8>> {
+    if !body.trim_start().starts_with('"') {
+        return decimal_bytes(body);
+    }
+    match crate::value::parse(&format!("PackedByteArray({body})")).ok()? {
+        crate::value::Value::Packed(p) => match p.elements().ok()? {
+            crate::value::PackedElems::Bytes(v) => Some(v),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Whether Godot 4.3+ writes `text` as `format=4` (`ResourceFormatSaverText`'s
+/// `use_compat` turned off by `_find_resources`): a byte array of more than
+/// [`BASE64_THRESHOLD`] bytes however it is spelled, or any PackedVector4Array.
+pub fn engine_writes_format4(text: &str) -> bool {
+    if !text.contains("PackedByteArray(") && !text.contains("PackedVector4Array(") {
+        return false;
+    }
+    arrays(text).into_iter().any(|(_, bytes, body)| {
+        !bytes || body_bytes(&text[body]).is_some_and(|v| v.len() > BASE64_THRESHOLD)
+    })
+}
+
+/// `text` with every base64 PackedByteArray written as `format=3` writes it (`0, 1, 2`).
+pub fn byte_arrays_as_decimal(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for (_, bytes, body) in arrays(text) {
+        if !bytes || !text[body.clone()].trim_start().starts_with('"') {
+            continue;
+        }
+        let Some(v) = body_bytes(&text[body.clone()]) else {
+            continue;
+        };
+        out.push_str(&text[at..body.start]);
+        let list: Vec<String> = v.iter().map(u8::to_string).collect();
+        out.push_str(&list.join(", "));
+        at = body.end;
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -163,6 +209,26 @@ mod tests {
         assert_eq!(
             byte_arrays_as_base64(text),
             "a = PackedByteArray(\"AAE=\")\ns = \"PackedByteArray(1)\"\nb = PackedByteArray()\n"
+        );
+    }
+
+    #[test]
+    fn the_engine_writes_format4_for_long_byte_arrays_in_either_spelling() {
+        let long: Vec<u8> = (0..65).collect();
+        let b64 = format!("a = PackedByteArray(\"{}\")\n", packed_base64_encode(&long));
+        assert!(engine_writes_format4(&b64));
+        let short = format!(
+            "a = PackedByteArray(\"{}\")\n",
+            packed_base64_encode(&long[..64])
+        );
+        assert!(!engine_writes_format4(&short));
+        assert!(engine_writes_format4("v = PackedVector4Array()\n"));
+        assert!(!engine_writes_format4("s = \"PackedVector4Array()\"\n"));
+        assert_eq!(
+            byte_arrays_as_decimal(
+                "a = PackedByteArray(\"AAE=\")\nb = PackedByteArray()\nc = PackedByteArray(3, 4)\n"
+            ),
+            "a = PackedByteArray(0, 1)\nb = PackedByteArray()\nc = PackedByteArray(3, 4)\n"
         );
     }
 

@@ -1,11 +1,23 @@
 //! The order of the resources in the result: ext_resources (both sides' orders merged,
-//! then by id when ours keeps them sorted) and sub_resources (merged, then dependencies
-//! first). Which resources stay is left to [`crate::merge::values::resources`].
+//! then by id when ours keeps them sorted) and sub_resources: when ours' own
+//! sub_resources are in the order Godot saves them, the saver's order of the merged
+//! content; else both sides' orders merged, then dependencies first. Which resources
+//! stay is left to [`crate::merge::values::resources`].
+//!
+//! The saver's order (Godot 4.6, `ResourceFormatSaverTextInstance::_find_resources`):
+//! from the main resource, depth first, each sub_resource written after the ones it
+//! names, the first time it is met. A scene's main resource is the PackedScene, whose
+//! values are its nodes' properties in file order; a sub_resource's (and a `.tres`'s
+//! `[resource]`'s) properties are visited sorted by name (`property_list.sort()`).
 
 use crate::merge::ids::assign::natural_cmp;
 use crate::merge::shared::context::Ctx;
-use crate::merge::shared::idents::O;
+use crate::merge::shared::idents::{B, O, T};
+use crate::merge::shared::merged::MergedNode;
+use crate::merge::shared::sections::{Line, OutSec, Src};
 use crate::merge::shared::sequence::merge_order;
+use crate::model::FileKind;
+use crate::value::{scan_refs_in_text, RefKind};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// Deeper dependency chains than this are cut (hostile input).
@@ -31,9 +43,59 @@ pub(in crate::merge) fn exts_by_id(ctx: &Ctx, order: &mut [usize], ids: &HashMap
     }
 }
 
-/// The sub_resources kept, in merged order with each one's dependencies (the
-/// sub_resources it references, `deps`) before it.
+/// What uses the result's sub_resources: its nodes in result order, its `[resource]`,
+/// and the sub_resources themselves (by identity).
+pub(in crate::merge) struct Users<'m> {
+    /// The merged nodes' sections, in the result's order.
+    pub(in crate::merge) nodes: Vec<&'m OutSec>,
+    /// The merged `[resource]` section.
+    pub(in crate::merge) resource: Option<&'m OutSec>,
+    /// The merged sub_resource sections.
+    pub(in crate::merge) subs: &'m BTreeMap<usize, OutSec>,
+}
+
+impl<'m> Users<'m> {
+    /// The users of a result whose nodes are `merged` in `node_order`.
+    pub(in crate::merge) fn of(
+        node_order: &[usize],
+        merged: &'m [Option<MergedNode<'_>>],
+        resource: Option<&'m OutSec>,
+        subs: &'m BTreeMap<usize, OutSec>,
+    ) -> Self {
+        let nodes = node_order
+            .iter()
+            .filter_map(|&i| merged.get(i)?.as_ref())
+            .map(|m| &m.out)
+            .collect();
+        Users {
+            nodes,
+            resource,
+            subs,
+        }
+    }
+}
+
+/// The sub_resources kept: in the saver's order of the merged content when ours' and
+/// theirs' own are each in the saver's order (files the engine wrote; a side in another
+/// order was ordered by hand or by another writer, and its order is kept), else in
+/// merged order with each one's dependencies (the sub_resources it references, `deps`)
+/// before it.
 pub(in crate::merge) fn subs(
+    ctx: &Ctx,
+    keep: &BTreeSet<usize>,
+    refs: &BTreeMap<usize, (BTreeSet<usize>, Vec<usize>)>,
+    users: &Users,
+) -> Vec<usize> {
+    let merged = merged_subs(ctx, keep, refs);
+    let in_saver_order = |side: usize| side_saver_order(ctx, side) == ctx.id.sub.of[side];
+    if merged.is_empty() || !in_saver_order(O) || !in_saver_order(T) {
+        return merged;
+    }
+    saver_subs(ctx, keep, users, &merged, refs).unwrap_or(merged)
+}
+
+/// [`subs`]'s fallback: merged order, dependencies first.
+fn merged_subs(
     ctx: &Ctx,
     keep: &BTreeSet<usize>,
     refs: &BTreeMap<usize, (BTreeSet<usize>, Vec<usize>)>,
@@ -76,4 +138,248 @@ fn visit(
     }
     state.insert(x, 2);
     out.push(x);
+}
+
+/// One section's sub_resource uses, property by property: (key, identities in text order).
+type Uses = Vec<(String, Vec<usize>)>;
+
+/// The sub_resource identities a side's text names, in text order.
+fn src_subs(ctx: &Ctx, s: &Src) -> Vec<usize> {
+    let mut out = Vec::new();
+    let text = ctx.text(s);
+    if text.contains("SubResource") {
+        scan_refs_in_text(text, &mut |k, id| {
+            if let (RefKind::Sub, Some(&i)) = (k, ctx.idx[s.0].sub.get(id)) {
+                out.push(ctx.id.sub.of[s.0][i]);
+            }
+        });
+    }
+    out
+}
+
+/// The identities a written line names (ids stand for identities there).
+fn written_subs(text: &str) -> Vec<usize> {
+    let mut out = Vec::new();
+    crate::merge::values::value_grain::idents_in(text, &mut |ext, i| {
+        if !ext {
+            out.push(i);
+        }
+    });
+    out
+}
+
+/// A property line's key: the text before its `=`.
+fn key_of(text: &str) -> String {
+    text.split_once('=')
+        .map_or("", |(k, _)| k)
+        .trim()
+        .trim_matches('"')
+        .to_string()
+}
+
+/// The uses of section `section` of side `side`, as the file has them.
+fn side_uses(ctx: &Ctx, side: usize, section: usize) -> Uses {
+    let sec = ctx.sec(side, section);
+    sec.props
+        .iter()
+        .filter_map(|p| {
+            let subs = src_subs(ctx, &(side, p.value.range()));
+            (!subs.is_empty()).then(|| (p.key.to_string(), subs))
+        })
+        .collect()
+}
+
+/// The uses of a merged section: its lines (a conflict: ours' side, as the text with
+/// every conflict resolved to ours has it; a whole-section conflict: the sections it
+/// stands for). A section without lines has no properties, so no uses.
+fn out_uses(ctx: &Ctx, out: &OutSec) -> Uses {
+    if let Some(w) = &out.whole {
+        let side = if w[O].is_empty() { T } else { O };
+        return w[side]
+            .iter()
+            .flat_map(|&i| side_uses(ctx, side, i))
+            .collect();
+    }
+    let pick = |x: &[Option<Src>; 3]| {
+        x[O].clone()
+            .or_else(|| x[T].clone())
+            .or_else(|| x[B].clone())
+    };
+    let pick_text =
+        |x: &[Option<String>; 3]| x[O].clone().or_else(|| x[T].clone()).unwrap_or_default();
+    out.lines
+        .iter()
+        .map(|l| match l {
+            Line::Src(s) => (key_of(ctx.text(s)), src_subs(ctx, s)),
+            Line::Conflict(x) => pick(x).map_or_else(Default::default, |s| {
+                (key_of(ctx.text(&s)), src_subs(ctx, &s))
+            }),
+            Line::Lit(t) => (key_of(t), Vec::new()),
+            Line::Idents(t) => (key_of(t), written_subs(t)),
+            Line::Texts(x) => {
+                let t = pick_text(x);
+                (key_of(&t), written_subs(&t))
+            }
+        })
+        .filter(|(_, v)| !v.is_empty())
+        .collect()
+}
+
+/// The identities in `uses`, properties sorted by name (stable) or in file order.
+fn flat(mut uses: Uses, sorted: bool) -> Vec<usize> {
+    if sorted {
+        uses.sort_by(|a, b| a.0.cmp(&b.0));
+    }
+    uses.into_iter().flat_map(|(_, v)| v).collect()
+}
+
+/// The saver's order from `roots`: depth first, each identity after its children.
+fn saver_walk(roots: Vec<usize>, children: &dyn Fn(usize) -> Vec<usize>) -> Vec<usize> {
+    fn go(
+        x: usize,
+        children: &dyn Fn(usize) -> Vec<usize>,
+        seen: &mut BTreeSet<usize>,
+        out: &mut Vec<usize>,
+        depth: usize,
+    ) {
+        if depth > MAX_DEPTH || !seen.insert(x) {
+            return;
+        }
+        for y in children(x) {
+            go(y, children, seen, out, depth + 1);
+        }
+        out.push(x);
+    }
+    let (mut seen, mut out) = (BTreeSet::new(), Vec::new());
+    for r in roots {
+        go(r, children, &mut seen, &mut out, 0);
+    }
+    out
+}
+
+/// A side's sub_resources in the order the saver would write them.
+fn side_saver_order(ctx: &Ctx, side: usize) -> Vec<usize> {
+    let sc = ctx.sc[side];
+    let roots = match (sc.kind, sc.resource) {
+        (FileKind::Resource, Some(r)) => flat(side_uses(ctx, side, r), true),
+        _ => sc
+            .nodes
+            .iter()
+            .flat_map(|n| flat(side_uses(ctx, side, n.section), false))
+            .collect(),
+    };
+    let children = |x: usize| match ctx.id.sub.at[x][side] {
+        Some(i) => flat(side_uses(ctx, side, sc.sub_resources[i].section), true),
+        None => Vec::new(),
+    };
+    saver_walk(roots, &children)
+}
+
+/// The saver's order of the merged content, the kept sub_resources nothing reaches
+/// placed after the one merged order puts before them; `None` when that would put a
+/// sub_resource after one that names it.
+fn saver_subs(
+    ctx: &Ctx,
+    keep: &BTreeSet<usize>,
+    users: &Users,
+    merged: &[usize],
+    refs: &BTreeMap<usize, (BTreeSet<usize>, Vec<usize>)>,
+) -> Option<Vec<usize>> {
+    let roots: Vec<usize> = match (ctx.sc[O].kind, users.resource) {
+        (FileKind::Resource, Some(r)) => flat(out_uses(ctx, r), true),
+        _ => users
+            .nodes
+            .iter()
+            .flat_map(|n| flat(out_uses(ctx, n), false))
+            .collect(),
+    };
+    let children = |x: usize| match users.subs.get(&x) {
+        Some(out) => flat(out_uses(ctx, out), true),
+        None => Vec::new(),
+    };
+    let mut order: Vec<usize> = saver_walk(roots, &children)
+        .into_iter()
+        .filter(|x| keep.contains(x))
+        .collect();
+    let reached: BTreeSet<usize> = order.iter().copied().collect();
+    let mut after: Option<usize> = None;
+    for &x in merged {
+        if !reached.contains(&x) {
+            let at = after
+                .and_then(|a| order.iter().position(|&y| y == a))
+                .map_or(0, |p| p + 1);
+            order.insert(at, x);
+        }
+        after = Some(x);
+    }
+    let pos: HashMap<usize, usize> = order.iter().enumerate().map(|(i, &x)| (x, i)).collect();
+    let fine = order.iter().all(|x| {
+        refs.get(x)
+            .is_none_or(|(_, w)| w.iter().all(|y| pos.get(y).is_none_or(|&p| p < pos[x])))
+    });
+    (fine && order.len() == merged.len()).then_some(order)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::merge::{merge, MergeOptions};
+
+    fn m(base: &str, ours: &str, theirs: &str) -> String {
+        let r = merge(
+            base.as_bytes(),
+            ours.as_bytes(),
+            theirs.as_bytes(),
+            &MergeOptions::default(),
+        );
+        assert_eq!(r.conflict_count, 0);
+        String::from_utf8(r.text).unwrap_or_default()
+    }
+
+    const HEAD: &str = "[gd_scene format=3]\n\n";
+    const SA: &str =
+        "[sub_resource type=\"StyleBoxFlat\" id=\"StyleBoxFlat_a\"]\nbg_color = Color(1, 0, 0, 1)\n\n";
+    const SB: &str =
+        "[sub_resource type=\"StyleBoxFlat\" id=\"StyleBoxFlat_b\"]\nbg_color = Color(0, 1, 0, 1)\n\n";
+    const ROOT: &str = "[node name=\"Root\" type=\"Control\"]\n";
+    const A: &str = "\n[node name=\"A\" type=\"Panel\" parent=\".\"]\n";
+    const USE_A: &str = "theme_override_styles/panel = SubResource(\"StyleBoxFlat_a\")\n";
+    const USE_B: &str = "theme_override_styles/panel = SubResource(\"StyleBoxFlat_b\")\n";
+
+    /// Ours adds B with a new style; theirs moves A's style to a new last node C. The
+    /// saver meets B's style first: it writes it first, and so does the merge.
+    #[test]
+    fn sub_resources_follow_the_savers_order_when_both_sides_do() {
+        let b_node = format!("\n[node name=\"B\" type=\"Panel\" parent=\".\"]\n{USE_B}");
+        let c_node = format!("\n[node name=\"C\" type=\"Panel\" parent=\".\"]\n{USE_A}");
+        let base = format!("{HEAD}{SA}{ROOT}{A}{USE_A}");
+        let ours = format!("{HEAD}{SA}{SB}{ROOT}{A}{USE_A}{b_node}");
+        let theirs = format!("{HEAD}{SA}{ROOT}{A}{c_node}");
+        let text = m(&base, &ours, &theirs);
+        assert_eq!(
+            text,
+            format!("{HEAD}{SB}{SA}{ROOT}{A}{b_node}{c_node}"),
+            "{text}"
+        );
+    }
+
+    /// A side whose sub_resources are in an order the saver does not write (by hand, or
+    /// another tool) keeps the merged order: ours' C style before A's stays there.
+    #[test]
+    fn a_side_out_of_the_savers_order_keeps_the_merged_order() {
+        let sc = SA.replace("_a", "_c").replace("1, 0, 0", "0, 0, 1");
+        let c_node = format!(
+            "\n[node name=\"C\" type=\"Panel\" parent=\".\"]\n{}",
+            USE_A.replace("_a", "_c")
+        );
+        let b_node = format!("\n[node name=\"B\" type=\"Panel\" parent=\".\"]\n{USE_B}");
+        let base = format!("{HEAD}{sc}{SA}{ROOT}{A}{USE_A}{c_node}");
+        let ours = base.replace("1, 0, 0, 1", "1, 1, 0, 1");
+        let theirs = format!("{HEAD}{sc}{SA}{SB}{ROOT}{A}{USE_A}{c_node}{b_node}");
+        let text = m(&base, &ours, &theirs);
+        let at = |id: &str| {
+            text.find(&format!("id=\"StyleBoxFlat_{id}\"]"))
+                .unwrap_or(0)
+        };
+        assert!(at("c") < at("a") && at("a") < at("b"), "{text}");
+    }
 }

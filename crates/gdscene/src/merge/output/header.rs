@@ -111,34 +111,72 @@ pub(in crate::merge) fn merge<'s>(
     OutSec::tag_only(SectionKind::Header, verbatim, tag)
 }
 
-/// The printed result as the editor would write it under the `format=4` rule: a
-/// `format=3` result that gained a byte array over the editor's threshold (or a
-/// PackedVector4Array) becomes `format=4`, and in a `format=4` result every byte array
-/// is base64. A side that is itself a `format=3` file with such a value was written by a
-/// Godot before 4.3 (which has no `format=4`): then the result stays as it is. Returns
-/// the text and whether `format` was raised here.
-pub(in crate::merge) fn settle_format4(text: String, sides: [&str; 2]) -> (String, bool) {
-    use crate::write::format4::{byte_arrays_as_base64, format4_needs};
+/// The printed result as the editor would write it under the `format=4` rule
+/// (`ResourceFormatSaverText::save`: `format=4` exactly when `_find_resources` meets a
+/// PackedByteArray of more than 64 bytes or a PackedVector4Array, else 3): a `format=3`
+/// result that gained such a value becomes `format=4`, and in a `format=4` result every
+/// byte array is base64; a `format=4` result that holds no such value any more (the merge
+/// dropped the last one) goes back to `format=3`, its byte arrays decimal. A side that is
+/// itself a `format=3` file with such a value was written by a Godot before 4.3 (which
+/// has no `format=4`), and a side that is `format=4` without one was not written by the
+/// rule either: then the result stays as it is. Returns the text and the change of
+/// `format` made here, to be recorded.
+pub(in crate::merge) fn settle_format4(
+    text: String,
+    sides: [&str; 2],
+) -> (String, Option<Decision>) {
+    use crate::write::format4::{
+        byte_arrays_as_base64, byte_arrays_as_decimal, engine_writes_format4, format4_needs,
+    };
     let first = text.lines().next().unwrap_or("");
     if !first.starts_with("[gd_") {
-        return (text, false);
+        return (text, None);
     }
-    let format = |n: &str| first.contains(&format!(" format={n}"));
+    let end = first.len();
+    let format = |line: &str, n: &str| line.contains(&format!(" format={n}"));
+    let head = |side: &str| side.lines().next().unwrap_or("").to_string();
     let needs = format4_needs(&text);
-    let pre_43 = |side: &str| {
-        let head = side.lines().next().unwrap_or("");
-        head.contains(" format=3") && format4_needs(side).needs
-    };
-    if format("3") && needs.needs && !sides.iter().any(|s| pre_43(s)) {
-        let end = first.len();
+    let pre_43 = |side: &str| format(&head(side), "3") && format4_needs(side).needs;
+    if format(first, "3") && needs.needs && !sides.iter().any(|s| pre_43(s)) {
         let header = first.replacen(" format=3", " format=4", 1);
         let text = byte_arrays_as_base64(&format!("{header}{}", &text[end..]));
-        return (text, true);
+        return (
+            text,
+            Some(Decision::FormatRaised {
+                from: Some(3),
+                to: 4,
+            }),
+        );
     }
-    if format("4") && needs.decimal > 0 {
-        return (byte_arrays_as_base64(&text), false);
+    if format(first, "4") {
+        let unruled = |side: &str| format(&head(side), "4") && !engine_writes_format4(side);
+        if !engine_writes_format4(&text) && !sides.iter().any(|s| unruled(s)) {
+            let header = first.replacen(" format=4", " format=3", 1);
+            let text = byte_arrays_as_decimal(&format!("{header}{}", &text[end..]));
+            return (text, Some(Decision::FormatLowered { from: 4, to: 3 }));
+        }
+        if needs.decimal > 0 {
+            return (byte_arrays_as_base64(&text), None);
+        }
     }
-    (text, false)
+    (text, None)
+}
+
+/// [`settle_format4`] of the result and of its take-ours text; a change of `format`
+/// made here supersedes the header's own three-way choice in `decisions`.
+pub(in crate::merge) fn settle_both(
+    decisions: &mut Vec<Decision>,
+    text: String,
+    take_ours: Option<String>,
+    sides: [&str; 2],
+) -> (String, Option<String>) {
+    let (text, settled) = settle_format4(text, sides);
+    let take_ours = take_ours.map(|t| settle_format4(t, sides).0);
+    if let Some(d) = settled {
+        decisions.retain(|d| !matches!(d, Decision::FormatRaised { .. }));
+        decisions.push(d);
+    }
+    (text, take_ours)
 }
 
 /// `load_steps`: the resources plus one (absent when that is 1).
@@ -313,6 +351,35 @@ mesh = SubResource("ArrayMesh_yyajy")
         );
         assert!(text.contains("PackedByteArray(\"AAABAAIA\")"), "{text}");
     }
+    /// Theirs drops the one byte array over 64 bytes: nothing needs `format=4` any more,
+    /// and Godot 4.3+ writes such a file as `format=3` with decimal byte arrays.
+    #[test]
+    fn format_4_is_lowered_when_the_merge_drops_the_last_array_that_needed_it() {
+        let long = format!("{}=", "A".repeat(87));
+        let big = |k: &str| format!("metadata/{k} = PackedByteArray(\"{long}\")\n");
+        let base = format!("[gd_scene format=4]\n\n[node name=\"R\" type=\"Node\"]\n{}{}metadata/small = PackedByteArray(\"AAE=\")\n", big("x"), big("y"));
+        // Each side drops one of the two long arrays: each still needs format=4.
+        let ours = base.replace(&big("x"), "");
+        let theirs = base.replace(&big("y"), "");
+        let r = m(&base, &ours, &theirs);
+        let text = String::from_utf8_lossy(&r.text);
+        assert_eq!(
+            text,
+            "[gd_scene format=3]\n\n[node name=\"R\" type=\"Node\"]\nmetadata/small = PackedByteArray(0, 1)\n"
+        );
+        assert!(r
+            .decisions
+            .iter()
+            .any(|d| matches!(d, Decision::FormatLowered { from: 4, to: 3 })));
+        // A side that is `format=4` with no such value was not written by that rule: kept.
+        let base = base.replace(&big("x"), "").replace(&big("y"), "") + "metadata/n = 1\n";
+        let ours = base.replace("metadata/n = 1", "metadata/n = 2");
+        let theirs = base.replace("metadata/n = 1\n", "metadata/n = 1\nmetadata/m = 3\n");
+        let text = String::from_utf8(m(&base, &ours, &theirs).text).unwrap_or_default();
+        assert!(text.starts_with("[gd_scene format=4]\n"), "{text}");
+        assert!(text.contains("PackedByteArray(\"AAE=\")"), "{text}");
+    }
+
     /// A `.tres` without a uid re-saved by Godot 4.6 on both branches: each side's header
     /// gained a different uid. Ours' is kept, by rule, and the decision names theirs'.
     #[test]
