@@ -494,6 +494,8 @@ fn git_mergetool_saves_a_project_godot_conflict_by_the_config_rules() {
     let (code, err) = finished(child, rx);
     assert_eq!(code, 0, "git mergetool: {err}\n{v}");
     assert_eq!(v["outline"], "Sections", "{v}");
+    // A ConfigFile has no picture: no Pictures panel.
+    assert_eq!(v["pictures"], false, "{v}");
     assert!(
         v["status"].as_str().unwrap_or_default().contains("valid"),
         "{v}"

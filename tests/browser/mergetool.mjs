@@ -65,6 +65,7 @@ await report(out, async page => {
     await page.getByText("Cancelled").waitFor();
   } else if (action === "config") {
     out.outline = await page.locator("#outline-title").textContent();
+    out.pictures = await page.locator("details#pictures").isVisible();
     out.tree = await treeLabels(page);
     out.headings = await page.locator("section.conflict h3").allTextContents();
     out.keys = await page.locator("section.conflict table.changes").evaluateAll(ts => ts.map(t => [...t.querySelectorAll("tr td:first-child code")].map(c => c.textContent)));
