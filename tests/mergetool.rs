@@ -494,6 +494,8 @@ fn git_mergetool_saves_a_project_godot_conflict_by_the_config_rules() {
     let (code, err) = finished(child, rx);
     assert_eq!(code, 0, "git mergetool: {err}\n{v}");
     assert_eq!(v["outline"], "Sections", "{v}");
+    // A ConfigFile has no picture: no Pictures panel.
+    assert_eq!(v["pictures"], false, "{v}");
     assert!(
         v["status"].as_str().unwrap_or_default().contains("valid"),
         "{v}"
@@ -1003,4 +1005,53 @@ fn the_token_never_reaches_a_command_line() {
     }
     assert_eq!(finished(child, rx).0, 1);
     assert!(!page.exists(), "the launch page is removed at the end");
+}
+
+#[test]
+fn a_scene_conflict_shows_ours_and_theirs_drawn_side_by_side() {
+    let dir = browser_or_skip!();
+    // Each side moves the Player somewhere else: left and up, right and down.
+    let ours = side("Vector2(-300, -200)", "Color(1, 0, 0, 1)", "1.0");
+    let theirs = side("Vector2(400, 300)", "Color(0, 0, 1, 1)", "2.0");
+    let repo = conflicted_file("level.tscn", BASE, &ours, &theirs, false);
+    let (child, url, rx) = git_mergetool(&repo);
+    let shot = shot(&repo, "mergetool-pictures.png");
+    let shot = shot.to_str().expect("utf-8 path");
+    let v = node(&dir, &["mergetool.mjs", "pictures", &url, shot, "Player"]);
+    let (code, _) = finished(child, rx);
+    assert_ne!(code, 0, "cancelled");
+    assert_eq!(v["summary"], "Pictures", "{v}");
+    assert_eq!(v["open"], true, "{v}");
+    assert_eq!(
+        v["captions"],
+        serde_json::json!(["Ours (main)", "Theirs (feature)"]),
+        "{v}"
+    );
+    let pics = v["pictures"].as_array().expect("pictures");
+    assert_eq!(pics.len(), 2, "two <svg> pictures: {v}");
+    assert_eq!(
+        (pics[0]["label"].as_str(), pics[1]["label"].as_str()),
+        (Some("ours"), Some("theirs")),
+        "{v}"
+    );
+    let at = |k: usize, i: usize| pics[k]["at"][i].as_f64().expect("the Player is drawn");
+    // One shared view: ours' Player up and left of theirs'.
+    assert!(
+        at(0, 0) + 0.3 < at(1, 0) && at(0, 1) + 0.3 < at(1, 1),
+        "{v}"
+    );
+    assert!(
+        pics.iter().all(|p| p["w"].as_f64().unwrap_or(0.0) > 50.0),
+        "{v}"
+    );
+    // The conflicted nodes outlined on both sides.
+    for p in pics {
+        let marks = p["marks"].to_string();
+        assert!(marks.contains("Player") && marks.contains("Door"), "{v}");
+    }
+    assert_eq!(
+        (v["shown_closed"].as_bool(), v["shown_reopened"].as_bool()),
+        (Some(false), Some(true)),
+        "{v}"
+    );
 }

@@ -9,13 +9,14 @@
 //!
 //! Reading and re-merging is `load`'s; cutting and composing the text `hunks`'s; the
 //! HTTP, who may ask and how many at once `server`'s; the browser `launch`'s; what the
-//! page shows `state`'s, `rows`'s, `keys`'s, `labels`'s and `page.html`'s.
+//! page shows `state`'s, `rows`'s, `keys`'s, `labels`'s, `pictures`' and `page.html`'s.
 
 mod hunks;
 mod keys;
 mod labels;
 mod launch;
 mod load;
+mod pictures;
 mod rows;
 mod server;
 mod state;
@@ -86,7 +87,17 @@ pub fn run(a: &MergetoolArgs) -> Result<i32> {
     let name = loaded.target.display().to_string();
     let config = matches!(loaded.kind, load::FileKind::Config(_));
     let labels = labels::labels(&loaded.before, a.marker_size);
-    let state = state::state(&name, &merged, &loaded.sides, config, &labels);
+    let mut state = state::state(&name, &merged, &loaded.sides, config, &labels);
+    if !config {
+        let nodes = state["conflicts"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .flat_map(|c| c["nodes"].as_array().into_iter().flatten())
+            .filter_map(|n| n.as_str().map(str::to_string))
+            .collect();
+        state["pictures"] = pictures::pictures(&loaded.target, &merged, nodes);
+    }
     let shared = Arc::new(Shared {
         merged,
         state,

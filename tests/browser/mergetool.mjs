@@ -10,6 +10,8 @@
 //            ours everywhere; Cancel, and report how the status looks
 //   failsave: "Use ours for all"; remove FOLDER (the file's folder) so the write fails;
 //            Save (report what the page says); put FOLDER back; Save again
+//   pictures: report the Pictures panel: its pictures' labels, where NODE (the last
+//            argument) stands in each, its outlines; close and reopen it; Cancel
 //   launch:  open URL (the launch page's file:// address) and report where it led; Cancel
 // Prints one JSON line with what the page showed.
 import { report } from "./launch.mjs";
@@ -63,6 +65,7 @@ await report(out, async page => {
     await page.getByText("Cancelled").waitFor();
   } else if (action === "config") {
     out.outline = await page.locator("#outline-title").textContent();
+    out.pictures = await page.locator("details#pictures").isVisible();
     out.tree = await treeLabels(page);
     out.headings = await page.locator("section.conflict h3").allTextContents();
     out.keys = await page.locator("section.conflict table.changes").evaluateAll(ts => ts.map(t => [...t.querySelectorAll("tr td:first-child code")].map(c => c.textContent)));
@@ -111,6 +114,28 @@ await report(out, async page => {
     mkdirSync(extra, { recursive: true });
     await save.click();
     await page.getByText("Saved.").waitFor();
+  } else if (action === "pictures") {
+    const panel = page.locator("details#pictures");
+    await panel.waitFor();
+    out.summary = await panel.locator("summary").textContent();
+    out.open = await panel.evaluate(d => d.open);
+    out.captions = await panel.locator("figure figcaption").allTextContents();
+    // Where the node's drawing stands inside each picture, as a fraction of its size.
+    out.pictures = await panel.locator("figure > svg").evaluateAll((svgs, name) => svgs.map(svg => {
+      const box = svg.getBoundingClientRect();
+      const g = svg.querySelector(`g[data-node="${name}"]:not(.mark)`);
+      const r = g && g.getBoundingClientRect();
+      return { label: svg.getAttribute("aria-label"), w: box.width,
+        at: r ? [(r.x + r.width / 2 - box.x) / box.width, (r.y + r.height / 2 - box.y) / box.height] : null,
+        marks: [...svg.querySelectorAll("[data-mark]")].map(m => m.getAttribute("data-node")) };
+    }), process.argv[5]);
+    if (shot) await page.screenshot({ path: shot, fullPage: true });
+    await panel.locator("summary").click();
+    out.shown_closed = await panel.locator("figure > svg").first().isVisible();
+    await panel.locator("summary").click();
+    out.shown_reopened = await panel.locator("figure > svg").first().isVisible();
+    await page.getByRole("button", { name: "Cancel", exact: true }).click();
+    await page.getByText("Cancelled").waitFor();
   } else {
     throw new Error(`unknown action ${action}`);
   }

@@ -475,6 +475,17 @@ fn defs_of(book: &Book) -> String {
 /// view, sharing one set of embedded images; ids in the SVG start with `prefix` (letters
 /// and digits), so several sets can share a page.
 pub fn draw(sides: &[Option<Side>], limits: &Limits, prefix: &str) -> Pictures {
+    draw_labelled(sides, limits, prefix, &["before", "after"])
+}
+
+/// [`draw`] with each side's label given (the mergetool's "ours" and "theirs" rather
+/// than a diff's "before" and "after"); a side past the labels is "scene".
+pub fn draw_labelled(
+    sides: &[Option<Side>],
+    limits: &Limits,
+    prefix: &str,
+    labels: &[&str],
+) -> Pictures {
     let mut book = Book::new(prefix);
     let mut drawn: Vec<Option<Drawn>> = sides
         .iter()
@@ -517,7 +528,6 @@ pub fn draw(sides: &[Option<Side>], limits: &Limits, prefix: &str) -> Pictures {
             notes,
         }
     };
-    let labels = ["before", "after"];
     let out = drawn
         .iter()
         .zip(&lines)

@@ -335,3 +335,41 @@ fn an_instanced_scene_is_mounted_where_it_sits() {
         "{svg}"
     );
 }
+
+#[test]
+fn sides_carry_the_labels_given_and_before_after_by_default() {
+    let (o, t) = (
+        scene(&SPRITE.replace("POS", "0, 0")),
+        scene(&SPRITE.replace("POS", "50, 0")),
+    );
+    let marks = Marks::default();
+    let side = |s| Side {
+        scene: s,
+        path: "res://level.tscn",
+        assets: &NoAssets,
+        marks: &marks,
+    };
+    let label = |p: &Pictures, k: usize| {
+        let svg = &p.sides[k].as_ref().expect("picture").svg;
+        svg.split("aria-label=\"")
+            .nth(1)
+            .and_then(|r| r.split('"').next())
+            .unwrap_or_default()
+            .to_string()
+    };
+    let given = draw_labelled(
+        &[Some(side(&o)), Some(side(&t))],
+        &Limits::default(),
+        "m",
+        &["ours", "theirs"],
+    );
+    assert_eq!(
+        (label(&given, 0), label(&given, 1)),
+        ("ours".into(), "theirs".into())
+    );
+    let plain = draw(&[Some(side(&o)), Some(side(&t))], &Limits::default(), "m");
+    assert_eq!(
+        (label(&plain, 0), label(&plain, 1)),
+        ("before".into(), "after".into())
+    );
+}
