@@ -132,6 +132,7 @@ fn render_all(name: &str, old: Option<&Scene>, new: Option<&Scene>) {
     let opts = Options {
         color: false,
         show_noise: true,
+        show_state: false,
     };
     golden(&format!("{name}.txt"), &text::render(&r, &opts));
     golden(
@@ -142,6 +143,7 @@ fn render_all(name: &str, old: Option<&Scene>, new: Option<&Scene>) {
             &Options {
                 color: false,
                 show_noise: false,
+                show_state: false,
             },
         ),
     );
@@ -266,6 +268,7 @@ fn every_merge_scenario_diffs_and_validates() {
             let opts = Options {
                 color: true,
                 show_noise: true,
+                show_state: false,
             };
             assert!(!text::render(&r, &opts).is_empty());
             assert!(markdown::render("x", &r, &opts).starts_with("### "));
@@ -741,4 +744,43 @@ libraries = {
             "{shown}"
         );
     }
+}
+
+/// A Skeleton3D saved in another pose is one line in the text and Markdown diffs
+/// (`Skeleton3D pose re-saved, 3 bones`, issue 39.1), every pose with `--show-state`;
+/// the JSON keeps every change, and other changes of the node stay listed.
+#[test]
+fn a_re_saved_pose_is_one_line_unless_asked() {
+    let scene = |pose: &str, extra: &str| {
+        format!("[gd_scene format=3]\n\n[node name=\"Root\" type=\"Node3D\"]\n\n[node name=\"Skeleton3D\" type=\"Skeleton3D\" parent=\".\"]\nbones/0/rotation = Quaternion(0, 0, 0, {pose})\nbones/1/rotation = Quaternion(0, 0, 0, {pose})\nbones/1/position = Vector3(0, {pose}, 0)\nbones/2/scale = Vector3(1, 1, 1)\n{extra}")
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a.tscn"), dir.path().join("b.tscn"));
+    std::fs::write(&a, scene("1", "")).unwrap();
+    std::fs::write(&b, scene("0.5", "motion_scale = 2.0\n")).unwrap();
+    let text = stdout(&run(Command::new(bin()).arg("diff").arg(&a).arg(&b)));
+    assert!(
+        text.contains("~ Skeleton3D pose re-saved, 2 bones\n"),
+        "{text}"
+    );
+    assert!(text.contains("+ motion_scale = 2.0"), "{text}");
+    assert!(!text.contains("bones/"), "{text}");
+    let md = stdout(&run(Command::new(bin())
+        .args(["diff", "--format", "markdown"])
+        .arg(&a)
+        .arg(&b)));
+    assert!(
+        md.contains("Skeleton3D pose re-saved, 2 bones") && !md.contains("bones/"),
+        "{md}"
+    );
+    let all = stdout(&run(Command::new(bin())
+        .args(["diff", "--show-state"])
+        .arg(&a)
+        .arg(&b)));
+    assert_eq!(all.matches("bones/").count(), 3, "{all}");
+    let json = stdout(&run(Command::new(bin())
+        .args(["diff", "--format", "json"])
+        .arg(&a)
+        .arg(&b)));
+    assert_eq!(json.matches("\"key\": \"bones/").count(), 3, "{json}");
 }

@@ -301,3 +301,65 @@ bone_0 = 0
         "{said:?}"
     );
 }
+
+/// X deletes node N, the mesh and noise texture N's resources use and every use of them
+/// (the `shadow_mesh` of an ArrayMesh, a `shader_parameter/` of a material, both still
+/// used by M, whose X side now uses others); Y edits N and both resources. The hunk that
+/// carries N may hold a resource only when every use of it goes with it: the ArrayMesh
+/// and the material stay outside (M uses them on Y's side), so the mesh and the texture
+/// they use stay outside too, and resolving every hunk to X leaves no `SubResource` naming
+/// nothing (before, the mesh and texture were in the hunk, their uses outside).
+#[test]
+fn a_hunk_holds_a_resource_only_with_every_use_of_it() {
+    let base = r#"[gd_scene format=3]
+
+[sub_resource type="BoxMesh" id="BoxMesh_a"]
+size = Vector3(1, 1, 1)
+
+[sub_resource type="NoiseTexture2D" id="NoiseTexture2D_n"]
+width = 64
+
+[sub_resource type="ArrayMesh" id="ArrayMesh_s"]
+shadow_mesh = SubResource("BoxMesh_a")
+
+[sub_resource type="ShaderMaterial" id="ShaderMaterial_m"]
+shader_parameter/noise = SubResource("NoiseTexture2D_n")
+shader_parameter/strength = 1.0
+
+[node name="Root" type="Node3D"]
+
+[node name="N" type="MeshInstance3D" parent="."]
+mesh = SubResource("ArrayMesh_s")
+material_override = SubResource("ShaderMaterial_m")
+
+[node name="M" type="MeshInstance3D" parent="."]
+mesh = SubResource("ArrayMesh_s")
+material_override = SubResource("ShaderMaterial_m")
+"#;
+    let x = r#"[gd_scene format=3]
+
+[sub_resource type="SphereMesh" id="SphereMesh_q"]
+
+[sub_resource type="StandardMaterial3D" id="StandardMaterial3D_w"]
+
+[node name="Root" type="Node3D"]
+
+[node name="M" type="MeshInstance3D" parent="."]
+mesh = SubResource("SphereMesh_q")
+material_override = SubResource("StandardMaterial3D_w")
+"#;
+    let y = base
+        .replace("size = Vector3(1, 1, 1)", "size = Vector3(2, 2, 2)")
+        .replace("width = 64", "width = 128")
+        .replace(
+            "material_override = SubResource(\"ShaderMaterial_m\")\n\n[node name=\"M\"",
+            "material_override = SubResource(\"ShaderMaterial_m\")\nvisible = false\n\n[node name=\"M\"",
+        );
+    for (xr, yr) in both_ways(base, x, &y) {
+        assert!(!xr.contains("name=\"N\""), "{xr}");
+        assert!(
+            yr.contains("visible = false") && yr.contains("Vector3(2, 2, 2)"),
+            "{yr}"
+        );
+    }
+}

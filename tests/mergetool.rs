@@ -5,6 +5,8 @@
 //! tests/browser/node_modules is missing; `.ci/run` installs both.
 //!
 //! Screenshots go to a scratch folder, or to docs/img/ with `TSCN_MERGE_SCREENSHOTS=1`.
+//! `TSCN_MERGE_TEST_BIN` runs the mergetool of another build (to see a test fail on the
+//! build before a fix); by default the one cargo built.
 
 mod common;
 
@@ -28,6 +30,11 @@ fn side(pos: &str, color: &str, rot: &str) -> String {
     BASE.replace("Vector2(10, 20)", pos)
         .replace("Color(1, 1, 1, 1)", color)
         .replace("rotation = 0.5", &format!("rotation = {rot}"))
+}
+
+/// The binary whose mergetool is tested: `TSCN_MERGE_TEST_BIN`, else the one cargo built.
+fn tool() -> PathBuf {
+    std::env::var_os("TSCN_MERGE_TEST_BIN").map_or_else(common::bin, PathBuf::from)
 }
 
 /// Where the Playwright scripts are, or why the browser tests cannot run here.
@@ -90,14 +97,19 @@ fn conflicted() -> TempRepo {
         !repo.merge("theirs").status.success(),
         "the merge conflicts"
     );
+    set_up_mergetool(&repo);
+    repo
+}
+
+/// `git mergetool -t tscn-merge` runs this build's mergetool without a browser.
+fn set_up_mergetool(repo: &TempRepo) {
     let cmd = format!(
         "'{}' mergetool --no-browser --idle 60 --timeout 300 --git \"$BASE\" \"$LOCAL\" \"$REMOTE\" \"$MERGED\"",
-        common::bin().display()
+        tool().display()
     );
     repo.git_ok(["config", "mergetool.tscn-merge.cmd", &cmd]);
     repo.git_ok(["config", "mergetool.tscn-merge.trustExitCode", "true"]);
     repo.git_ok(["config", "mergetool.keepBackup", "false"]);
-    repo
 }
 
 /// Start a process whose stderr announces the page; its address and the process.
@@ -136,8 +148,12 @@ fn started(mut cmd: Command) -> (Child, String, mpsc::Receiver<String>) {
 }
 
 fn git_mergetool(repo: &TempRepo) -> (Child, String, mpsc::Receiver<String>) {
+    git_mergetool_on(repo, "level.tscn")
+}
+
+fn git_mergetool_on(repo: &TempRepo, file: &str) -> (Child, String, mpsc::Receiver<String>) {
     let mut cmd = repo.command("git");
-    cmd.args(["mergetool", "-t", "tscn-merge", "--no-prompt", "level.tscn"]);
+    cmd.args(["mergetool", "-t", "tscn-merge", "--no-prompt", file]);
     started(cmd)
 }
 
@@ -279,7 +295,7 @@ fn requests_without_the_token_or_from_another_origin_are_refused() {
     ]) {
         std::fs::write(f, text).expect("write");
     }
-    let mut cmd = Command::new(common::bin());
+    let mut cmd = Command::new(tool());
     cmd.args(["mergetool", "--no-browser", "--git"])
         .args(&files);
     let (child, url, rx) = started(cmd);
@@ -414,4 +430,577 @@ fn review_html_of_a_tile_map_and_animation_change_renders_in_chromium() {
         "{v}"
     );
     assert_eq!(v["scripts"], 0);
+}
+
+/// A repository whose `git merge feature` left `file` conflicted (through the driver
+/// when `driver`), with the mergetool set up.
+fn conflicted_file(file: &str, base: &str, ours: &str, theirs: &str, driver: bool) -> TempRepo {
+    let repo = TempRepo::new();
+    if driver {
+        common::assert_success(&repo.run_bin(["install"]), "install");
+        let attrs =
+            String::from_utf8(repo.try_read(".gitattributes").unwrap_or_default()).expect("utf-8");
+        repo.write(
+            ".gitattributes",
+            format!("{attrs}{file} merge=tscn-merge\n"),
+        );
+    }
+    repo.write(file, base);
+    repo.commit_all("base");
+    repo.checkout_new("feature");
+    repo.write(file, theirs);
+    repo.commit_all("theirs");
+    repo.checkout("main");
+    repo.write(file, ours);
+    repo.commit_all("ours");
+    assert!(
+        !repo.merge("feature").status.success(),
+        "the merge conflicts"
+    );
+    set_up_mergetool(&repo);
+    repo
+}
+
+const PROJECT: &str = "; Engine configuration file.\nconfig_version=5\n\n[application]\n\n\
+config/name=\"Game\"\nrun/main_scene=\"res://main.tscn\"\n\
+config/features=PackedStringArray(\"4.3\", \"Forward Plus\")\n\n[display]\n\n\
+window/size/viewport_width=1280\nwindow/size/viewport_height=720\n";
+
+/// project.godot with ours' and theirs' edits: both change the name and the width
+/// (conflicts), ours adds an autoload and theirs changes the height (clean).
+fn projects() -> (String, String) {
+    let ours = PROJECT
+        .replace("\"Game\"", "\"Game (ours)\"")
+        .replace("1280", "1920")
+        .replace("[display]", "[autoload]\n\nA=\"*res://a.gd\"\n\n[display]");
+    let theirs = PROJECT
+        .replace("\"Game\"", "\"Game (theirs)\"")
+        .replace("1280", "1600")
+        .replace("720", "900");
+    (ours, theirs)
+}
+
+#[test]
+fn git_mergetool_saves_a_project_godot_conflict_by_the_config_rules() {
+    let dir = browser_or_skip!();
+    let (ours, theirs) = projects();
+    let repo = conflicted_file("project.godot", PROJECT, &ours, &theirs, true);
+    let (child, url, rx) = git_mergetool_on(&repo, "project.godot");
+    let png = shot(&repo, "mergetool-config.png");
+    let v = node(
+        &dir,
+        &["mergetool.mjs", "config", &url, &png.to_string_lossy()],
+    );
+    let (code, err) = finished(child, rx);
+    assert_eq!(code, 0, "git mergetool: {err}\n{v}");
+    assert_eq!(v["outline"], "Sections", "{v}");
+    assert!(
+        v["status"].as_str().unwrap_or_default().contains("valid"),
+        "{v}"
+    );
+    // A key table per conflict, and the keys in the outline.
+    assert_eq!(
+        v["keys"],
+        serde_json::json!([["config/name"], ["window/size/viewport_width"]]),
+        "{v}"
+    );
+    let tree = v["tree"].to_string();
+    assert!(
+        tree.contains("[application]") && tree.contains("config/name"),
+        "{v}"
+    );
+    // Ours for the name, theirs for the width; the clean changes of both sides kept, as
+    // the config merge keeps them.
+    let want = PROJECT
+        .replace("\"Game\"", "\"Game (ours)\"")
+        .replace("1280", "1600")
+        .replace("720", "900")
+        .replace("[display]", "[autoload]\n\nA=\"*res://a.gd\"\n\n[display]");
+    assert_eq!(
+        String::from_utf8(repo.read("project.godot")).expect("utf-8"),
+        want
+    );
+    assert_eq!(unmerged(&repo), "");
+    let check = repo.run_bin(["check", "project.godot"]);
+    assert_eq!(check.status.code(), Some(0), "{}", common::stderr(&check));
+}
+
+/// A raw request with a body; the status and the body of the answer.
+fn http(port: &str, token: &str, method: &str, route: &str, body: &str) -> (u16, String) {
+    let mut s = TcpStream::connect(format!("127.0.0.1:{port}")).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(60))).ok();
+    let req = format!(
+        "{method} /{token}/{route} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    s.write_all(req.as_bytes()).expect("send");
+    let mut answer = String::new();
+    let _ = s.read_to_string(&mut answer);
+    let code = answer
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok());
+    let body = answer.split_once("\r\n\r\n").map(|(_, b)| b.to_string());
+    (code.unwrap_or(0), body.unwrap_or_default())
+}
+
+/// Port and token of a page address.
+fn port_token(url: &str) -> (String, String) {
+    let rest = url.trim_start_matches("http://127.0.0.1:");
+    let (port, path) = rest.split_once('/').expect("port/token/");
+    (port.to_string(), path.trim_end_matches('/').to_string())
+}
+
+/// `mergetool --git` on files written to a scratch folder (`merged` may sit in a
+/// subfolder); the process, its address, the merged file's path.
+fn mergetool_on_files(
+    repo: &TempRepo,
+    ext: &str,
+    [base, ours, theirs, merged]: [&[u8]; 4],
+    extra: &[&str],
+) -> (Child, String, mpsc::Receiver<String>, PathBuf) {
+    let dir = repo.scratch();
+    let files: Vec<PathBuf> = ["base", "ours", "theirs", "out/merged"]
+        .iter()
+        .map(|n| dir.join(format!("{n}.{ext}")))
+        .collect();
+    std::fs::create_dir_all(dir.join("out")).expect("mkdir");
+    for (f, text) in files.iter().zip([base, ours, theirs, merged]) {
+        std::fs::write(f, text).expect("write");
+    }
+    let mut cmd = Command::new(tool());
+    cmd.current_dir(&dir)
+        .args(["mergetool", "--git"])
+        .args(extra)
+        .args(&files);
+    let (child, url, rx) = started(cmd);
+    (child, url, rx, files[3].clone())
+}
+
+#[test]
+fn a_config_conflict_is_checked_as_a_config_file_and_saved_with_its_clean_changes() {
+    let repo = TempRepo::new();
+    let (ours, theirs) = projects();
+    let sides = [
+        PROJECT.as_bytes(),
+        ours.as_bytes(),
+        theirs.as_bytes(),
+        b"x\n",
+    ];
+    let (child, url, rx, merged) = mergetool_on_files(&repo, "godot", sides, &["--no-browser"]);
+    let (port, token) = port_token(&url);
+    let (code, state) = http(&port, &token, "GET", "api/state", "");
+    assert_eq!(code, 200);
+    let state: serde_json::Value = serde_json::from_str(&state).expect("json");
+    assert_eq!(state["kind"], "config", "{state}");
+    assert_eq!(
+        state["conflicts"].as_array().map(Vec::len),
+        Some(2),
+        "{state}"
+    );
+    assert_eq!(
+        state["conflicts"][0]["rows"][0]["key"], "config/name",
+        "{state}"
+    );
+    let both = r#"{"choices":[{"side":"theirs"},{"side":"ours"}]}"#;
+    let (code, verdict) = http(&port, &token, "POST", "api/check", both);
+    assert_eq!(
+        (code, verdict.contains("\"ok\":true")),
+        (200, true),
+        "{verdict}"
+    );
+    let (code, answer) = http(&port, &token, "POST", "api/save", both);
+    assert_eq!(code, 200, "{answer}");
+    let (code, _) = finished(child, rx);
+    assert_eq!(code, 0);
+    let want = PROJECT
+        .replace("\"Game\"", "\"Game (theirs)\"")
+        .replace("1280", "1920")
+        .replace("720", "900")
+        .replace("[display]", "[autoload]\n\nA=\"*res://a.gd\"\n\n[display]");
+    assert_eq!(std::fs::read_to_string(merged).expect("read"), want);
+}
+
+/// The animation of `level`, with the keys (times, values) of its one track.
+fn animated(times: &str, values: &str) -> String {
+    let n = times.split(',').count();
+    format!(
+        "[gd_scene load_steps=3 format=3]\n\n\
+         [sub_resource type=\"Animation\" id=\"Animation_walk1\"]\nresource_name = \"walk\"\n\
+         length = 1.0\ntracks/0/type = \"value\"\ntracks/0/imported = false\n\
+         tracks/0/enabled = true\ntracks/0/path = NodePath(\"Sprite:position\")\n\
+         tracks/0/interp = 1\ntracks/0/loop_wrap = true\ntracks/0/keys = {{\n\
+         \"times\": PackedFloat32Array({times}),\n\"transitions\": PackedFloat32Array({}),\n\
+         \"update\": 0,\n\"values\": [{values}]\n}}\n\n\
+         [sub_resource type=\"AnimationLibrary\" id=\"AnimationLibrary_lib01\"]\n\
+         _data = {{\n&\"walk\": SubResource(\"Animation_walk1\")\n}}\n\n\
+         [node name=\"Player\" type=\"Node2D\"]\n\n\
+         [node name=\"Sprite\" type=\"Sprite2D\" parent=\".\"]\n\n\
+         [node name=\"AnimationPlayer\" type=\"AnimationPlayer\" parent=\".\"]\n\
+         libraries = {{\n&\"\": SubResource(\"AnimationLibrary_lib01\")\n}}\n",
+        vec!["1"; n].join(", ")
+    )
+}
+
+#[test]
+fn git_mergetool_shows_animation_keys_on_a_time_line_and_saves_them() {
+    let dir = browser_or_skip!();
+    let base = animated("0, 0.5", "Vector2(0, 0), Vector2(0, -10)");
+    // Ours adds a key at 0.25, theirs one at 0.8; both move the key at 0.5.
+    let ours = animated(
+        "0, 0.25, 0.5",
+        "Vector2(0, 0), Vector2(2, -5), Vector2(0, -12)",
+    );
+    let theirs = animated(
+        "0, 0.5, 0.8",
+        "Vector2(0, 0), Vector2(0, -14), Vector2(4, 4)",
+    );
+    let repo = conflicted_file("level.tscn", &base, &ours, &theirs, true);
+    let (child, url, rx) = git_mergetool(&repo);
+    let png = shot(&repo, "mergetool-keys.png");
+    let v = node(
+        &dir,
+        &["mergetool.mjs", "animation", &url, &png.to_string_lossy()],
+    );
+    let (code, err) = finished(child, rx);
+    assert_eq!(code, 0, "git mergetool: {err}\n{v}");
+    // A time line per side, each key at its time with the time written.
+    assert_eq!(
+        v["lines"],
+        serde_json::json!(["Base", "Ours (main)", "Theirs (feature)"]),
+        "{v}"
+    );
+    let dots = v["dots"].as_array().expect("dots");
+    let at = |t: &str, class: &str| dots.iter().filter(|d| d[0] == t && d[1] == class).count();
+    assert_eq!(
+        (
+            at("0.5", "changed"),
+            at("0.25", "added"),
+            at("0.8", "added")
+        ),
+        (2, 1, 1),
+        "{v}"
+    );
+    assert_eq!(dots.len(), 2 + 3 + 3, "{v}");
+    // The key table, sorted by time, with each side's value.
+    assert_eq!(
+        v["times"],
+        serde_json::json!(["0", "0.25", "0.5", "0.8"]),
+        "{v}"
+    );
+    let half = v["table"][3].to_string();
+    assert!(
+        half.contains("Vector2(0, -12)") && half.contains("Vector2(0, -14)"),
+        "{v}"
+    );
+    // The AnimationPlayer is marked in the tree, until its conflicts are resolved.
+    let tree = v["tree"].to_string();
+    assert!(tree.contains("⚠ AnimationPlayer (AnimationPlayer)"), "{v}");
+    assert!(
+        tree.contains("conflict in its sub_resource Animation"),
+        "{v}"
+    );
+    let after = v["tree_after"].to_string();
+    assert!(
+        after.contains("✓ AnimationPlayer") && !after.contains('⚠'),
+        "{v}"
+    );
+    // Theirs everywhere is theirs, byte for byte, and valid.
+    assert_eq!(
+        String::from_utf8(repo.read("level.tscn")).expect("utf-8"),
+        theirs
+    );
+    assert_eq!(unmerged(&repo), "");
+    let check = repo.run_bin(["check", "level.tscn"]);
+    assert_eq!(check.status.code(), Some(0), "{}", common::stderr(&check));
+}
+
+const ROOTED: &str = "[gd_scene format=3]\n\n[node name=\"Player\" type=\"CharacterBody2D\"]\n\
+modulate = Color(1, 1, 1, 1)\n\n[node name=\"Sprite\" type=\"Sprite2D\" parent=\".\"]\n\
+position = Vector2(0, 0)\n";
+
+#[test]
+fn sides_carry_branch_names_the_root_its_name_and_marks_clear_once_resolved() {
+    let dir = browser_or_skip!();
+    let side = |c: &str, p: &str| {
+        ROOTED
+            .replace("Color(1, 1, 1, 1)", c)
+            .replace("Vector2(0, 0)", p)
+    };
+    let ours = side("Color(1, 0, 0, 1)", "Vector2(1, 1)");
+    let theirs = side("Color(0, 0, 1, 1)", "Vector2(2, 2)");
+    let repo = conflicted_file("level.tscn", ROOTED, &ours, &theirs, false);
+    let (child, url, rx) = git_mergetool(&repo);
+    let v = node(&dir, &["mergetool.mjs", "names", &url]);
+    let (code, _) = finished(child, rx);
+    assert_ne!(code, 0, "cancelled");
+    let headings = v["headings"].to_string();
+    assert!(
+        headings.contains("node \\\"Player\\\"") && !headings.contains("node \\\".\\\""),
+        "{v}"
+    );
+    assert_eq!(
+        v["columns"],
+        serde_json::json!(["Property", "Base", "Ours (main)", "Theirs (feature)"]),
+        "{v}"
+    );
+    assert!(v["buttons"].to_string().contains("Use ours (main)"), "{v}");
+    let tree = v["tree"].to_string();
+    assert!(
+        tree.contains("⚠ Player (CharacterBody2D)") && !tree.contains("(root)"),
+        "{v}"
+    );
+    let after = v["tree_after"].to_string();
+    assert!(
+        after.contains("✓ Player") && after.contains("✓ Sprite") && !after.contains('⚠'),
+        "{v}"
+    );
+    // Cancelled is no success: not in the "ok" green.
+    assert_ne!(v["cancel_class"], "ok", "{v}");
+    assert_ne!(v["cancel_colour"], "rgb(218, 251, 225)", "{v}");
+}
+
+#[test]
+fn save_answers_after_the_write_and_a_failed_write_keeps_the_choices() {
+    let dir = browser_or_skip!();
+    let repo = TempRepo::new();
+    let ours = side("Vector2(11, 21)", "Color(1, 0, 0, 1)", "1.0");
+    let theirs = side("Vector2(30, 40)", "Color(0, 0, 1, 1)", "2.0");
+    let sides = [BASE.as_bytes(), ours.as_bytes(), theirs.as_bytes(), b"x\n"];
+    let extra = ["--no-browser", "--idle", "60", "--timeout", "300"];
+    let (child, url, rx, merged) = mergetool_on_files(&repo, "tscn", sides, &extra);
+    let folder = merged
+        .parent()
+        .expect("folder")
+        .to_string_lossy()
+        .into_owned();
+    let v = node(&dir, &["mergetool.mjs", "failsave", &url, &folder]);
+    let status = v["status"].as_str().unwrap_or_default();
+    assert!(
+        status.contains("Not saved") && status.contains("choices are kept"),
+        "{v}"
+    );
+    assert!(status.contains("cannot"), "the reason: {v}");
+    assert_eq!(
+        (v["save_disabled"].clone(), v["pressed"].clone()),
+        (false.into(), 2.into()),
+        "{v}"
+    );
+    let (code, err) = finished(child, rx);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(std::fs::read_to_string(&merged).expect("saved"), ours);
+}
+
+/// Whether the server closes a connection that sends a byte every `every`, and when.
+fn cut_off_after(port: &str, every: Duration, within: Duration) -> Option<Duration> {
+    let mut s = TcpStream::connect(format!("127.0.0.1:{port}")).expect("connect");
+    s.set_read_timeout(Some(every)).ok();
+    let start = std::time::Instant::now();
+    let request = b"GET /nothing-yet HTTP/1.1\r\n";
+    let mut buf = [0u8; 512];
+    for i in 0.. {
+        if start.elapsed() > within {
+            return None;
+        }
+        if s.write_all(&request[i % request.len()..][..1]).is_err() {
+            return Some(start.elapsed());
+        }
+        match s.read(&mut buf) {
+            Ok(_) => return Some(start.elapsed()),
+            Err(e)
+                if e.kind() == std::io::ErrorKind::WouldBlock
+                    || e.kind() == std::io::ErrorKind::TimedOut => {}
+            Err(_) => return Some(start.elapsed()),
+        }
+    }
+    None
+}
+
+#[test]
+fn slow_clients_cannot_lock_the_page_out_and_each_request_has_one_deadline() {
+    let repo = TempRepo::new();
+    let ours = side("Vector2(11, 21)", "Color(1, 0, 0, 1)", "1.0");
+    let theirs = side("Vector2(30, 40)", "Color(0, 0, 1, 1)", "2.0");
+    let sides = [BASE.as_bytes(), ours.as_bytes(), theirs.as_bytes(), b"x\n"];
+    let (child, url, rx, _) = mergetool_on_files(&repo, "tscn", sides, &["--no-browser"]);
+    let (port, token) = port_token(&url);
+    // 40 clients, no token, each sending a byte every two seconds.
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let mut slow: Vec<TcpStream> = (0..40)
+        .map(|_| TcpStream::connect(format!("127.0.0.1:{port}")).expect("connect"))
+        .collect();
+    let trickle = {
+        let stop = std::sync::Arc::clone(&stop);
+        std::thread::spawn(move || {
+            while !stop.load(std::sync::atomic::Ordering::SeqCst) {
+                for s in &mut slow {
+                    let _ = s.write_all(b"G");
+                }
+                std::thread::sleep(Duration::from_secs(2));
+            }
+        })
+    };
+    std::thread::sleep(Duration::from_millis(500));
+    let asked = std::time::Instant::now();
+    let (code, _) = http(&port, &token, "GET", "api/state", "");
+    assert_eq!(code, 200, "the page's request is answered");
+    assert!(
+        asked.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        asked.elapsed()
+    );
+    stop.store(true, std::sync::atomic::Ordering::SeqCst);
+    trickle.join().expect("trickle");
+    // One deadline for the whole request: a byte a second does not stretch it.
+    let cut = cut_off_after(&port, Duration::from_secs(1), Duration::from_secs(25));
+    let cut = cut.expect("the server closed the slow request");
+    assert!(
+        cut >= Duration::from_secs(8) && cut <= Duration::from_secs(16),
+        "{cut:?}"
+    );
+    assert_eq!(http(&port, &token, "POST", "api/cancel", "").0, 200);
+    assert_eq!(finished(child, rx).0, 1);
+}
+
+#[test]
+fn both_sides_adding_the_file_merge_with_the_drivers_empty_base_rule() {
+    let repo = TempRepo::new();
+    let root = "[gd_scene format=3]\n\n[node name=\"Level\" type=\"Node2D\"]\n";
+    let ours = format!(
+        "{root}modulate = Color(1, 0, 0, 1)\n\n[node name=\"A\" type=\"Node2D\" parent=\".\"]\n"
+    );
+    let theirs = format!(
+        "{root}modulate = Color(0, 0, 1, 1)\n\n[node name=\"B\" type=\"Sprite2D\" parent=\".\"]\n"
+    );
+    let sides = [&b""[..], ours.as_bytes(), theirs.as_bytes(), b"x\n"];
+    let (child, url, rx, merged) = mergetool_on_files(&repo, "tscn", sides, &["--no-browser"]);
+    let (port, token) = port_token(&url);
+    let (_, state) = http(&port, &token, "GET", "api/state", "");
+    let state: serde_json::Value = serde_json::from_str(&state).expect("json");
+    let conflicts = state["conflicts"].as_array().expect("conflicts");
+    assert_eq!(conflicts.len(), 1, "one property hunk: {state}");
+    assert_eq!(conflicts[0]["rows"][0]["key"], "modulate", "{state}");
+    let (code, answer) = http(
+        &port,
+        &token,
+        "POST",
+        "api/save",
+        r#"{"choices":[{"side":"ours"}]}"#,
+    );
+    assert_eq!(code, 200, "{answer}");
+    assert_eq!(finished(child, rx).0, 0);
+    let text = std::fs::read_to_string(&merged).expect("read");
+    assert!(text.contains("modulate = Color(1, 0, 0, 1)"), "{text}");
+    assert!(
+        text.contains("[node name=\"A\"") && text.contains("[node name=\"B\""),
+        "theirs' node kept:\n{text}"
+    );
+}
+
+#[test]
+fn crlf_files_keep_crlf_on_every_line() {
+    let repo = TempRepo::new();
+    let crlf = |t: &str| t.replace('\n', "\r\n");
+    let ours = crlf(&side("Vector2(11, 21)", "Color(1, 0, 0, 1)", "0.5"));
+    let theirs = crlf(&side("Vector2(30, 40)", "Color(1, 1, 1, 1)", "2.0"));
+    let base = crlf(BASE);
+    let sides = [
+        base.as_bytes(),
+        ours.as_bytes(),
+        theirs.as_bytes(),
+        b"x\r\n",
+    ];
+    let (child, url, rx, merged) = mergetool_on_files(&repo, "tscn", sides, &["--no-browser"]);
+    let (port, token) = port_token(&url);
+    let (_, state) = http(&port, &token, "GET", "api/state", "");
+    let state: serde_json::Value = serde_json::from_str(&state).expect("json");
+    let n = state["conflicts"].as_array().map_or(0, Vec::len);
+    assert_eq!(n, 1, "{state}");
+    let (code, answer) = http(
+        &port,
+        &token,
+        "POST",
+        "api/save",
+        r#"{"choices":[{"side":"ours"}]}"#,
+    );
+    assert_eq!(code, 200, "{answer}");
+    assert_eq!(finished(child, rx).0, 0);
+    let text = std::fs::read(&merged).expect("read");
+    let bare = text
+        .windows(2)
+        .filter(|w| w[1] == b'\n' && w[0] != b'\r')
+        .count();
+    assert_eq!(
+        bare + usize::from(text.first() == Some(&b'\n')),
+        0,
+        "{}",
+        String::from_utf8_lossy(&text)
+    );
+    let want = crlf(&side("Vector2(11, 21)", "Color(1, 0, 0, 1)", "2.0"));
+    assert_eq!(String::from_utf8(text).expect("utf-8"), want);
+}
+
+#[cfg(unix)]
+#[test]
+fn the_token_never_reaches_a_command_line() {
+    use std::os::unix::fs::PermissionsExt;
+    let repo = TempRepo::new();
+    let dir = repo.scratch();
+    let args = dir.join("browser-args");
+    let script = dir.join("browser.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\nprintf '%s\\n' \"$@\" > '{0}.tmp' && mv '{0}.tmp' '{0}'\n",
+            args.display()
+        ),
+    )
+    .expect("script");
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let ours = side("Vector2(11, 21)", "Color(1, 0, 0, 1)", "1.0");
+    let theirs = side("Vector2(30, 40)", "Color(0, 0, 1, 1)", "2.0");
+    let files: Vec<PathBuf> = ["base", "ours", "theirs", "merged"]
+        .iter()
+        .map(|n| dir.join(format!("{n}.tscn")))
+        .collect();
+    for (f, t) in files.iter().zip([BASE, &ours, &theirs, "x\n"]) {
+        std::fs::write(f, t).expect("write");
+    }
+    let mut cmd = Command::new(tool());
+    cmd.env("BROWSER", &script)
+        .args(["mergetool", "--git"])
+        .args(&files);
+    let (child, url, rx) = started(cmd);
+    let (port, token) = port_token(&url);
+    let start = std::time::Instant::now();
+    while !args.is_file() && start.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let given = std::fs::read_to_string(&args).expect("the browser was started");
+    assert!(
+        !given.contains(&token),
+        "the token on the browser's command line: {given}"
+    );
+    let address = given.lines().next().unwrap_or_default().to_string();
+    let page = PathBuf::from(address.strip_prefix("file://").expect("a file address"));
+    let mode = |p: &Path| std::fs::metadata(p).expect("stat").permissions().mode() & 0o777;
+    assert_eq!(mode(&page), 0o600, "{}", page.display());
+    assert_eq!(mode(page.parent().expect("folder")), 0o700);
+    assert!(std::fs::read_to_string(&page).expect("read").contains(&url));
+    match browser() {
+        Ok(dir) => {
+            let v = node(&dir, &["launch-page.mjs", &address]);
+            assert!(
+                v["url"].as_str().unwrap_or_default().starts_with(&url),
+                "{v}"
+            );
+        }
+        Err(why) => {
+            eprintln!("skipped the browser part: {why}");
+            assert_eq!(http(&port, &token, "POST", "api/cancel", "").0, 200);
+        }
+    }
+    assert_eq!(finished(child, rx).0, 1);
+    assert!(!page.exists(), "the launch page is removed at the end");
 }

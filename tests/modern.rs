@@ -1297,3 +1297,100 @@ fn new_sub_resources_both_branches_named_alike_are_two_resources() {
     );
     assert!(text.contains("bg_color = Color(0, 0, 1, 1)"), "{text}");
 }
+
+const TOWERS: &str = r#"[gd_scene format=3 uid="uid://b1"]
+
+[ext_resource type="PackedScene" uid="uid://ta" path="res://tower_a.tscn" id="1_a"]
+[ext_resource type="PackedScene" uid="uid://tb" path="res://tower_b.tscn" id="2_b"]
+
+[node name="Root" type="Node2D" unique_id=100]
+
+[node name="Tower" parent="." unique_id=5 instance=ExtResource("1_a")]
+position = Vector2(10, 0)
+
+[node name="Other" type="Node2D" parent="." unique_id=10]
+"#;
+
+/// Both sides re-saved Tower with the same new `unique_id`; theirs also made it an
+/// instance of another scene, ours moved it. One node (not a replacement with a fresh
+/// id, ours' node dropped), with theirs' `instance=` and ours' position, the shared id
+/// kept, and the explanation says the identity was shared (issue 39.4).
+#[test]
+fn same_new_unique_id_with_another_instance_is_one_node() {
+    let resaved = TOWERS.replace("unique_id=5", "unique_id=9");
+    let ours = resaved.replace("Vector2(10, 0)", "Vector2(12, 0)");
+    let theirs = resaved.replace(
+        "unique_id=9 instance=ExtResource(\"1_a\")",
+        "unique_id=9 instance=ExtResource(\"2_b\")",
+    );
+    for (o, t) in [(&ours, &theirs), (&theirs, &ours)] {
+        let (out, text) = run(TOWERS, o, t);
+        assert!(out.is_clean(), "{text}");
+        assert_eq!(text.matches("[node name=\"Tower\"").count(), 1, "{text}");
+        assert!(
+            text.contains("[node name=\"Tower\" parent=\".\" unique_id=9 instance=ExtResource(\"2_b\")]\nposition = Vector2(12, 0)\n"),
+            "{text}"
+        );
+        let said: Vec<String> = out.decisions.iter().map(|d| d.to_string()).collect();
+        assert!(
+            said.iter().any(|d| d.contains("the same new unique_id")),
+            "{said:?}"
+        );
+        assert!(
+            !said.iter().any(|d| d.contains("both nodes were kept")),
+            "{said:?}"
+        );
+    }
+}
+
+const GEMS: &str = r#"[gd_scene format=3 uid="uid://b1"]
+
+[ext_resource type="PackedScene" uid="uid://gem" path="res://gem.tscn" id="1_g"]
+
+[node name="Tortoise" type="Node2D" unique_id=100]
+
+[node name="Gem 4" parent="." unique_id=40 instance=ExtResource("1_g")]
+position = Vector2(1, 1)
+
+[node name="Gem 5" parent="." unique_id=50 instance=ExtResource("1_g")]
+position = Vector2(5, 5)
+
+[node name="AnimatedSprite2D" parent="Gem 5" index="0"]
+modulate = Color(1, 0, 0, 1)
+
+[node name="AudioStreamPlayer2D" parent="Gem 5" index="2"]
+volume_db = -3.0
+
+[editable path="Gem 5"]
+"#;
+
+/// Ours deletes the override entry `Gem 5/AnimatedSprite2D` (no `unique_id`), theirs
+/// renames `Gem 5`, and both re-saved every node with the same new `unique_id`s: the
+/// entry stays deleted, as it does without the re-save (the open fuzz finding of
+/// known-gaps; before, theirs' entry under the renamed node read as a new node).
+#[test]
+fn an_entry_deleted_under_a_node_both_reidentified_stays_deleted() {
+    let reid = |s: &str| {
+        s.replace("unique_id=100", "unique_id=1100")
+            .replace("unique_id=40", "unique_id=1040")
+            .replace("unique_id=50", "unique_id=1050")
+    };
+    let deleted = GEMS.replace(
+        "[node name=\"AnimatedSprite2D\" parent=\"Gem 5\" index=\"0\"]\nmodulate = Color(1, 0, 0, 1)\n\n",
+        "",
+    );
+    let renamed = GEMS.replace("\"Gem 5\"", "\"Gem Five\"");
+    for (o, t) in [
+        (deleted.clone(), renamed.clone()),
+        (reid(&deleted), reid(&renamed)),
+        (reid(&renamed), reid(&deleted)),
+    ] {
+        let (out, text) = run(GEMS, &o, &t);
+        assert!(out.is_clean(), "{text}");
+        assert!(!text.contains("AnimatedSprite2D"), "{text}");
+        assert!(
+            text.contains("[node name=\"AudioStreamPlayer2D\" parent=\"Gem Five\""),
+            "{text}"
+        );
+    }
+}

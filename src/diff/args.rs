@@ -29,6 +29,10 @@ pub struct DiffArgs {
     /// Also list resave noise (renamed ids, load_steps, float re-spellings, ...).
     #[arg(long)]
     pub show_noise: bool,
+    /// List every bone pose of a Skeleton3D saved in another pose (else one line per
+    /// skeleton).
+    #[arg(long)]
+    pub show_state: bool,
     /// Called as git's external diff: PATH OLD-FILE OLD-HEX OLD-MODE NEW-FILE NEW-HEX NEW-MODE.
     #[arg(long)]
     pub git_external: bool,

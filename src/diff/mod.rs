@@ -132,6 +132,7 @@ pub fn run(a: &DiffArgs) -> Result<i32> {
     let opts = Options {
         color: use_color(a.color),
         show_noise: a.show_noise,
+        show_state: a.show_state,
     };
     if a.git_external {
         return run_git_external(a, &opts);
@@ -299,6 +300,7 @@ pub fn run_diff_link(files: Vec<std::path::PathBuf>) -> Result<i32> {
         format: DiffFormat::Text,
         color: crate::io::color::ColorChoice::Auto,
         show_noise: false,
+        show_state: false,
         git_external: true,
         timeout: None,
         files,

@@ -35,6 +35,15 @@ pub enum FavorArg {
     Theirs,
 }
 
+/// What `merge --state` does with saved editor state both sides changed.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StateArg {
+    /// The RESET animation's value, else ours' (the default).
+    Resolve,
+    /// A conflict hunk, as for any property.
+    Conflict,
+}
+
 /// `merge` arguments.
 #[derive(Args, Debug)]
 pub struct MergeArgs {
@@ -80,6 +89,12 @@ pub struct MergeArgs {
     /// both sides change it, instead of keeping ours'.
     #[arg(long)]
     pub no_layout_policy: bool,
+    /// Saved editor state both sides changed (bone poses, animated frames, AnimationTree
+    /// parameters, blend shapes, values an AnimationPlayer drives): `resolve` takes the
+    /// RESET animation's value, else ours'; `conflict` leaves a hunk (also
+    /// `TSCN_MERGE_STATE=conflict`).
+    #[arg(long, value_enum)]
+    pub state: Option<StateArg>,
     /// Common ancestor.
     pub base: PathBuf,
     /// Our version (overwritten with --git).

@@ -464,6 +464,10 @@ fn run_structural(a: &MergeArgs) -> anyhow::Result<i32> {
         // This process ends once the result is written.
         exit_after: true,
         no_layout_policy: a.no_layout_policy,
+        saved_state_conflicts: match a.state {
+            Some(s) => s == crate::driver::args::StateArg::Conflict,
+            None => std::env::var("TSCN_MERGE_STATE").is_ok_and(|v| v.trim() == "conflict"),
+        },
     };
     let mut outcome = merge_within(base, ours, theirs, opts, a.timeout);
     if let (Some(header), false) = (header, outcome.method == Method::Trivial) {

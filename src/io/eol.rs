@@ -28,15 +28,12 @@ impl Ending {
     /// CRLF when more than half of `text`'s line ends (`\n`) follow a `\r`; LF
     /// otherwise, a tie and a text without any line end included.
     pub fn of(text: &[u8]) -> Ending {
-        let (mut lines, mut crlf) = (0usize, 0usize);
-        let mut after_cr = false;
-        for &b in text {
-            if b == b'\n' {
-                lines += 1;
-                crlf += usize::from(after_cr);
-            }
-            after_cr = b == b'\r';
+        // Most files hold no CR at all: one memchr pass, and nothing else to count.
+        if memchr::memchr(b'\r', text).is_none() {
+            return Ending::Lf;
         }
+        let crlf = memchr::memmem::find_iter(text, b"\r\n").count();
+        let lines = memchr::memchr_iter(b'\n', text).count();
         if crlf * 2 > lines {
             Ending::CrLf
         } else {
@@ -51,59 +48,58 @@ impl Ending {
         if self == Ending::Lf {
             return text;
         }
-        let bare = bare_lf_count(&text);
+        let lines = memchr::memchr_iter(b'\n', &text).count();
+        let bare = lines.saturating_sub(memchr::memmem::find_iter(&text, b"\r\n").count());
         if bare == 0 {
             return text;
         }
         let mut out = Vec::with_capacity(text.len() + bare);
-        let mut prev = 0u8;
-        for &b in &text {
-            if b == b'\n' && prev != b'\r' {
+        let mut from = 0;
+        for at in memchr::memchr_iter(b'\n', &text) {
+            if at == 0 || text[at - 1] != b'\r' {
+                out.extend_from_slice(&text[from..at]);
                 out.push(b'\r');
+                from = at;
             }
-            out.push(b);
-            prev = b;
         }
+        out.extend_from_slice(&text[from..]);
         out
     }
-}
-
-/// How many `\n` in `text` have no `\r` before them.
-fn bare_lf_count(text: &[u8]) -> usize {
-    let mut prev = 0u8;
-    let mut n = 0;
-    for &b in text {
-        n += usize::from(b == b'\n' && prev != b'\r');
-        prev = b;
-    }
-    n
 }
 
 /// `text` as the commands read it: when its lines mostly end in CRLF
 /// ([`Ending::of`]), every CRLF made LF; otherwise unchanged.
 pub fn to_lf(text: Vec<u8>) -> Vec<u8> {
-    match lf_view(&text) {
-        Cow::Borrowed(_) => text,
-        Cow::Owned(lf) => lf,
+    read_as_lf(text).0
+}
+
+/// [`to_lf`] and the [`Ending`] of `text`, found in one look at it: what a command that
+/// writes back in the input's ending reads.
+pub fn read_as_lf(text: Vec<u8>) -> (Vec<u8>, Ending) {
+    match Ending::of(&text) {
+        Ending::Lf => (text, Ending::Lf),
+        Ending::CrLf => (crlf_to_lf(&text), Ending::CrLf),
     }
 }
 
 /// [`to_lf`] without taking `text`: borrowed when nothing changes.
 pub fn lf_view(text: &[u8]) -> Cow<'_, [u8]> {
-    if Ending::of(text) == Ending::Lf {
-        return Cow::Borrowed(text);
+    match Ending::of(text) {
+        Ending::Lf => Cow::Borrowed(text),
+        Ending::CrLf => Cow::Owned(crlf_to_lf(text)),
     }
+}
+
+/// `text` with the `\r` of every CRLF left out.
+fn crlf_to_lf(text: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(text.len());
-    let mut i = 0;
-    while i < text.len() {
-        if text[i] == b'\r' && text.get(i + 1) == Some(&b'\n') {
-            i += 1;
-            continue;
-        }
-        out.push(text[i]);
-        i += 1;
+    let mut from = 0;
+    for at in memchr::memmem::find_iter(text, b"\r\n") {
+        out.extend_from_slice(&text[from..at]);
+        from = at + 1;
     }
-    Cow::Owned(out)
+    out.extend_from_slice(&text[from..]);
+    out
 }
 
 #[cfg(test)]
@@ -148,5 +144,63 @@ mod tests {
         assert_eq!(Ending::CrLf.apply(b"\n\n".to_vec()), b"\r\n\r\n");
         assert_eq!(Ending::CrLf.apply(b"x".to_vec()), b"x");
         assert_eq!(Ending::CrLf.apply(b"\r\n".to_vec()), b"\r\n");
+    }
+
+    /// The byte-at-a-time rules these functions replaced, compared on every text of
+    /// up to 8 bytes over `a`, `\r` and `\n`.
+    #[test]
+    fn the_memchr_passes_agree_with_the_byte_loops() {
+        fn of(text: &[u8]) -> Ending {
+            let (mut lines, mut crlf, mut after_cr) = (0usize, 0usize, false);
+            for &b in text {
+                if b == b'\n' {
+                    lines += 1;
+                    crlf += usize::from(after_cr);
+                }
+                after_cr = b == b'\r';
+            }
+            if crlf * 2 > lines {
+                Ending::CrLf
+            } else {
+                Ending::Lf
+            }
+        }
+        fn apply(text: &[u8]) -> Vec<u8> {
+            let (mut out, mut prev) = (Vec::new(), 0u8);
+            for &b in text {
+                if b == b'\n' && prev != b'\r' {
+                    out.push(b'\r');
+                }
+                out.push(b);
+                prev = b;
+            }
+            out
+        }
+        fn to_lf(text: &[u8]) -> Vec<u8> {
+            if of(text) == Ending::Lf {
+                return text.to_vec();
+            }
+            let mut out = Vec::new();
+            for (i, &b) in text.iter().enumerate() {
+                if !(b == b'\r' && text.get(i + 1) == Some(&b'\n')) {
+                    out.push(b);
+                }
+            }
+            out
+        }
+        for len in 0..=8u32 {
+            for mut k in 0..3usize.pow(len) {
+                let mut text = Vec::new();
+                for _ in 0..len {
+                    text.push([b'a', b'\r', b'\n'][k % 3]);
+                    k /= 3;
+                }
+                assert_eq!(Ending::of(&text), of(&text), "{text:?}");
+                assert_eq!(Ending::CrLf.apply(text.clone()), apply(&text), "{text:?}");
+                assert_eq!(super::to_lf(text.clone()), to_lf(&text), "{text:?}");
+                assert_eq!(read_as_lf(text.clone()), (to_lf(&text), of(&text)));
+                assert_eq!(lf_view(&text).into_owned(), to_lf(&text), "{text:?}");
+            }
+        }
     }
 }

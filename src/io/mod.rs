@@ -37,9 +37,7 @@ pub fn read(path: &Path) -> Result<Vec<u8>> {
 /// ([`eol::to_lf`]), and the ending its lines had, for writing a result derived from
 /// it back in that ending ([`eol::Ending::apply`]).
 pub fn read_lf(path: &Path) -> Result<(Vec<u8>, eol::Ending)> {
-    let bytes = read(path)?;
-    let ending = eol::Ending::of(&bytes);
-    Ok((eol::to_lf(bytes), ending))
+    Ok(eol::read_as_lf(read(path)?))
 }
 
 /// A file's bytes, read whole into memory, for a reader that only borrows them

@@ -1,15 +1,12 @@
-//! The merged text cut into clean spans and conflicts, what the page shows of each
-//! conflict (where it is, its properties side by side), and the text a set of choices
-//! composes, validated as `check` validates. Pure: the server and the page are others'.
+//! The merged text cut into clean spans and conflicts, where each conflict is (its
+//! section, and the property whose value it lies inside, as an animation's keys), and the
+//! text a set of choices composes, validated as `check` validates a scene or a
+//! ConfigFile. Pure: the server, the page and the tables of properties are others'.
 //!
 //! The markers are read with the library's [`gdscene::solve::parse_markers`]; the
-//! places (section headers) and properties are read from the lines around them.
+//! places (section headers) are read from the lines around them.
 
-use gdscene::grain::{describe_change, PropertyContext};
-use gdscene::render::html::value::{picture, show_with, timeline};
 use gdscene::solve::{parse_markers, Piece};
-use serde_json::{json, Value};
-use std::collections::BTreeMap;
 
 /// One conflict block: the three sections and where it is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -24,6 +21,22 @@ pub struct Conflict {
     pub base: Option<String>,
     /// Their lines.
     pub theirs: String,
+    /// The section it is in, as an index into [`Merged::sections`].
+    pub section: usize,
+    /// The property whose value the conflict lies inside, when it does.
+    pub within: Option<Within>,
+}
+
+/// A conflict inside one property's value (a line of an animation's `keys` dictionary):
+/// the property, and its whole value on each side (every conflict inside the value
+/// taken from that side).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Within {
+    /// The property's key (`tracks/0/keys`).
+    pub key: String,
+    /// The value (after `key = `) on base (`None`: the markers carry no base), ours
+    /// and theirs.
+    pub values: [Option<String>; 3],
 }
 
 /// A piece of the merged text.
@@ -42,6 +55,10 @@ pub struct Merged {
     pub spans: Vec<Span>,
     /// The conflicts, in file order.
     pub conflicts: Vec<Conflict>,
+    /// Each section's text, from its header line on, conflicts taken from ours (the
+    /// lines before the first header are section 0): where a track's path and type are
+    /// read.
+    pub sections: Vec<String>,
 }
 
 /// What the user chose for one conflict.
@@ -57,12 +74,135 @@ pub enum Choice {
     Typed(String),
 }
 
-/// The last section header among `text`'s lines, if any.
-fn last_header(text: &str) -> Option<&str> {
-    text.lines()
-        .rev()
-        .find(|l| l.starts_with('['))
-        .map(str::trim)
+/// Whether a line is a section header (`[node name="A" ...]`, `[application]`).
+fn is_header(line: &str) -> bool {
+    line.starts_with('[') && line.trim_end().ends_with(']')
+}
+
+/// The key a line sets (`key = value` in a scene, `key=value` in a ConfigFile), if any.
+pub fn key_of(line: &str) -> Option<&str> {
+    if is_header(line) {
+        return None;
+    }
+    let (k, _) = line.split_once('=')?;
+    let k = k.trim_end();
+    let plain = !k.is_empty() && !k.starts_with(' ') && !k.contains(['"', '{', '[', '(', ' ', ',']);
+    plain.then_some(k)
+}
+
+/// Brackets opened and not closed in `text`, strings left out.
+fn depth(text: &str) -> i64 {
+    let (mut d, mut in_string, mut escaped) = (0i64, false, false);
+    for c in text.chars() {
+        if in_string {
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => in_string = true,
+            '{' | '[' | '(' => d += 1,
+            '}' | ']' | ')' => d -= 1,
+            _ => {}
+        }
+    }
+    d
+}
+
+/// A span's text with every conflict taken from `side` (0 base, 1 ours, 2 theirs);
+/// `None` for a base the markers do not carry.
+fn side_text<'m>(span: &'m Span, conflicts: &'m [Conflict], side: usize) -> Option<&'m str> {
+    match span {
+        Span::Text(t) => Some(t),
+        Span::Conflict(i) => {
+            let c = &conflicts[*i];
+            [c.base.as_deref(), Some(&c.ours), Some(&c.theirs)][side]
+        }
+    }
+}
+
+/// The last line of `t` that is a header or sets a key, and where it starts; read from
+/// the end, so a long span is not read whole.
+fn last_start(t: &str) -> Option<(usize, &str)> {
+    let mut end = t.len();
+    while end > 0 {
+        let start = t.as_bytes()[..end - 1]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        let l = &t[start..end];
+        if is_header(l) || key_of(l).is_some() {
+            return Some((start, l));
+        }
+        end = start;
+    }
+    None
+}
+
+/// The property whose value the conflict at span `k` lies inside: the last property
+/// line before it (no header between) whose brackets are still open at the conflict,
+/// and its value on each side up to where the brackets close (conflicts further inside
+/// the value taken from the same side).
+fn within(spans: &[Span], conflicts: &[Conflict], k: usize) -> Option<Within> {
+    let ours = |j: usize| side_text(&spans[j], conflicts, 1).unwrap_or_default();
+    // Back to the line the property starts on: span `first`, byte `from`.
+    let (first, from, key) = (0..k).rev().take(4096).find_map(|j| {
+        let t = ours(j);
+        last_start(t).map(|(off, l)| (j, off, key_of(l)))
+    })?;
+    // A property line inside another conflict is that conflict's own business.
+    let key = key.filter(|_| matches!(spans[first], Span::Text(_)))?;
+    let mut open = depth(&ours(first)[from..]);
+    for j in first + 1..k {
+        open += depth(ours(j));
+    }
+    if open <= 0 {
+        return None;
+    }
+    open += depth(ours(k));
+    // On to the line its brackets close on: span `last`, up to byte `to`.
+    let (mut last, mut to) = (k, ours(k).len());
+    for (j, span) in spans.iter().enumerate().skip(k + 1).take(4096) {
+        if open <= 0 {
+            break;
+        }
+        let t = ours(j);
+        (last, to) = (j, 0);
+        if matches!(span, Span::Conflict(_)) {
+            open += depth(t);
+            to = t.len();
+            continue;
+        }
+        for l in t.split_inclusive('\n') {
+            if open <= 0 || is_header(l) || key_of(l).is_some() {
+                break;
+            }
+            open += depth(l);
+            to += l.len();
+        }
+    }
+    let value = |side: usize| -> Option<String> {
+        let mut v = String::new();
+        for j in first..=last {
+            let t = side_text(&spans[j], conflicts, side)?;
+            let t = if j == last && matches!(spans[j], Span::Text(_)) {
+                &t[..to]
+            } else {
+                t
+            };
+            v.push_str(if j == first { &t[from..] } else { t });
+        }
+        let v = v.split_once('=').map_or("", |(_, v)| v.trim_start());
+        Some(v.trim_end().to_string())
+    };
+    Some(Within {
+        key: key.to_string(),
+        values: [value(0), value(1), value(2)],
+    })
 }
 
 /// Cut a merged text with markers of `marker_size` into spans and conflicts.
@@ -72,14 +212,25 @@ pub fn split(text: &str, marker_size: usize) -> anyhow::Result<Merged> {
     let mut spans = Vec::new();
     let mut conflicts: Vec<Conflict> = Vec::new();
     let mut header = String::new();
+    let mut sections = vec![String::new()];
     let lossy = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    // Each piece's lines go to the section they are in; a header starts the next one.
+    let grow = |sections: &mut Vec<String>, header: &mut String, t: &str| {
+        for l in t.split_inclusive('\n') {
+            if is_header(l) {
+                sections.push(String::new());
+                *header = l.trim().to_string();
+            }
+            if let Some(s) = sections.last_mut() {
+                s.push_str(l);
+            }
+        }
+    };
     for p in marked.pieces {
         match p {
             Piece::Text(t) => {
                 let t = lossy(&t);
-                if let Some(h) = last_header(&t) {
-                    header = h.to_string();
-                }
+                grow(&mut sections, &mut header, &t);
                 spans.push(Span::Text(t));
             }
             Piece::Block(b) => {
@@ -89,16 +240,25 @@ pub fn split(text: &str, marker_size: usize) -> anyhow::Result<Merged> {
                     ours: lossy(&b.ours),
                     base: b.base.as_deref().map(lossy),
                     theirs: lossy(&b.theirs),
+                    section: sections.len() - 1,
+                    within: None,
                 };
-                if let Some(h) = last_header(&c.ours) {
-                    header = h.to_string();
-                }
+                grow(&mut sections, &mut header, &c.ours);
                 spans.push(Span::Conflict(conflicts.len()));
                 conflicts.push(c);
             }
         }
     }
-    Ok(Merged { spans, conflicts })
+    for (k, s) in spans.iter().enumerate() {
+        if let Span::Conflict(i) = s {
+            conflicts[*i].within = within(&spans, &conflicts, k);
+        }
+    }
+    Ok(Merged {
+        spans,
+        conflicts,
+        sections,
+    })
 }
 
 impl Merged {
@@ -167,11 +327,17 @@ impl Merged {
 }
 
 /// Why a composed text would not do: it does not parse, or `check` finds it broken
-/// (the first error, with its line); `Ok` when it is a valid scene.
-pub fn validate(text: &str) -> Result<(), String> {
-    let scene = gdscene::model::Scene::parse(text.as_bytes())
-        .map_err(|e| format!("the scene does not parse: {e}"))?;
-    let problems = gdscene::check::check(&scene);
+/// (the first error, with its line); `Ok` when it is a valid scene (`config`: a valid
+/// ConfigFile, as `gdscene::config`'s check and merge hold them).
+pub fn validate(text: &str, config: bool) -> Result<(), String> {
+    let problems = if config {
+        gdscene::config::check::check_config(text)
+            .map_err(|e| format!("the file does not parse: {e}"))?
+    } else {
+        let scene = gdscene::model::Scene::parse(text.as_bytes())
+            .map_err(|e| format!("the scene does not parse: {e}"))?;
+        gdscene::check::check(&scene)
+    };
     match problems
         .iter()
         .find(|p| p.severity == gdscene::check::Severity::Error)
@@ -214,112 +380,8 @@ pub fn node_path(header: &str) -> Option<String> {
     })
 }
 
-/// What ids name in these texts: `ExtResource` ids to their paths, `SubResource` ids
-/// to their types.
-pub fn resource_names(texts: &[&str]) -> BTreeMap<(String, String), String> {
-    let mut names = BTreeMap::new();
-    for l in texts.iter().flat_map(|t| t.lines()) {
-        let (kind, shown) = if l.starts_with("[ext_resource ") {
-            ("ExtResource", attr(l, "path"))
-        } else if l.starts_with("[sub_resource ") {
-            ("SubResource", attr(l, "type"))
-        } else {
-            continue;
-        };
-        if let (Some(id), Some(shown)) = (attr(l, "id"), shown) {
-            names
-                .entry((kind.to_string(), id.to_string()))
-                .or_insert_with(|| shown.to_string());
-        }
-    }
-    names
-}
-
-/// The properties of a section's lines, key to value (a value goes on until the next
-/// `key = ` line, so multi-line dictionaries stay whole), in order.
-pub fn properties(lines: &str) -> Vec<(String, String)> {
-    let mut out: Vec<(String, String)> = Vec::new();
-    for l in lines.lines() {
-        let key = l
-            .split_once(" = ")
-            .map(|(k, _)| k)
-            .filter(|k| !k.is_empty() && !k.contains(['"', '{', '[', ' ']));
-        match (key, out.last_mut()) {
-            (Some(k), _) if !l.starts_with('[') => {
-                out.push((k.to_string(), l[k.len() + 3..].to_string()));
-            }
-            (_, Some(last)) if !l.starts_with('[') => {
-                last.1.push('\n');
-                last.1.push_str(l);
-            }
-            _ => out.push((String::new(), l.to_string())),
-        }
-    }
-    out
-}
-
-/// The rows of a conflict's table: each key with its value on each side (`null` where
-/// a side does not set it), values as HTML drawn by [`show_with`].
-pub fn rows(
-    c: &Conflict,
-    names: &BTreeMap<(String, String), String>,
-    file_format: u8,
-) -> Vec<Value> {
-    let sides = [
-        properties(c.base.as_deref().unwrap_or_default()),
-        properties(&c.ours),
-        properties(&c.theirs),
-    ];
-    let mut keys: Vec<&str> = Vec::new();
-    for (k, _) in sides[1].iter().chain(&sides[2]).chain(&sides[0]) {
-        if !k.is_empty() && !keys.contains(&k.as_str()) {
-            keys.push(k);
-        }
-    }
-    let resolve = |kind: &str, id: &str| names.get(&(kind.to_string(), id.to_string())).cloned();
-    let cell = |side: &[(String, String)], k: &str| {
-        side.iter()
-            .find(|(key, _)| key == k)
-            .map(|(_, v)| show_with(&gdscene::merge::shorten(v, 300), &resolve))
-    };
-    let owner = attr(&c.header, "type").unwrap_or_default();
-    let value = |side: &[(String, String)], k: &str| {
-        side.iter()
-            .find(|(key, _)| key == k)
-            .map(|(_, v)| v.clone())
-    };
-    keys.iter()
-        .map(|k| {
-            let ctx = PropertyContext {
-                owner_type: owner,
-                key: k,
-                file_format,
-                tile_format: None,
-                track_type: None,
-            };
-            let base = value(&sides[0], k);
-            json!({
-                "key": k,
-                "base": cell(&sides[0], k),
-                "ours": cell(&sides[1], k),
-                "theirs": cell(&sides[2], k),
-                "ours_drawn": drawn(&ctx, base.as_deref(), value(&sides[1], k).as_deref()),
-                "theirs_drawn": drawn(&ctx, base.as_deref(), value(&sides[2], k).as_deref()),
-            })
-        })
-        .collect()
-}
-
-/// What a side changed in a tile map's cells or an animation's keys since the base,
-/// drawn (a picture, a time line); `None` for other values.
-fn drawn(ctx: &PropertyContext, base: Option<&str>, side: Option<&str>) -> Option<String> {
-    let d = describe_change(ctx, base?, side?)?;
-    let html = picture(&d.picture) + &timeline(&d.changes);
-    (!html.is_empty()).then_some(html)
-}
-
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
     const MERGED: &str = "[gd_scene format=3]\n\n[node name=\"Root\" type=\"Node2D\"]\n\n\
@@ -356,7 +418,7 @@ mod tests {
         assert!(text.contains("position = Vector2(1, 1)\nz_index = 1\n"));
         assert!(text.contains("rotation = 2.0\n"));
         assert!(!text.contains("<<<<<<<"));
-        assert_eq!(validate(&text), Ok(()));
+        assert_eq!(validate(&text, false), Ok(()));
         assert_eq!(m.compose(&[Some(Choice::Ours), None]), Err(1));
         let typed = m
             .compose(&[
@@ -374,14 +436,14 @@ mod tests {
         let text = m
             .compose(&[Some(bad), Some(Choice::Ours)])
             .expect("composed");
-        let why = validate(&text).expect_err("broken");
+        let why = validate(&text, false).expect_err("broken");
         assert!(why.contains("does not parse: 6:19"), "{why}");
         let bad = Choice::Typed("rotation = Vector2(1,".into());
         let (text, places) = m
             .compose_placed(&[Some(Choice::Ours), Some(bad)])
             .expect("composed");
         assert_eq!(places, vec![(6, 6), (10, 10)]);
-        let why = validate(&text).expect_err("broken");
+        let why = validate(&text, false).expect_err("broken");
         let line = reason_line(&why).expect("a line");
         assert_eq!(Merged::conflict_at(&places, line), Some(1), "{why}");
         assert_eq!(reason_line("line 12: x"), Some(12));
@@ -393,45 +455,53 @@ mod tests {
                 Some(Choice::Ours),
             ])
             .expect("composed");
-        let why = validate(&dup).expect_err("two nodes at one path");
+        let why = validate(&dup, false).expect_err("two nodes at one path");
         assert!(!why.is_empty());
     }
 
     #[test]
-    fn tile_cells_each_side_changed_are_drawn() {
-        let cells = |t: &str| format!("layer_0/tile_data = PackedInt32Array(0, 1, 0, 1, {t}, 0)\n");
-        let c = Conflict {
-            line: 1,
-            header: "[node name=\"TileMap\" type=\"TileMap\" parent=\".\"]".into(),
-            ours: cells("7"),
-            base: Some(cells("1")),
-            theirs: cells("9"),
-        };
-        let r = rows(&c, &BTreeMap::new(), 3);
-        assert_eq!(r.len(), 1);
-        let drawn = r[0]["ours_drawn"].as_str().unwrap_or_default();
-        assert!(drawn.contains("<svg class=\"cells\""), "{}", r[0]);
-        assert_eq!(drawn.matches("class=\"changed\"").count(), 1, "{drawn}");
-        assert!(r[0]["base"]
-            .as_str()
-            .unwrap_or_default()
-            .contains("PackedInt32Array"));
-    }
-
-    #[test]
-    fn headers_and_properties_are_read() {
+    fn headers_are_read() {
         let h = "[ext_resource type=\"Texture2D\" path=\"res://a b.png\" id=\"1_a\"]";
         assert_eq!(attr(h, "path"), Some("res://a b.png"));
         assert_eq!(attr("[sub_resource type=\"X\" id=3]", "id"), Some("3"));
-        let names = resource_names(&[h]);
+    }
+
+    pub(in crate::mergetool) const KEYS: &str = "[gd_resource type=\"Animation\" format=3]\n\n[resource]\n\
+        length = 1.0\ntracks/0/keys = {\n<<<<<<< ours\n\"times\": PackedFloat32Array(0, 0.25),\n\
+        ||||||| base\n\"times\": PackedFloat32Array(0),\n=======\n\"times\": PackedFloat32Array(0, 0.8),\n\
+        >>>>>>> theirs\n\"update\": 0,\n<<<<<<< ours\n\"values\": [1, 2]\n||||||| base\n\"values\": [1]\n\
+        =======\n\"values\": [1, 3]\n>>>>>>> theirs\n}\nloop_mode = 1\n";
+
+    #[test]
+    fn a_conflict_inside_a_value_knows_the_whole_value_on_each_side() {
+        let m = split(KEYS, 7).expect("splits");
+        assert_eq!(m.conflicts.len(), 2);
+        for c in &m.conflicts {
+            let w = c.within.as_ref().expect("inside the keys");
+            assert_eq!(w.key, "tracks/0/keys");
+            let theirs =
+                "{\n\"times\": PackedFloat32Array(0, 0.8),\n\"update\": 0,\n\"values\": [1, 3]\n}";
+            assert_eq!(w.values[2].as_deref(), Some(theirs));
+            let base = "{\n\"times\": PackedFloat32Array(0),\n\"update\": 0,\n\"values\": [1]\n}";
+            assert_eq!(w.values[0].as_deref(), Some(base));
+        }
+        let plain = split(MERGED, 7).expect("splits");
+        assert!(plain.conflicts.iter().all(|c| c.within.is_none()));
+        assert_eq!(key_of("config/name=\"A\""), Some("config/name"));
+        assert_eq!(key_of("\"values\": [1]"), None);
+        assert_eq!(depth("{ \"a}\": [1, (2)"), 2);
+    }
+
+    #[test]
+    fn config_files_are_validated_as_config_files() {
         assert_eq!(
-            names
-                .get(&("ExtResource".into(), "1_a".into()))
-                .map(String::as_str),
-            Some("res://a b.png")
+            validate("[application]\n\nconfig/name=\"A\"\n", true),
+            Ok(())
         );
-        let p = properties("a = 1\nd = {\n\"k\": 2\n}\n");
-        assert_eq!(p.len(), 2);
-        assert_eq!(p[1].1, "{\n\"k\": 2\n}");
+        assert!(validate("[application]\n\nconfig/name=\"A\"\n", false).is_err());
+        let twice = validate("[a]\nk=1\nk=2\n", true).expect_err("repeated key");
+        assert!(twice.starts_with("line 3:"), "{twice}");
+        let broken = validate("[a]\nk=(\n", true).expect_err("does not parse");
+        assert!(broken.contains("does not parse: 2:"), "{broken}");
     }
 }

@@ -1,27 +1,32 @@
-//! `mergetool`: resolve a scene's conflicts by looking. Re-merges base, ours and theirs
-//! structurally (or reads a file's markers), serves one self-contained page on
-//! `127.0.0.1` (random port, a random token in the path) and opens the browser; the
-//! page picks ours, theirs, base or a typed value per conflict, each set of choices is
-//! validated as `check` validates, and Save writes the result atomically (exit 0).
-//! Cancel, a closed page or the timeout leave the file untouched (exit 1).
+//! `mergetool`: resolve a file's conflicts by looking. Re-merges base, ours and theirs
+//! by the driver's rules (a scene structurally, a ConfigFile by section and key; or reads
+//! a file's markers), serves one self-contained page on `127.0.0.1` (random port, a
+//! random token in the path) and opens the browser through a page only the user can
+//! read; the page picks ours, theirs, base or a typed value per conflict, each set of
+//! choices is validated as `check` validates, and Save writes the result atomically and
+//! answers only once it is on the disk (exit 0). Cancel, a closed page or the timeout
+//! leave the file untouched (exit 1).
 //!
-//! Cutting and composing the text is `hunks`'s; the HTTP and who may ask, `server`'s;
-//! what the page shows, `state`'s and `page.html`'s.
+//! Reading and re-merging is `load`'s; cutting and composing the text `hunks`'s; the
+//! HTTP, who may ask and how many at once `server`'s; the browser `launch`'s; what the
+//! page shows `state`'s, `rows`'s, `keys`'s, `labels`'s and `page.html`'s.
 
 mod hunks;
+mod keys;
+mod labels;
+mod launch;
+mod load;
+mod rows;
 mod server;
 mod state;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use clap::Args;
-use gdscene::linemerge::{ConflictStyle, MarkerOptions};
-use gdscene::merge::{merge, MergeOptions};
 use hunks::{Choice, Merged};
 use serde_json::{json, Value};
-use server::{Guard, Request, Response};
+use server::{Guard, Request, Response, Slots};
 use std::net::TcpListener;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -48,14 +53,11 @@ pub struct MergetoolArgs {
     pub files: Vec<PathBuf>,
 }
 
-/// Most connections served at once (each on its own thread, 10 s at most).
-const MAX_CONNECTIONS: usize = 32;
-
 /// How the page ended.
 #[derive(Debug)]
 enum Outcome {
-    /// Write this text.
-    Save(String),
+    /// The file was written.
+    Saved,
     /// Leave the file untouched, for this reason.
     Cancel(String),
 }
@@ -64,6 +66,12 @@ enum Outcome {
 struct Shared {
     merged: Merged,
     state: Value,
+    /// The file Save writes, the line ending it writes, and whether it is a ConfigFile.
+    target: PathBuf,
+    ending: crate::io::eol::Ending,
+    config: bool,
+    /// Held while a Save writes, so two never write at once.
+    saving: Mutex<()>,
     outcome: Mutex<Option<Outcome>>,
     /// When the page last asked anything (`None`: not opened yet).
     seen: Mutex<Option<Instant>>,
@@ -71,84 +79,21 @@ struct Shared {
     closing: Mutex<Option<Instant>>,
 }
 
-/// The text of a file (an absent base is empty, as after both sides added it).
-fn read_text(path: &std::path::Path, may_be_absent: bool) -> Result<String> {
-    let bytes = match std::fs::read(path) {
-        Err(e) if may_be_absent && e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-        r => r.with_context(|| format!("{}: cannot read", path.display()))?,
-    };
-    String::from_utf8(bytes).map_err(|e| {
-        anyhow::anyhow!(
-            "{}: not UTF-8 text (byte {})",
-            path.display(),
-            e.utf8_error().valid_up_to()
-        )
-    })
-}
-
-/// Base, ours, theirs, the merged text with markers, and the file to write.
-fn load(a: &MergetoolArgs) -> Result<([String; 3], String, PathBuf)> {
-    let opts = MergeOptions {
-        markers: MarkerOptions {
-            marker_size: a.marker_size,
-            style: ConflictStyle::Diff3,
-            ..MarkerOptions::default()
-        },
-        ..MergeOptions::default()
-    };
-    let remerge = |sides: [String; 3]| {
-        let out = merge(
-            sides[0].as_bytes(),
-            sides[1].as_bytes(),
-            sides[2].as_bytes(),
-            &opts,
-        );
-        let text = String::from_utf8_lossy(&out.text).into_owned();
-        (sides, text)
-    };
-    if a.git {
-        let [base, local, remote, merged] = &a.files[..] else {
-            bail!(
-                "--git takes BASE LOCAL REMOTE MERGED (got {} files)",
-                a.files.len()
-            );
-        };
-        let sides = [
-            read_text(base, true)?,
-            read_text(local, false)?,
-            read_text(remote, false)?,
-        ];
-        let (sides, text) = remerge(sides);
-        return Ok((sides, text, merged.clone()));
-    }
-    let [file] = &a.files[..] else {
-        bail!("mergetool takes one FILE with conflict markers (or --git and four files)");
-    };
-    let text = read_text(file, false)?;
-    let marked = gdscene::solve::parse_markers(text.as_bytes(), a.marker_size)
-        .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
-    if marked.block_count() == 0 {
-        bail!("{}: no conflict markers to resolve", file.display());
-    }
-    let s = marked.sides();
-    let lossy = |b: Vec<u8>| String::from_utf8_lossy(&b).into_owned();
-    let sides = [lossy(s.base), lossy(s.ours), lossy(s.theirs)];
-    if marked.has_base() {
-        let (sides, text) = remerge(sides);
-        return Ok((sides, text, file.clone()));
-    }
-    Ok((sides, text, file.clone()))
-}
-
 /// `tscn-merge mergetool`.
 pub fn run(a: &MergetoolArgs) -> Result<i32> {
-    let (sides, text, target) = load(a)?;
-    let merged = hunks::split(&text, a.marker_size)?;
-    let name = target.display().to_string();
-    let state = state::state(&name, &merged, &sides);
+    let loaded = load::load(a)?;
+    let merged = hunks::split(&loaded.text, a.marker_size)?;
+    let name = loaded.target.display().to_string();
+    let config = matches!(loaded.kind, load::FileKind::Config(_));
+    let labels = labels::labels(&loaded.before, a.marker_size);
+    let state = state::state(&name, &merged, &loaded.sides, config, &labels);
     let shared = Arc::new(Shared {
         merged,
         state,
+        target: loaded.target,
+        ending: loaded.ending,
+        config,
+        saving: Mutex::new(()),
         outcome: Mutex::new(None),
         seen: Mutex::new(None),
         closing: Mutex::new(None),
@@ -160,27 +105,40 @@ pub fn run(a: &MergetoolArgs) -> Result<i32> {
     };
     let url = format!("{}/{}/", guard.origin(), guard.token);
     let count = shared.merged.conflicts.len();
+    let shown = gdscene::render::escape::visible(&name);
     super::io::write_stderr(&format!(
-        "tscn-merge mergetool: {name}: {count} conflict(s); resolve them at {url}\n"
+        "tscn-merge mergetool: {shown}: {count} conflict(s); resolve them at {url}\n"
     ));
-    if !a.no_browser {
-        if let Err(e) = open_browser(&url) {
-            super::io::write_stderr(&format!(
-                "tscn-merge mergetool: cannot open a browser ({e:#}); open the address above\n"
-            ));
-        }
-    }
+    // The browser gets a page only this user can read, never the token itself: a
+    // command line is visible to every local user.
+    let _launch = (!a.no_browser).then(|| open(&url));
     match wait(&listener, &guard, &shared, a)? {
-        Outcome::Save(text) => {
-            super::io::write_atomic(&target, text.as_bytes())?;
-            super::io::write_stderr(&format!("tscn-merge mergetool: {name}: saved\n"));
+        Outcome::Saved => {
+            super::io::write_stderr(&format!("tscn-merge mergetool: {shown}: saved\n"));
             Ok(0)
         }
         Outcome::Cancel(why) => {
             super::io::write_stderr(&format!(
-                "tscn-merge mergetool: {name}: {why}; left untouched\n"
+                "tscn-merge mergetool: {shown}: {why}; left untouched\n"
             ));
             Ok(1)
+        }
+    }
+}
+
+/// Open the browser on a launch page for `url`; the page, kept until the end.
+fn open(url: &str) -> Option<launch::Launch> {
+    let opened = launch::launch_page(url).and_then(|l| {
+        launch::open_browser(&l.address())?;
+        Ok(l)
+    });
+    match opened {
+        Ok(l) => Some(l),
+        Err(e) => {
+            super::io::write_stderr(&format!(
+                "tscn-merge mergetool: cannot open a browser ({e:#}); open the address above\n"
+            ));
+            None
         }
     }
 }
@@ -195,7 +153,7 @@ fn wait(
     listener.set_nonblocking(true)?;
     let start = Instant::now();
     let (timeout, idle) = (Duration::from_secs(a.timeout), Duration::from_secs(a.idle));
-    let live = Arc::new(AtomicUsize::new(0));
+    let slots = Arc::new(Slots::default());
     loop {
         if let Some(o) = lock(&shared.outcome).take() {
             return Ok(o);
@@ -212,17 +170,19 @@ fn wait(
             return Ok(Outcome::Cancel("the page was closed".into()));
         }
         match listener.accept() {
-            // Past MAX_CONNECTIONS at once, a connection is closed unanswered.
-            Ok((stream, _)) if live.load(Ordering::SeqCst) < MAX_CONNECTIONS => {
+            Ok((stream, _)) => {
                 stream.set_nonblocking(false)?;
-                let (guard, shared, live) = (guard.clone(), Arc::clone(shared), Arc::clone(&live));
-                live.fetch_add(1, Ordering::SeqCst);
+                // All places held by connections that showed the token: closed unanswered.
+                let Some(place) = slots.enter(&stream) else {
+                    continue;
+                };
+                let (guard, shared) = (guard.clone(), Arc::clone(shared));
                 std::thread::spawn(move || {
-                    server::serve_one(stream, &guard, |r, req| route(&shared, r, req));
-                    live.fetch_sub(1, Ordering::SeqCst);
+                    let admit = || place.admit();
+                    server::serve_one(stream, &guard, admit, |r, req| route(&shared, r, req));
+                    drop(place);
                 });
             }
-            Ok(_) => {}
             Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
                 std::thread::sleep(Duration::from_millis(25))
             }
@@ -257,7 +217,10 @@ fn route(shared: &Arc<Shared>, r: &str, req: &Request) -> (Response, After) {
             *lock(&shared.closing) = Some(Instant::now());
             (Response::json(200, &json!({"ok": true})), None)
         }
-        ("api/cancel", _) if post => finish(shared, Outcome::Cancel("cancelled".into())),
+        ("api/cancel", _) if post => {
+            let after = end(shared, Outcome::Cancel("cancelled".into()));
+            (Response::json(200, &json!({"ok": true})), after)
+        }
         ("api/check" | "api/save", _) if post => check_or_save(shared, r == "api/save", req),
         (
             "" | "api/state" | "api/ping" | "api/closed" | "api/cancel" | "api/check" | "api/save",
@@ -267,12 +230,37 @@ fn route(shared: &Arc<Shared>, r: &str, req: &Request) -> (Response, After) {
     }
 }
 
-/// Answer, then end the server with `o`.
-fn finish(shared: &Arc<Shared>, o: Outcome) -> (Response, After) {
+/// End the server with `o` once the answer is sent.
+fn end(shared: &Arc<Shared>, o: Outcome) -> After {
     let shared = Arc::clone(shared);
-    let body = json!({"ok": true, "done": matches!(o, Outcome::Save(_))});
-    let after: After = Some(Box::new(move || *lock(&shared.outcome) = Some(o)));
-    (Response::json(200, &body), after)
+    Some(Box::new(move || *lock(&shared.outcome) = Some(o)))
+}
+
+/// Write `text` over the target in its line ending, atomically, and make the rename
+/// durable (the folder synced on Unix): Save answers only after this.
+fn write(shared: &Shared, text: &str) -> Result<()> {
+    let _one = lock(&shared.saving);
+    let bytes = shared.ending.apply(text.as_bytes().to_vec());
+    super::io::write_atomic(&shared.target, &bytes)?;
+    #[cfg(unix)]
+    if let Some(dir) = shared.target.parent() {
+        let dir = if dir.as_os_str().is_empty() {
+            std::path::Path::new(".")
+        } else {
+            dir
+        };
+        let synced = std::fs::File::open(dir).and_then(|d| d.sync_all());
+        if let Err(e) = synced {
+            let kind = e.kind();
+            if !matches!(
+                kind,
+                std::io::ErrorKind::Unsupported | std::io::ErrorKind::InvalidInput
+            ) {
+                return Err(e).with_context(|| format!("cannot sync {}", dir.display()));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// `api/check` (the verdict on a set of choices) and `api/save` (the same, then Save
@@ -293,13 +281,25 @@ fn check_or_save(shared: &Arc<Shared>, save: bool, req: &Request) -> (Response, 
             None,
             format!("conflict {} is not resolved yet", i + 1),
         )),
-        Ok((text, places)) => hunks::validate(&text).map(|()| text).map_err(|e| {
-            let at = hunks::reason_line(&e).and_then(|l| Merged::conflict_at(&places, l));
-            (None, at, e)
-        }),
+        Ok((text, places)) => hunks::validate(&text, shared.config)
+            .map(|()| text)
+            .map_err(|e| {
+                let at = hunks::reason_line(&e).and_then(|l| Merged::conflict_at(&places, l));
+                (None, at, e)
+            }),
     };
     match verdict {
-        Ok(text) if save => finish(shared, Outcome::Save(text)),
+        Ok(text) if save => match write(shared, &text) {
+            Ok(()) => {
+                let body = json!({"ok": true, "done": true});
+                (Response::json(200, &body), end(shared, Outcome::Saved))
+            }
+            Err(e) => {
+                let reason = format!("{e:#}");
+                let body = json!({"ok": false, "write_failed": true, "reason": reason});
+                (Response::json(500, &body), None)
+            }
+        },
         Ok(_) => (Response::json(200, &json!({"ok": true})), None),
         Err((unresolved, broken_in, reason)) => {
             let status = if save { 409 } else { 200 };
@@ -328,54 +328,4 @@ fn parse_choices(body: &[u8]) -> Result<Vec<Option<Choice>>, String> {
 /// The page, its style sheet inlined.
 fn page() -> String {
     include_str!("page.html").replace("/*CSS*/", gdscene::render::html::CSS)
-}
-
-/// Open `url` with `$BROWSER` (a `:`-separated list of commands, `%s` for the address),
-/// else the platform's opener.
-fn open_browser(url: &str) -> Result<()> {
-    let browser = std::env::var("BROWSER").unwrap_or_default();
-    let commands: Vec<Vec<String>> = if !browser.trim().is_empty() {
-        browser
-            .split(':')
-            .filter(|c| !c.trim().is_empty())
-            .map(|c| {
-                let mut words: Vec<String> = c.split_whitespace().map(str::to_string).collect();
-                if c.contains("%s") {
-                    words.iter_mut().for_each(|w| *w = w.replace("%s", url));
-                } else {
-                    words.push(url.to_string());
-                }
-                words
-            })
-            .collect()
-    } else if cfg!(target_os = "macos") {
-        vec![vec!["open".into(), url.into()]]
-    } else if cfg!(windows) {
-        vec![vec![
-            "cmd".into(),
-            "/c".into(),
-            "start".into(),
-            String::new(),
-            url.into(),
-        ]]
-    } else {
-        vec![vec!["xdg-open".into(), url.into()]]
-    };
-    let mut last = anyhow::anyhow!("no browser command");
-    for words in commands {
-        let spawned = std::process::Command::new(&words[0])
-            .args(&words[1..])
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn();
-        match spawned {
-            Ok(mut child) => {
-                std::thread::spawn(move || child.wait());
-                return Ok(());
-            }
-            Err(e) => last = anyhow::anyhow!("{}: {e}", words[0]),
-        }
-    }
-    Err(last)
 }

@@ -1,18 +1,30 @@
 //! The mergetool's HTTP/1.1 server, by hand on the standard library: one request per
-//! connection on `127.0.0.1`, bounded in size and time. Decides who may ask (the
-//! [`Guard`]: the token in the path, the `Host` and the `Origin`); what each route does
-//! is the caller's handler.
+//! connection on `127.0.0.1`, bounded in size, in time (one deadline for the whole
+//! request, however its bytes trickle in) and in number ([`Slots`]: a connection that has
+//! not shown the token gives way to a newer one). Decides who may ask (the [`Guard`]: the
+//! token in the path, the `Host` and the `Origin`); what each route does is the caller's
+//! handler.
+//!
+//! Why by hand and not a server crate (`tiny_http`, `hyper`): the page needs one request
+//! per connection and a dozen routes, while the rules that matter here are the ones a
+//! general server leaves to its user (a deadline per request rather than per read, which
+//! connection gives way when all are taken, who is admitted before a route runs). The
+//! parser is 60 lines, bounded, and fuzzed in this file's tests.
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::time::Duration;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 /// Most bytes of a request's head (request line and headers).
 const MAX_HEAD: usize = 16 * 1024;
 /// Most bytes of a request's body (the typed values of every conflict).
 pub const MAX_BODY: usize = 8 << 20;
-/// How long a connection may take to send its request.
-const READ_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a connection may take to send its whole request, and to take its answer.
+pub const REQUEST_TIME: Duration = Duration::from_secs(10);
+/// Most connections open at once.
+pub const MAX_CONNECTIONS: usize = 32;
 
 /// A request as read.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -68,8 +80,9 @@ impl Response {
     }
 }
 
-/// Read one request; `Err` is the status to answer with (400, 408, 413).
-pub fn read_request(stream: &mut impl Read) -> Result<Request, u16> {
+/// Read one request, all of it before `deadline`; `Err` is the status to answer with
+/// (400, 408, 413).
+pub fn read_request(stream: &mut impl Read, deadline: Instant) -> Result<Request, u16> {
     let mut buf = Vec::with_capacity(2048);
     let mut chunk = [0u8; 4096];
     let head_end = loop {
@@ -78,6 +91,9 @@ pub fn read_request(stream: &mut impl Read) -> Result<Request, u16> {
         }
         if buf.len() > MAX_HEAD {
             return Err(413);
+        }
+        if Instant::now() >= deadline {
+            return Err(408);
         }
         match stream.read(&mut chunk) {
             Ok(0) => return Err(400),
@@ -110,6 +126,9 @@ pub fn read_request(stream: &mut impl Read) -> Result<Request, u16> {
         return Err(413);
     }
     while req.body.len() < len {
+        if Instant::now() >= deadline {
+            return Err(408);
+        }
         match stream.read(&mut chunk) {
             Ok(0) => return Err(400),
             Ok(n) => req.body.extend_from_slice(&chunk[..n]),
@@ -175,6 +194,7 @@ fn reason(status: u16) -> &'static str {
         408 => "Request Timeout",
         409 => "Conflict",
         413 => "Payload Too Large",
+        500 => "Internal Server Error",
         _ => "Error",
     }
 }
@@ -201,26 +221,142 @@ pub fn send(stream: &mut impl Write, r: &Response) -> std::io::Result<()> {
     stream.flush()
 }
 
+/// A stream whose reads and writes all end by one deadline: each read or write waits
+/// at most the time left, so a byte every few seconds cannot stretch a request.
+struct Timed<'s> {
+    stream: &'s TcpStream,
+    deadline: Instant,
+}
+
+impl Timed<'_> {
+    fn left(&self) -> std::io::Result<Duration> {
+        match self.deadline.checked_duration_since(Instant::now()) {
+            Some(d) if !d.is_zero() => Ok(d),
+            _ => Err(std::io::ErrorKind::TimedOut.into()),
+        }
+    }
+}
+
+impl Read for Timed<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.stream.set_read_timeout(Some(self.left()?))?;
+        (&mut &*self.stream).read(buf)
+    }
+}
+
+impl Write for Timed<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.stream.set_write_timeout(Some(self.left()?))?;
+        (&mut &*self.stream).write(buf)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        (&mut &*self.stream).flush()
+    }
+}
+
 /// Serve one connection: read, admit, hand to `route` (route after the token, request),
 /// answer. `after` runs once the answer is sent (a Save ends the server only then).
+/// `admitted` is called once the request carries the token (its slot then stays).
 pub fn serve_one(
-    mut stream: TcpStream,
+    stream: TcpStream,
     guard: &Guard,
+    admitted: impl FnOnce(),
     route: impl FnOnce(&str, &Request) -> (Response, Option<Box<dyn FnOnce() + Send>>),
 ) {
-    let _ = stream.set_read_timeout(Some(READ_TIMEOUT));
-    let _ = stream.set_write_timeout(Some(READ_TIMEOUT));
-    let (resp, after) = match read_request(&mut stream) {
+    let deadline = Instant::now() + REQUEST_TIME;
+    let mut timed = Timed {
+        stream: &stream,
+        deadline,
+    };
+    let (resp, after) = match read_request(&mut timed, deadline) {
         Err(status) => (Response::text(status, reason(status)), None),
         Ok(req) => match guard.admit(&req) {
             Err(status) => (Response::text(status, "Forbidden"), None),
-            Ok(r) => route(r, &req),
+            Ok(r) => {
+                admitted();
+                route(r, &req)
+            }
         },
     };
-    let _ = send(&mut stream, &resp);
+    // The answer has its own deadline: a Save that took a while to write still answers.
+    timed.deadline = Instant::now() + REQUEST_TIME;
+    let _ = send(&mut timed, &resp);
     let _ = stream.shutdown(std::net::Shutdown::Both);
     if let Some(f) = after {
         f();
+    }
+}
+
+/// The connections open at once, at most [`MAX_CONNECTIONS`]. When all are taken, the
+/// oldest one that has not yet shown the token is closed to make room: 32 clients
+/// sending a byte now and then cannot keep the page out, and the page's own requests,
+/// sent whole at once, are admitted within a moment of arriving.
+#[derive(Default)]
+pub struct Slots {
+    open: Mutex<Vec<Slot>>,
+    next: AtomicU64,
+}
+
+struct Slot {
+    id: u64,
+    /// A handle on the connection, to close it from here.
+    stream: TcpStream,
+    admitted: bool,
+}
+
+/// One connection's place in [`Slots`], given back when dropped.
+pub struct Place {
+    slots: Arc<Slots>,
+    id: u64,
+}
+
+impl Slots {
+    /// A place for `stream`, making room if needed; `None` when every place is held by
+    /// an admitted connection (the connection is then closed unanswered).
+    pub fn enter(self: &Arc<Self>, stream: &TcpStream) -> Option<Place> {
+        let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        if open.len() >= MAX_CONNECTIONS {
+            let oldest = open.iter().position(|s| !s.admitted)?;
+            let gone = open.remove(oldest);
+            let _ = gone.stream.shutdown(std::net::Shutdown::Both);
+        }
+        let id = self.next.fetch_add(1, Ordering::Relaxed);
+        open.push(Slot {
+            id,
+            stream: stream.try_clone().ok()?,
+            admitted: false,
+        });
+        Some(Place {
+            slots: Arc::clone(self),
+            id,
+        })
+    }
+
+    fn with(&self, id: u64, f: impl FnOnce(&mut Vec<Slot>, Option<usize>)) {
+        let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        let at = open.iter().position(|s| s.id == id);
+        f(&mut open, at);
+    }
+}
+
+impl Place {
+    /// The connection showed the token: it no longer gives way to newer ones.
+    pub fn admit(&self) {
+        self.slots.with(self.id, |open, at| {
+            if let Some(i) = at {
+                open[i].admitted = true;
+            }
+        });
+    }
+}
+
+impl Drop for Place {
+    fn drop(&mut self) {
+        self.slots.with(self.id, |open, at| {
+            if let Some(i) = at {
+                open.remove(i);
+            }
+        });
     }
 }
 
@@ -228,8 +364,12 @@ pub fn serve_one(
 mod tests {
     use super::*;
 
+    fn later() -> Instant {
+        Instant::now() + Duration::from_secs(60)
+    }
+
     fn req(raw: &str) -> Request {
-        read_request(&mut raw.as_bytes()).expect("reads")
+        read_request(&mut raw.as_bytes(), later()).expect("reads")
     }
 
     fn guard() -> Guard {
@@ -247,8 +387,9 @@ mod tests {
         assert_eq!(r.body, b"{}xy");
         assert_eq!(r.header("host"), Some("127.0.0.1:4000"));
         let big = format!("GET / HTTP/1.1\r\nContent-Length: {}\r\n\r\n", MAX_BODY + 1);
-        assert_eq!(read_request(&mut big.as_bytes()), Err(413));
-        assert_eq!(read_request(&mut "GET / HTTP/1.1\r\n".as_bytes()), Err(400));
+        assert_eq!(read_request(&mut big.as_bytes(), later()), Err(413));
+        let cut = "GET / HTTP/1.1\r\n";
+        assert_eq!(read_request(&mut cut.as_bytes(), later()), Err(400));
     }
 
     #[test]
@@ -278,5 +419,135 @@ mod tests {
         let (a, b) = (token().expect("random"), token().expect("random"));
         assert_eq!(a.len(), 32);
         assert_ne!(a, b);
+    }
+
+    /// Gives `bytes` one at a time, each after `pause`, as a client sending a byte
+    /// every few seconds does (in milliseconds here).
+    struct Trickle<'a> {
+        bytes: &'a [u8],
+        pause: Duration,
+    }
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            std::thread::sleep(self.pause);
+            match (self.bytes.split_first(), buf.first_mut()) {
+                (Some((b, rest)), Some(slot)) => {
+                    *slot = *b;
+                    self.bytes = rest;
+                    Ok(1)
+                }
+                _ => Ok(0),
+            }
+        }
+    }
+
+    #[test]
+    fn one_deadline_holds_for_the_whole_request_however_it_trickles() {
+        let raw = b"GET /abc123/ HTTP/1.1\r\nHost: 127.0.0.1:4000\r\n\r\n";
+        let pause = Duration::from_millis(10);
+        let start = Instant::now();
+        let deadline = start + Duration::from_millis(150);
+        let mut slow = Trickle { bytes: raw, pause };
+        assert_eq!(read_request(&mut slow, deadline), Err(408));
+        // Every read came quickly, yet the request as a whole ran out of time.
+        assert!(start.elapsed() < Duration::from_millis(400));
+        let mut slow = Trickle { bytes: raw, pause };
+        assert_eq!(
+            read_request(&mut slow, later()).map(|r| r.path),
+            Ok("/abc123/".into())
+        );
+    }
+
+    /// Gives `bytes` in chunks of the sizes in `cuts` (cycled), as TCP may.
+    struct Chunks<'a> {
+        bytes: &'a [u8],
+        cuts: Vec<usize>,
+        at: usize,
+    }
+
+    impl Read for Chunks<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let want = self.cuts[self.at % self.cuts.len()].max(1);
+            self.at += 1;
+            let n = want.min(buf.len()).min(self.bytes.len());
+            buf[..n].copy_from_slice(&self.bytes[..n]);
+            self.bytes = &self.bytes[n..];
+            Ok(n)
+        }
+    }
+
+    const VALID: &str = "POST /abc123/api/save HTTP/1.1\r\nHost: 127.0.0.1:4000\r\n\
+        Origin: http://127.0.0.1:4000\r\nContent-Type: application/json\r\n\
+        Content-Length: 29\r\n\r\n{\"choices\":[{\"side\":\"ours\"}]}";
+
+    use proptest::prelude::*;
+
+    /// A valid request with bytes replaced, inserted or removed.
+    fn mutated() -> impl Strategy<Value = Vec<u8>> {
+        let edit = (0..VALID.len(), any::<u8>(), 0..3u8);
+        proptest::collection::vec(edit, 0..6).prop_map(|edits| {
+            let mut b = VALID.as_bytes().to_vec();
+            for (at, byte, how) in edits {
+                let at = at.min(b.len().saturating_sub(1));
+                match how {
+                    0 if !b.is_empty() => b[at] = byte,
+                    1 => b.insert(at, byte),
+                    _ if !b.is_empty() => {
+                        b.remove(at);
+                    }
+                    _ => {}
+                }
+            }
+            b
+        })
+    }
+
+    /// What any request, however malformed, must keep to: no panic, a body no longer
+    /// than its `Content-Length` and [`MAX_BODY`], a path without its query, and the
+    /// guard's verdict given without a panic either.
+    fn holds(bytes: &[u8], cuts: Vec<usize>) -> Result<(), TestCaseError> {
+        let mut r = Chunks { bytes, cuts, at: 0 };
+        if let Ok(req) = read_request(&mut r, later()) {
+            let len: usize = req
+                .header("content-length")
+                .map_or(Ok(0), str::parse)
+                .unwrap_or(0);
+            prop_assert_eq!(req.body.len(), len);
+            prop_assert!(req.body.len() <= MAX_BODY);
+            prop_assert!(!req.path.contains('?'));
+            let _ = guard().admit(&req);
+        }
+        Ok(())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+
+        #[test]
+        fn any_bytes_are_read_or_refused_without_a_panic(
+            bytes in proptest::collection::vec(any::<u8>(), 0..600),
+            cuts in proptest::collection::vec(1usize..64, 1..4),
+        ) {
+            holds(&bytes, cuts)?;
+        }
+
+        #[test]
+        fn a_mutated_request_is_read_or_refused_without_a_panic(
+            bytes in mutated(),
+            cuts in proptest::collection::vec(1usize..64, 1..4),
+        ) {
+            holds(&bytes, cuts)?;
+        }
+
+        #[test]
+        fn a_request_reads_the_same_however_it_is_cut(
+            cuts in proptest::collection::vec(1usize..40, 1..6),
+        ) {
+            let mut r = Chunks { bytes: VALID.as_bytes(), cuts, at: 0 };
+            let whole = req(VALID);
+            prop_assert_eq!(read_request(&mut r, later()), Ok(whole.clone()));
+            prop_assert_eq!(guard().admit(&whole), Ok("api/save"));
+        }
     }
 }

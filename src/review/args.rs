@@ -22,6 +22,10 @@ pub struct ReviewArgs {
     /// Also list resave noise.
     #[arg(long)]
     pub show_noise: bool,
+    /// List every bone pose of a Skeleton3D saved in another pose (else one line per
+    /// skeleton).
+    #[arg(long)]
+    pub show_state: bool,
     /// Most bytes of Markdown output (GitHub refuses comments over 65,536 characters):
     /// the most changed files in full, the rest summarised. 0: no limit.
     #[arg(long, value_name = "N", default_value_t = gdscene::render::markdown::DEFAULT_MAX_BYTES)]

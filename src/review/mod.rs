@@ -182,6 +182,7 @@ pub fn run(a: &ReviewArgs) -> Result<i32> {
     let opts = Options {
         color: use_color(a.color),
         show_noise: a.show_noise,
+        show_state: a.show_state,
     };
     let max = (a.max_bytes > 0).then_some(a.max_bytes);
     let stale = uids::find(&repo, &a.range, &files)?;

@@ -119,6 +119,12 @@ impl<'a> Differ<'a> {
             ),
             None => (self.old.short(ov), self.new.short(nv), Delta::None),
         };
+        let delta = match (delta, crate::grain::describe_transform(ov, nv)) {
+            (Delta::Components(components), Some(parts)) if !parts.is_empty() => {
+                Delta::Transform { parts, components }
+            }
+            (d, _) => d,
+        };
         Detail::PropertyChanged {
             key: key.to_string(),
             old,

@@ -168,6 +168,15 @@ pub enum Detail {
         /// Its old value.
         value: String,
     },
+    /// Several changes of one part shown as one line, as the renderers fold them
+    /// ([`crate::render::shown`]: a Skeleton3D's bone poses, `Skeleton3D pose re-saved,
+    /// 24 bones`); never produced by the diff itself.
+    Folded {
+        /// The line.
+        text: String,
+        /// How many changes it stands for.
+        count: usize,
+    },
     /// A property changed value.
     PropertyChanged {
         /// Property key.
@@ -196,6 +205,7 @@ impl Detail {
             Detail::PropertyAdded { .. } => "property_added",
             Detail::PropertyRemoved { .. } => "property_removed",
             Detail::PropertyChanged { .. } => "property_changed",
+            Detail::Folded { .. } => "folded",
         }
     }
 }
@@ -207,6 +217,15 @@ pub enum Delta {
     None,
     /// Same math type: the components that changed (name, old, new).
     Components(Vec<(String, String, String)>),
+    /// A transform (`Transform3D`, `Transform2D`, Godot 3 `Transform`): what changed in
+    /// words, by the parts the inspector shows (`moved by (0, 2, 0)`, `rotated by 45°`,
+    /// `scaled by (2, 2, 2)`, `basis changed` for a sheared one), and the components.
+    Transform {
+        /// The parts that changed, in words.
+        parts: Vec<String>,
+        /// The components that changed (name, old, new).
+        components: Vec<(String, String, String)>,
+    },
     /// Same packed array kind: lengths and how many elements (of the common prefix) differ.
     Packed {
         /// Canonical packed type name.

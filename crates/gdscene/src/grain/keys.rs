@@ -4,7 +4,8 @@
 //! `transitions`, `values` / `points` / `clips` / `handle_modes` ...) for value, method,
 //! bezier, audio and animation tracks, and a flat float array (time, transition, then the
 //! components) for Godot 3 `transform` and Godot 4 `position_3d` / `rotation_3d` /
-//! `scale_3d` / `blend_shape` tracks. Keys are matched by time; keys added at different
+//! `scale_3d` / `blend_shape` tracks. Keys are matched by time (the n-th key at a time with
+//! the n-th: Godot keeps several keys at one time); keys added at different
 //! times on both sides merge, one time changed differently on both sides conflicts. Merged
 //! keys are written sorted by time, as the engine keeps them; other dictionary entries
 //! (`update`) merge as whole values.
@@ -174,6 +175,19 @@ fn align(t: &Table, order: &[String]) -> Option<Vec<(u32, Key)>> {
     )
 }
 
+/// Keys by (time, how many earlier keys of the track share that time): Godot keeps
+/// several keys at one time (a jump from one value to another), each a key of its own.
+fn by_time(keys: Vec<(u32, Key)>) -> Vec<((u32, u32), Key)> {
+    let mut seen: std::collections::HashMap<u32, u32> = std::collections::HashMap::new();
+    keys.into_iter()
+        .map(|(bits, k)| {
+            let n = seen.entry(bits).or_insert(0);
+            *n += 1;
+            ((bits, *n - 1), k)
+        })
+        .collect()
+}
+
 fn key_eq(a: &Key, b: &Key) -> bool {
     a.len() == b.len()
         && a.iter()
@@ -231,9 +245,9 @@ fn merge_tables(
     } else {
         &o.columns
     };
-    let (ok, tk) = (align(&o, order)?, align(&t, order)?);
+    let (ok, tk) = (by_time(align(&o, order)?), by_time(align(&t, order)?));
     let bk = match &b {
-        Some(b) => align(b, order)?,
+        Some(b) => by_time(align(b, order)?),
         None => Vec::new(),
     };
     let keys = merge_keyed(&bk, &ok, &tk, key_eq, |_, b, o, t| {
@@ -256,7 +270,14 @@ fn merge_tables(
     let scalars = merge_scalars(b.as_ref(), &o, &t);
     Some(match (keys, scalars) {
         (Ok(mut keys), Ok(scalars)) => {
-            keys.sort_by(|x, y| f32::from_bits(x.0).total_cmp(&f32::from_bits(y.0)));
+            let time = |x: &((u32, u32), Key)| (f32::from_bits(x.0 .0), x.0 .1);
+            keys.sort_by(|x, y| {
+                time(x)
+                    .0
+                    .total_cmp(&time(y).0)
+                    .then(time(x).1.cmp(&time(y).1))
+            });
+            let keys: Vec<(u32, Key)> = keys.into_iter().map(|((b, _), k)| (b, k)).collect();
             Grain::Merged(render(
                 &Spelling::of(ctx.godot3(), ours),
                 &o,
@@ -339,6 +360,22 @@ fn render(
     write_dict(&entries, sp)
 }
 
+/// The value of a value track's key at time 0, as written (`keys` is the track's
+/// `tracks/N/keys` dictionary): what the track sets when the animation starts, which a
+/// RESET animation's only key is. `None` without such a key or a `values` column.
+pub fn value_at_start(keys: &str) -> Option<String> {
+    let Shape::Dict(d) = shape(keys)? else {
+        return None;
+    };
+    let t = table_from_dict(d)?;
+    let col = t.columns.iter().position(|c| c == "values")?;
+    let (_, key) = t.keys.iter().find(|(bits, _)| *bits == 0)?;
+    match key.get(col)?.as_slice() {
+        [one] => Some(one.clone()),
+        _ => None,
+    }
+}
+
 /// `time 0.2: Vector2(0, -10) -> Vector2(0, -12)`, `time 0.5: added ...`, `time 1: removed ...`.
 pub(crate) fn describe(ctx: &PropertyContext, old: &str, new: &str) -> Option<Vec<ValueChange>> {
     let flat = ctx.track_type.and_then(flat_stride);
@@ -348,7 +385,7 @@ pub(crate) fn describe(ctx: &PropertyContext, old: &str, new: &str) -> Option<Ve
     } else {
         &a.columns
     };
-    let (ak, bk) = (align(&a, order)?, align(&b, order)?);
+    let (ak, bk) = (by_time(align(&a, order)?), by_time(align(&b, order)?));
     let time = |k: &Key| k.first().and_then(|t| t.first()).cloned();
     let mut lines: Vec<ValueChange> = super::three::diff_keyed(&ak, &bk, key_eq)
         .into_iter()

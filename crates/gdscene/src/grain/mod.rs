@@ -1,5 +1,6 @@
 //! Merging *inside* values: tile map cells, GridMap cells, Animation keys and tracks,
-//! SpriteFrames animations, AnimationLibrary entries and dictionaries, key by key.
+//! SpriteFrames animations, AnimationLibrary entries and dictionaries, key by key; and
+//! transforms by origin, rotation and scale (`transform.rs`).
 //!
 //! The property merge decides *which* property to merge; this module decides how one value
 //! (or, for Animation tracks, one group of `tracks/*` properties) merges at a finer grain
@@ -19,6 +20,7 @@ mod object;
 mod text;
 mod three;
 mod tracks;
+mod transform;
 
 #[cfg(test)]
 mod tests;
@@ -26,7 +28,9 @@ mod tests;
 pub use cells::PICTURE_MAX;
 pub use change::{describe_sequence, ValueChange, ValueDiff};
 pub use describe::{describe_change, describe_elements, describe_lines, describe_tracks};
+pub use keys::value_at_start;
 pub use tracks::{conflicts_of_track, merge_tracks, renumber_like_ours};
+pub use transform::{describe_transform, merge_transform, TransformMerge};
 
 use std::fmt;
 

@@ -264,6 +264,19 @@ pub enum Decision {
         /// Why it is churn.
         reason: &'static str,
     },
+    /// Both sides changed saved editor state (a bone pose, an animated sprite's frame,
+    /// AnimationTree parameters, a blend shape, a value an AnimationPlayer track drives)
+    /// differently: the RESET animation's value, else ours', was kept.
+    SavedStateKept {
+        /// The node, as the conflict report names it.
+        node: String,
+        /// The keys, in file order.
+        keys: Vec<String>,
+        /// What kind of state.
+        what: &'static str,
+        /// `RESET` (the RESET animation's value at time 0) or `ours`.
+        from: &'static str,
+    },
     /// A node deleted on one side whose only change on the other was editor churn: gone.
     ChurnedNodeDeleted {
         /// The node, as the conflict report names it.
@@ -292,6 +305,16 @@ pub enum Decision {
         /// The property.
         key: String,
     },
+    /// A transform both sides changed was merged by its parts (origin, basis, or the
+    /// basis's rotation and scale), each from the side that changed it.
+    TransformMergedByParts {
+        /// The node or resource, as the conflict report names it.
+        location: String,
+        /// The property.
+        key: String,
+        /// Which side each part came from (`origin from ours`, `rotation from theirs`).
+        parts: Vec<String>,
+    },
     /// The structural merge was not used.
     FellBack {
         /// Why.
@@ -313,7 +336,8 @@ impl fmt::Display for Decision {
             | Decision::EmbeddedSupersetKept { .. }
             | Decision::UnusedResourceDropped { .. }
             | Decision::DeletedResourceKept { .. }
-            | Decision::ValueMergedInside { .. } => self.fmt_resource(f),
+            | Decision::ValueMergedInside { .. }
+            | Decision::TransformMergedByParts { .. } => self.fmt_resource(f),
             Decision::NodeRenameFollowed { .. }
             | Decision::NodeMoveFollowed { .. }
             | Decision::NodePathFollowed { .. }
@@ -327,6 +351,7 @@ impl fmt::Display for Decision {
             | Decision::NodeUniqueIdKeptOurs { .. }
             | Decision::NodeIdPathOursKept { .. }
             | Decision::ChurnOursKept { .. }
+            | Decision::SavedStateKept { .. }
             | Decision::ChurnedNodeDeleted { .. } => self.fmt_node(f),
             Decision::ConflictCarriesSubtree { .. }
             | Decision::RivalNodesConflict { .. }
@@ -393,6 +418,11 @@ impl Decision {
                 f,
                 "merged {key} of {location} inside (both sides changed it), reading each side's resource ids as the resources they name"
             ),
+            Decision::TransformMergedByParts { location, key, parts } => write!(
+                f,
+                "merged {key} of {location} by its parts (both sides changed it, different parts): {}",
+                parts.join(", ")
+            ),
             // Not reached: `fmt` hands this function only the decisions above.
             _ => Ok(()),
         }
@@ -445,6 +475,13 @@ impl Decision {
             Decision::ChurnOursKept { node, key, reason } => write!(
                 f,
                 "both sides changed {key} of {node} differently; kept ours because {reason} (--no-layout-policy to get a conflict)"
+            ),
+            Decision::SavedStateKept { node, keys, what, from } => write!(
+                f,
+                "kept {} {} of {node}: both sides changed {} differently, and it is {what}, state the editor saves rather than an edit (--state=conflict to get a conflict)",
+                if *from == "RESET" { "the RESET animation's value for" } else { "ours'" },
+                key_list(keys),
+                if keys.len() == 1 { "it" } else { "them" }
             ),
             Decision::ChurnedNodeDeleted { node } => write!(
                 f,
@@ -544,9 +581,11 @@ impl Decision {
             Decision::ConflictCarriesSubResource { .. } => "conflict_carries_sub_resource",
             Decision::ChurnOursKept { .. } => "churn_ours_kept",
             Decision::ChurnedNodeDeleted { .. } => "churned_node_deleted",
+            Decision::SavedStateKept { .. } => "saved_state_kept",
             Decision::AddAddStandInBase { .. } => "add_add_stand_in_base",
             Decision::HunkFavored { .. } => "hunk_favored",
             Decision::ValueMergedInside { .. } => "value_merged_inside",
+            Decision::TransformMergedByParts { .. } => "transform_merged_by_parts",
             Decision::FellBack { .. } => "fell_back",
         }
     }
@@ -555,25 +594,10 @@ impl Decision {
     fn fields_json(&self) -> serde_json::Value {
         use serde_json::json;
         match self {
-            Decision::IdRenamed {
-                section,
-                type_name,
-                from,
-                to,
-            } => {
-                json!({"section": section, "type": type_name, "from": from, "to": to})
-            }
-            Decision::ResourceDeduplicated { section, what, id } => {
-                json!({"section": section, "what": what, "id": id})
-            }
-            Decision::ResourceMatched {
-                type_name,
-                theirs_id,
-                ours_id,
-                how,
-            } => {
-                json!({"type": type_name, "theirs_id": theirs_id, "ours_id": ours_id, "how": how})
-            }
+            Decision::IdRenamed { .. }
+            | Decision::ResourceDeduplicated { .. }
+            | Decision::ResourceMatched { .. }
+            | Decision::ResourceContentFollowed { .. } => self.resource_fields_json(),
             Decision::NodeRenameFollowed { from, to } | Decision::NodeMoveFollowed { from, to } => {
                 json!({"from": from, "to": to})
             }
@@ -599,17 +623,14 @@ impl Decision {
             Decision::ValueMergedInside { location, key } => {
                 json!({"location": location, "key": key})
             }
+            Decision::TransformMergedByParts {
+                location,
+                key,
+                parts,
+            } => json!({"location": location, "key": key, "parts": parts}),
             Decision::AddAddStandInBase { header } => json!({"header": header}),
             Decision::HunkFavored { side, line, kept } => {
                 json!({"side": side, "line": line, "kept": kept})
-            }
-            Decision::ResourceContentFollowed {
-                side,
-                type_name,
-                base_id,
-                id,
-            } => {
-                json!({"side": side, "type": type_name, "base_id": base_id, "id": id})
             }
             Decision::ConflictCarriesSubtree { .. }
             | Decision::ConflictSpellsParents { .. }
@@ -617,6 +638,7 @@ impl Decision {
             | Decision::ReplacedNodeConflict { .. }
             | Decision::NodesAtOnePathConflict { .. }
             | Decision::ChurnOursKept { .. }
+            | Decision::SavedStateKept { .. }
             | Decision::ChurnedNodeDeleted { .. }
             | Decision::ConflictCarriesSubResource { .. }
             | Decision::NodePathFollowed { .. }
@@ -627,6 +649,42 @@ impl Decision {
             | Decision::NodeUniqueIdRenamed { .. }
             | Decision::NodeIdPathOursKept { .. }
             | Decision::NodeUniqueIdKeptOurs { .. } => self.node_fields_json(),
+        }
+    }
+
+    /// The fields of a decision about resource ids and matching, for
+    /// [`Decision::fields_json`].
+    fn resource_fields_json(&self) -> serde_json::Value {
+        use serde_json::json;
+        match self {
+            Decision::IdRenamed {
+                section,
+                type_name,
+                from,
+                to,
+            } => {
+                json!({"section": section, "type": type_name, "from": from, "to": to})
+            }
+            Decision::ResourceDeduplicated { section, what, id } => {
+                json!({"section": section, "what": what, "id": id})
+            }
+            Decision::ResourceMatched {
+                type_name,
+                theirs_id,
+                ours_id,
+                how,
+            } => {
+                json!({"type": type_name, "theirs_id": theirs_id, "ours_id": ours_id, "how": how})
+            }
+            Decision::ResourceContentFollowed {
+                side,
+                type_name,
+                base_id,
+                id,
+            } => {
+                json!({"side": side, "type": type_name, "base_id": base_id, "id": id})
+            }
+            _ => json!({}),
         }
     }
 
@@ -668,6 +726,12 @@ impl Decision {
                 json!({"node": node, "key": key, "reason": reason})
             }
             Decision::ChurnedNodeDeleted { node } => json!({"node": node}),
+            Decision::SavedStateKept {
+                node,
+                keys,
+                what,
+                from,
+            } => json!({"node": node, "keys": keys, "what": what, "from": from}),
             Decision::ConflictCarriesSubResource { id } => json!({"id": id}),
             Decision::NodePathFollowed { node, from, to } => {
                 json!({"node": node, "from": from, "to": to})
@@ -684,5 +748,13 @@ impl Decision {
             // Not reached: `fields_json` hands this function only the decisions above.
             _ => json!({}),
         }
+    }
+}
+
+/// Keys for a sentence: all of them up to four, else the first three and how many more.
+fn key_list(keys: &[String]) -> String {
+    match keys.len() {
+        0..=4 => keys.join(", "),
+        n => format!("{} and {} more", keys[..3].join(", "), n - 3),
     }
 }

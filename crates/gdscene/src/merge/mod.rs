@@ -36,7 +36,7 @@ use ids::assign;
 use output::{carried, header, print, spelling};
 use shared::{context, sections};
 use tree::{connections, editables, node_tags, nodes, order, paths};
-use values::{nodepaths, resources, track_paths};
+use values::{nodepaths, resources, saved_state, track_paths};
 
 use crate::check::{check, is_broken};
 use crate::linemerge::{merge_lines, MarkerOptions};
@@ -57,6 +57,11 @@ pub struct MergeOptions {
     /// Merge container layout and editor-only state like any property (`merge
     /// --no-layout-policy`) instead of keeping ours' where both sides changed it.
     pub no_layout_policy: bool,
+    /// Conflict on saved editor state both sides changed differently (bone poses, an
+    /// animated sprite's frame, AnimationTree parameters, blend shapes, values an
+    /// AnimationPlayer drives; `merge --state=conflict`) instead of taking the RESET
+    /// animation's value, else ours'.
+    pub saved_state_conflicts: bool,
 }
 
 /// How the result was produced.
@@ -428,6 +433,8 @@ fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, opts: &MergeOptions) -> Structu
     let mut ctx = context::Ctx::new([b, o, t], identity::match_all([b, o, t]));
     identity::record_identity_decisions(&mut ctx);
     ctx.layout_policy = !opts.no_layout_policy;
+    ctx.state_policy = !opts.saved_state_conflicts;
+    saved_state::collect_driven(&mut ctx);
     resources::record_sub_matches(&mut ctx);
     let nodes::Nodes {
         mut merged,

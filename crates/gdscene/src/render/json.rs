@@ -115,6 +115,10 @@ pub fn change(c: &crate::diff::Change) -> Value {
             m.insert("key".into(), json!(key));
             m.insert("new".into(), json!(value));
         }
+        Detail::Folded { text, count } => {
+            m.insert("text".into(), json!(text));
+            m.insert("count".into(), json!(count));
+        }
         Detail::PropertyRemoved { key, value } => {
             m.insert("key".into(), json!(key));
             m.insert("old".into(), json!(value));
@@ -147,6 +151,18 @@ fn delta_fields(m: &mut Map<String, Value>, delta: &Delta) {
             if !g.picture.is_empty() {
                 m.insert("picture".into(), json!(g.picture));
             }
+        }
+        Delta::Transform { parts, components } => {
+            m.insert("transform".into(), json!(parts));
+            m.insert(
+                "components".into(),
+                Value::Array(
+                    components
+                        .iter()
+                        .map(|(n, a, b)| json!({"name": n, "old": a, "new": b}))
+                        .collect(),
+                ),
+            );
         }
         Delta::Components(c) => {
             m.insert(

@@ -276,6 +276,7 @@ fn noise(report: &DiffReport, opts: &Options, out: &mut String) {
 }
 
 fn body(report: &DiffReport, root: Option<&str>, opts: &Options, out: &mut String) {
+    let report = &*super::shown(report, opts);
     if report.changes.is_empty() {
         out.push_str("No semantic changes.\n");
     } else {

@@ -17,6 +17,62 @@ pub struct Options {
     pub color: bool,
     /// Also list re-save noise.
     pub show_noise: bool,
+    /// List each saved-state change (every bone pose of a Skeleton3D saved in another
+    /// pose) instead of one line per node ([`shown`]).
+    pub show_state: bool,
+}
+
+/// A property key that is a Skeleton3D bone's pose: `bones/N/position`, `rotation`,
+/// `scale` (Godot 3 `bones/N/pose`); the bone's number.
+fn pose_bone(c: &Change) -> Option<&str> {
+    let key = match (&c.subject, &c.detail) {
+        (
+            Subject::Node { .. },
+            Detail::PropertyChanged { key, .. }
+            | Detail::PropertyAdded { key, .. }
+            | Detail::PropertyRemoved { key, .. },
+        ) => key,
+        _ => return None,
+    };
+    let (n, field) = key.strip_prefix("bones/")?.split_once('/')?;
+    let pose = matches!(field, "position" | "rotation" | "scale" | "pose");
+    (pose && !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())).then_some(n)
+}
+
+/// The report as a reader is shown it: unless [`Options::show_state`], the changed bone
+/// poses of each node (a skeleton saved in another pose, the animation frame the editor
+/// showed, not an edit) are one line where the first was, `Skeleton3D pose re-saved, 24
+/// bones`. Every other change is as the diff found it.
+pub fn shown<'r>(report: &'r DiffReport, opts: &Options) -> std::borrow::Cow<'r, DiffReport> {
+    use std::borrow::Cow;
+    if opts.show_state || !report.changes.iter().any(|c| pose_bone(c).is_some()) {
+        return Cow::Borrowed(report);
+    }
+    let mut changes = Vec::with_capacity(report.changes.len());
+    for g in groups(&report.changes) {
+        let bones: std::collections::BTreeSet<&str> = g.iter().filter_map(pose_bone).collect();
+        let count = g.iter().filter(|c| pose_bone(c).is_some()).count();
+        let mut folded = false;
+        for c in g {
+            if pose_bone(c).is_none() {
+                changes.push(c.clone());
+            } else if !std::mem::replace(&mut folded, true) {
+                let n = bones.len();
+                let text = format!(
+                    "Skeleton3D pose re-saved, {n} bone{}",
+                    if n == 1 { "" } else { "s" }
+                );
+                changes.push(Change {
+                    subject: c.subject.clone(),
+                    detail: Detail::Folded { text, count },
+                });
+            }
+        }
+    }
+    Cow::Owned(DiffReport {
+        changes,
+        noise: report.noise.clone(),
+    })
 }
 
 /// Whether a file exists on both sides of a review.

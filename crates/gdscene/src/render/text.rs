@@ -59,6 +59,7 @@ pub fn describe(d: &Detail) -> (char, String) {
         Detail::GroupRemoved { group } => ('-', format!("group \"{group}\"")),
         Detail::PropertyAdded { key, value } => ('+', format!("{key} = {value}")),
         Detail::PropertyRemoved { key, value } => ('-', format!("{key} = {value}")),
+        Detail::Folded { text, .. } => ('~', text.clone()),
         Detail::PropertyChanged {
             key,
             old,
@@ -69,6 +70,7 @@ pub fn describe(d: &Detail) -> (char, String) {
             match delta {
                 Delta::Grain(g) => s = grain_headline(key, g),
                 Delta::None => {}
+                Delta::Transform { parts, .. } => s = format!("{key}: {}", parts.join(", ")),
                 Delta::Components(c) => {
                     let parts: Vec<String> = c
                         .iter()
@@ -236,6 +238,7 @@ fn open_ancestors<'a>(path: &'a str, open: &mut Vec<&'a str>, c: bool, out: &mut
 
 /// Render one file's report.
 pub fn render(report: &DiffReport, opts: &Options) -> String {
+    let report = &*super::shown(report, opts);
     let c = opts.color;
     let mut out = String::new();
     if report.changes.is_empty() {

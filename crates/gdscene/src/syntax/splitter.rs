@@ -30,6 +30,42 @@ static GROUP_STOP: [bool; 256] = {
     t
 };
 
+/// The first byte at or after `p` that [`GROUP_STOP`] marks, or `s.len()`: the end of
+/// a run of plain value text in a bracket group. A short run (most of them: `1, 2)`) is
+/// read a byte at a time; past 16 bytes (the numbers of a packed array, megabytes in a
+/// mesh) three memchr passes look for the eight stop bytes in windows that double up to
+/// 64 KiB, each pass only up to the first stop an earlier one found, so a run costs a
+/// few passes over its own length and never a look past the window beyond it.
+fn next_stop(s: &[u8], mut p: usize) -> usize {
+    let short = s.len().min(p.saturating_add(16));
+    while p < short {
+        if GROUP_STOP[s[p] as usize] {
+            return p;
+        }
+        p += 1;
+    }
+    let mut window = 64;
+    while p < s.len() {
+        let end = s.len().min(p.saturating_add(window));
+        let mut stop = end;
+        if let Some(k) = memchr::memchr3(b'(', b')', b'"', &s[p..stop]) {
+            stop = p + k;
+        }
+        if let Some(k) = memchr::memchr3(b'[', b']', b';', &s[p..stop]) {
+            stop = p + k;
+        }
+        if let Some(k) = memchr::memchr2(b'{', b'}', &s[p..stop]) {
+            stop = p + k;
+        }
+        if stop < end {
+            return stop;
+        }
+        p = end;
+        window = (window * 2).min(1 << 16);
+    }
+    s.len()
+}
+
 /// Files at least this big are split on two threads (see `Splitter::run`).
 const PARALLEL_SPLIT_MIN: usize = 4 << 20;
 
@@ -505,22 +541,7 @@ impl<'a> Splitter<'a> {
                 b';' => {
                     p += memchr::memchr(b'\n', &s[p..]).unwrap_or(s.len() - p);
                 }
-                _ => {
-                    // Fast path over the numbers of a packed array: one table lookup a
-                    // byte, eight bytes a round.
-                    p += 1;
-                    while p + 8 <= s.len() {
-                        let w = &s[p..p + 8];
-                        if let Some(k) = w.iter().position(|&c| GROUP_STOP[c as usize]) {
-                            p += k;
-                            break;
-                        }
-                        p += 8;
-                    }
-                    while p < s.len() && !GROUP_STOP[s[p] as usize] {
-                        p += 1;
-                    }
-                }
+                _ => p = next_stop(s, p + 1),
             }
         }
         Err(self.err(
@@ -628,5 +649,48 @@ impl<'a> Splitter<'a> {
             self.pos = save;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{next_stop, GROUP_STOP};
+
+    /// `next_stop` finds what a byte-at-a-time scan finds, wherever the stop lies (in the
+    /// short run, at a window's edge, far past it) and whichever byte it is.
+    #[test]
+    fn next_stop_is_the_first_stop_byte() {
+        let naive = |s: &[u8], p: usize| {
+            (p..s.len())
+                .find(|&i| GROUP_STOP[s[i] as usize])
+                .unwrap_or(s.len())
+        };
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        for len in [
+            0usize, 1, 15, 16, 17, 63, 64, 65, 80, 81, 200, 4000, 70_000, 300_000,
+        ] {
+            let plain: Vec<u8> = (0..len).map(|i| b"0123456789., -e\n"[i % 16]).collect();
+            assert_eq!(next_stop(&plain, 0), len);
+            for &stop in b"([{)]}\";" {
+                for _ in 0..6 {
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    if len == 0 {
+                        continue;
+                    }
+                    let mut s = plain.clone();
+                    let at = (seed % len as u64) as usize;
+                    s[at] = stop;
+                    let from = ((seed >> 32) % (at as u64 + 1)) as usize;
+                    assert_eq!(
+                        next_stop(&s, from),
+                        naive(&s, from),
+                        "len {len} at {at} from {from}"
+                    );
+                    assert_eq!(next_stop(&s, at + 1), len);
+                }
+            }
+        }
     }
 }

@@ -23,29 +23,39 @@ const BYTES: &[u8] = b"PackedByteArray(";
 const VEC4: &[u8] = b"PackedVector4Array(";
 
 /// Each `PackedByteArray(`/`PackedVector4Array(` outside strings: (start, body range).
+/// Outside a string only `"` and `P` matter, inside one only `\\` and `"`: the walk
+/// jumps between them with memchr.
 fn arrays(text: &str) -> Vec<(usize, bool, std::ops::Range<usize>)> {
     let b = text.as_bytes();
     let mut out = Vec::new();
     let (mut i, mut in_str) = (0, false);
     while i < b.len() {
+        let next = if in_str {
+            memchr::memchr2(b'\\', b'"', &b[i..])
+        } else {
+            memchr::memchr2(b'"', b'P', &b[i..])
+        };
+        let Some(k) = next else {
+            break;
+        };
+        i += k;
         let c = b[i];
         if in_str {
             match c {
                 b'\\' => i += 1,
-                b'"' => in_str = false,
-                _ => {}
+                _ => in_str = false,
             }
             i += 1;
             continue;
         }
         if c == b'"' {
             in_str = true;
-        } else if c == b'P' && (i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_')) {
+        } else if i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_') {
             for (name, bytes) in [(BYTES, true), (VEC4, false)] {
                 if b[i..].starts_with(name) {
                     let open = i + name.len();
                     // A packed array's body holds no parenthesis, only numbers or a string.
-                    if let Some(len) = b[open..].iter().position(|&x| x == b')') {
+                    if let Some(len) = memchr::memchr(b')', &b[open..]) {
                         out.push((i, bytes, open..open + len));
                         i = open + len;
                     }
@@ -56,6 +66,21 @@ fn arrays(text: &str) -> Vec<(usize, bool, std::ops::Range<usize>)> {
         i += 1;
     }
     out
+}
+
+/// Whether `text` holds `PackedByteArray(` or `PackedVector4Array(` anywhere (in a
+/// string too).
+fn mentions_arrays(text: &str) -> bool {
+    mentions_packed(text.as_bytes(), &[&BYTES[6..], &VEC4[6..]])
+}
+
+/// Whether `text` holds `Packed` followed by one of `rests` anywhere: one memchr pass
+/// for the `P` (rare in scene text; a single-byte search is the cheapest pass there is).
+pub(crate) fn mentions_packed(text: &[u8], rests: &[&[u8]]) -> bool {
+    memchr::memchr_iter(b'P', text).any(|i| {
+        let word = &text[i..];
+        word.starts_with(b"Packed") && rests.iter().any(|r| word[6..].starts_with(r))
+    })
 }
 
 /// The bytes of a decimal body (`0, 255, 3`), `None` when it is base64 or not bytes.
@@ -72,7 +97,7 @@ fn decimal_bytes(body: &str) -> Option<Vec<u8>> {
 /// Whether `text` must be `format=4`, and how many decimal byte arrays it holds.
 pub fn format4_needs(text: &str) -> Format4Needs {
     let mut n = Format4Needs::default();
-    if !text.contains("PackedByteArray(") && !text.contains("PackedVector4Array(") {
+    if !mentions_arrays(text) {
         return n;
     }
     for (_, bytes, body) in arrays(text) {
@@ -139,5 +164,70 @@ mod tests {
             byte_arrays_as_base64(text),
             "a = PackedByteArray(\"AAE=\")\ns = \"PackedByteArray(1)\"\nb = PackedByteArray()\n"
         );
+    }
+
+    /// The memchr walk finds what the byte-at-a-time walk it replaced found, on every
+    /// sequence of up to five pieces (strings, escapes, names, bodies, word boundaries).
+    #[test]
+    fn arrays_agree_with_a_byte_walk() {
+        fn walk(text: &str) -> Vec<(usize, bool, std::ops::Range<usize>)> {
+            let b = text.as_bytes();
+            let mut out = Vec::new();
+            let (mut i, mut in_str) = (0, false);
+            while i < b.len() {
+                let c = b[i];
+                if in_str {
+                    match c {
+                        b'\\' => i += 1,
+                        b'"' => in_str = false,
+                        _ => {}
+                    }
+                    i += 1;
+                    continue;
+                }
+                if c == b'"' {
+                    in_str = true;
+                } else if c == b'P'
+                    && (i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_'))
+                {
+                    for (name, bytes) in [(BYTES, true), (VEC4, false)] {
+                        if b[i..].starts_with(name) {
+                            let open = i + name.len();
+                            if let Some(len) = b[open..].iter().position(|&x| x == b')') {
+                                out.push((i, bytes, open..open + len));
+                                i = open + len;
+                            }
+                            break;
+                        }
+                    }
+                }
+                i += 1;
+            }
+            out
+        }
+        let pieces = [
+            "PackedByteArray(",
+            "PackedVector4Array(",
+            "1, 2",
+            ")",
+            "\"",
+            "\\",
+            "x",
+            "_",
+            "P",
+            " ",
+        ];
+        let mut text = String::new();
+        for n in 0..100_000usize {
+            text.clear();
+            let mut k = n;
+            for _ in 0..5 {
+                text.push_str(pieces[k % pieces.len()]);
+                k /= pieces.len();
+            }
+            assert_eq!(arrays(&text), walk(&text), "{text:?}");
+            let named = text.contains("PackedByteArray(") || text.contains("PackedVector4Array(");
+            assert_eq!(mentions_arrays(&text), named, "{text:?}");
+        }
     }
 }

@@ -161,3 +161,32 @@ fn flat_transform_and_3d_tracks_merge_by_time() {
     c.track_type = None;
     assert_eq!(merge_property(&c, Some(base), base, base), Grain::NotMine);
 }
+
+/// Godot keeps two keys at one time (a jump: the value before and after the instant).
+/// Each side changing one of them keeps both keys, each with its side's change, in the
+/// order the track had them (issue 39.4); before, the two became one key.
+#[test]
+fn two_keys_at_one_time_stay_two_keys() {
+    let c = ctx("Animation", "tracks/0/keys", 3);
+    let base = keys4("0, 0.5, 0.5, 1", "1, 1, 1, 1", "0.0, 1.0, 2.0, 3.0");
+    let ours = keys4("0, 0.5, 0.5, 1", "1, 1, 1, 1", "0.0, 1.5, 2.0, 3.0");
+    let theirs = keys4("0, 0.5, 0.5, 1", "1, 1, 1, 1", "0.0, 1.0, 2.5, 3.0");
+    let out = both_ways(&c, &base, &ours, &theirs, |a, b| a == b);
+    assert_eq!(
+        out,
+        keys4("0, 0.5, 0.5, 1", "1, 1, 1, 1", "0.0, 1.5, 2.5, 3.0")
+    );
+    // Flat tracks too (a position_3d key at one time twice).
+    let p = PropertyContext {
+        track_type: Some("position_3d"),
+        ..ctx("Animation", "tracks/0/keys", 3)
+    };
+    let base = "PackedFloat32Array(0, 1, 0, 0, 0, 0.5, 1, 1, 1, 1, 0.5, 1, 2, 2, 2)";
+    let ours = "PackedFloat32Array(0, 1, 0, 0, 0, 0.5, 1, 7, 1, 1, 0.5, 1, 2, 2, 2)";
+    let theirs = "PackedFloat32Array(0, 1, 0, 0, 0, 0.5, 1, 1, 1, 1, 0.5, 1, 2, 9, 2)";
+    let out = both_ways(&p, base, ours, theirs, |a, b| a == b);
+    assert_eq!(
+        out,
+        "PackedFloat32Array(0, 1, 0, 0, 0, 0.5, 1, 7, 1, 1, 0.5, 1, 2, 9, 2)"
+    );
+}

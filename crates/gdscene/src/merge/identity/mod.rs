@@ -6,10 +6,12 @@
 //! identity choices `--explain` shows as decisions. Nothing here merges a value.
 
 mod ext_resources;
+mod keystore;
 mod kinds;
 mod moves;
 mod multimap;
 mod nodes;
+mod shared_ids;
 mod sub_resources;
 
 use crate::merge::shared::idents::{Idents, B, O, T};

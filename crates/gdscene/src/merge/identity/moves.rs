@@ -5,7 +5,7 @@
 //! descendants followed with it.
 
 use super::kinds::{node_kind, root_of, same_kind, sub_ids_blank, MAX_SHARED_ROUNDS};
-use crate::merge::shared::idents::{Table, B, O, T};
+use crate::merge::shared::idents::{FxMap, Paths, Table, B, O, T};
 use crate::model::likeness::{likeness, mutual_best, Budget};
 use crate::model::Scene;
 use std::collections::{BTreeMap, HashMap};
@@ -18,9 +18,14 @@ use std::collections::{BTreeMap, HashMap};
 /// and type (a child the other side re-saved with a unique_id, or edited, included).
 /// Likeness comes last and asks both sides on one table ([`alike_pairs`]): the pairs
 /// are the same whichever side is ours.
-pub(super) fn follow_moves(sc: [&Scene; 3], t: &mut Table) {
+pub(super) fn follow_moves(sc: [&Scene; 3], t: &mut Table, paths: &Paths) {
+    // A pair is a node gone from base on a side and a node new on it: without both on
+    // either side no round pairs anything (and the parents need not be looked up).
+    if ![O, T].into_iter().any(|x| gone_and_new_on(t, x)) {
+        return;
+    }
     let mut budget = Budget::for_nodes(sc.iter().map(|s| s.nodes.len()).sum());
-    let pa = &parents_of(sc);
+    let pa = &parents_of(sc, paths);
     for _ in 0..MAX_SHARED_ROUNDS {
         for x in [O, T] {
             for _ in 0..MAX_SHARED_ROUNDS {
@@ -44,6 +49,21 @@ pub(super) fn follow_moves(sc: [&Scene; 3], t: &mut Table) {
             apply_pairs(sc, t, x, paired);
         }
     }
+}
+
+/// Whether side `x` has both a base node it lacks and a node new on it alone (what
+/// [`gone_and_new`] lists).
+fn gone_and_new_on(t: &Table, x: usize) -> bool {
+    let other = if x == O { T } else { O };
+    let (mut gone, mut new) = (false, false);
+    for at in &t.at {
+        gone |= at[B].is_some() && at[x].is_none();
+        new |= at[B].is_none() && at[x].is_some() && at[other].is_none();
+        if gone && new {
+            return true;
+        }
+    }
+    false
 }
 
 /// Bind each pair's new node of side `x` to the gone identity, and follow the
@@ -316,6 +336,10 @@ pub(super) fn alike_pairs(
     (gone, new): (&[usize], &[usize]),
     budget: &mut Budget,
 ) -> Vec<(usize, usize)> {
+    // Nothing gone or nothing new: no place has both.
+    if gone.is_empty() || new.is_empty() {
+        return Vec::new();
+    }
     let other = if x == O { T } else { O };
     // Per place (parent identity, kind): the gone base nodes and the new nodes of `x`.
     type Place = (usize, String);
@@ -439,14 +463,26 @@ pub(super) fn rename_content(
 pub(super) type Parents = [Vec<Option<usize>>; 3];
 
 /// [`Parents`] of the three scenes: a parent path names the first node listed at it.
-pub(super) fn parents_of(sc: [&Scene; 3]) -> Parents {
-    sc.map(|s| {
-        let mut at: HashMap<&str, usize> = HashMap::with_capacity(s.nodes.len());
-        for (i, n) in s.nodes.iter().enumerate() {
-            at.entry(n.path.as_str()).or_insert(i);
+/// `paths` are the sides' path maps ([`super::nodes::side_paths`]): on a side where no
+/// two nodes share a path (the map holds every node), the first node at a path is the
+/// only one and the map answers; otherwise a map of first nodes is built.
+pub(super) fn parents_of(sc: [&Scene; 3], paths: &Paths) -> Parents {
+    let mut s = 0;
+    sc.map(|scene| {
+        let side = &paths[s];
+        s += 1;
+        let mut first: FxMap<&str, usize> = FxMap::default();
+        let unique = side.len() == scene.nodes.len();
+        if !unique {
+            first.reserve(scene.nodes.len());
+            for (i, n) in scene.nodes.iter().enumerate() {
+                first.entry(n.path.as_str()).or_insert(i);
+            }
         }
-        let root = root_of(s);
-        s.nodes
+        let at = if unique { side } else { &first };
+        let root = root_of(scene);
+        scene
+            .nodes
             .iter()
             .map(|n| match n.parent.as_deref()? {
                 "." => root,
@@ -472,7 +508,7 @@ mod tests {
     fn parents_are_found_by_path_once() {
         let text = "[gd_scene format=3]\n\n[node name=\"R\" type=\"Node\"]\n\n[node name=\"A\" type=\"Node\" parent=\".\"]\n\n[node name=\"A\" type=\"Node\" parent=\".\"]\n\n[node name=\"K\" type=\"Node\" parent=\"A\"]\n\n[node name=\"L\" type=\"Node\" parent=\"Gone\"]\n";
         let s = Scene::parse(text.as_bytes()).expect("parses");
-        let pa = parents_of([&s, &s, &s]);
+        let pa = parents_of([&s, &s, &s], &super::super::nodes::side_paths([&s, &s, &s]));
         assert_eq!(pa[B], vec![None, Some(0), Some(0), Some(1), None]);
         let mut t = Table::new([5, 5, 5]);
         for i in 0..4 {

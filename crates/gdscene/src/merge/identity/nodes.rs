@@ -4,13 +4,13 @@
 //! moved under the same new parent) paired with base's. Moves and renames without a
 //! unique_id are [`super::moves`]'.
 
-use super::kinds::{node_kind, root_of, MAX_SHARED_ROUNDS};
+use super::keystore::{KeyStore, NodeKey3};
+use super::kinds::{node_kind, root_of};
 use super::moves::follow_moves;
-use super::multimap::MultiMap;
+use super::shared_ids::follow_shared;
 use crate::merge::shared::idents::{FxMap, ParentAt, Paths, SharedChange, Table, B, O, T};
 use crate::model::{NodeKey, Scene};
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 
 /// Node identities, in named steps: each side's path map
 /// ([`side_paths`]), then base, ours and theirs in turn ([`NodeKeys::match_side`]): a
@@ -35,8 +35,8 @@ pub(super) fn match_nodes<'a>(
         mut t, parent_at, ..
     } = keys;
     split_uid_twins(sc, &mut t);
-    unfuse_arrivals(sc, &mut t);
-    follow_moves(sc, &mut t);
+    unfuse_arrivals(sc, &mut t, &all_paths);
+    follow_moves(sc, &mut t, &all_paths);
     let shared = follow_shared(sc, &mut t, &all_paths);
     pair_roots(sc, &mut t);
     (t, all_paths, parent_at, shared)
@@ -52,9 +52,9 @@ pub(super) fn split_uid_twins(sc: [&Scene; 3], t: &mut Table) {
     let own = |n: &crate::model::Node| {
         n.parent.is_some() && matches!(&n.key, NodeKey::UniqueId { scope, .. } if scope.is_empty())
     };
-    // Types of base nodes both sides lost: a node both sides re-saved with one new id
-    // (and one side renamed or edited) is that base node, paired later.
-    let mut lost_types: Option<std::collections::BTreeSet<String>> = None;
+    // (Path, type) of base nodes both sides lost: a node both sides re-saved with one
+    // new id (and one side renamed, edited or re-instanced) is that base node, paired later.
+    let mut lost: Option<Vec<(String, String)>> = None;
     for ident in 0..t.at.len() {
         let [None, Some(o), Some(th)] = t.at[ident] else {
             continue;
@@ -63,18 +63,22 @@ pub(super) fn split_uid_twins(sc: [&Scene; 3], t: &mut Table) {
         if !own(no) || !own(nt) || no.key != nt.key {
             continue;
         }
-        let what = node_kind(sc[O], o).1;
-        let other_kind = what != node_kind(sc[T], th).1;
-        let lost = lost_types.get_or_insert_with(|| {
+        let (what, theirs) = (node_kind(sc[O], o).1, node_kind(sc[T], th).1);
+        let lost = lost.get_or_insert_with(|| {
             (t.at.iter())
                 .filter_map(|a| match *a {
-                    [Some(b), None, None] => Some(node_kind(sc[B], b).1),
+                    [Some(b), None, None] => {
+                        Some((sc[B].nodes[b].path.to_string(), node_kind(sc[B], b).1))
+                    }
                     _ => None,
                 })
                 .collect()
         });
+        let was = |path: &str, kind: &str| lost.iter().any(|(p, k)| p == path && k == kind);
+        // One side changed the type or instance of the base node both re-identified.
+        let other_kind = what != theirs && !was(&no.path, &what) && !was(&nt.path, &theirs);
         let elsewhere = no.path != nt.path
-            && !lost.contains(&what)
+            && !lost.iter().any(|(_, k)| *k == what)
             && super::moves::rename_content(sc, O, o) != super::moves::rename_content(sc, T, th);
         if other_kind || elsewhere {
             t.at[ident][T] = None;
@@ -92,7 +96,7 @@ pub(super) fn split_uid_twins(sc: [&Scene; 3], t: &mut Table) {
 /// two stay apart, and the tree stage makes their meeting at one path a conflict
 /// ([`crate::merge::tree::rivals`]). (When both sides' nodes follow one base node, both
 /// renamed it alike: they stay one node, as before.)
-pub(super) fn unfuse_arrivals(sc: [&Scene; 3], t: &mut Table) {
+pub(super) fn unfuse_arrivals(sc: [&Scene; 3], t: &mut Table, paths: &Paths) {
     let fused: Vec<usize> = (0..t.at.len())
         .filter(|&id| match t.at[id] {
             [None, Some(o), Some(th)] => {
@@ -121,7 +125,7 @@ pub(super) fn unfuse_arrivals(sc: [&Scene; 3], t: &mut Table) {
             Some((id, o, th))
         })
         .collect();
-    follow_moves(sc, &mut trial);
+    follow_moves(sc, &mut trial, paths);
     // Whether side `s`'s node `i` followed a base node on the trial that the other side
     // still has as another node than `other`, that side's node at this path.
     let arrived = |s: usize, i: usize, other: usize| {
@@ -164,135 +168,6 @@ pub(super) fn pair_roots(sc: [&Scene; 3], t: &mut Table) {
             }
         }
     }
-}
-
-/// Both sides changed a node's identity the same way (re-saved in a newer Godot that gave
-/// it the same new unique_id, or moved it under the same new parent): the base node
-/// neither side matched pairs with the node both sides share (found by either side's
-/// path and type, then by name and type), when the pairing is unambiguous. The merge is
-/// then three-way against base. A re-saved node (new unique_id, same path and type) only
-/// one side still has pairs the same way: the other side deleted it.
-pub(super) fn follow_shared(sc: [&Scene; 3], t: &mut Table, paths: &Paths) -> Vec<SharedChange> {
-    let mut paired = Vec::new();
-    pair_shared(sc, t, paths, SharedBy::Path, &mut paired);
-    // The parent's identity and the name pair a re-saved node whose ancestor one side
-    // renamed or moved (its path changed) once that ancestor is paired: one level a round.
-    for _ in 0..MAX_SHARED_ROUNDS {
-        if pair_shared(sc, t, paths, SharedBy::Parent, &mut paired) == 0 {
-            break;
-        }
-    }
-    pair_shared(sc, t, paths, SharedBy::Name, &mut paired);
-    paired
-}
-
-/// One round of [`follow_shared`] by the key `place`; how many base nodes it paired.
-pub(super) fn pair_shared(
-    sc: [&Scene; 3],
-    t: &mut Table,
-    paths: &Paths,
-    place: SharedBy,
-    paired: &mut Vec<SharedChange>,
-) -> usize {
-    let by_path = place != SharedBy::Name;
-    let (gone, both) = shared_keys(sc, t, paths, place);
-    let mut count = 0;
-    for (k, g) in &gone {
-        let Some(n) = both.get(k).filter(|n| n.len() == 1 && g.len() == 1) else {
-            continue;
-        };
-        // By name alone a node without a type (an override inside an instance) is
-        // too vague; by its whole path it is as sure as any.
-        if k.1.is_empty() && !by_path {
-            continue;
-        }
-        let (keep, drop) = (g[0], n[0]);
-        let [_, o, th] = t.at[drop];
-        if o.is_none() && th.is_none() {
-            continue; // paired under its other key
-        }
-        t.at[drop] = [None; 3];
-        count += 1;
-        for (s, i) in [(O, o), (T, th)] {
-            if let Some(i) = i {
-                t.bind(keep, s, i);
-            }
-        }
-        let uid = |s: usize, i: Option<usize>| i.and_then(|i| sc[s].nodes[i].unique_id);
-        if o.is_some() && th.is_some() {
-            let by_unique_id = uid(O, o).is_some() && uid(O, o) == uid(T, th);
-            paired.push(SharedChange {
-                ident: keep,
-                by_unique_id,
-            });
-        }
-    }
-    count
-}
-
-/// Base nodes neither side matched (`gone`) and nodes both sides share or one side
-/// re-saved (`both`), by the key `place`.
-pub(super) fn shared_keys(
-    sc: [&Scene; 3],
-    t: &Table,
-    paths: &Paths,
-    place: SharedBy,
-) -> (Keyed, Keyed) {
-    let by_path = place != SharedBy::Name;
-    let key = |s: usize, i: usize| {
-        let (name, what) = node_kind(sc[s], i);
-        let n = &sc[s].nodes[i];
-        let place = match place {
-            SharedBy::Path => n.path.to_string(),
-            SharedBy::Parent => format!("{}/{name}", parent_ident(t, paths, s, n)),
-            SharedBy::Name => name,
-        };
-        (place, what)
-    };
-    let mut gone: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
-    let mut both: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
-    let re_identified = |s: usize, i: usize| by_path && sc[s].nodes[i].unique_id.is_some();
-    for (ident, at) in t.at.iter().enumerate() {
-        match *at {
-            [Some(b), None, None] => gone.entry(key(B, b)).or_default().push(ident),
-            [None, Some(o), Some(th)] => {
-                let (ko, kt) = (key(O, o), key(T, th));
-                if kt != ko {
-                    both.entry(kt).or_default().push(ident);
-                }
-                both.entry(ko).or_default().push(ident);
-            }
-            // A re-saved node the other side deleted (or changed otherwise).
-            [None, Some(i), None] if re_identified(O, i) => {
-                both.entry(key(O, i)).or_default().push(ident)
-            }
-            [None, None, Some(i)] if re_identified(T, i) => {
-                both.entry(key(T, i)).or_default().push(ident)
-            }
-            _ => {}
-        }
-    }
-    (gone, both)
-}
-
-/// Identities by a [`follow_shared`] key.
-pub(super) type Keyed = BTreeMap<(String, String), Vec<usize>>;
-
-/// The keys [`follow_shared`] pairs by, in order.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) enum SharedBy {
-    Path,
-    Parent,
-    Name,
-}
-
-/// The identity of a node's parent on side `s` (`usize::MAX` for the root or an unknown
-/// parent), for [`SharedBy::Parent`].
-pub(super) fn parent_ident(t: &Table, paths: &Paths, s: usize, n: &crate::model::Node) -> usize {
-    n.parent.as_ref().map_or(usize::MAX, |_| {
-        let parent = n.path.rsplit_once('/').map_or(".", |(p, _)| p);
-        paths[s].get(parent).map_or(usize::MAX, |&i| t.of[s][i])
-    })
 }
 
 /// Each side's node paths. Big scenes: theirs' map is built on a second thread.
@@ -345,12 +220,8 @@ pub(super) fn base_uids_unique(base: &Scene) -> bool {
 /// The node identities found so far and the keys they are found by.
 pub(super) struct NodeKeys<'a> {
     t: Table,
-    /// unique_id keys: the scope (the instance an override entry sits in) is named by
-    /// the identity of that instance node, so a moved instance keeps its overrides.
-    by_uid: FxMap<(String, i64), usize>,
-    by_path: MultiMap<&'a str>,
-    /// (identity of the nearest listed ancestor, rest of the path and name).
-    by_skey: MultiMap<(usize, Cow<'a, str>)>,
+    /// The keys recorded, each with its identity.
+    keys: KeyStore<'a>,
     /// Whether an identity's unique_id was already in base (then a different id on a
     /// side means a different node).
     uid_in_base: Vec<bool>,
@@ -361,15 +232,10 @@ pub(super) struct NodeKeys<'a> {
     side_uids: [std::cell::OnceCell<FxMap<i64, ()>>; 3],
     sc: [&'a Scene; 3],
     parent_at: ParentAt,
-}
-
-/// A node's keys on its side.
-pub(super) struct NodeKey3<'a> {
-    uid: Option<(String, i64)>,
-    skey: Option<(usize, Cow<'a, str>)>,
-    path: &'a str,
-    /// The node is an override entry ([`is_override_entry`]).
-    entry: bool,
+    /// The last parent path [`NodeKeys::match_keyed`] looked up on the side being
+    /// matched, and what the side's path map gave: siblings follow each other, so most
+    /// lookups repeat the one before.
+    last_parent: Option<(&'a str, Option<usize>)>,
 }
 
 /// Whether a node is an override entry: listed only to change a node inside an
@@ -383,21 +249,16 @@ impl<'a> NodeKeys<'a> {
         let mut t = Table::new([sc[0].nodes.len(), sc[1].nodes.len(), sc[2].nodes.len()]);
         let total = sc.iter().map(|s| s.nodes.len()).sum();
         t.at.reserve(total);
-        // The keyed maps are sized for base: most nodes of ours and theirs join by
-        // lockstep and are never entered. Sized for all three sides, a big scene's maps
-        // would spread the same entries over three times the memory, each page touched.
-        let keyed = sc[B].nodes.len() + 64;
         NodeKeys {
             t,
-            by_uid: FxMap::default(),
-            by_path: MultiMap::with_capacity(keyed),
-            by_skey: MultiMap::with_capacity(keyed),
+            keys: KeyStore::new(sc[B].nodes.len() + 64),
             uid_in_base: Vec::with_capacity(total),
             has_uid: Vec::with_capacity(total),
             uid_of: Vec::with_capacity(total),
             side_uids: Default::default(),
             sc,
             parent_at: sc.map(|s| Vec::with_capacity(s.nodes.len())),
+            last_parent: None,
         }
     }
 
@@ -411,7 +272,8 @@ impl<'a> NodeKeys<'a> {
     ) {
         let scene = sc[side];
         let (base_root, side_root) = (root_of(sc[B]), root_of(scene));
-        // The base node expected next.
+        self.last_parent = None; // another side, another path map
+                                 // The base node expected next.
         let mut bc = 0usize;
         for (i, n) in scene.nodes.iter().enumerate() {
             if lockstep && self.join_lockstep(sc, side, i, bc, base_root, side_root) {
@@ -467,7 +329,14 @@ impl<'a> NodeKeys<'a> {
         // The parent's index when the parent path names a listed node (or is ".").
         let direct = match n.parent.as_deref() {
             Some(".") => side_root,
-            Some(p) => paths.get(p).copied(),
+            Some(p) => match self.last_parent {
+                Some((q, d)) if q == p => d,
+                _ => {
+                    let d = paths.get(p).copied();
+                    self.last_parent = Some((p, d));
+                    d
+                }
+            },
             None => None,
         };
         self.parent_at[side].push(direct);
@@ -588,33 +457,21 @@ impl<'a> NodeKeys<'a> {
                 })
         };
         let claimed = |id: usize| t.claimed(id, side);
-        keys.uid
-            .as_ref()
-            .and_then(|k| self.by_uid.get(k).copied())
-            .filter(|&id| !t.claimed(id, side))
-            .or_else(|| {
-                let k = keys.skey.as_ref()?;
-                self.by_skey.find(k, side, claimed, usable)
-            })
-            .or_else(|| self.by_path.find(keys.path, side, claimed, usable))
+        self.keys.find(keys, side, claimed, usable)
     }
 
     /// Record a node's keys for the sides after it.
     fn record(&mut self, side: usize, id: usize, keys: NodeKey3<'a>) {
-        if let Some(k) = keys.uid {
+        if let Some(k) = &keys.uid {
             if k.0.is_empty() && self.uid_of[id].is_none() {
                 self.uid_of[id] = Some(k.1);
             }
-            self.by_uid.entry(k).or_insert(id);
             self.has_uid[id] = true;
             if side == B {
                 self.uid_in_base[id] = true;
             }
         }
-        if let Some(k) = keys.skey {
-            self.by_skey.push(k, id);
-        }
-        self.by_path.push(keys.path, id);
+        self.keys.record(id, keys);
     }
 }
 

@@ -85,14 +85,19 @@ fn only_used_by(ctx: &Ctx, kept: usize, carried: &BTreeSet<usize>) -> Vec<usize>
         }
     }
     let own: BTreeSet<usize> = inside.iter().filter_map(|&s| sub_section(s)).collect();
-    let mut outside_uses = BTreeSet::new();
+    let mut outside: Vec<usize> = Vec::new();
     for si in 0..sc.doc.sections.len() {
         if !carried.contains(&si) && !own.contains(&si) {
-            outside_uses.extend(sub_refs_in(ctx, kept, si));
+            outside.extend(sub_refs_in(ctx, kept, si));
         }
     }
     // A sub_resource a carried one uses, but also used from outside, stays outside, and
-    // so must every one it uses: keep only those reachable without it.
-    inside.retain(|s| !outside_uses.contains(s));
+    // so does every one it uses, however deep: the hunk holds a resource only with every
+    // use of it (else resolving the hunk away leaves a use naming nothing).
+    while let Some(s) = outside.pop() {
+        if inside.remove(&s) {
+            outside.extend(sub_section(s).map_or_else(Vec::new, |si| sub_refs_in(ctx, kept, si)));
+        }
+    }
     inside.into_iter().collect()
 }

@@ -34,6 +34,12 @@ pub(in crate::merge) struct Ctx<'a> {
     /// Whether editor churn (container layout, editor-only state) keeps ours
     /// ([`crate::merge::values::layout`]).
     pub(in crate::merge) layout_policy: bool,
+    /// Whether saved editor state both sides changed takes the RESET value or ours'
+    /// ([`crate::merge::values::saved_state`]) instead of conflicting.
+    pub(in crate::merge) state_policy: bool,
+    /// (node identity, key) of every property a track of the scene's AnimationPlayers
+    /// drives, with the RESET animation's value at time 0 when the sides agree on one.
+    pub(in crate::merge) driven: HashMap<(usize, String), Option<String>>,
     /// Fields a side's sections print anew inside whole-section hunks, decided before
     /// the hunks are spelled (a `unique_id` theirs' part renumbers): the start of
     /// [`crate::merge::output::hunk_parts::HunkParts`]'s fields.
@@ -112,6 +118,8 @@ impl<'a> Ctx<'a> {
             norm_cache: Default::default(),
             disagree: Default::default(),
             layout_policy: true,
+            state_policy: true,
+            driven: HashMap::new(),
             hunk_fields: Default::default(),
         }
     }

@@ -209,7 +209,7 @@ fn left_alone(ctx: &Ctx, ident: usize, kept: usize) -> Option<LeftAlone> {
         LeftAlone::Reindexed,
     ]
     .into_iter()
-    .filter(|&how| how != LeftAlone::Churned || ctx.layout_policy)
+    .filter(|&how| how != LeftAlone::Churned || ctx.layout_policy || ctx.state_policy)
     .filter(|&how| how != LeftAlone::Reindexed || is_override_entry(ctx, ident))
     .find(|&how| unchanged_since_base(ctx, ident, kept, how))
 }

@@ -38,6 +38,10 @@ fn squash(t: &str) -> String {
     out
 }
 
+/// A value text longer than this is scanned for references once rather than searched
+/// for each of several words (the answer is the same).
+pub(in crate::merge) const LONG_TEXT: usize = 4096;
+
 /// References [`Ctx::same_content`] reads before it gives up.
 const CONTENT_BUDGET: usize = 4096;
 
@@ -80,11 +84,11 @@ impl<'a> Ctx<'a> {
             (None, None) => true,
             (Some(x), Some(y)) => {
                 let (tx, ty) = (self.text(x), self.text(y));
-                let refs = tx.contains("Resource(")
-                    || ty.contains("Resource(")
-                    || tx.contains("Resource ")
-                    || ty.contains("Resource ");
-                if tx == ty && (!refs || self.same_refs(x.0, y.0, tx)) {
+                // Equal texts hold the same words: one text is looked at, and only then.
+                if tx == ty
+                    && (!(tx.contains("Resource(") || tx.contains("Resource "))
+                        || self.same_refs(x.0, y.0, tx))
+                {
                     return true;
                 }
                 let (nx, ny) = (self.norm_cached(x), self.norm_cached(y));
@@ -105,11 +109,13 @@ impl<'a> Ctx<'a> {
     pub(in crate::merge) fn same_refs(&self, a: usize, b: usize, text: &str) -> bool {
         // Without escapes a reference's id is written as it is: when no id that names
         // different things on the two sides occurs in the text, every reference agrees.
-        if !text.contains('\\') {
-            let d = self.disagree[a][b].get_or_init(|| self.disagreeing_ids(a, b));
-            if d.iter().all(|id| !id.is_empty() && !text.contains(id)) {
-                return true;
-            }
+        // A long text (a mesh's surfaces) is scanned once rather than searched once per
+        // disputed id.
+        let d = self.disagree[a][b].get_or_init(|| self.disagreeing_ids(a, b));
+        let search = d.is_empty() || text.len() <= LONG_TEXT;
+        if search && !text.contains('\\') && d.iter().all(|id| !id.is_empty() && !text.contains(id))
+        {
+            return true;
         }
         let mut same = true;
         scan_refs_in_text(text, &mut |kind, id| {

@@ -3,7 +3,8 @@
 //! position and size set by that container (`margin_*`, `rect_position`, `rect_size` in
 //! Godot 3; `offset_*`, `position`, `size`, anchors in Godot 4), and `editor/display_folded`
 //! is the scene dock's folding. Both sides changing such a value differently keeps ours;
-//! a node whose only change is such a value counts as unchanged against a deletion.
+//! a node whose only change is such a value, or saved state
+//! ([`crate::merge::values::saved_state`]), counts as unchanged against a deletion.
 //! It decides only whether a key is churn; the property and node phases act on it, and
 //! [`crate::merge::MergeOptions::no_layout_policy`] turns it off.
 
@@ -78,6 +79,9 @@ impl Churn {
 impl Ctx<'_> {
     /// Whether `key` of node section `sec` on `side` is churn (`None`: a real change).
     pub(in crate::merge) fn churn(&self, side: usize, sec: usize, key: &str) -> Option<Churn> {
+        if self.saved_state(side, sec, key).is_some() {
+            return Some(Churn::Editor);
+        }
         if !self.layout_policy {
             return None;
         }

@@ -134,6 +134,14 @@ impl<'a> Ctx<'a> {
             Pick::Ours => all_lines(O),
             Pick::Theirs => all_lines(T),
             Pick::Conflict => {
+                if let Some(line) =
+                    self.merge_transform_line([&b, &o, &t], &line_of(O), location, key)
+                {
+                    return Some(vec![line]);
+                }
+                if let Some(lines) = self.state_lines(secs[O], key, all_lines(O), location) {
+                    return lines;
+                }
                 if let Some(why) = secs[O].and_then(|si| self.churn(O, si, key)) {
                     self.churn_kept(location(), key, why);
                     return all_lines(O);

@@ -125,8 +125,8 @@ fn merge_sub(ctx: &mut Ctx, ident: usize) -> Option<OutSec> {
 fn refs_of(ctx: &Ctx, s: &Src, refs: &mut Refs) {
     let side = s.0;
     let text = ctx.text(s);
-    // No reference without the word.
-    if !text.contains("Resource") {
+    // No reference without the word (a long text is scanned at once: one pass).
+    if text.len() <= super::equality::LONG_TEXT && !text.contains("Resource") {
         return;
     }
     scan_refs_in_text(text, &mut |k, id| match k {

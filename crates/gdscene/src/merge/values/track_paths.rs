@@ -39,11 +39,11 @@ type Plays = [BTreeMap<usize, Vec<Player>>; 3];
 
 /// An AnimationPlayer of one side as its Animations see it.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-struct Player {
+pub(in crate::merge) struct Player {
     /// Its node identity.
     ident: usize,
     /// The scene path, on its side, of the node its track paths are read from.
-    root: String,
+    pub(in crate::merge) root: String,
     /// That node's identity.
     root_ident: Option<usize>,
     /// Whether it writes `root_node` (else the root is its parent, wherever it goes).
@@ -473,7 +473,7 @@ fn animation_players(ctx: &Ctx, s: usize) -> BTreeMap<usize, Vec<Player>> {
 
 /// Node `n` of side `s` as a player: its identity and the root its tracks are read from
 /// (`None`: no identity, or a root above the scene).
-fn player_of(ctx: &Ctx, s: usize, n: usize) -> Option<Player> {
+pub(in crate::merge) fn player_of(ctx: &Ctx, s: usize, n: usize) -> Option<Player> {
     let sc = ctx.sc[s];
     let node = sc.nodes.get(n)?;
     let sec = ctx.sec(s, node.section);

@@ -503,3 +503,27 @@ mod tests {
         assert!(matches!(written(format!("a = {text}\n")), Line::Idents(_)));
     }
 }
+
+impl Ctx<'_> {
+    /// A transform both sides changed, merged by its parts ([`grain::merge_transform`]:
+    /// one side's move with the other's rotation, one's rotation with the other's
+    /// scale), recorded for `--explain`; `None` when that is no merge.
+    pub(in crate::merge) fn merge_transform_line(
+        &mut self,
+        [b, o, t]: [&Option<Src>; 3],
+        oline: &Option<Src>,
+        location: &dyn Fn() -> String,
+        key: &str,
+    ) -> Option<Line> {
+        let (b, o, t, oline) = (b.as_ref()?, o.as_ref()?, t.as_ref()?, oline.as_ref()?);
+        let m = grain::merge_transform(self.text(b), self.text(o), self.text(t))?;
+        let prefix = self.sc[O].doc.slice(&(oline.1.start..o.1.start));
+        self.decisions
+            .push(crate::merge::decisions::Decision::TransformMergedByParts {
+                location: location(),
+                key: key.to_string(),
+                parts: m.parts,
+            });
+        Some(Line::Lit(format!("{prefix}{}\n", m.text)))
+    }
+}
