@@ -3,6 +3,9 @@
 # from this checkout on the same inputs and compare what they print.
 #
 #   scripts/same-output.sh BASE_REV [--fuzz N] [--no-big]
+#   OLD_BIN=path/to/tscn-merge scripts/same-output.sh BASE_REV ...  (no build of BASE_REV)
+#   NEW_BIN=path: compare with that binary instead of this checkout's build (the fuzz
+#   triples are still written by this checkout's examples/fuzz_merge.rs)
 #
 # Compared, per input: standard output (the merged text or the diff), exit code, and
 # standard error (which holds `--explain=json` and the conflict report):
@@ -50,14 +53,20 @@ cleanup() {
 trap cleanup EXIT
 TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
 
-echo "building $BASE_REV and this checkout..." >&2
-git -C "$ROOT" worktree add --quiet --detach "$WORK/base-tree" "$BASE_REV"
-# Its own target dir: built into ours, the base binary would take the place of this
-# checkout's, and cargo (whose sources here did not change) would call that one fresh.
-(cd "$WORK/base-tree" && CARGO_TARGET_DIR="$TARGET/same-output-base" cargo build --release --quiet --bin tscn-merge)
-cp "$TARGET/same-output-base/release/tscn-merge" "$WORK/old"
+if [[ -n "${OLD_BIN:-}" ]]; then
+  # A binary already built at BASE_REV (saves a build): OLD_BIN=path.
+  echo "using $OLD_BIN as $BASE_REV; building this checkout..." >&2
+  cp "$OLD_BIN" "$WORK/old"
+else
+  echo "building $BASE_REV and this checkout..." >&2
+  git -C "$ROOT" worktree add --quiet --detach "$WORK/base-tree" "$BASE_REV"
+  # Its own target dir: built into ours, the base binary would take the place of this
+  # checkout's, and cargo (whose sources here did not change) would call that one fresh.
+  (cd "$WORK/base-tree" && CARGO_TARGET_DIR="$TARGET/same-output-base" cargo build --release --quiet --bin tscn-merge)
+  cp "$TARGET/same-output-base/release/tscn-merge" "$WORK/old"
+fi
 cargo build --release --quiet --bin tscn-merge --example fuzz_merge
-cp "$TARGET/release/tscn-merge" "$WORK/new"
+cp "${NEW_BIN:-$TARGET/release/tscn-merge}" "$WORK/new"
 
 for seed in 1 2 3; do
   FUZZ_DUMP="$WORK/fuzz/$seed" FUZZ_SEED="$seed" TSCN_SHARED="$shared" \
@@ -84,8 +93,12 @@ both_styles = styles(OLD) and styles(NEW)
 STYLES = [["--style", s] for s in ("merge", "diff3", "zdiff3")] if both_styles else [[]]
 diffs = []
 
+errors = {}
+
 def compare(group, name, args):
     o, n = run(OLD, args), run(NEW, args)
+    if n[0] == 2:
+        errors[group] = errors.get(group, 0) + 1
     if o == n:
         return True
     what = [w for w, a, b in zip(("exit code", "stdout", "stderr"), o, n) if a != b]
@@ -100,13 +113,24 @@ def merge_group(group, triples):
             total += 1
             args = ["merge", "--explain=json"] + st + paths
             same += compare(group, f"{name} {' '.join(st)}".strip(), args)
-    print(f"{group}: {same}/{total} identical")
+    failed = f" (the new binary exited 2 on {errors[group]})" if errors.get(group) else ""
+    print(f"{group}: {same}/{total} identical{failed}")
 
 merges = os.path.join(shared, "merges")
 styles_note = "styles merge, diff3, zdiff3" if both_styles else "default style (no --style in one binary)"
 print(f"merge: {styles_note}")
 def sides(d):
-    return [os.path.join(d, f) for f in ("base", "ours", "theirs")]
+    """base, ours and theirs of a scenario, whatever their extension (base.tscn, base):
+    a scenario without all three stops the run, since two binaries failing alike on
+    missing files would read as "identical"."""
+    names = sorted(os.listdir(d))
+    out = []
+    for s in ("base", "ours", "theirs"):
+        f = next((f for f in names if f == s or f.startswith(s + ".")), None)
+        if f is None:
+            sys.exit(f"same-output: {d} has no {s} file")
+        out.append(os.path.join(d, f))
+    return out
 
 def scenarios(folder):
     d = os.path.join(shared, folder)

@@ -104,14 +104,8 @@ fn a_missing_binary_is_named() {
         "/nonexistent/tscn-merge",
     );
     t.git_ok(["config", "merge.tscn-merge.driver", &gone]);
-    let out = t
-        .command(common::bin())
-        .arg("doctor")
-        .env("PATH", "/usr/bin:/bin")
-        .output()
-        .expect("doctor");
-    let text = stdout(&out);
-    assert_eq!(out.status.code(), Some(1), "{text}");
+    let (code, text) = doctor(&t);
+    assert_eq!(code, 1, "{text}");
     assert!(
         text.contains("the driver's binary (/nonexistent/tscn-merge) is missing"),
         "{text}"
@@ -143,4 +137,75 @@ fn install_diff_with_its_binary_gone_is_named() {
         "{out}"
     );
     assert!(out.contains("is missing"), "{out}");
+}
+
+#[test]
+fn the_missing_binary_tests_pass_with_tscn_merge_on_path() {
+    let names = [
+        "install_diff_with_its_binary_gone_is_named",
+        "a_missing_binary_is_named",
+    ];
+    if let Err(out) = common::rerun_with_tscn_merge_on_path(&names) {
+        panic!("with a tscn-merge on PATH:\n{out}");
+    }
+}
+
+#[test]
+fn an_uncommitted_gitattributes_is_named_not_the_branches() {
+    let t = TempRepo::new();
+    t.write("level.tscn", "x\n");
+    t.commit_all("base");
+    t.branch("feature");
+    assert_success(&t.run_bin(["install"]), "install");
+    let (code, out) = doctor(&t);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("problem: .gitattributes marks scenes for tscn-merge but is not committed"),
+        "{out}"
+    );
+    assert!(out.contains("fix: git add"), "{out}");
+    assert!(!out.contains("branch(es) without"), "{out}");
+    // Committed, the branches made before it are the problem left.
+    t.commit_all("drivers");
+    let (code, out) = doctor(&t);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("branch(es) without tscn-merge in their .gitattributes: feature"),
+        "{out}"
+    );
+    assert!(!out.contains("not committed"), "{out}");
+}
+
+#[test]
+fn the_fix_for_an_uncommitted_gitattributes_works_from_a_sub_folder() {
+    let t = TempRepo::new();
+    t.write("scenes/levels/level.tscn", "x\n");
+    t.commit_all("base");
+    assert_success(&t.run_bin(["install"]), "install");
+    let sub = t.abs("scenes/levels");
+    let out = t
+        .command(common::bin())
+        .arg("doctor")
+        .current_dir(&sub)
+        .output()
+        .unwrap();
+    let report = stdout(&out);
+    assert_eq!(out.status.code(), Some(1), "{report}");
+    let fix = report
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("fix: git add "))
+        .unwrap_or_else(|| panic!("{report}"));
+    let path = fix.split(" && ").next().unwrap();
+    assert_eq!(path, "../../.gitattributes", "{report}");
+    let add = t
+        .command("git")
+        .args(["add", "--", path])
+        .current_dir(&sub)
+        .output()
+        .unwrap();
+    assert_success(&add, &format!("git add {path} in scenes/levels"));
+    assert_eq!(
+        t.git_ok(["diff", "--cached", "--name-only"]),
+        ".gitattributes\n"
+    );
 }

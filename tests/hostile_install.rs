@@ -223,13 +223,6 @@ fn example(name: &str) -> Vec<u8> {
     std::fs::read(&p).expect("example scene")
 }
 
-/// `$PATH` without the directories that hold a `tscn-merge`.
-fn path_without_tscn_merge() -> std::ffi::OsString {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    let dirs = std::env::split_paths(&path).filter(|d| !d.join("tscn-merge").exists());
-    std::env::join_paths(dirs).expect("PATH")
-}
-
 /// `git ARGS` with `input` on stdin.
 fn git_with_input(t: &TempRepo, args: &[&str], input: &[u8]) -> std::process::Output {
     use std::io::Write;
@@ -312,7 +305,7 @@ fn a_moved_binary_leaves_git_working_and_the_merge_says_why() {
     let merge = t
         .command("git")
         .args(["merge", "--no-edit", "feature"])
-        .env("PATH", path_without_tscn_merge())
+        .env("PATH", t.path_without_tscn_merge())
         .output()
         .expect("merge");
     let err = stderr(&merge);
@@ -370,7 +363,7 @@ fn without_tscn_merge_on_path_the_merge_is_still_structural_and_explained() {
     let merge = t
         .command("git")
         .args(["merge", "--no-edit", "feature"])
-        .env("PATH", path_without_tscn_merge())
+        .env("PATH", t.path_without_tscn_merge())
         .output()
         .expect("merge");
     assert_success(&merge, "git merge with PATH lacking tscn-merge");
@@ -503,4 +496,158 @@ fn install_local_makes_a_cherry_pick_onto_an_old_branch_structural() {
             && !merged.contains("<<<<<<<"),
         "{merged}"
     );
+}
+
+// ----------------------------------------------------------------------------------------
+// Issue 36, items 1 to 3 and 15: the team's committed file, a copy of the repository, an
+// older committed block, and what the user's PATH holds.
+
+#[test]
+fn the_moved_binary_tests_pass_with_tscn_merge_on_path() {
+    let names = [
+        "a_moved_binary_leaves_git_working_and_the_merge_says_why",
+        "without_tscn_merge_on_path_the_merge_is_still_structural_and_explained",
+    ];
+    if let Err(out) = common::rerun_with_tscn_merge_on_path(&names) {
+        panic!("with a tscn-merge on PATH:\n{out}");
+    }
+}
+
+/// `git status --porcelain`.
+fn status(t: &TempRepo) -> String {
+    t.git_ok(["status", "--porcelain"])
+}
+
+#[test]
+fn uninstall_after_the_team_step_keeps_the_committed_gitattributes() {
+    // README's "Set up your team", step 1: install, commit .gitattributes. Once with a
+    // .gitattributes install created, once with the team's own lines before it.
+    for before in [None, Some("*.png binary\n")] {
+        let t = TempRepo::new();
+        if let Some(text) = before {
+            t.write(".gitattributes", text);
+            t.commit_all("init");
+        }
+        assert_success(&run(&t, &["install"]), "install");
+        t.git_ok(["add", ".gitattributes"]);
+        t.git_ok(["commit", "-q", "-m", "Merge Godot scenes with tscn-merge"]);
+        let committed = t.read(".gitattributes");
+        let out = run(&t, &["uninstall"]);
+        assert_success(&out, "uninstall");
+        let report = stdout(&out);
+        assert_eq!(t.try_read(".gitattributes"), Some(committed), "{report}");
+        assert_eq!(status(&t), "", "{report}");
+        assert!(
+            report.contains(".gitattributes kept: its tscn-merge block is committed"),
+            "{report}"
+        );
+        assert_eq!(t.config_get("merge.tscn-merge.driver"), None, "{report}");
+        // The next `git commit -a` takes nothing away from the team.
+        let commit = t.git(["commit", "-a", "-q", "-m", "next"]);
+        assert!(!commit.status.success(), "nothing to commit");
+    }
+}
+
+#[test]
+fn uninstall_in_a_copy_of_the_repository_leaves_the_original_alone() {
+    let t = TempRepo::new();
+    t.write("level.tscn", example("base.tscn"));
+    t.commit_all("base");
+    assert_success(&run(&t, &["install", "--diff"]), "install --diff");
+    // The record names no absolute path: a copy's record names the copy's own places.
+    let record = t.git_ok(["config", "--get-regexp", "^tscn-merge\\."]);
+    assert!(record.contains("links:"), "{record}");
+    for line in record.lines() {
+        let value = line.split_once(' ').map_or("", |(_, v)| v);
+        assert!(!Path::new(value).is_absolute(), "{line}");
+    }
+    let original = (t.read(".git/config"), t.read(".gitattributes"));
+    let links = [
+        t.config_get("diff.tscn-merge.command").expect("diff link"),
+        t.config_get("diff.tscn-merge.textconv")
+            .expect("textconv link"),
+    ];
+    let copy = t.scratch().join("copy");
+    let cp = std::process::Command::new("cp")
+        .arg("-a")
+        .arg(t.path())
+        .arg(&copy)
+        .status()
+        .expect("cp -a");
+    assert!(cp.success());
+    let out = t
+        .command(common::bin())
+        .arg("uninstall")
+        .current_dir(&copy)
+        .output()
+        .expect("uninstall in the copy");
+    assert_success(&out, "uninstall in the copy");
+    let report = stdout(&out);
+    assert_eq!(t.read(".git/config"), original.0, "{report}");
+    assert_eq!(t.read(".gitattributes"), original.1, "{report}");
+    for link in &links {
+        assert!(std::fs::read_link(link).is_ok(), "{link} kept: {report}");
+    }
+    // The copy's own block (install's uncommitted file there) is what went.
+    assert!(!copy.join(".gitattributes").exists(), "{report}");
+    let git_diff = t.git(["diff", "--stat"]);
+    assert_success(&git_diff, "git diff in the original");
+    // And the original still uninstalls in full.
+    assert_success(&run(&t, &["uninstall"]), "uninstall in the original");
+    assert!(t.try_read(".gitattributes").is_none());
+    for link in &links {
+        assert!(std::fs::symlink_metadata(link).is_err(), "{link}");
+    }
+}
+
+#[test]
+fn install_without_diff_in_a_copy_leaves_the_originals_links() {
+    let t = TempRepo::new();
+    assert_success(&run(&t, &["install", "--diff"]), "install --diff");
+    let link = t.config_get("diff.tscn-merge.command").expect("diff link");
+    let copy = t.scratch().join("copy");
+    let cp = std::process::Command::new("cp")
+        .arg("-a")
+        .arg(t.path())
+        .arg(&copy)
+        .status()
+        .expect("cp -a");
+    assert!(cp.success());
+    let out = t
+        .command(common::bin())
+        .arg("install")
+        .current_dir(&copy)
+        .output()
+        .expect("install in the copy");
+    assert_success(&out, "install in the copy");
+    assert!(
+        std::fs::read_link(&link).is_ok(),
+        "{link}: {}",
+        stdout(&out)
+    );
+    assert_eq!(t.config_get("diff.tscn-merge.command"), Some(link));
+}
+
+#[test]
+fn a_committed_older_block_is_touched_by_neither_install_nor_uninstall() {
+    let t = TempRepo::new();
+    let older = "*.png binary\n# >>> tscn-merge\n*.tscn merge=tscn-merge diff=tscn-merge\n\
+                 *.tres merge=tscn-merge diff=tscn-merge\n# <<< tscn-merge\n";
+    t.write(".gitattributes", older);
+    t.commit_all("an older install, committed");
+    let out = run(&t, &["install"]);
+    assert_success(&out, "install");
+    let report = stdout(&out);
+    assert_eq!(t.read(".gitattributes"), older.as_bytes(), "{report}");
+    assert_eq!(status(&t), "", "{report}");
+    assert!(report.contains("committed"), "{report}");
+    let out = run(&t, &["uninstall"]);
+    assert_success(&out, "uninstall");
+    assert_eq!(
+        t.read(".gitattributes"),
+        older.as_bytes(),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(status(&t), "");
 }

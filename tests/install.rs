@@ -419,7 +419,7 @@ fn on_path_install_records_the_path_entry_and_merges_off_path() {
     let search = format!(
         "{}:{}",
         path_dir.display(),
-        std::env::var("PATH").unwrap_or_default()
+        t.path_without_tscn_merge().to_string_lossy()
     );
     let out = t
         .command("tscn-merge")
@@ -446,7 +446,7 @@ fn on_path_install_records_the_path_entry_and_merges_off_path() {
     let merge = t
         .command("git")
         .args(["merge", "--no-edit", "--no-ff", "clean"])
-        .env("PATH", path_without("tscn-merge"))
+        .env("PATH", t.path_without_tscn_merge())
         .output()
         .unwrap();
     assert_success(&merge, "clean merge off PATH");
@@ -473,13 +473,6 @@ fn git_has_labels() -> bool {
     let mut parts = version.split('.').map(|p| p.parse::<u32>().unwrap_or(0));
     let (major, minor) = (parts.next().unwrap_or(0), parts.next().unwrap_or(0));
     (major, minor) >= (2, 44)
-}
-
-/// `$PATH` without the directories that hold `name`.
-fn path_without(name: &str) -> std::ffi::OsString {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    let dirs = std::env::split_paths(&path).filter(|d| !Path::new(d).join(name).exists());
-    std::env::join_paths(dirs).unwrap()
 }
 
 /// Copy an executable through `cp`, so that no write descriptor to `to` ever lives in
@@ -588,6 +581,8 @@ fn each_repository_has_its_own_link_and_a_foreign_file_is_kept() {
     );
 
     // A file of the user's where the link would go is left alone: the shell command is used.
+    // (Written only where no link is left: through one it would overwrite the binary.)
+    assert!(std::fs::symlink_metadata(&lb).is_err(), "{lb} is gone");
     std::fs::create_dir_all(Path::new(&lb).parent().unwrap()).unwrap();
     std::fs::write(&lb, "mine\n").unwrap();
     let report = in_home(&b, &["install", "--diff"]);
@@ -652,6 +647,8 @@ fn a_foreign_file_where_the_diff_link_goes_leaves_the_shell_command_and_says_why
     install(&t, &["--diff"]);
     let link = t.config_get("diff.tscn-merge.command").unwrap();
     uninstall(&t, &[]);
+    // Written only where no link is left: through one it would overwrite the binary.
+    assert!(std::fs::symlink_metadata(&link).is_err(), "{link} is gone");
     std::fs::create_dir_all(Path::new(&link).parent().unwrap()).unwrap();
     std::fs::write(&link, "mine\n").unwrap();
     let report = install(&t, &["--diff"]);
@@ -693,4 +690,157 @@ fn started_as_tscn_merge_diff_every_argument_is_a_path_or_value() {
     let short = t.command(&link).arg("-x.tscn").output().unwrap();
     assert_eq!(short.status.code(), Some(2));
     assert!(common::stderr(&short).contains("seven arguments"));
+}
+
+// ----------------------------------------------------------------------------------------
+// Issue 36, items 15 and 16: what the user's PATH holds, and what install and uninstall
+// say and take back.
+
+#[test]
+fn the_missing_binary_tests_pass_with_tscn_merge_on_path() {
+    let names = [
+        "driver_falls_back_to_git_merge_file_when_binary_is_missing",
+        "on_path_install_records_the_path_entry_and_merges_off_path",
+        "install_is_idempotent_and_uninstall_restores_bytes",
+    ];
+    if let Err(out) = common::rerun_with_tscn_merge_on_path(&names) {
+        panic!("with a tscn-merge on PATH:\n{out}");
+    }
+}
+
+#[test]
+fn a_missing_shared_folder_is_a_skip_line_past_the_capture() {
+    if std::env::var_os("TSCN_SKIP_PROBE").is_some() {
+        // The child: nothing is there, and the test says so.
+        assert_eq!(common::shared_dir(), None);
+        return;
+    }
+    let nowhere = tempfile::tempdir().unwrap().path().join("no-shared");
+    let name = "a_missing_shared_folder_is_a_skip_line_past_the_capture";
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([name, "--exact"])
+        .env("TSCN_SKIP_PROBE", "1")
+        .env("TSCN_SHARED", &nowhere)
+        .output()
+        .unwrap();
+    assert_success(&out, "the probe");
+    let err = common::stderr(&out);
+    assert!(
+        err.contains(&format!(
+            "SKIP {name}: the shared test material is not there"
+        )),
+        "{err}"
+    );
+}
+
+#[test]
+fn uninstall_refuses_install_only_options_and_changes_nothing() {
+    let t = TempRepo::new();
+    install(&t, &["--diff"]);
+    let config = t.read(".git/config");
+    let attrs = t.read(".gitattributes");
+    let link = t.config_get("diff.tscn-merge.command").unwrap();
+    for option in ["--diff", "--local"] {
+        let out = t.run_bin(["uninstall", option]);
+        assert_eq!(out.status.code(), Some(2), "uninstall {option}");
+        assert!(common::stderr(&out).contains(option), "{option}");
+        assert_eq!(t.read(".git/config"), config, "{option}");
+        assert_eq!(t.read(".gitattributes"), attrs, "{option}");
+        assert!(std::fs::read_link(&link).is_ok(), "{option}");
+    }
+}
+
+#[test]
+fn install_after_install_diff_removes_the_diff_links() {
+    let t = TempRepo::new();
+    install(&t, &["--diff"]);
+    let links = [
+        t.config_get("diff.tscn-merge.command").unwrap(),
+        t.config_get("diff.tscn-merge.textconv").unwrap(),
+    ];
+    for link in &links {
+        assert!(std::fs::read_link(link).is_ok(), "{link}");
+    }
+    let report = install(&t, &[]);
+    for link in &links {
+        assert!(std::fs::symlink_metadata(link).is_err(), "{link}\n{report}");
+        assert!(report.contains(&format!("removed {link}")), "{report}");
+    }
+    assert_eq!(t.config_get("diff.tscn-merge.command"), None);
+    assert!(
+        !t.home().join(".local").exists(),
+        "no folder left: {report}"
+    );
+    // What is left for uninstall is what the last install made.
+    uninstall(&t, &[]);
+    assert!(t.try_read(".gitattributes").is_none());
+    for key in KEYS {
+        assert_eq!(t.config_get(key), None, "{key}");
+    }
+    let record = t.git(["config", "--get-regexp", "^tscn-merge\\."]);
+    assert_eq!(stdout(&record), "", "no record left");
+}
+
+/// The `git add ...` command of install's "commit the attributes" step.
+fn git_add_step(report: &str) -> Option<String> {
+    let at = report.find("git add ")?;
+    let rest = &report[at + "git add ".len()..];
+    Some(rest.split(" && ").next()?.to_string())
+}
+
+#[test]
+fn install_from_a_sub_folder_prints_a_git_add_that_works_there() {
+    let t = TempRepo::new();
+    t.write("scenes/levels/keep.txt", "x\n");
+    t.commit_all("init");
+    let sub = t.abs("scenes/levels");
+    let out = t
+        .command(bin())
+        .arg("install")
+        .current_dir(&sub)
+        .output()
+        .unwrap();
+    assert_success(&out, "install in a sub-folder");
+    let report = stdout(&out);
+    let path = git_add_step(&report).unwrap_or_else(|| panic!("{report}"));
+    let add = t
+        .command("git")
+        .args(["add", "--", &path])
+        .current_dir(&sub)
+        .output()
+        .unwrap();
+    assert_success(&add, &format!("git add {path} in scenes/levels"));
+    assert_eq!(
+        t.git_ok(["diff", "--cached", "--name-only"]),
+        ".gitattributes\n"
+    );
+}
+
+#[test]
+fn install_where_the_attributes_are_committed_does_not_ask_to_commit_them() {
+    let t = TempRepo::new();
+    let first = install(&t, &[]);
+    assert!(git_add_step(&first).is_some(), "{first}");
+    t.commit_all("Merge Godot scenes with tscn-merge");
+    let again = install(&t, &[]);
+    assert_eq!(git_add_step(&again), None, "{again}");
+    assert!(again.contains("committed"), "{again}");
+    // A teammate's clone: the same.
+    let clone = t.scratch().join("clone");
+    let out = t
+        .command("git")
+        .args(["clone", "-q"])
+        .arg(t.path())
+        .arg(&clone)
+        .output()
+        .unwrap();
+    assert_success(&out, "git clone");
+    let out = t
+        .command(bin())
+        .arg("install")
+        .current_dir(&clone)
+        .output()
+        .unwrap();
+    assert_success(&out, "install in the clone");
+    assert_eq!(git_add_step(&stdout(&out)), None, "{}", stdout(&out));
 }

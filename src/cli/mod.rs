@@ -9,7 +9,7 @@ use crate::check::args::CheckArgs;
 use crate::diff::args::{DiffArgs, TextconvArgs};
 use crate::driver::args::MergeArgs;
 use crate::explain::args::ExplainArgs;
-use crate::install::args::InstallArgs;
+use crate::install::args::{InstallArgs, UninstallArgs};
 use crate::review::args::ReviewArgs;
 use crate::solve::args::SolveArgs;
 use crate::{check, ci, diff, doctor, driver, explain, install, io, mergetool, review, solve};
@@ -42,8 +42,8 @@ pub enum Command {
     Mergetool(mergetool::MergetoolArgs),
     /// Register the merge and diff drivers with git and .gitattributes.
     Install(InstallArgs),
-    /// Remove exactly what `install` added.
-    Uninstall(InstallArgs),
+    /// Remove exactly what `install` added in this clone (never a committed file).
+    Uninstall(UninstallArgs),
     /// Check this repository's setup (driver, binary, attributes, branches); say how
     /// to fix each problem. Exit 0 all good, 1 a problem.
     Doctor,

@@ -2,8 +2,9 @@
 //! can get wrong, each problem with the command that fixes it. The merge driver git
 //! would run and whether its binary is there (else a `tscn-merge` on `PATH`, which a
 //! GUI client's `PATH` may lack), its version and command against this binary's, the
-//! attributes of each scene extension and the file they come from, local branches whose
-//! `.gitattributes` lacks them, `git diff` taken over (`install --diff`) with a link
+//! attributes of each scene extension and the file they come from, a `.gitattributes`
+//! that marks scenes but is not committed (before any branch is blamed), local branches
+//! whose `.gitattributes` lacks them, `git diff` taken over (`install --diff`) with a link
 //! gone, the textconv cache ref of earlier versions, the recent fallbacks to the line
 //! merge, and scenes of the work tree that refer to a file by a uid it no longer has
 //! (`uid_refs::stale`: what a merge that kept ours' regenerated header uid leaves). Exit 0 when all is well, 1 on a problem, 2 on an error. Installing is
@@ -67,7 +68,7 @@ pub fn run() -> anyhow::Result<i32> {
             let top = PathBuf::from(top);
             check_driver(&mut r, &top);
             let shared = check_attributes(&mut r, &top);
-            if !shared {
+            if !shared && check_committed(&mut r, &here, &top) {
                 check_branches(&mut r, &top);
             }
             check_diff(&mut r, &top);
@@ -243,6 +244,25 @@ fn check_attributes(r: &mut Report, top: &Path) -> bool {
         }
     }
     shared
+}
+
+/// Whether `HEAD` holds the work tree's `.gitattributes` marking of scenes: a marking
+/// nobody committed reaches no other branch and no clone, and that, not the branches, is
+/// the problem to fix first. Returns whether the branches are worth checking.
+fn check_committed(r: &mut Report, here: &Path, top: &Path) -> bool {
+    let marked =
+        std::fs::read_to_string(top.join(".gitattributes")).is_ok_and(|t| marks(&t, "*.tscn"));
+    let committed = git(top, &["show", "HEAD:.gitattributes"]).is_some_and(|t| marks(&t, "*.tscn"));
+    if !marked || committed {
+        return true;
+    }
+    let up = git(here, &["rev-parse", "--show-cdup"]).unwrap_or_default();
+    let path = crate::install::shell_quote(&format!("{up}.gitattributes"));
+    r.problem(
+        ".gitattributes marks scenes for tscn-merge but is not committed: no other branch and no clone has it, so their merges of scenes are line merges",
+        &format!("git add {path} && git commit -m \"Merge Godot scenes with tscn-merge\""),
+    );
+    false
 }
 
 /// Local branches (the 10 most recent) whose `.gitattributes` lacks the driver: a

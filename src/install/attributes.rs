@@ -1,12 +1,15 @@
 //! The attributes side of `install`: the marked block of `*.tscn merge=... diff=...`
 //! lines, where it goes (the work tree's `.gitattributes` or the global file), and the
 //! checks that refuse a file that is a symbolic link or lies outside the repository or
-//! the user's folders. Adding and removing the block round-trips byte for byte.
+//! the user's folders. Adding and removing the block round-trips byte for byte. A block
+//! that `HEAD` holds is the team's: neither `install` nor `uninstall` touches it (an
+//! older one included), and both say so.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
+use super::places::{resolve_existing, Places};
 use super::record::{git, git_ok, Record, RECORD_ATTRS, RECORD_CREATED};
 use super::shared::{Scope, BLOCK_END, BLOCK_START, DRIVER, PATTERNS};
 
@@ -160,27 +163,18 @@ pub(super) fn check_attributes_target(scope: &Scope, attrs: &Path) -> Result<()>
     Ok(())
 }
 
-/// `path` with its longest existing ancestor resolved through symbolic links.
-pub(super) fn resolve_existing(path: &Path) -> PathBuf {
-    let mut rest = Vec::new();
-    let mut cur = path.to_path_buf();
-    loop {
-        if let Ok(real) = cur.canonicalize() {
-            return rest.into_iter().rev().fold(real, |p, c| p.join(c));
-        }
-        match (cur.file_name().map(|n| n.to_os_string()), cur.parent()) {
-            (Some(name), Some(parent)) => {
-                rest.push(name);
-                cur = parent.to_path_buf();
-            }
-            _ => return path.to_path_buf(),
-        }
-    }
+/// The block `HEAD` holds in `attrs` (a work tree's `.gitattributes`): the team's.
+pub(super) fn committed_block(attrs: &Path, places: &Places) -> Option<String> {
+    let text = places.committed_text(attrs)?;
+    let (s, e) = find_block(&text)?;
+    Some(text[s..e].to_string())
 }
 
-/// Add the attributes block to `attrs`, noting the folders created for it.
+/// Add the attributes block to `attrs`, noting the folders created for it; a block
+/// `HEAD` holds there is left as it is.
 pub(super) fn add_block(
     attrs: &Path,
+    places: &Places,
     dir: Option<&Path>,
     flag: &str,
     rec: &mut Record,
@@ -192,52 +186,72 @@ pub(super) fn add_block(
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
         Err(e) => return Err(e).with_context(|| format!("reading {}", attrs.display())),
     };
-    let Some(updated) = add_attributes_block(&existing) else {
+    let update = add_attributes_block(&existing);
+    if find_block(&existing).is_some() && committed_block(attrs, places).is_some() {
+        return Ok(match update {
+            None => format!("attributes already in {} (committed)", attrs.display()),
+            Some(_) => format!(
+                "{} kept: its tscn-merge block is committed (the team's) and differs from this version's; to update it for everyone, delete the block, run tscn-merge install and commit the file",
+                attrs.display()
+            ),
+        });
+    }
+    let Some(updated) = update else {
         return Ok(format!("attributes already in {}", attrs.display()));
     };
-    let shown = attrs.to_string_lossy();
-    Record::note(dir, flag, &mut rec.attributes, RECORD_ATTRS, &shown)?;
+    let recorded = places.record(attrs);
+    Record::note(dir, flag, &mut rec.attributes, RECORD_ATTRS, &recorded)?;
     if !attrs.exists() {
         // Before its folders: `uninstall` removes what it lists in this order.
-        Record::note(dir, flag, &mut rec.created, RECORD_CREATED, &shown)?;
+        Record::note(dir, flag, &mut rec.created, RECORD_CREATED, &recorded)?;
     }
     let missing = attrs.ancestors().skip(1);
     for folder in missing.take_while(|a| !a.as_os_str().is_empty() && !a.exists()) {
-        Record::note(
-            dir,
-            flag,
-            &mut rec.created,
-            RECORD_CREATED,
-            &folder.to_string_lossy(),
-        )?;
+        let folder = places.record(folder);
+        Record::note(dir, flag, &mut rec.created, RECORD_CREATED, &folder)?;
     }
     if let Some(parent) = attrs.parent() {
         std::fs::create_dir_all(parent)
             .with_context(|| format!("creating {}", parent.display()))?;
     }
-    std::fs::write(attrs, updated).with_context(|| format!("writing {}", attrs.display()))?;
+    crate::io::write_atomic(attrs, updated.as_bytes())?;
     Ok(format!("attributes added to {}", attrs.display()))
 }
 
 /// Take our block out of the attributes file (a file `install` created, left empty, is
-/// removed with the other files it created).
-pub(super) fn remove_block(attrs: &Path) -> Result<String> {
+/// removed with the other files it created). A block `HEAD` holds is the team's and
+/// stays; where an earlier version's `install` rewrote it here, the committed block is
+/// put back.
+pub(super) fn remove_block(attrs: &Path, places: &Places) -> Result<String> {
+    let shown = attrs.display();
     let bytes = match std::fs::read(attrs) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Ok(format!("no attributes file at {}", attrs.display()))
+            return Ok(format!("no attributes file at {shown}"))
         }
-        Err(e) => return Err(e).with_context(|| format!("reading {}", attrs.display())),
+        Err(e) => return Err(e).with_context(|| format!("reading {shown}")),
     };
-    let text =
-        String::from_utf8(bytes).with_context(|| format!("{} is not UTF-8", attrs.display()))?;
-    match remove_attributes_block(&text) {
-        None => Ok(format!("no tscn-merge attributes in {}", attrs.display())),
-        Some(rest) => {
-            std::fs::write(attrs, rest).with_context(|| format!("writing {}", attrs.display()))?;
-            Ok(format!("attributes removed from {}", attrs.display()))
+    let text = String::from_utf8(bytes).with_context(|| format!("{shown} is not UTF-8"))?;
+    let Some((s, e)) = find_block(&text) else {
+        return Ok(format!("no tscn-merge attributes in {shown}"));
+    };
+    let team = committed_block(attrs, places);
+    let rest = match &team {
+        Some(team) if text[s..e].trim_end() == team.trim_end() => {
+            return Ok(format!(
+                "{shown} kept: its tscn-merge block is committed (the team's); to take it out for everyone, delete the block and commit the file"
+            ));
         }
-    }
+        Some(team) => format!("{}{team}{}", &text[..s], &text[e..]),
+        None => remove_attributes_block(&text).unwrap_or_default(),
+    };
+    crate::io::write_atomic(attrs, rest.as_bytes())?;
+    Ok(match team {
+        Some(_) => format!(
+            "{shown}: the committed tscn-merge block put back (an earlier install rewrote it)"
+        ),
+        None => format!("attributes removed from {shown}"),
+    })
 }
 
 #[cfg(test)]

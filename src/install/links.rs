@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
+use super::places::{Places, LINKS};
 use super::record::{git_ok, Record, RECORD_CREATED};
 use super::shared::{exe_word, Exe, Links, Scope, DRIVER};
 
@@ -43,27 +44,80 @@ pub fn first_on_path() -> Option<PathBuf> {
 
 /// Remove the files and folders `install` created, when nothing is left in them: the
 /// links first, so the folders made for the first one are empty when their turn comes.
-pub(super) fn remove_created(created: &[String], report: &mut Vec<String>) {
+/// A recorded path outside this repository ([`Places::resolve`]) and a file git tracks
+/// stay, each with a line saying why.
+pub(super) fn remove_created(created: &[String], places: &Places, report: &mut Vec<String>) {
+    let mut paths = Vec::new();
+    for recorded in created {
+        match places.resolve(recorded) {
+            Ok(path) => paths.push(path),
+            Err(why) => report.push(format!("left {recorded}: {why}")),
+        }
+    }
     let is_link =
-        |p: &&Path| std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink());
-    let (links, rest): (Vec<&Path>, Vec<&Path>) = created.iter().map(Path::new).partition(is_link);
-    for path in links.into_iter().chain(rest) {
-        if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        |p: &PathBuf| std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink());
+    let (links, rest): (Vec<PathBuf>, Vec<PathBuf>) = paths.into_iter().partition(is_link);
+    for path in links.iter().chain(&rest) {
+        let shown = path.display();
+        if is_link(path) {
             if is_our_link(path) && std::fs::remove_file(path).is_ok() {
-                report.push(format!("removed {} (install created it)", path.display()));
+                report.push(format!("removed {shown} (install created it)"));
             }
             continue;
         }
         let empty_file = std::fs::read(path).is_ok_and(|b| b.iter().all(u8::is_ascii_whitespace));
+        if empty_file && places.tracked(path) {
+            report.push(format!(
+                "{shown} not deleted: git tracks it (git rm deletes it)"
+            ));
+            continue;
+        }
         let gone = if empty_file {
             std::fs::remove_file(path).is_ok()
         } else {
             std::fs::remove_dir(path).is_ok()
         };
         if gone {
-            report.push(format!("removed {} (install created it)", path.display()));
+            report.push(format!("removed {shown} (install created it)"));
         }
     }
+}
+
+/// `install` without `--diff`: the links an earlier `install --diff` made in this
+/// scope's folder go again, with the folders made for them, and leave the record.
+pub(super) fn remove_links(
+    links: &Links,
+    places: &Places,
+    dir: Option<&Path>,
+    flag: &str,
+    rec: &mut Record,
+    report: &mut Vec<String>,
+) -> Result<()> {
+    let Some(folder) = links.textconv.as_deref().and_then(Path::parent) else {
+        return Ok(());
+    };
+    let for_links = |recorded: &String| {
+        let near = |p: PathBuf| p.starts_with(folder) || folder.starts_with(&p);
+        recorded.starts_with(LINKS) || places.resolve(recorded).is_ok_and(near)
+    };
+    let made: Vec<String> = rec
+        .created
+        .iter()
+        .filter(|c| for_links(c))
+        .cloned()
+        .collect();
+    if made.is_empty() {
+        return Ok(());
+    }
+    remove_created(&made, places, report);
+    remove_link_folders(links.textconv.as_deref(), report);
+    let gone = |recorded: &String| {
+        places
+            .resolve(recorded)
+            .is_ok_and(|p| std::fs::symlink_metadata(p).is_err())
+    };
+    let gone: Vec<String> = made.into_iter().filter(gone).collect();
+    Record::forget(dir, flag, &mut rec.created, RECORD_CREATED, &gone)
 }
 
 /// Where `install` links [`TEXTCONV_LINK`] and [`DIFF_LINK`] for `scope`: a folder of its own under the
@@ -119,6 +173,7 @@ pub(super) fn is_our_link(path: &Path) -> bool {
 pub(super) fn place_links(
     exe: &Exe,
     links: &Links,
+    places: &Places,
     dir: Option<&Path>,
     flag: &str,
     rec: &mut Record,
@@ -132,7 +187,7 @@ pub(super) fn place_links(
     let mut report = Vec::new();
     let mut placed = [None, None];
     for (slot, (what, fallback, link)) in placed.iter_mut().zip([textconv, diff]) {
-        let (made, line) = place_link(exe, link, what, dir, flag, rec)?;
+        let (made, line) = place_link(exe, link, places, what, dir, flag, rec)?;
         *slot = link.filter(|_| made).map(Path::to_path_buf);
         report.push(if made {
             line
@@ -155,6 +210,7 @@ pub(super) fn place_links(
 pub(super) fn place_link(
     exe: &Exe,
     link: Option<&Path>,
+    places: &Places,
     what: &str,
     dir: Option<&Path>,
     flag: &str,
@@ -196,7 +252,7 @@ pub(super) fn place_link(
         .collect();
     let created = std::iter::once(link).chain(missing);
     for path in created {
-        let path = path.to_string_lossy();
+        let path = places.record(path);
         Record::note(dir, flag, &mut rec.created, RECORD_CREATED, &path)?;
     }
     match link

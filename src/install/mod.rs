@@ -7,9 +7,11 @@
 //!
 //! Decided here: what a clone or a user's config cannot make `install` do. It
 //! keeps a value the user set, records what it set and created (section
-//! `[tscn-merge]`) so `uninstall` removes exactly that, refuses an attributes
-//! file that is a symbolic link or lies outside the repository or the user's
-//! folders, and by default leaves what `git diff` prints to git.
+//! `[tscn-merge]`, paths relative to the repository) so `uninstall` removes exactly
+//! that and only inside the repository it runs in, leaves a block the team committed
+//! alone, refuses an attributes file that is a symbolic link or lies outside the
+//! repository or the user's folders, and by default leaves what `git diff` prints to
+//! git (an earlier `install --diff`'s links go).
 
 pub mod args;
 
@@ -17,6 +19,7 @@ mod attributes;
 mod commands;
 mod config;
 mod links;
+mod places;
 mod record;
 mod shared;
 
@@ -25,11 +28,17 @@ pub use links::first_on_path;
 pub use shared::{shell_quote, Exe, Scope, DRIVER};
 
 use anyhow::{Context, Result};
+use std::path::Path;
 
-use attributes::{add_block, attributes_path, check_attributes_target, remove_block};
+use attributes::{
+    add_block, attributes_path, check_attributes_target, committed_block, remove_block,
+};
 use commands::{all_keys, config_entries, Ours, ALIAS};
 use config::{global_config_file, remove_empty_sections, set_key, unset_ours};
-use links::{detect_exe, link_folder, place_links, remove_created, remove_link_folders};
+use links::{
+    detect_exe, link_folder, place_links, remove_created, remove_link_folders, remove_links,
+};
+use places::Places;
 use record::{git, git_ok, scope_parts, Record, RECORD_ATTRS, RECORD_CREATED, RECORD_KEYS};
 use shared::Links;
 
@@ -63,8 +72,9 @@ pub fn install(scope: &Scope, exe: &Exe, opts: Options) -> Result<Vec<String>> {
         exes: [Exe::OnPath, exe.clone()],
         links: Links::in_folder(link_folder(scope).as_deref()),
     };
+    let places = Places::of(scope, ours.links.textconv.as_deref().and_then(Path::parent));
     let (placed, mut report) = match opts.diff {
-        true => place_links(exe, &ours.links, dir, flag, &mut rec)?,
+        true => place_links(exe, &ours.links, &places, dir, flag, &mut rec)?,
         false => (Links::default(), Vec::new()),
     };
     let wanted = config_entries(exe, &placed, opts.diff);
@@ -76,28 +86,38 @@ pub fn install(scope: &Scope, exe: &Exe, opts: Options) -> Result<Vec<String>> {
             report.extend(unset_ours(dir, flag, &key, &ours, &rec)?);
         }
     }
-    report.push(add_block(&attrs, dir, flag, &mut rec)?);
-    report.extend(next_steps(scope, opts));
+    if !opts.diff {
+        remove_links(&ours.links, &places, dir, flag, &mut rec, &mut report)?;
+    }
+    report.push(add_block(&attrs, &places, dir, flag, &mut rec)?);
+    let committed = committed_block(&attrs, &places).is_some();
+    report.extend(next_steps(scope, opts, committed));
     Ok(report)
 }
 
-/// What the team does next, after the report of what `install` did.
-fn next_steps(scope: &Scope, opts: Options) -> Vec<String> {
+/// What the team does next, after the report of what `install` did; `committed`: `HEAD`
+/// holds the block in `.gitattributes` already.
+fn next_steps(scope: &Scope, opts: Options, committed: bool) -> Vec<String> {
     let mut lines = vec!["next steps:".to_string()];
-    let steps: &[&str] = match (scope, opts.local) {
-        (Scope::Global, _) => &[
-            "every repository of this user now merges scenes with tscn-merge",
+    let mut steps: Vec<String> = match (scope, opts.local) {
+        (Scope::Global, _) => vec![
+            "every repository of this user now merges scenes with tscn-merge".into(),
         ],
-        (Scope::Repo(_), true) => &[
-            "every branch of this clone merges scenes with tscn-merge (.git/info/attributes, nothing to commit)",
-            "teammates: run `tscn-merge install --local` in their clone, or commit a `.gitattributes` with `tscn-merge install`",
+        (Scope::Repo(_), true) => vec![
+            "every branch of this clone merges scenes with tscn-merge (.git/info/attributes, nothing to commit)".into(),
+            "teammates: run `tscn-merge install --local` in their clone, or commit a `.gitattributes` with `tscn-merge install`".into(),
         ],
-        (Scope::Repo(_), false) => &[
-            "commit the attributes: git add .gitattributes && git commit -m \"Merge Godot scenes with tscn-merge\"",
-            "each teammate, in their clone: tscn-merge install (git does not share config)",
-            "branches made before that commit: tscn-merge install --local (every branch, no commit)",
+        (Scope::Repo(_), false) if committed => vec![
+            "the attributes are committed (.gitattributes): each teammate runs tscn-merge install in their clone (git does not share config)".into(),
+        ],
+        (Scope::Repo(dir), false) => vec![
+            format!("commit the attributes: git add {} && git commit -m \"Merge Godot scenes with tscn-merge\"", shell_quote(&from_here(dir, ".gitattributes"))),
+            "each teammate, in their clone: tscn-merge install (git does not share config)".into(),
         ],
     };
+    if let (Scope::Repo(_), false) = (scope, opts.local) {
+        steps.push("branches made before that commit: tscn-merge install --local (every branch, no commit)".into());
+    }
     lines.extend(steps.iter().map(|s| format!("  {s}")));
     if !opts.diff {
         lines.push("  semantic diff: git scene-diff [COMMIT] (git diff stays git's; `install --diff` makes it tscn-merge's)".into());
@@ -121,6 +141,7 @@ pub fn uninstall(scope: &Scope) -> Result<Vec<String>> {
         exes: [Exe::OnPath, detect_exe()?],
         links: Links::in_folder(link_folder(scope).as_deref()),
     };
+    let places = Places::of(scope, ours.links.textconv.as_deref().and_then(Path::parent));
     let mut report = Vec::new();
     for key in all_keys() {
         report.extend(unset_ours(dir, flag, &key, &ours, &rec)?);
@@ -130,15 +151,19 @@ pub fn uninstall(scope: &Scope) -> Result<Vec<String>> {
     }
     let alias = rec.keys.iter().any(|k| k == ALIAS.0);
     remove_empty_sections(dir, flag, alias, &mut report)?;
-    for file in &rec.attributes {
-        let file = std::path::Path::new(file);
-        check_attributes_target(scope, file)?;
-        report.push(remove_block(file)?);
+    for recorded in &rec.attributes {
+        match places.resolve(recorded) {
+            Ok(file) => {
+                check_attributes_target(scope, &file)?;
+                report.push(remove_block(&file, &places)?);
+            }
+            Err(why) => report.push(format!("left {recorded}: {why}")),
+        }
     }
     if rec.attributes.is_empty() {
         report.push("attributes kept: this install did not add them (a committed .gitattributes is the team's)".into());
     }
-    remove_created(&rec.created, &mut report);
+    remove_created(&rec.created, &places, &mut report);
     remove_link_folders(ours.links.textconv.as_deref(), &mut report);
     if let Scope::Repo(_) = scope {
         let exists = git(dir, ["rev-parse", "--verify", "-q", CACHE_REF])?;
@@ -155,6 +180,17 @@ pub fn uninstall(scope: &Scope) -> Result<Vec<String>> {
 pub fn run_install(global: bool, opts: Options) -> Result<Vec<String>> {
     let scope = current_scope(global)?;
     install(&scope, &detect_exe()?, opts)
+}
+
+/// `path` (relative to the work tree's top) as the shell in `dir`, inside the work tree,
+/// names it: `../../.gitattributes` from a sub-folder.
+fn from_here(dir: &Path, path: &str) -> String {
+    let up = git(Some(dir), ["rev-parse", "--show-cdup"])
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim_end().to_string())
+        .unwrap_or_default();
+    format!("{up}{path}")
 }
 
 /// `tscn-merge uninstall [--global]` from the current directory.

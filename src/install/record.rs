@@ -1,6 +1,7 @@
 //! What `install` noted it did, so `uninstall` removes exactly that: the section
 //! `[tscn-merge]` of the scope's git config (keys set, files and folders created,
-//! attributes files given a block), read and written by running `git config`.
+//! attributes files given a block), read and written by running `git config`. How a
+//! path is named there is [`super::places`]'s.
 
 use super::shared::Scope;
 use anyhow::{bail, Context, Result};
@@ -83,6 +84,26 @@ impl Record {
             created: all(RECORD_CREATED)?,
             attributes: all(RECORD_ATTRS)?,
         })
+    }
+
+    /// Take `values` out of the list under `key` in the config (what `install` made and
+    /// then removed again): the list is written anew without them.
+    pub(super) fn forget(
+        dir: Option<&Path>,
+        flag: &str,
+        list: &mut Vec<String>,
+        key: &str,
+        values: &[String],
+    ) -> Result<()> {
+        if values.is_empty() {
+            return Ok(());
+        }
+        list.retain(|v| !values.contains(v));
+        let _ = git(dir, ["config", flag, "--unset-all", key])?;
+        for value in list.iter() {
+            git_ok(dir, ["config", flag, "--add", key, value])?;
+        }
+        Ok(())
     }
 
     /// Add `value` under `key` in the config unless it is there.

@@ -4,11 +4,15 @@
 //!
 //! Use from an integration test with `mod common;`. Every git (and binary)
 //! invocation made through [`TempRepo`] runs with its own `HOME` and
-//! `XDG_CONFIG_HOME`, `GIT_CONFIG_NOSYSTEM=1`, and without the `GIT_*`
-//! variables that would redirect git to another repository or config.
+//! `XDG_CONFIG_HOME`, `GIT_CONFIG_NOSYSTEM=1`, without the `GIT_*`
+//! variables that would redirect git to another repository or config, and with a
+//! `PATH` on which no `tscn-merge` is found ([`TempRepo::path_without_tscn_merge`]): what
+//! the user installed never decides a test. A test that needs the shared material and
+//! finds none says so on stderr past cargo's capture ([`shared_dir`], [`skip`]).
 #![allow(dead_code)]
 
-use std::ffi::OsStr;
+use std::ffi::{OsStr, OsString};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -22,20 +26,30 @@ pub fn bin() -> PathBuf {
     }
 }
 
-/// The project's shared folder (corpus, spec, merges): `$TSCN_SHARED`, else
-/// `<manifest>/../shared`, else `/work/shared`; `None` when none exists.
+/// The project's shared folder (corpus, spec, merges): `$TSCN_SHARED` when set (and
+/// then only it), else `<manifest>/../shared` (the folder beside the clone). `None` when there
+/// is none, after a SKIP line naming the calling test on stderr ([`skip`]): a test
+/// that passes without its material says so in every run.
 pub fn shared_dir() -> Option<PathBuf> {
-    let mut candidates = Vec::new();
-    if let Some(p) = std::env::var_os("TSCN_SHARED").filter(|p| !p.is_empty()) {
-        candidates.push(PathBuf::from(p));
+    let found = match std::env::var_os("TSCN_SHARED").filter(|p| !p.is_empty()) {
+        Some(p) => Some(PathBuf::from(p)).filter(|p| p.is_dir()),
+        None => {
+            Some(Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared")).filter(|p| p.is_dir())
+        }
+    };
+    if found.is_none() {
+        skip("the shared test material is not there (../shared beside the clone, or $TSCN_SHARED; README, \"Try it\")");
     }
-    candidates.push(
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("..")
-            .join("shared"),
-    );
-    candidates.push(PathBuf::from("/work/shared"));
-    candidates.into_iter().find(|p| p.is_dir())
+    found
+}
+
+/// Say on stderr that the running test skips its work and why: written to the process's
+/// stderr itself, past cargo's output capture (which only takes `eprintln!`), so the
+/// line shows in every run.
+pub fn skip(why: &str) {
+    let thread = std::thread::current();
+    let test = thread.name().unwrap_or("a test");
+    let _ = writeln!(std::io::stderr(), "SKIP {test}: {why}");
 }
 
 /// A file below [`shared_dir`], if it exists.
@@ -73,6 +87,8 @@ pub struct TempRepo {
     root: tempfile::TempDir,
     repo: PathBuf,
     home: PathBuf,
+    /// [`TempRepo::path_without_tscn_merge`], made once.
+    clean_path: std::sync::OnceLock<OsString>,
 }
 
 impl TempRepo {
@@ -86,7 +102,12 @@ impl TempRepo {
         let home = root.path().join("home");
         std::fs::create_dir_all(&repo).unwrap();
         std::fs::create_dir_all(home.join(".config")).unwrap();
-        let this = TempRepo { root, repo, home };
+        let this = TempRepo {
+            root,
+            repo,
+            home,
+            clean_path: std::sync::OnceLock::new(),
+        };
         this.git_ok(["init", "-q", "-b", "main"]);
         this.git_ok(["config", "user.name", "Test User"]);
         this.git_ok(["config", "user.email", "test@example.com"]);
@@ -135,6 +156,20 @@ impl TempRepo {
             .env("GIT_COMMITTER_DATE", "2024-01-01T00:00:00Z")
             .env("LC_ALL", "C")
             .env("LANG", "C")
+            .env("PATH", self.path_without_tscn_merge())
+    }
+
+    /// The test process's `PATH` with every folder that holds a `tscn-merge` replaced by
+    /// a folder (in this repository's temporary root) of links to everything else in it,
+    /// as `git`, `sh` or `date` may live beside it: no `tscn-merge` is found on it,
+    /// whatever the user installed, and nothing else is lost. Every command of
+    /// [`TempRepo::isolate`] runs with it; a test that wants a `tscn-merge` on `PATH`
+    /// puts its own folder first.
+    pub fn path_without_tscn_merge(&self) -> OsString {
+        let shims = self.root.path().join("path");
+        self.clean_path
+            .get_or_init(|| path_without_tscn_merge(&shims))
+            .clone()
     }
 
     /// A command for `program`, isolated, running in the work tree.
@@ -253,6 +288,74 @@ impl TempRepo {
 impl Default for TempRepo {
     fn default() -> Self {
         Self::new()
+    }
+}
+
+/// Whether `dir` holds a program named `tscn-merge` (`tscn-merge.exe`).
+fn holds_tscn_merge(dir: &Path) -> bool {
+    ["tscn-merge", "tscn-merge.exe"]
+        .iter()
+        .any(|name| dir.join(name).exists())
+}
+
+/// See [`TempRepo::path_without_tscn_merge`]; the link folders go under `shims`.
+fn path_without_tscn_merge(shims: &Path) -> OsString {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let mut dirs = Vec::new();
+    for (i, dir) in std::env::split_paths(&path).enumerate() {
+        if !holds_tscn_merge(&dir) {
+            dirs.push(dir);
+            continue;
+        }
+        #[cfg(unix)]
+        {
+            let shim = shims.join(i.to_string());
+            std::fs::create_dir_all(&shim).expect("a folder for PATH's links");
+            for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+                let name = entry.file_name();
+                if !name.to_string_lossy().starts_with("tscn-merge") {
+                    let _ = std::os::unix::fs::symlink(entry.path(), shim.join(&name));
+                }
+            }
+            dirs.push(shim);
+        }
+        #[cfg(not(unix))]
+        let _ = (i, shims);
+    }
+    std::env::join_paths(dirs).expect("PATH's folders join again")
+}
+
+/// Run the tests `names` of this test program again, in a child process whose `PATH`
+/// starts with a folder holding a copy of the binary as `tscn-merge` (what the
+/// README's install step leaves): `Err` with the child's output unless they all pass.
+/// A test that simulates a missing binary must not find that one.
+pub fn rerun_with_tscn_merge_on_path(names: &[&str]) -> Result<(), String> {
+    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let copy = dir
+        .path()
+        .join(format!("tscn-merge{}", std::env::consts::EXE_SUFFIX));
+    // `cp`, so that no write descriptor to the copy lives in this multi-threaded process
+    // (a sibling test's fork would hold it and running the copy fail with ETXTBSY).
+    let copied = Command::new("cp").arg(bin()).arg(&copy).status();
+    if !copied.is_ok_and(|s| s.success()) {
+        return Err(format!("cp {} {}", bin().display(), copy.display()));
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let search = std::iter::once(dir.path().to_path_buf()).chain(std::env::split_paths(&path));
+    let me = std::env::current_exe().map_err(|e| e.to_string())?;
+    let out = Command::new(me)
+        .args(names)
+        .args(["--exact", "--test-threads=2"])
+        .env(
+            "PATH",
+            std::env::join_paths(search).map_err(|e| e.to_string())?,
+        )
+        .output()
+        .map_err(|e| e.to_string())?;
+    let ran = stdout(&out).contains(&format!("{} passed", names.len()));
+    match out.status.success() && ran {
+        true => Ok(()),
+        false => Err(format!("{}\n{}", stdout(&out), stderr(&out))),
     }
 }
 

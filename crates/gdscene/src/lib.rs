@@ -82,16 +82,25 @@ pub mod write;
 pub(crate) mod test_support {
     use std::path::{Path, PathBuf};
 
-    /// `../shared` beside the project root (or `$TSCN_SHARED`), where the corpus and the
-    /// real merges live; `None` when it is not there.
+    /// `$TSCN_SHARED` when set (and then only it), else `../shared` beside the project
+    /// root: where the corpus and the real merges live; `None` when it is not there,
+    /// with a `SKIP` line written to the process's stderr (past cargo's capture) so
+    /// that a missing folder is seen.
     pub fn shared_dir() -> Option<PathBuf> {
-        [
-            std::env::var_os("TSCN_SHARED").map(PathBuf::from),
-            Some(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared")),
-        ]
-        .into_iter()
-        .flatten()
-        .find(|p| p.join("corpus/INDEX.tsv").is_file() || p.join("merges").is_dir())
+        let beside = || Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared");
+        let found = std::env::var_os("TSCN_SHARED")
+            .filter(|p| !p.is_empty())
+            .map_or_else(beside, PathBuf::from);
+        let found = Some(found)
+            .filter(|p| p.join("corpus/INDEX.tsv").is_file() || p.join("merges").is_dir());
+        if found.is_none() {
+            use std::io::Write;
+            let thread = std::thread::current();
+            let test = thread.name().unwrap_or("a test");
+            let why = "the shared test material is not there (../shared beside the clone, or $TSCN_SHARED; README, \"Try it\")";
+            let _ = writeln!(std::io::stderr(), "SKIP {test}: {why}");
+        }
+        found
     }
 
     /// Every `step`-th corpus file as (stored name, text); empty without `../shared`.
