@@ -736,9 +736,16 @@ fn the_binary_checks_and_diffs_config_files() {
         &["diff", &p("project.godot"), &p("new/project.godot")],
     );
     assert_eq!(out.status.code(), Some(1));
+    // A header names the file (as difftastic does); plain text, no Markdown backticks.
+    let text = common::stdout(&out);
+    let (head, body) = text.split_once('\n').expect("a header line");
+    assert!(
+        head.ends_with("project.godot --- Godot project settings"),
+        "{text}"
+    );
     assert_eq!(
-        common::stdout(&out),
-        "`application/run/main_scene`: \"res://a.tscn\" -> \"res://b.tscn\"\nsection `[autoload]` added\nautoload `GameManager` added (\"*res://gm.gd\")\n"
+        body,
+        "application/run/main_scene: \"res://a.tscn\" -> \"res://b.tscn\"\nsection [autoload] added\nautoload GameManager added (\"*res://gm.gd\")\n"
     );
     // The same changes as one self-contained page, every name escaped.
     let out = bin_in(
@@ -755,7 +762,9 @@ fn the_binary_checks_and_diffs_config_files() {
     let page = common::stdout(&out);
     assert!(page.starts_with("<!DOCTYPE html>"), "{page}");
     assert!(
-        page.contains("<li>autoload `GameManager` added (&quot;*res://gm.gd&quot;)</li>"),
+        page.contains(
+            "<li>autoload <code>GameManager</code> added (&quot;*res://gm.gd&quot;)</li>"
+        ),
         "{page}"
     );
     // Reordered keys and spacing: no change.

@@ -322,7 +322,11 @@ fn diff_sees_no_change_in_a_line_ending_and_the_same_change_in_crlf() {
     std::fs::write(p("b_crlf.tscn"), crlf(changed.as_bytes())).expect("write");
     let same = run_in(dir.path(), &["diff", "a.tscn", "a_crlf.tscn"]);
     assert_eq!(same.status.code(), Some(0), "{}", stdout(&same));
-    assert_eq!(stdout(&same), "No semantic changes.\n");
+    // under the file's header line (issue 38)
+    assert_eq!(
+        stdout(&same),
+        "a_crlf.tscn --- Godot scene\nNo semantic changes.\n"
+    );
     let lf = run_in(dir.path(), &["diff", "a.tscn", "b.tscn"]);
     let cr = run_in(dir.path(), &["diff", "a_crlf.tscn", "b_crlf.tscn"]);
     assert_eq!(lf.status.code(), Some(1));

@@ -320,11 +320,11 @@ fn cli_exit_codes_and_formats() {
     std::fs::write(&c, SCENE.replace("speed = 10", "speed = 12")).unwrap();
     let o = run(Command::new(bin()).arg("diff").arg(&a).arg(&b));
     assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
-    assert!(
-        stdout(&o).starts_with("No semantic changes."),
-        "{}",
-        stdout(&o)
-    );
+    // the file's header line, as difftastic writes it, then the verdict
+    let out = stdout(&o);
+    let (head, body) = out.split_once('\n').unwrap_or_default();
+    assert!(head.ends_with("b.tscn --- Godot scene"), "{out}");
+    assert!(body.starts_with("No semantic changes."), "{out}");
     let o = run(Command::new(bin())
         .args(["diff", "--show-noise"])
         .arg(&a)
@@ -623,37 +623,134 @@ fn git_diff_under_the_pager_is_coloured_unless_git_says_never() {
     assert!(out.contains("12") && !coloured(&out), "{out:?}");
 }
 
+/// `git scene-diff` (the difftool `install` sets up) names the file of each block in a
+/// header, as difftastic does, and passes over files Godot does not read as text (a
+/// script, a note, a sound) without a word; the README's manual route (no `--name`)
+/// does the same.
 #[test]
-fn difftool_on_files_that_are_not_scenes_shows_a_line_diff() {
+fn scene_diff_names_each_file_and_skips_the_others_quietly() {
     let t = common::TempRepo::new();
-    // As README's manual route configures it.
-    let cmd = format!("'{}' diff \"$LOCAL\" \"$REMOTE\"", bin().display());
-    t.git_ok(["config", "difftool.tscn-merge.cmd", &cmd]);
+    common::assert_success(&t.run_bin(["install"]), "install");
     t.write("level.tscn", SCENE);
+    t.write(
+        "project.godot",
+        "config_version=5\n\n[application]\n\nconfig/name=\"A\"\n",
+    );
+    t.write("player.gd", "extends Node\n");
     t.write("notes.txt", "one\ntwo\n");
     t.write("sfx/oi.wav", b"RIFF\0\0\0\0WAVEfmt \x01\x02");
     t.commit_all("add");
     t.write("level.tscn", SCENE.replace("speed = 10", "speed = 12"));
+    t.write(
+        "project.godot",
+        "config_version=5\n\n[application]\n\nconfig/name=\"B\"\n",
+    );
+    t.write("player.gd", "extends Node2D\n");
     t.write("notes.txt", "one\nthree\n");
     t.write("sfx/oi.wav", b"RIFF\0\0\0\x01WAVEfmt \x01\x03");
     t.commit_all("change");
     let mut git = t.command("git");
     git.env_remove("NO_COLOR").env_remove("GIT_PAGER_IN_USE");
-    let o = run(git.args([
+    let o = run(git.args(["scene-diff", "HEAD~1", "HEAD"]));
+    let (out, err) = (stdout(&o), String::from_utf8_lossy(&o.stderr).into_owned());
+    assert!(o.status.success(), "{err}");
+    assert!(err.is_empty(), "{err}");
+    assert!(
+        out.contains("level.tscn --- 1/5 --- Godot scene\n"),
+        "{out}"
+    );
+    assert!(out.contains("speed: 10 -> 12"), "{out}");
+    assert!(
+        out.contains("project.godot --- 4/5 --- Godot project settings\n"),
+        "{out}"
+    );
+    assert!(out.contains("config/name: \"A\" -> \"B\""), "{out}");
+    for other in [
+        "player.gd",
+        "notes.txt",
+        "oi.wav",
+        "note:",
+        "line diff",
+        "`",
+    ] {
+        assert!(!out.contains(other), "{other} in {out}");
+    }
+    // The manual route of the README: no --name, the same files skipped.
+    let cmd = format!("'{}' diff \"$LOCAL\" \"$REMOTE\"", bin().display());
+    t.git_ok(["config", "difftool.tscn-merge.cmd", &cmd]);
+    let o = run(t.command("git").args([
         "difftool",
         "--no-prompt",
         "--tool=tscn-merge",
         "HEAD~1",
         "HEAD",
     ]));
-    let (out, err) = (stdout(&o), String::from_utf8_lossy(&o.stderr).into_owned());
-    assert!(o.status.success(), "{err}");
-    assert!(!err.contains("error"), "{err}");
-    assert!(out.contains("speed: 10 -> 12"), "{out}");
-    assert!(out.contains("-two\n+three\n"), "{out}");
+    let out = stdout(&o);
     assert!(
-        out.contains("Binary files") && out.contains("oi.wav"),
+        o.status.success() && out.contains("speed: 10 -> 12"),
         "{out}"
+    );
+    assert!(
+        !out.contains("-two") && !out.contains("Binary files") && !out.contains("extends"),
+        "{out}"
+    );
+}
+
+/// `tscn-merge diff` with no argument: every scene and config file of the work tree
+/// that differs from HEAD, each under its header; nothing else.
+#[test]
+fn diff_with_no_argument_lists_the_changed_godot_files_of_the_work_tree() {
+    let t = common::TempRepo::new();
+    t.write("a.tscn", SCENE);
+    t.write("b.tscn", SCENE);
+    t.write("gone.tscn", SCENE);
+    t.write(
+        "project.godot",
+        "config_version=5\n\n[application]\n\nconfig/name=\"A\"\n",
+    );
+    t.write("player.gd", "extends Node\n");
+    t.commit_all("add");
+    let o = t.run_bin(["diff"]);
+    assert_eq!(
+        (o.status.code(), stdout(&o)),
+        (Some(0), String::new()),
+        "nothing changed"
+    );
+    t.write("b.tscn", SCENE.replace("speed = 10", "speed = 12"));
+    t.remove("gone.tscn");
+    t.write(
+        "project.godot",
+        "config_version=5\n\n[application]\n\nconfig/name=\"B\"\n",
+    );
+    t.write("player.gd", "extends Node2D\n");
+    let o = t.run_bin(["diff"]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}{}", common::stderr(&o));
+    let heads: Vec<&str> = out.lines().filter(|l| l.contains(" --- ")).collect();
+    assert_eq!(
+        heads,
+        [
+            "b.tscn --- 1/3 --- Godot scene",
+            "gone.tscn --- 2/3 --- Godot scene",
+            "project.godot --- 3/3 --- Godot project settings"
+        ],
+        "{out}"
+    );
+    assert!(
+        out.contains("speed: 10 -> 12") && out.contains("config/name"),
+        "{out}"
+    );
+    // a.tscn did not change; player.gd is not Godot's text (gone.tscn names it, though)
+    assert!(
+        !out.contains("a.tscn ---") && !out.contains("extends Node2D"),
+        "{out}"
+    );
+    let o = t.run_bin(["diff", "--format", "json"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        common::stderr(&o).contains("name a file"),
+        "{}",
+        common::stderr(&o)
     );
 }
 

@@ -68,7 +68,7 @@ fn diff_of_one_path_compares_the_work_tree_with_head() {
     let clean = repo.run_bin(["diff", "levels/level.tscn"]);
     assert_eq!(clean.status.code(), Some(0), "{}", stderr(&clean));
     assert!(
-        stdout(&clean).starts_with("No semantic changes."),
+        stdout(&clean).starts_with("levels/level.tscn --- Godot scene\nNo semantic changes."),
         "{}",
         stdout(&clean)
     );

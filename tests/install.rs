@@ -108,7 +108,7 @@ fn install_is_idempotent_and_uninstall_restores_bytes() {
     );
     assert_eq!(
         t.config_get("difftool.tscn-merge.cmd").unwrap(),
-        format!("{exe} diff -- \"$LOCAL\" \"$REMOTE\"")
+        format!("{exe} diff --name=\"$MERGED\" -- \"$LOCAL\" \"$REMOTE\"")
     );
     assert_eq!(
         t.config_get("mergetool.tscn-merge.cmd").unwrap(),

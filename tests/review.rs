@@ -349,6 +349,9 @@ fn a_large_range_stays_under_the_size_budget() {
         assert_eq!(shown[..], rank[..shown.len()]);
         let note = format!("{} of 60 files shown in full", shown.len());
         assert!(md.contains(&note), "{md}");
+        // The note says how to see everything: the same range without the limit.
+        let again = format!("`tscn-merge review --max-bytes 0 {range}`");
+        assert!(md.contains(&again), "{md}");
     }
     // Under the budget nothing is left out and no note is added.
     let small = out(&r.review(&["HEAD~1..HEAD"]));

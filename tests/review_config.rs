@@ -51,7 +51,8 @@ fn review_lists_config_files_with_their_semantic_changes() {
 
     let text = stdout(&repo.run_bin(["review", "--format", "text", "HEAD~1..HEAD"]));
     assert!(text.contains("=== project.godot (modified)"), "{text}");
-    assert!(text.contains("  autoload `GameManager` added"), "{text}");
+    assert!(text.contains("  autoload GameManager added"), "{text}");
+    assert!(!text.contains('`'), "no Markdown outside Markdown: {text}");
 
     let json = repo.run_bin(["review", "--format", "json", "HEAD~1..HEAD"]);
     let doc: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
@@ -69,5 +70,9 @@ fn review_lists_config_files_with_their_semantic_changes() {
         .any(|c| c["section"] == "input" && c["key"] == "jump"));
 
     let html = stdout(&repo.run_bin(["review", "--format", "html", "HEAD~1..HEAD"]));
-    assert!(html.contains("<li>autoload `GameManager` added"), "{html}");
+    assert!(
+        html.contains("<li>autoload <code>GameManager</code> added"),
+        "{html}"
+    );
+    assert!(!html.contains('`'), "no Markdown outside Markdown: {html}");
 }

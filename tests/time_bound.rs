@@ -18,7 +18,7 @@ fn diff_past_its_time_shows_the_line_diff_with_a_note() {
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let text = stdout(&out);
     assert!(
-        text.starts_with("note: semantic diff unavailable (--timeout 0"),
+        text.starts_with("b.tscn --- Godot scene\nnote: semantic diff unavailable (--timeout 0"),
         "{text}"
     );
     assert!(text.contains("-speed = 1\n+speed = 2\n"), "{text}");

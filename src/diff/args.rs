@@ -40,10 +40,16 @@ pub struct DiffArgs {
     /// line diff only; default `TSCN_MERGE_TIMEOUT`, else 60).
     #[arg(long, value_name = "SECS")]
     pub timeout: Option<f64>,
-    /// OLD NEW (files or git's REV:PATH), or one work-tree PATH to compare with HEAD
+    /// The file's path to name in the header line (git difftool's `$MERGED`).
+    #[arg(long, value_name = "PATH")]
+    pub name: Option<String>,
+    /// OLD NEW (files or git's REV:PATH), or one work-tree PATH to compare with HEAD,
+    /// or nothing: every scene and config file of the work tree that differs from HEAD
     /// (or git's seven arguments with --git-external).
-    #[arg(required = true)]
     pub files: Vec<PathBuf>,
+    /// This file's place in a listing (`2/5` in its header line).
+    #[arg(skip)]
+    pub counter: Option<(usize, usize)>,
 }
 
 /// `textconv` arguments.

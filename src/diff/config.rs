@@ -20,7 +20,9 @@ pub fn is_config_diff(a: &DiffArgs) -> bool {
 
 /// `diff` of ConfigFiles: key-level changes; 0 no change, 1 changes (git's external
 /// diff: always 0), 2 error. A side that does not parse gets the line diff note.
-pub fn run_diff(a: &DiffArgs) -> anyhow::Result<i32> {
+/// `header` (the file's header line) goes first when anything is printed.
+pub fn run_diff(a: &DiffArgs, header: Option<&str>) -> anyhow::Result<i32> {
+    let header = header.unwrap_or("");
     let (old, new, title) = if a.git_external {
         anyhow::ensure!(
             a.files.len() >= 7,
@@ -53,18 +55,22 @@ pub fn run_diff(a: &DiffArgs) -> anyhow::Result<i32> {
         Some(Ok(changes)) => changes,
         Some(Err(e)) if !a.git_external => anyhow::bail!("{e}"),
         Some(Err(e)) => {
+            io::write_stdout(header.as_bytes())?;
             git_line_diff(old, new, title.as_deref().unwrap_or(""), &e)?;
             return Ok(0);
         }
         None => {
             let why = deadline::reason(secs);
             let shown = visible(&new.display().to_string()).into_owned();
+            io::write_stdout(header.as_bytes())?;
             let code = git_line_diff(old, new, title.as_deref().unwrap_or(&shown), &why)?;
             return Ok(if a.git_external { 0 } else { code });
         }
     };
     let out = render_changes(a.format, &changes, title.as_deref(), new)?;
-    io::write_stdout(out.as_bytes())?;
+    if !out.is_empty() {
+        io::write_stdout(format!("{header}{out}").as_bytes())?;
+    }
     Ok(if changes.is_empty() || a.git_external {
         0
     } else {
@@ -95,12 +101,12 @@ fn render_changes(
             out.push('\n');
         }
         DiffFormat::Html => {
-            use gdscene::render::html::{escape, page};
+            use gdscene::render::html::{escape, escape_code, page};
             let shown = new.display().to_string();
             let name = title.unwrap_or(&shown);
             let mut body = format!("<h1>Changes in <code>{}</code></h1>\n<ul>\n", escape(name));
             for c in changes {
-                body.push_str(&format!("<li>{}</li>\n", escape(&c.text)));
+                body.push_str(&format!("<li>{}</li>\n", escape_code(&c.text)));
             }
             body.push_str("</ul>\n");
             out.push_str(&page(&format!("tscn-merge diff: {name}"), &body));
@@ -112,7 +118,11 @@ fn render_changes(
                 ""
             };
             for c in changes {
-                out.push_str(&format!("{bullet}{}\n", visible(&c.text)));
+                let text = match format {
+                    DiffFormat::Markdown => c.text.clone(),
+                    _ => gdscene::render::text::plain(&c.text),
+                };
+                out.push_str(&format!("{bullet}{}\n", visible(&text)));
             }
         }
     }

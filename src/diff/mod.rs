@@ -6,9 +6,12 @@
 //! Sides may be `REV:PATH` blobs, or one work-tree `PATH` against `HEAD` (`revs`).
 
 pub mod args;
+pub mod assets;
 mod config;
+pub mod pictures;
 
 mod revs;
+mod worktree;
 
 use crate::diff::args::DiffArgs;
 use crate::diff::args::DiffFormat;
@@ -100,6 +103,7 @@ fn render_one(
     (old, new): &Sides,
     format: DiffFormat,
     opts: &Options,
+    sources: &[pictures::Source],
 ) -> (String, bool) {
     let (old, new) = (old.as_ref().map(|x| &x.1), new.as_ref().map(|x| &x.1));
     let report = diff_files(old, new);
@@ -118,16 +122,99 @@ fn render_one(
                 .into_iter()
                 .flatten()
                 .find_map(|s| s.node_by_path(".").map(|n| n.name.to_string()));
-            gdscene::render::html::render(title, &report, root.as_deref())
+            let drawn = pictures::draw(sources, (old, new), &report);
+            gdscene::render::html::render_pictured(title, &report, root.as_deref(), Some(&drawn))
         }
     };
     (out, report.is_empty())
 }
 
+/// What kind of Godot file `path` names, for the header line.
+fn kind_name(path: &str) -> &'static str {
+    use gdscene::config::ConfigKind;
+    match ConfigKind::of_path(path) {
+        Some(ConfigKind::Project) => "Godot project settings",
+        Some(ConfigKind::ExportPresets) => "Godot export presets",
+        Some(ConfigKind::Override) => "Godot settings override",
+        Some(ConfigKind::Plugin) => "Godot plugin",
+        Some(ConfigKind::Import) => "Godot import settings",
+        Some(ConfigKind::Uid) => "Godot uid file",
+        None if path.to_ascii_lowercase().ends_with(".tres") => "Godot resource",
+        None if crate::git::is_scene_path(path) => "Godot scene",
+        None => "text",
+    }
+}
+
+/// The line above a file's changes, as difftastic writes it: `level.tscn --- 2/5 ---
+/// Godot scene` (the place in the listing from `diff`'s own listing, or from git's
+/// difftool through `GIT_DIFF_PATH_COUNTER` and `GIT_DIFF_PATH_TOTAL`).
+fn file_header(path: &str, counter: Option<(usize, usize)>, color: bool) -> String {
+    let env = |k: &str| {
+        std::env::var(k)
+            .ok()
+            .and_then(|v| v.trim().parse::<usize>().ok())
+    };
+    let counter =
+        counter.or_else(|| Some((env("GIT_DIFF_PATH_COUNTER")?, env("GIT_DIFF_PATH_TOTAL")?)));
+    let place = counter.map_or(String::new(), |(i, n)| format!(" --- {i}/{n}"));
+    let shown = visible(path);
+    if color {
+        format!(
+            "\x1b[1;33m{shown}\x1b[0m\x1b[2m{place} --- {}\x1b[0m\n",
+            kind_name(path)
+        )
+    } else {
+        format!("{shown}{place} --- {}\n", kind_name(path))
+    }
+}
+
+/// Whether git's difftool runs us (once per changed file).
+fn under_difftool() -> bool {
+    std::env::var_os("GIT_DIFF_PATH_COUNTER").is_some()
+}
+
+/// `tscn-merge diff` with no argument: each Godot file of the work tree that differs
+/// from `HEAD`, under its header; 1 when any differs, 2 when one could not be diffed.
+fn run_work_tree(a: &DiffArgs) -> Result<i32> {
+    if matches!(a.format, DiffFormat::Json | DiffFormat::Html) {
+        bail!("diff with no argument lists the work tree's files as text or Markdown; name a file for a page or JSON (diff --format html PATH), or review a range (review --format html HEAD~1..HEAD)");
+    }
+    let repo = crate::git::open_repo(Path::new("."))?;
+    let top = repo.workdir().map(Path::to_path_buf).unwrap_or_default();
+    let files = worktree::changed(&repo)?;
+    let total = files.len();
+    let mut code = 0;
+    for (i, f) in files.iter().enumerate() {
+        let rel = f
+            .strip_prefix(&top)
+            .unwrap_or(f)
+            .to_string_lossy()
+            .replace('\\', "/");
+        let one = DiffArgs {
+            files: vec![f.clone()],
+            name: Some(rel.clone()),
+            counter: Some((i + 1, total)),
+            ..a.clone()
+        };
+        match run(&one) {
+            Ok(c) => code = code.max(c),
+            Err(e) => {
+                stderr_line!(
+                    "tscn-merge diff: {}: {}",
+                    visible(&rel),
+                    visible_lines(&format!("{e:#}"))
+                );
+                code = 2;
+            }
+        }
+    }
+    Ok(code)
+}
+
 /// `tscn-merge diff`.
 pub fn run(a: &DiffArgs) -> Result<i32> {
     if a.git_external && config::is_config_diff(a) {
-        return config::run_diff(a); // project.godot, *.import, ...: issue 28
+        return config::run_diff(a, None); // project.godot, *.import, ...: issue 28
     }
     let opts = Options {
         color: use_color(a.color),
@@ -137,13 +224,37 @@ pub fn run(a: &DiffArgs) -> Result<i32> {
     if a.git_external {
         return run_git_external(a, &opts);
     }
+    if a.files.is_empty() {
+        return run_work_tree(a);
+    }
+    // git's difftool runs us for every changed file: a file Godot does not read as text
+    // (a script, an image) is not ours to show.
+    let named = a
+        .name
+        .iter()
+        .map(String::as_str)
+        .chain(a.files.iter().filter_map(|f| f.to_str()));
+    let godot =
+        |p: &str| worktree::is_godot_file(p) || crate::git::paths::kind_of(Path::new(p)).is_some();
+    if under_difftool() && !named.clone().any(godot) {
+        return Ok(0);
+    }
     let staged = revs::stage(&a.files)?;
     let a = &DiffArgs {
         files: staged.files.clone(),
         ..a.clone()
     };
+    let label = a
+        .name
+        .clone()
+        .unwrap_or_else(|| match staged.labels.as_slice() {
+            [old, new] if new == "/dev/null" => old.clone(),
+            [_, new] => new.clone(),
+            _ => String::new(),
+        });
+    let header = (a.format == DiffFormat::Text).then(|| file_header(&label, a.counter, opts.color));
     if config::is_config_diff(a) {
-        return config::run_diff(a);
+        return config::run_diff(a, header.as_deref());
     }
     let (old, new) = match (load(&a.files[0]), load(&a.files[1])) {
         (Ok(o), Ok(n)) => (o, n),
@@ -151,14 +262,15 @@ pub fn run(a: &DiffArgs) -> Result<i32> {
         (Err(e), _) | (_, Err(e)) if !line_diff_allowed(&a.files) => bail!("{}", e.message()),
         (o, n) => {
             let why = o.err().or(n.err()).map(LoadError::message);
-            return run_line_diff(&a.files, &staged.labels, why);
+            return run_line_diff(&a.files, &staged.labels, why, header.as_deref());
         }
     };
     let secs = deadline::limit(a.timeout);
-    let title = staged.labels[1].clone();
-    match render_within(title, (old, new), a.format, opts, secs) {
+    let title = a.name.clone().unwrap_or_else(|| staged.labels[1].clone());
+    match render_within(title, (old, new), (a.format, staged.sources.clone()), opts, secs) {
         Some((out, unchanged)) => {
-            emit(&out)?;
+            let head = header.as_deref().filter(|_| !out.is_empty()).unwrap_or("");
+            emit(&format!("{head}{out}"))?;
             Ok(if unchanged { 0 } else { 1 })
         }
         None if matches!(a.format, DiffFormat::Json | DiffFormat::Html) => bail!(
@@ -166,7 +278,10 @@ pub fn run(a: &DiffArgs) -> Result<i32> {
             deadline::reason(secs),
             if a.format == DiffFormat::Json { "JSON" } else { "HTML" }
         ),
-        None => run_line_diff(&a.files, &staged.labels, Some(deadline::reason(secs))),
+        None => {
+            let why = Some(deadline::reason(secs));
+            run_line_diff(&a.files, &staged.labels, why, header.as_deref())
+        }
     }
 }
 
@@ -175,11 +290,13 @@ pub fn run(a: &DiffArgs) -> Result<i32> {
 fn render_within(
     title: String,
     sides: Sides,
-    format: DiffFormat,
+    (format, sources): (DiffFormat, Vec<pictures::Source>),
     opts: Options,
     secs: f64,
 ) -> Option<(String, bool)> {
-    deadline::within(secs, move || render_one(&title, &sides, format, &opts))
+    deadline::within(secs, move || {
+        render_one(&title, &sides, format, &opts, &sources)
+    })
 }
 
 /// Whether a side that is not a scene may be shown as a line diff instead of failing:
@@ -195,11 +312,13 @@ fn line_diff_allowed(files: &[std::path::PathBuf]) -> bool {
 }
 
 /// `diff OLD NEW` when a side is not a scene: the line diff (headed by the sides'
-/// `labels`), after a note saying why. Exit 0 when the files are equal, else 1.
+/// `labels`), after the file's `header` and a note saying why. Exit 0 when the files
+/// are equal, else 1.
 fn run_line_diff(
     files: &[std::path::PathBuf],
     labels: &[String],
     why: Option<String>,
+    header: Option<&str>,
 ) -> Result<i32> {
     let body = line_diff(
         &files[0],
@@ -212,7 +331,8 @@ fn run_line_diff(
     }
     let why = visible_lines(&why.unwrap_or_default());
     emit(&format!(
-        "note: semantic diff unavailable ({why}); line diff follows\n{body}"
+        "{}note: semantic diff unavailable ({why}); line diff follows\n{body}",
+        header.unwrap_or("")
     ))?;
     Ok(1)
 }
@@ -247,7 +367,13 @@ fn run_git_external(a: &DiffArgs, opts: &Options) -> Result<i32> {
     let why = match (load(old_file), load(new_file)) {
         (Ok(old), Ok(new)) => {
             let secs = deadline::limit(a.timeout);
-            match render_within(path.clone(), (old, new), a.format, *opts, secs) {
+            match render_within(
+                path.clone(),
+                (old, new),
+                (a.format, Vec::new()),
+                *opts,
+                secs,
+            ) {
                 Some((body, _)) => return emit(&format!("{header}{body}")).map(|_| 0),
                 None => deadline::reason(secs),
             }
@@ -303,7 +429,9 @@ pub fn run_diff_link(files: Vec<std::path::PathBuf>) -> Result<i32> {
         show_state: false,
         git_external: true,
         timeout: None,
+        name: None,
         files,
+        counter: None,
     })
 }
 

@@ -6,6 +6,7 @@
 //! file is still known by name) and labelled as they were spelled; the diffing and
 //! printing are `diff.rs`'s.
 
+use super::pictures::Source;
 use crate::git;
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
@@ -18,6 +19,17 @@ pub struct Staged {
     pub files: Vec<PathBuf>,
     /// OLD and NEW as the user named them (`HEAD:a.tscn`, `a.tscn`).
     pub labels: Vec<String>,
+    /// Where OLD and NEW come from, for the pictures' textures.
+    pub sources: Vec<Source>,
+}
+
+/// A file argument's source: on disk, or none for `/dev/null`.
+fn disk(p: &Path) -> Source {
+    if p == Path::new("/dev/null") {
+        Source::Missing
+    } else {
+        Source::Disk(p.to_path_buf())
+    }
 }
 
 /// Whether `arg` is git's `REV:PATH` rather than a file: it names no file, and has a
@@ -51,19 +63,24 @@ pub fn stage(args: &[PathBuf]) -> Result<Staged> {
             _dir: None,
             files: args.to_vec(),
             labels: vec![shown(old), shown(new)],
+            sources: vec![disk(old), disk(new)],
         }),
         [old, new] => {
             let repo = git::open_repo(Path::new("."))?;
             let dir = tempfile::tempdir().context("creating a temporary folder")?;
-            let mut files = Vec::new();
+            let (mut files, mut sources) = (Vec::new(), Vec::new());
             for (i, arg) in [old, new].into_iter().enumerate() {
                 files.push(match rev_path(arg) {
-                    None => arg.clone(),
+                    None => {
+                        sources.push(disk(arg));
+                        arg.clone()
+                    }
                     Some((rev, path)) => {
                         let rel = tree_path(&repo, &path)?;
                         let Some(bytes) = git::blob_at(&repo, &rev, &rel)? else {
                             bail!("path '{rel}' does not exist in '{rev}'");
                         };
+                        sources.push(Source::Git { rev, path: rel.clone() });
                         write_blob(dir.path(), i, &rel, &bytes)?
                     }
                 });
@@ -72,6 +89,7 @@ pub fn stage(args: &[PathBuf]) -> Result<Staged> {
                 _dir: Some(dir),
                 files,
                 labels: vec![shown(old), shown(new)],
+                sources,
             })
         }
         _ => bail!(
@@ -115,9 +133,24 @@ fn work_tree_against_head(path: &Path) -> Result<Staged> {
     } else {
         PathBuf::from("/dev/null")
     };
+    let sources = vec![
+        match old {
+            Some(_) => Source::Git {
+                rev: "HEAD".into(),
+                path: rel.clone(),
+            },
+            None => Source::Missing,
+        },
+        if on_disk {
+            Source::Disk(path.to_path_buf())
+        } else {
+            Source::Missing
+        },
+    ];
     Ok(Staged {
         _dir: Some(dir),
         files: vec![old_file, new_file],
         labels: vec![format!("HEAD:{rel}"), path.display().to_string()],
+        sources,
     })
 }

@@ -132,6 +132,30 @@ pub fn blob_at(repo: &gix::Repository, rev: &str, path: &str) -> Result<Option<V
     }
 }
 
+/// The tree of commit `rev`.
+pub fn tree_of(repo: &gix::Repository, rev: &str) -> Result<ObjectId> {
+    commit_tree(repo, resolve_commit(repo, rev)?)
+}
+
+/// The bytes of `path` in tree `tree` when it is a file of at most `max` bytes (the
+/// pictures of `review` and `diff` read textures this way).
+pub fn blob_in_tree(
+    repo: &gix::Repository,
+    tree: ObjectId,
+    path: &str,
+    max: u64,
+) -> Option<Vec<u8>> {
+    let e = repo
+        .find_tree(tree)
+        .ok()?
+        .lookup_entry_by_path(path)
+        .ok()??;
+    if !e.mode().is_blob() || repo.find_header(e.object_id()).ok()?.size() > max {
+        return None;
+    }
+    blob_bytes(repo, e.object_id()).ok()
+}
+
 /// One scene file that differs between two trees.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileChange {
@@ -200,7 +224,7 @@ fn commit_tree(repo: &gix::Repository, commit: ObjectId) -> Result<ObjectId> {
 
 /// Resolve a range to the (old tree, new tree) pair to compare. `None` stands
 /// for the empty tree.
-fn range_trees(repo: &gix::Repository, range: &str) -> Result<(Option<ObjectId>, ObjectId)> {
+pub fn range_trees(repo: &gix::Repository, range: &str) -> Result<(Option<ObjectId>, ObjectId)> {
     match parse_range(range)? {
         RangeSpec::TwoDot(a, b) => {
             let a = resolve_commit(repo, &a)?;

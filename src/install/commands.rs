@@ -91,6 +91,10 @@ pub(super) fn legacy_entries(exe: &Exe) -> Vec<(String, String)> {
             key("difftool.*.cmd"),
             format!("{word} diff \"$LOCAL\" \"$REMOTE\""),
         ),
+        (
+            key("difftool.*.cmd"),
+            format!("{word} diff -- \"$LOCAL\" \"$REMOTE\""),
+        ),
     ]
 }
 
@@ -119,9 +123,13 @@ pub fn textconv_command(exe: &Exe, link: Option<&Path>) -> String {
     }
 }
 
-/// `difftool.tscn-merge.cmd`.
+/// `difftool.tscn-merge.cmd`: git's `$MERGED` names the file in each block's header
+/// (`--name=` keeps a path starting with `-` a value).
 pub fn difftool_command(exe: &Exe) -> String {
-    format!("{} diff -- \"$LOCAL\" \"$REMOTE\"", exe_word(exe))
+    format!(
+        "{} diff --name=\"$MERGED\" -- \"$LOCAL\" \"$REMOTE\"",
+        exe_word(exe)
+    )
 }
 
 /// `mergetool.tscn-merge.cmd`: `git mergetool -t tscn-merge` shows a scene's conflicts
@@ -301,7 +309,7 @@ mod tests {
         );
         assert_eq!(
             difftool_command(&abs("/a b/t")),
-            "'/a b/t' diff -- \"$LOCAL\" \"$REMOTE\""
+            "'/a b/t' diff --name=\"$MERGED\" -- \"$LOCAL\" \"$REMOTE\""
         );
         let keys = |diff| -> Vec<String> {
             config_entries(&e, &Links::default(), diff)

@@ -10,6 +10,7 @@
 
 pub mod args;
 
+mod pictures;
 mod renames;
 mod uids;
 
@@ -80,7 +81,7 @@ fn diff_within(c: Paired, secs: f64) -> FileDiff {
     let (path, status, renamed_from) = (c.path.clone(), status_of(&c), c.renamed_from.clone());
     deadline::within(secs, move || diff_one(c)).unwrap_or_else(|| FileDiff {
         report: Err(format!(
-            "{path}: semantic diff unavailable ({}); see `git diff` for its lines",
+            "{path}: semantic diff unavailable ({}); see git diff for its lines",
             deadline::reason(secs)
         )),
         path,
@@ -195,7 +196,13 @@ pub fn run(a: &ReviewArgs) -> Result<i32> {
         }
         DiffFormat::Text => stale.put_in_text(text::review(&a.range, &files, &opts)),
         DiffFormat::Json => json::to_string(&stale.put_in_json(json::review(&a.range, &files))),
-        DiffFormat::Html => stale.put_in_html(gdscene::render::html::review(&a.range, &files)),
+        DiffFormat::Html => {
+            let secs = deadline::limit(a.timeout).min(pictures::SECS_PER_FILE);
+            let drawn = pictures::draw_all(&repo, &a.range, &files, secs)?;
+            stale.put_in_html(gdscene::render::html::review_pictured(
+                &a.range, &files, &drawn,
+            ))
+        }
     };
     if let (DiffFormat::Markdown, Some(m)) = (a.format, max) {
         warn_over_limit(m, s.len());

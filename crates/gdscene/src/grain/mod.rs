@@ -26,6 +26,7 @@ mod transform;
 mod tests;
 
 pub use cells::PICTURE_MAX;
+pub(crate) use cells::{cells_from_bytes, cells_from_ints, Cell, Layout};
 pub use change::{describe_sequence, ValueChange, ValueDiff};
 pub use describe::{describe_change, describe_elements, describe_lines, describe_tracks};
 pub use keys::value_at_start;

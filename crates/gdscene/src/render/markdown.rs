@@ -410,8 +410,8 @@ fn left_out_note(range: &str, files: usize, shown: usize, rows_cut: usize, max: 
         note.push_str(&format!(", {rows_cut} of them not even there"));
     }
     note.push_str(&format!(
-        ". Run `tscn-merge review` on {} for everything._\n",
-        code(range)
+        ". For everything, without the limit: {}._\n",
+        code(&format!("tscn-merge review --max-bytes 0 {range}"))
     ));
     note
 }

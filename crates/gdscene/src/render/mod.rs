@@ -6,6 +6,7 @@ pub mod escape;
 pub mod html;
 pub mod json;
 pub mod markdown;
+pub mod picture;
 pub mod text;
 
 use crate::diff::{Change, Delta, Detail, DiffReport, Subject};

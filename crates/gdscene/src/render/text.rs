@@ -105,6 +105,16 @@ fn grain_headline(key: &str, g: &ValueDiff) -> String {
     }
 }
 
+/// `s` without the Markdown code spans' backticks (the config diff words its changes
+/// for Markdown: `` autoload `Game` added ``): plain text has no Markdown syntax.
+pub fn plain(s: &str) -> String {
+    if s.matches('`').count() % 2 == 0 {
+        s.replace('`', "")
+    } else {
+        s.to_string()
+    }
+}
+
 /// The marker of one part of a value: `+` added or painted, `-` removed or erased, `~`.
 pub fn part_marker(c: &ValueChange) -> char {
     match c.change {
@@ -385,7 +395,7 @@ fn file_body(f: &FileDiff, opts: &Options, out: &mut String) {
     if let (Some(settings), Ok(_)) = (&f.settings, &f.report) {
         out.push_str(&format!("{}\n", f.summary(quote)));
         for c in settings {
-            out.push_str(&format!("  {}\n", visible(&c.text)));
+            out.push_str(&format!("  {}\n", visible(&plain(&c.text))));
         }
         return;
     }

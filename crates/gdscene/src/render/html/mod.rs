@@ -4,13 +4,17 @@
 //! after side by side, tile map cells as a picture and animation keys on a time line
 //! ([`value`]). Every piece of repository text is escaped with [`escape`].
 //!
-//! Choosing and diffing the files is the caller's business; so is writing the page.
+//! Pictures of the scene before and after ([`crate::render::picture`]) go at the top of
+//! a file's section when the caller drew them ([`scene`] lays them out). Choosing and
+//! diffing the files is the caller's business; so is writing the page.
 
+pub mod scene;
 pub mod value;
 
 use super::text::{describe, part_marker, subject_title};
 use super::{groups, node_name, parent_path, value_parts, value_picture, Counts, FileDiff};
-use crate::diff::{Change, Detail, DiffReport, Subject};
+use crate::diff::{Change, Delta, Detail, DiffReport, Subject};
+use crate::render::picture::Pictures;
 use std::collections::BTreeMap;
 
 /// `s` safe in HTML text and in quoted attribute values.
@@ -43,15 +47,48 @@ pub fn page(title: &str, body: &str) -> String {
     )
 }
 
+/// `s` escaped, each Markdown code span of it (`` `x` ``, as the config diff words its
+/// changes) as `<code>`: no Markdown syntax reaches the page.
+pub fn escape_code(s: &str) -> String {
+    let mut out = String::new();
+    for (k, part) in s.split('`').enumerate() {
+        if k % 2 == 1 && s.matches('`').count() % 2 == 0 {
+            out.push_str(&format!("<code>{}</code>", escape(part)));
+        } else {
+            out.push_str(&escape(part));
+        }
+    }
+    out
+}
+
 /// The page of one file's diff (`diff --format html`); `root` names the root node.
 pub fn render(title: &str, report: &DiffReport, root: Option<&str>) -> String {
+    render_pictured(title, report, root, None)
+}
+
+/// [`render`] with the pictures of the scene before and after.
+pub fn render_pictured(
+    title: &str,
+    report: &DiffReport,
+    root: Option<&str>,
+    pictures: Option<&Pictures>,
+) -> String {
     let mut body = format!("<h1>Scene changes in <code>{}</code></h1>\n", escape(title));
+    if let Some(p) = pictures {
+        body.push_str(&scene::block(p));
+    }
     file_body(report, root, &mut body);
     page(&format!("tscn-merge diff: {title}"), &body)
 }
 
 /// The page of a review: a table of files, then one section per file.
 pub fn review(range: &str, files: &[FileDiff]) -> String {
+    review_pictured(range, files, &[])
+}
+
+/// [`review`] with each file's pictures (`pictures[i]` for `files[i]`; missing or `None`:
+/// no picture).
+pub fn review_pictured(range: &str, files: &[FileDiff], pictures: &[Option<Pictures>]) -> String {
     let mut body = format!("<h1>Scene changes in <code>{}</code></h1>\n", escape(range));
     if files.is_empty() {
         body.push_str("<p>No scene files changed.</p>\n");
@@ -75,6 +112,9 @@ pub fn review(range: &str, files: &[FileDiff]) -> String {
             escape(&f.path),
             status(f)
         ));
+        if let Some(Some(p)) = pictures.get(i) {
+            body.push_str(&scene::block(p));
+        }
         match &f.report {
             Ok(_) if f.settings.is_some() => {
                 body.push_str(&format!(
@@ -82,14 +122,14 @@ pub fn review(range: &str, files: &[FileDiff]) -> String {
                     escape(&f.summary(str::to_string))
                 ));
                 for c in f.settings.iter().flatten() {
-                    body.push_str(&format!("<li>{}</li>\n", escape(&c.text)));
+                    body.push_str(&format!("<li>{}</li>\n", escape_code(&c.text)));
                 }
                 body.push_str("</ul>\n");
             }
             Ok(r) => file_body(r, f.root_name.as_deref(), &mut body),
             Err(e) => body.push_str(&format!(
-                "<p class=\"error\">Cannot diff: <code>{}</code></p>\n",
-                escape(e.lines().next().unwrap_or_default())
+                "<p class=\"error\">Cannot diff: {}</p>\n",
+                escape_code(e.lines().next().unwrap_or_default())
             )),
         }
         body.push_str("</section>\n");
@@ -255,8 +295,7 @@ fn row(d: &Detail, out: &mut String) {
         Detail::PropertyAdded { key, value } => tr(key, None, Some(value), out),
         Detail::PropertyRemoved { key, value } => tr(key, Some(value), None, out),
         Detail::PropertyChanged { key, old, new, .. } => {
-            let parts = value_parts(d);
-            if parts.is_empty() {
+            if parts_of(d).is_empty() {
                 tr(key, Some(old), Some(new), out);
             } else {
                 grain(key, d, out);
@@ -269,15 +308,42 @@ fn row(d: &Detail, out: &mut String) {
     }
 }
 
+/// The parts of a value changed part by part: every one, even a single one (the text
+/// and Markdown say a single part in their headline; a table row would otherwise show
+/// the whole value twice, "PackedByteArray(218 elements)" on both sides).
+fn parts_of(d: &Detail) -> &[crate::grain::ValueChange] {
+    match d {
+        Detail::PropertyChanged {
+            delta: Delta::Grain(g),
+            ..
+        } => &g.changes,
+        _ => value_parts(d),
+    }
+}
+
 /// A value changed part by part: the parts, then the picture or the time line.
 fn grain(key: &str, d: &Detail, out: &mut String) {
-    let parts = value_parts(d);
+    let parts = parts_of(d);
     out.push_str(&format!(
-        "<tr><td colspan=\"3\"><strong>{}</strong>: {} changes<ul class=\"parts\">",
+        "<tr><td colspan=\"3\"><strong>{}</strong>: {}<ul class=\"parts\">",
         escape(key),
-        parts.len()
+        if parts.len() == 1 {
+            "1 change".to_string()
+        } else {
+            format!("{} changes", parts.len())
+        }
     ));
     for p in parts.iter().take(40) {
+        if p.part == "cells" {
+            // as the text says it: "895 cells erased in (0, 0)-(39, 22)"
+            out.push_str(&format!(
+                "<li class=\"{}\"><span class=\"mark\">{}</span> {}</li>",
+                p.change,
+                part_marker(p),
+                escape(&p.to_string())
+            ));
+            continue;
+        }
         out.push_str(&format!(
             "<li class=\"{}\"><span class=\"mark\">{}</span> {} {}</li>",
             p.change,
