@@ -4,32 +4,18 @@
 //! lets the default handler end the process as usual), and which failed renames are
 //! worth retrying (another program holding the target: an editor, a virus scanner, an
 //! indexer). The rename itself is std's and tempfile's `MoveFileExW` with
-//! `MOVEFILE_REPLACE_EXISTING`; what is written is decided by the caller.
+//! `MOVEFILE_REPLACE_EXISTING`; what is written is decided by the caller. The two
+//! kernel32 calls and the error codes are Microsoft's own bindings (`windows-sys`).
 
 use std::os::windows::ffi::OsStrExt;
 use std::path::Path;
 use std::sync::atomic::{AtomicPtr, Ordering};
 
-/// The two kernel32 functions used, declared here rather than through a bindings
-/// crate: their signatures have been stable since Windows 2000.
-mod kernel32 {
-    /// `PHANDLER_ROUTINE`: a control event in, TRUE when handled.
-    pub type HandlerRoutine = unsafe extern "system" fn(ctrl_type: u32) -> i32;
-
-    #[link(name = "kernel32")]
-    extern "system" {
-        pub fn SetConsoleCtrlHandler(handler: Option<HandlerRoutine>, add: i32) -> i32;
-        pub fn DeleteFileW(file_name: *const u16) -> i32;
-    }
-}
-
-/// `ERROR_ACCESS_DENIED`: what replacing a file another program has open without
-/// delete sharing gives.
-const ERROR_ACCESS_DENIED: i32 = 5;
-/// `ERROR_SHARING_VIOLATION`.
-const ERROR_SHARING_VIOLATION: i32 = 32;
-/// `ERROR_LOCK_VIOLATION`.
-const ERROR_LOCK_VIOLATION: i32 = 33;
+use windows_sys::Win32::Foundation::{
+    ERROR_ACCESS_DENIED, ERROR_LOCK_VIOLATION, ERROR_SHARING_VIOLATION,
+};
+use windows_sys::Win32::Storage::FileSystem::DeleteFileW;
+use windows_sys::Win32::System::Console::SetConsoleCtrlHandler;
 
 /// Create `path`, which must not exist, for writing. std opens files sharing read,
 /// write and delete, so the control handler can remove it while it is still open.
@@ -44,8 +30,9 @@ pub fn create_new(path: &Path) -> std::io::Result<std::fs::File> {
 /// target (or the temporary file, for a virus scanner) gives a sharing violation, a
 /// lock violation or access denied.
 pub fn is_passing(e: &std::io::Error) -> bool {
+    let code = e.raw_os_error().and_then(|c| u32::try_from(c).ok());
     matches!(
-        e.raw_os_error(),
+        code,
         Some(ERROR_ACCESS_DENIED | ERROR_SHARING_VIOLATION | ERROR_LOCK_VIOLATION)
     )
 }
@@ -131,7 +118,7 @@ unsafe extern "system" fn on_control(_ctrl_type: u32) -> i32 {
     let p = TEMP_PATH.swap(std::ptr::null_mut(), Ordering::SeqCst);
     if !p.is_null() {
         // SAFETY: `p` is a valid NUL-terminated UTF-16 string no one frees any more.
-        unsafe { kernel32::DeleteFileW(p) };
+        unsafe { DeleteFileW(p) };
     }
     0
 }
@@ -141,12 +128,22 @@ unsafe extern "system" fn on_control(_ctrl_type: u32) -> i32 {
 pub fn install_handlers() {
     // SAFETY: `on_control` has the signature Windows calls, and touches only an atomic
     // and a path it owns.
-    unsafe { kernel32::SetConsoleCtrlHandler(Some(on_control), 1) };
+    unsafe { SetConsoleCtrlHandler(Some(on_control), 1) };
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_file_held_by_another_program_is_worth_retrying_a_missing_one_is_not() {
+        let code = |c: i32| is_passing(&std::io::Error::from_raw_os_error(c));
+        // ERROR_ACCESS_DENIED, ERROR_SHARING_VIOLATION, ERROR_LOCK_VIOLATION.
+        assert!(code(5) && code(32) && code(33));
+        // ERROR_FILE_NOT_FOUND, ERROR_PATH_NOT_FOUND: retrying does not help.
+        assert!(!code(2) && !code(3));
+        assert!(!is_passing(&std::io::Error::other("not an OS error")));
+    }
 
     #[test]
     fn the_control_handler_deletes_the_registered_file_and_lets_windows_end_the_process() {

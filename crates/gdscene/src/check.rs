@@ -10,9 +10,9 @@
 //! node (ends inside an instanced or inherited scene are not checked). A stale
 //! `load_steps` or a BOM is a warning.
 
-use crate::fxhash::FxSet;
 use crate::model::{FileKind, Scene, SectionKind};
 use crate::value::{scan_refs_in_text, RefKind};
+use rustc_hash::FxHashSet as FxSet;
 use std::cell::OnceCell;
 use std::collections::BTreeSet;
 

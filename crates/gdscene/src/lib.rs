@@ -64,7 +64,6 @@
 pub mod check;
 pub mod config;
 pub mod diff;
-mod fxhash;
 pub mod grain;
 pub mod linemerge;
 pub mod merge;

@@ -210,9 +210,8 @@ fn prefetch<T>(p: *const T) {
 }
 
 /// Feed `bytes` to a word hasher as little-endian 8-byte words; a shorter tail is one
-/// more word, tagged with its length so that `"a"` and `"a\0"` differ. Shared by the
-/// hashers of the line merge and of matching.
-pub(crate) fn fold_words(bytes: &[u8], mut add: impl FnMut(u64)) {
+/// more word, tagged with its length so that `"a"` and `"a\0"` differ.
+fn fold_words(bytes: &[u8], mut add: impl FnMut(u64)) {
     let mut chunks = bytes.chunks_exact(8);
     for c in &mut chunks {
         let mut w = [0u8; 8];

@@ -61,7 +61,6 @@ mod prepare;
 use similar::Algorithm;
 
 use diff::diff_files;
-pub(crate) use lines::fold_words;
 use lines::Files;
 use merge::do_merge;
 pub use output::write_conflict;

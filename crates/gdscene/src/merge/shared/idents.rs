@@ -3,8 +3,8 @@
 //! (sides indexed by [`B`], [`O`], [`T`]), and the per-side lookups by id. The types
 //! only; the matching itself is [`crate::merge::identity`]'s.
 
-pub(crate) use crate::fxhash::FxMap;
 use crate::model::Scene;
+pub(crate) use rustc_hash::FxHashMap as FxMap;
 
 /// Side indexes.
 pub const B: usize = 0;

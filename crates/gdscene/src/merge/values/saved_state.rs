@@ -215,6 +215,15 @@ pub(in crate::merge) fn collect_driven(ctx: &mut Ctx) {
     }
     let mut found: HashMap<(usize, String), [Option<String>; 3]> = HashMap::new();
     for s in [B, O, T] {
+        // Only an Animation sub_resource drives anything ([`played`]): a side without
+        // one needs neither its unique names nor a walk over its nodes.
+        if !ctx.sc[s]
+            .sub_resources
+            .iter()
+            .any(|r| r.type_name == "Animation")
+        {
+            continue;
+        }
         let names = unique_names(ctx, s);
         for (player, anim, reset) in played(ctx, s) {
             for (k, value) in drives(ctx, s, &names, &player, anim, reset) {

@@ -143,6 +143,15 @@ fn find_follows(
     subs: &BTreeMap<usize, OutSec>,
     paths: &MergedPaths,
 ) -> Vec<(usize, usize, Outcome)> {
+    // Only a track path line is followed ([`Reader::follow_line`]): without one, the
+    // players and unique names of three sides are not worth reading.
+    let any_track_path = subs.values().flat_map(|out| &out.lines).any(|line| {
+        matches!(line, Line::Src(_) | Line::Lit(_))
+            && track_path_value(&line_text(ctx, line)).is_some()
+    });
+    if !any_track_path {
+        return Vec::new();
+    }
     let reader = Reader {
         ctx,
         plays: [B, O, T].map(|s| animation_players(ctx, s)),
