@@ -11,7 +11,7 @@
 use super::geometry::{num, rect2, Rect};
 use super::tree::{FileId, Files, Target};
 use super::Limits;
-use crate::fxhash::FxHasher;
+use rustc_hash::FxHasher;
 use crate::value::Value;
 use std::collections::BTreeMap;
 use std::hash::Hasher;
