@@ -259,7 +259,7 @@ fn a_true_conflict_commits_nothing_and_names_the_property() {
     );
     assert!(report.contains("### `player.tscn`"), "{report}");
     assert!(
-        report.contains("speed: base 100.0 \\| ours 300.0 \\| theirs 250.0"),
+        report.contains("- `node \"Player\" speed: base 100.0 | ours 300.0 | theirs 250.0`"),
         "{report}"
     );
     assert_eq!(p.snapshot(&["player.tscn"]), before, "the checkout changed");
@@ -334,7 +334,7 @@ fn a_good_merge_passes_the_check() {
     let check = p.ci(&["check", "origin/main"]);
     assert_eq!(check.status.code(), Some(0), "{}", show(&check));
     assert!(
-        stdout(&check).contains("2 scene(s) of the merge checked, 0 broken"),
+        stdout(&check).contains("2 scene and settings file(s) of the merge checked, 0 broken"),
         "{}",
         show(&check)
     );
@@ -347,7 +347,7 @@ fn a_conflict_outside_the_scenes_is_reported() {
     let check = p.ci(&["check", "origin/main"]);
     assert_eq!(check.status.code(), Some(1), "{}", show(&check));
     assert!(
-        stdout(&check).contains("notes.txt: git conflicts here (not a scene): CONFLICT (content)"),
+        stdout(&check).contains("notes.txt: git conflicts here (not a Godot file tscn-merge merges): CONFLICT (content)"),
         "{}",
         show(&check)
     );
@@ -361,7 +361,7 @@ fn a_conflict_outside_the_scenes_is_reported() {
     );
     assert!(report.contains("### `notes.txt`"), "{report}");
     assert!(
-        report.contains("- git: CONFLICT (content): Merge conflict in notes.txt"),
+        report.contains("- git: `CONFLICT (content): Merge conflict in notes.txt`"),
         "{report}"
     );
     assert!(!report.contains("### `scene.tscn`"), "{report}");
@@ -435,7 +435,7 @@ fn a_scene_one_side_deleted_and_the_other_changed_is_left_to_a_person() {
         "{report}"
     );
     assert!(
-        report.contains("- git: CONFLICT (modify/delete): player.tscn"),
+        report.contains("- git: `CONFLICT (modify/delete): player.tscn"),
         "{report}"
     );
     assert_eq!(p.snapshot(&["keep.tscn"]), before);
@@ -525,7 +525,7 @@ fn ci_check_and_merge_load_the_scenes_in_godot_with_godot() {
     );
     assert!(!text.contains("ok.tscn"), "{text}");
     assert!(
-        text.contains("2 scene(s) of the merge checked, 1 broken"),
+        text.contains("2 scene and settings file(s) of the merge checked, 1 broken"),
         "{text}"
     );
     // Without --godot the same merge is clean.
@@ -541,4 +541,225 @@ fn ci_check_and_merge_load_the_scenes_in_godot_with_godot() {
     assert!(stdout(&out).contains("main_bad.tscn"), "{}", show(&out));
     assert!(stdout(&out).contains("does not load it"), "{}", show(&out));
     assert_eq!(p.git_ok(&["rev-parse", "HEAD"]), head, "nothing committed");
+}
+
+// ------------------------------------------------------------------ issue 36 (items 6, 9, 11, 14)
+
+#[test]
+fn a_stopped_merge_leaves_no_index_lock_behind() {
+    let p = setup(
+        &[("notes.txt", "one\ntwo\nthree\n")],
+        &[("notes.txt", "one\nTWO\nthree\n")],
+        &[("notes.txt", "one\n2\nthree\n")],
+    );
+    p.write(".git/info/attributes", "*.txt merge=slow\n");
+    p.git_ok(&["config", "merge.slow.driver", "sleep 30"]);
+    let before = p.snapshot(&["notes.txt"]);
+    let out = p.ci(&["merge", "origin/main", "--timeout", "1"]);
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    assert!(
+        !p.clone.join(".git/index.lock").exists(),
+        "git was killed holding .git/index.lock: {}",
+        show(&out)
+    );
+    // Every later git command that writes the index still works.
+    p.git_ok(&["update-index", "--refresh"]);
+    p.git_ok(&["reset", "-q"]);
+    assert_eq!(p.snapshot(&["notes.txt"]), before);
+    assert!(p.no_merge_in_progress());
+}
+
+const PROJECT: &str = "config_version=5\n\n[application]\n\nconfig/name=\"Game\"\nrun/main_scene=\"res://a.tscn\"\n\n[autoload]\n\nA=\"*res://a.gd\"\n";
+
+fn with_autoload(name: &str) -> String {
+    PROJECT.replace(
+        "A=\"*res://a.gd\"\n",
+        &format!("A=\"*res://a.gd\"\n{name}=\"*res://{name}.gd\"\n"),
+    )
+}
+
+#[test]
+fn ci_check_predicts_that_ci_merge_resolves_a_project_godot() {
+    let p = setup(
+        &[("project.godot", PROJECT)],
+        &[("project.godot", &with_autoload("Main"))],
+        &[("project.godot", &with_autoload("Pr"))],
+    );
+    let check = p.ci(&["check", "origin/main"]);
+    assert_eq!(check.status.code(), Some(1), "{}", show(&check));
+    let said = stdout(&check);
+    assert!(
+        said.contains("project.godot: git conflicts here; tscn-merge ci merge can resolve it"),
+        "{said}"
+    );
+    assert!(
+        said.contains("hint: `tscn-merge ci merge origin/main`"),
+        "{said}"
+    );
+    let out = p.ci(&["merge", "origin/main"]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let merged = p.read("project.godot");
+    assert!(
+        merged.contains("Pr=\"*res://Pr.gd\"\nMain=\"*res://Main.gd\"\n"),
+        "{merged}"
+    );
+    let message = p.git_ok(&["log", "-1", "--format=%B"]);
+    assert!(
+        message.contains("- project.godot: 1 git conflict(s) resolved"),
+        "{message}"
+    );
+}
+
+#[test]
+fn ci_check_predicts_that_a_settings_conflict_needs_a_person() {
+    let set = |scene: &str| PROJECT.replace("res://a.tscn", scene);
+    let p = setup(
+        &[("project.godot", PROJECT)],
+        &[("project.godot", &set("res://main.tscn"))],
+        &[("project.godot", &set("res://pr.tscn"))],
+    );
+    let check = p.ci(&["check", "origin/main"]);
+    assert_eq!(check.status.code(), Some(1), "{}", show(&check));
+    let said = stdout(&check);
+    assert!(
+        said.contains("project.godot: git conflicts here; tscn-merge leaves 1 conflict(s)"),
+        "{said}"
+    );
+    assert!(said.contains("run/main_scene"), "{said}");
+    let out = p.ci(&["merge", "origin/main"]);
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    assert!(stdout(&out).contains("run/main_scene"), "{}", show(&out));
+}
+
+/// Code spans as CommonMark reads them on one line: the byte ranges inside a run of n
+/// backticks and the next run of exactly n.
+fn code_spans(line: &str) -> Vec<std::ops::Range<usize>> {
+    let b = line.as_bytes();
+    let runs: Vec<(usize, usize)> = {
+        let (mut out, mut i) = (Vec::new(), 0);
+        while i < b.len() {
+            if b[i] == b'`' {
+                let s = i;
+                while i < b.len() && b[i] == b'`' {
+                    i += 1;
+                }
+                out.push((s, i - s));
+            } else {
+                i += 1;
+            }
+        }
+        out
+    };
+    let (mut spans, mut k) = (Vec::new(), 0);
+    while k < runs.len() {
+        let (s, n) = runs[k];
+        match runs[k + 1..].iter().position(|&(_, m)| m == n) {
+            Some(j) => {
+                let (e, _) = runs[k + 1 + j];
+                spans.push(s + n..e);
+                k += j + 2;
+            }
+            None => k += 1,
+        }
+    }
+    spans
+}
+
+/// Every occurrence of each of `payloads` in the Markdown `md` lies in a code span or a
+/// fenced code block (where GitHub renders no HTML, link or @mention), and in a table
+/// row no code span holds an unescaped `|` (GitHub splits cells first).
+fn assert_inert(md: &str, payloads: &[&str]) {
+    let mut fence: Option<String> = None;
+    for line in md.lines() {
+        let t = line.trim_start();
+        let ticks: String = t.chars().take_while(|&c| c == '`').collect();
+        match &fence {
+            Some(f) if ticks.len() >= f.len() && t[ticks.len()..].trim().is_empty() => {
+                fence = None;
+                continue;
+            }
+            Some(_) => continue,
+            None if ticks.len() >= 3 => {
+                fence = Some(ticks);
+                continue;
+            }
+            None => {}
+        }
+        let spans = code_spans(line);
+        for p in payloads {
+            for (at, _) in line.match_indices(p) {
+                assert!(
+                    spans.iter().any(|s| s.start <= at && at + p.len() <= s.end),
+                    "{p:?} outside a code span in:\n{line}\n---\n{md}"
+                );
+            }
+        }
+        if line.starts_with('|') {
+            for s in &spans {
+                let inner = &line.as_bytes()[s.clone()];
+                for (i, &c) in inner.iter().enumerate() {
+                    assert!(
+                        c != b'|' || (i > 0 && inner[i - 1] == b'\\'),
+                        "a cell split inside a code span:\n{line}"
+                    );
+                }
+            }
+        }
+    }
+    assert!(fence.is_none(), "a fence left open:\n{md}");
+}
+
+const HOSTILE: &[&str] = &[
+    "<img src=x onerror=alert(1)>",
+    "<h1>",
+    "<!--",
+    "[click](https://evil.example)",
+    "@octocat",
+];
+
+#[test]
+fn the_report_renders_no_value_as_markdown() {
+    let value = "\"<img src=x onerror=alert(1)> <h1>big</h1> <!-- [click](https://evil.example) @octocat ``` | x\"";
+    let scene = |v: &str| PLAYER.replace("speed = 100.0", &format!("label = {v}"));
+    let p = setup(
+        &[("a <!-- @octocat.tscn", &scene("\"base\""))],
+        &[(
+            "a <!-- @octocat.tscn",
+            &scene(&value.replace("big", "ours")),
+        )],
+        &[("a <!-- @octocat.tscn", &scene(value))],
+    );
+    let out = p.ci(&["merge", "origin/main"]);
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    let report = stdout(&out);
+    assert!(
+        report.contains("<h1>ours</h1> <!-- [click]"),
+        "the value is shown:\n{report}"
+    );
+    assert_inert(&report, HOSTILE);
+    // The check's text, as the example workflows quote it.
+    let check = p.ci(&["check", "origin/main"]);
+    assert_eq!(check.status.code(), Some(1), "{}", show(&check));
+    assert!(!stdout(&check)
+        .lines()
+        .any(|l| l.trim_start().starts_with("```")));
+}
+
+#[test]
+fn ci_merge_prints_no_raw_escape_from_a_file_name() {
+    let name = "sc\u{1b}]0;owned\u{7}ene.tscn";
+    let p = setup(
+        &[(name, &example("base.tscn"))],
+        &[(name, &example("ours.tscn"))],
+        &[(name, &example("theirs.tscn"))],
+    );
+    let out = p.ci(&["merge", "origin/main"]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let all = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(all.contains("Committed "), "{all}");
+    assert!(all.contains("sc\\x1b]0;owned\\x07ene.tscn"), "{all}");
+    assert!(
+        !all.contains('\u{1b}') && !all.contains('\u{7}'),
+        "raw: {all:?}"
+    );
 }

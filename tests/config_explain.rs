@@ -49,3 +49,76 @@ fn explain_json_of_a_config_merge_is_structured_and_the_uid_note_names_scenes() 
     );
     assert!(!err.contains("other.tscn"), "{err}");
 }
+
+/// A repository whose driver is installed, with `project.godot` routed to it: ours adds
+/// an autoload, theirs a section git would conflict with.
+fn merged_project(section: &str) -> (TempRepo, std::process::Output) {
+    let t = TempRepo::new();
+    common::assert_success(&t.run_bin(["install"]), "install");
+    let base = "config_version=5\n\n[application]\n\nconfig/name=\"Game\"\n\n[display]\n\nwindow/size/width=640\n";
+    t.write("project.godot", base);
+    t.commit_all("base");
+    t.checkout_new("feature");
+    t.write(
+        "project.godot",
+        base.replace("[display]", &format!("[{section}]\n\nx=1\n\n[display]")),
+    );
+    t.commit_all("theirs");
+    t.checkout("main");
+    t.write(
+        "project.godot",
+        base.replace("[display]", "[autoload]\n\nA=\"*res://a.gd\"\n\n[display]"),
+    );
+    t.commit_all("ours");
+    let out = t.merge("feature");
+    common::assert_success(&out, "git merge with the driver");
+    (t, out)
+}
+
+#[test]
+fn a_config_merge_is_recorded_and_explained_afterwards() {
+    let (t, out) = merged_project("audio");
+    let err = stderr(&out);
+    assert!(
+        err.contains("details: tscn-merge explain project.godot"),
+        "the note must point at what works once git deleted the inputs:\n{err}"
+    );
+    let shown = t.run_bin(["explain", "project.godot"]);
+    assert_eq!(shown.status.code(), Some(0), "{}", stderr(&shown));
+    let text = common::stdout(&shown);
+    assert!(text.starts_with("=== project.godot\n"), "{text}");
+    assert!(
+        text.contains("merged by section and key, 0 conflict(s)"),
+        "{text}"
+    );
+    assert!(text.contains("placed in Godot's sorted order"), "{text}");
+}
+
+#[test]
+fn explain_and_doctor_spell_out_escapes_from_names() {
+    // A section named with an escape sequence, in a decision `explain` prints.
+    let (t, _) = merged_project("b\u{1b}[2J\u{7}");
+    let shown = t.run_bin(["explain", "project.godot"]);
+    let text = common::stdout(&shown);
+    assert_eq!(shown.status.code(), Some(0), "{}", stderr(&shown));
+    assert!(
+        !text.contains('\u{1b}') && !text.contains('\u{7}'),
+        "raw: {text:?}"
+    );
+    assert!(text.contains("\\x1b[2J\\x07"), "{text}");
+    // A fallback line as the driver's shell command writes it (git's %P, raw).
+    let state = t.path().join(".git/tscn-merge");
+    std::fs::create_dir_all(&state).unwrap();
+    std::fs::write(
+        state.join("fallbacks"),
+        "2026-01-01T00:00:00Z lev\u{1b}]0;pwned\u{7}el.tscn: the tscn-merge binary was not found\n",
+    )
+    .unwrap();
+    let doctor = t.run_bin(["doctor"]);
+    let all = format!("{}{}", common::stdout(&doctor), stderr(&doctor));
+    assert!(all.contains("lev\\x1b]0;pwned\\x07el.tscn"), "{all}");
+    assert!(
+        !all.contains('\u{1b}') && !all.contains('\u{7}'),
+        "raw: {all:?}"
+    );
+}

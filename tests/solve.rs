@@ -962,3 +962,132 @@ fn the_hint_for_two_sided_markers_never_discards_resolved_hunks() {
     let err = stderr(&out);
     assert!(!err.contains("checkout --conflict"), "{err}");
 }
+
+// ------------------------------------------------ Godot's settings files (issue 36, item 4)
+
+const PROJECT: &str = "config_version=5\n\n[application]\n\nconfig/name=\"Game\"\n\n[autoload]\n\nA=\"*res://a.gd\"\n";
+
+/// project.godot line-merged by git (no driver): each branch added an autoload.
+fn conflicted_project(style: Option<&str>) -> TempRepo {
+    let t = TempRepo::new();
+    if let Some(s) = style {
+        t.git_ok(["config", "merge.conflictStyle", s]);
+    }
+    t.write("project.godot", PROJECT);
+    t.write(
+        "icon.png.import",
+        "[remap]\n\nimporter=\"texture\"\n\n[params]\n\ncompress/mode=0\nmipmaps/generate=false\n",
+    );
+    t.commit_all("base");
+    t.checkout_new("other");
+    t.write(
+        "project.godot",
+        PROJECT.replace(
+            "A=\"*res://a.gd\"\n",
+            "A=\"*res://a.gd\"\nTheirs=\"*res://theirs.gd\"\n",
+        ),
+    );
+    t.write(
+        "icon.png.import",
+        "[remap]\n\nimporter=\"texture\"\n\n[params]\n\ncompress/mode=2\nmipmaps/generate=false\n",
+    );
+    t.commit_all("theirs");
+    t.checkout("main");
+    t.write(
+        "project.godot",
+        PROJECT.replace(
+            "A=\"*res://a.gd\"\n",
+            "A=\"*res://a.gd\"\nOurs=\"*res://ours.gd\"\n",
+        ),
+    );
+    t.write(
+        "icon.png.import",
+        "[remap]\n\nimporter=\"texture\"\n\n[params]\n\ncompress/mode=0\nmipmaps/generate=true\n",
+    );
+    t.commit_all("ours");
+    let out = t.merge("other");
+    assert!(
+        !out.status.success(),
+        "git must conflict without the driver"
+    );
+    assert!(has_markers(&t.read("project.godot")));
+    assert!(has_markers(&t.read("icon.png.import")));
+    t
+}
+
+fn both_autoloads(t: &TempRepo) {
+    let p = String::from_utf8(t.read("project.godot")).unwrap();
+    assert!(!has_markers(p.as_bytes()), "{p}");
+    assert!(
+        p.contains("A=\"*res://a.gd\"\nOurs=\"*res://ours.gd\"\nTheirs=\"*res://theirs.gd\"\n"),
+        "both autoloads, ours first:\n{p}"
+    );
+}
+
+#[test]
+fn solve_favor_on_a_line_merged_project_godot_keeps_both_autoloads() {
+    for favor in ["ours", "theirs"] {
+        let t = conflicted_project(None);
+        let out = t.run_bin(["solve", "--favor", favor, "project.godot"]);
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        both_autoloads(&t);
+        // And an .import sidecar the same way: both settings, by key.
+        let out = t.run_bin(["solve", "icon.png.import"]);
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        let i = String::from_utf8(t.read("icon.png.import")).unwrap();
+        assert!(
+            i.contains("compress/mode=2\nmipmaps/generate=true\n"),
+            "{i}"
+        );
+    }
+}
+
+#[test]
+fn solve_without_a_file_finds_unmerged_settings_files_too() {
+    let t = conflicted_project(None);
+    t.write("notes.txt", "x\n");
+    let out = t.run_bin(["solve"]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    assert!(
+        !stdout(&out).contains("nothing to solve"),
+        "{}",
+        stdout(&out)
+    );
+    both_autoloads(&t);
+    let i = String::from_utf8(t.read("icon.png.import")).unwrap();
+    assert!(!has_markers(i.as_bytes()), "{i}");
+}
+
+#[test]
+fn solve_reads_diff3_markers_of_a_project_godot_by_section_and_key() {
+    let t = conflicted_project(Some("diff3"));
+    // Edited since git left it (a comment added at the top): solved from its markers.
+    let mut text = b"; edited\n".to_vec();
+    text.extend(t.read("project.godot"));
+    t.write("project.godot", &text);
+    let out = t.run_bin(["solve", "project.godot"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("by section and key"),
+        "{}",
+        stderr(&out)
+    );
+    let p = String::from_utf8(t.read("project.godot")).unwrap();
+    assert!(p.starts_with("; edited\n"), "{p}");
+    assert!(
+        p.contains("Ours=\"*res://ours.gd\"\nTheirs=\"*res://theirs.gd\"\n"),
+        "{p}"
+    );
+}
+
+#[test]
+fn solve_leaves_two_sided_markers_of_a_settings_file_for_a_person() {
+    let t = conflicted_project(None);
+    let mut text = b"; edited\n".to_vec();
+    text.extend(t.read("project.godot"));
+    t.write("project.godot", &text);
+    let out = t.run_bin(["solve", "project.godot"]);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert!(stderr(&out).contains("no base section"), "{}", stderr(&out));
+    assert_eq!(t.read("project.godot"), text, "untouched");
+}

@@ -6,7 +6,7 @@
 //! `rev-parse` twice, `merge-tree`, `diff-tree`); blobs are read in-process. What `check` finds is the library's.
 
 use super::CheckArgs;
-use super::{commit_id, git_cmd, git_ok, is_scene, nul_fields, require_git, scene_errors, shown};
+use super::{commit_id, git_cmd, git_ok, handled, is_scene, nul_fields, require_git, shown};
 use anyhow::{anyhow, bail, Context, Result};
 use gdscene::merge::{ConflictReport, MergeOptions};
 use gdscene::syntax::Source;
@@ -105,8 +105,8 @@ pub fn run(a: &CheckArgs) -> Result<i32> {
     let repo = gix::discover(".").context("not inside a git repository")?;
     let mut findings: BTreeMap<String, Finding> = BTreeMap::new();
     for (path, stages) in &mt.conflicted {
-        let f = if is_scene(path) {
-            Finding::Conflicted(preview(&repo, stages, a.timeout))
+        let f = if handled(path) {
+            Finding::Conflicted(preview(&repo, path, stages, a.timeout))
         } else {
             Finding::Other(mt.messages.get(path).cloned().unwrap_or_default())
         };
@@ -124,13 +124,13 @@ pub fn run(a: &CheckArgs) -> Result<i32> {
     ])?;
     let (mut checked, mut engine) = (0, Vec::new());
     for path in nul_fields(&changed) {
-        if !is_scene(&path) || findings.contains_key(&path) {
+        if !handled(&path) || findings.contains_key(&path) {
             continue;
         }
         checked += 1;
         let bytes = blob_at(&repo, &mt.tree, &path)?;
-        let errors = scene_errors(&bytes);
-        if a.godot.godot.is_some() {
+        let errors = super::file_errors(&path, &bytes);
+        if a.godot.godot.is_some() && is_scene(&path) {
             engine.push((path.clone(), bytes));
         }
         if !errors.is_empty() {
@@ -165,10 +165,13 @@ fn blob(repo: &gix::Repository, oid: &str) -> Result<Vec<u8>> {
         .take_data())
 }
 
-/// The structural merge of a conflicted scene's stages, in memory: the conflicts it
-/// leaves (empty: `ci merge` resolves it), or why it cannot merge the file.
+/// The merge `ci merge`'s driver makes of a conflicted file's stages, in memory (a
+/// scene's structural merge, a ConfigFile's by section and key, each within `timeout`
+/// as the driver is): the conflicts it leaves (empty: `ci merge` resolves it), or why it
+/// cannot merge the file or its result would not pass `ci merge`'s check.
 fn preview(
     repo: &gix::Repository,
+    path: &str,
     stages: &StageIds,
     timeout: f64,
 ) -> Result<Vec<ConflictReport>, String> {
@@ -183,6 +186,43 @@ fn preview(
         }
         _ => return Err("cannot read the versions git merged".into()),
     };
+    let merged = if is_scene(path) {
+        preview_scene(base, ours, theirs, timeout)?
+    } else {
+        super::driver::config_merge(path, (&base, &ours, &theirs), timeout)
+    };
+    if merged.left > 0 {
+        if let Some(why) = &merged.fell_back {
+            return Err(format!(
+                "tscn-merge falls back to the line merge here ({})",
+                gdscene::merge::shorten(why, 300)
+            ));
+        }
+        if merged.conflicts.is_empty() {
+            return Err(format!(
+                "tscn-merge leaves {} conflict(s) a person must resolve",
+                merged.left
+            ));
+        }
+        return Ok(merged.conflicts);
+    }
+    if let Some(e) = super::file_errors(path, &merged.text).first() {
+        return Err(format!(
+            "the structural merge is broken at line {}: {}",
+            e.line,
+            gdscene::merge::shorten(&e.message, 300)
+        ));
+    }
+    Ok(Vec::new())
+}
+
+/// A scene's structural merge, as the driver makes it.
+fn preview_scene(
+    base: Vec<u8>,
+    ours: Vec<u8>,
+    theirs: Vec<u8>,
+    timeout: f64,
+) -> Result<super::driver::Merged, String> {
     let base = crate::driver::empty_base_stand_in(&base, &ours).unwrap_or(base);
     let outcome = crate::driver::merge_within(
         Source::new(base),
@@ -191,23 +231,7 @@ fn preview(
         MergeOptions::default(),
         timeout,
     );
-    if let gdscene::merge::Method::LineFallback(why) = &outcome.method {
-        if !outcome.is_clean() {
-            return Err(format!(
-                "tscn-merge falls back to the line merge here ({why})"
-            ));
-        }
-    }
-    if outcome.is_clean() {
-        let errors = scene_errors(&outcome.text);
-        if let Some(e) = errors.first() {
-            return Err(format!(
-                "the structural merge is broken at line {}: {}",
-                e.line, e.message
-            ));
-        }
-    }
-    Ok(outcome.conflicts)
+    Ok(super::driver::Merged::of_scene(outcome))
 }
 
 /// Print the findings, a summary and (when a scene needs it) the hint; the exit code.
@@ -256,12 +280,14 @@ fn print_findings(
                     .find(|m| m.starts_with("CONFLICT"))
                     .map(|m| format!(": {}", shown(m)))
                     .unwrap_or_default();
-                print_line(&format!("{name}: git conflicts here (not a scene){what}"))?;
+                print_line(&format!(
+                    "{name}: git conflicts here (not a Godot file tscn-merge merges){what}"
+                ))?;
             }
         }
     }
     print_line(&format!(
-        "tscn-merge ci check: {checked} scene(s) of the merge checked, {broken} broken; {conflicted} scene(s) and {other} other file(s) git conflicts on"
+        "tscn-merge ci check: {checked} scene and settings file(s) of the merge checked, {broken} broken; {conflicted} of them and {other} other file(s) git conflicts on"
     ))?;
     if broken + conflicted > 0 {
         print_line(&format!(

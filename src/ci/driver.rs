@@ -9,8 +9,9 @@ use crate::driver as driver_merge;
 use crate::driver::args::MergeArgs;
 use anyhow::{Context, Result};
 use clap::Args;
+use gdscene::config::ConfigKind;
 use gdscene::linemerge::{merge_lines, MarkerOptions};
-use gdscene::merge::{Decision, MergeOptions, Method};
+use gdscene::merge::{ConflictReport, Decision, MergeOptions, Method};
 use gdscene::syntax::Source;
 use std::path::PathBuf;
 
@@ -84,42 +85,123 @@ pub fn run(a: &DriverArgs) -> Result<i32> {
     driver_merge::run(&a.merge)
 }
 
-/// The record of one file's merge.
+/// A merge as the driver makes it, scene or ConfigFile, in the terms `ci` reports.
+#[derive(Debug, Clone)]
+pub struct Merged {
+    /// The merged text (markers where conflicts are left).
+    pub text: Vec<u8>,
+    /// Conflicts left in `text`.
+    pub left: usize,
+    /// The conflicts left, one report each (none after a line fallback of a ConfigFile).
+    pub conflicts: Vec<ConflictReport>,
+    /// Why the line merge was used, when it was.
+    pub fell_back: Option<String>,
+    /// `trivial`, `structural` or `line: WHY`.
+    pub method: String,
+    /// The automatic decisions, as sentences (the fallback itself left out).
+    pub decisions: Vec<String>,
+}
+
+impl Merged {
+    /// A scene merge's outcome.
+    pub fn of_scene(outcome: gdscene::merge::MergeOutcome) -> Merged {
+        let fell_back = match &outcome.method {
+            Method::LineFallback(why) => Some(why.clone()),
+            _ => None,
+        };
+        Merged {
+            method: match &outcome.method {
+                Method::Trivial => "trivial".to_string(),
+                Method::Structural => "structural".to_string(),
+                Method::LineFallback(why) => format!("line: {why}"),
+            },
+            left: outcome.conflict_count,
+            decisions: outcome
+                .decisions
+                .iter()
+                .filter(|d| !matches!(d, Decision::FellBack { .. }))
+                .map(ToString::to_string)
+                .collect(),
+            conflicts: outcome.conflicts,
+            text: outcome.text,
+            fell_back,
+        }
+    }
+}
+
+/// The driver's merge of the ConfigFile `path` (`project.godot`, `*.import`, ...), by
+/// section and key within `secs`, with git's default markers.
+pub fn config_merge(path: &str, (b, o, t): (&[u8], &[u8], &[u8]), secs: f64) -> Merged {
+    use gdscene::config::merge::ConfigMethod;
+    let kind = ConfigKind::of_path(path);
+    let m = driver_merge::config::merge_within(kind, (b, o, t), &MarkerOptions::default(), secs);
+    let one_line = |v: &Option<String>| v.as_deref().map(|s| gdscene::merge::shorten(s, 60));
+    let conflicts = m
+        .conflicts
+        .iter()
+        .map(|c| ConflictReport {
+            location: if c.section.is_empty() {
+                "the lines before the first section".into()
+            } else {
+                format!("[{}]", c.section)
+            },
+            property: Some(c.key.clone().unwrap_or_else(|| "(whole section)".into())),
+            base: one_line(&c.base),
+            ours: one_line(&c.ours),
+            theirs: one_line(&c.theirs),
+        })
+        .collect();
+    let (method, fell_back) = match &m.method {
+        ConfigMethod::Trivial => ("trivial".to_string(), None),
+        ConfigMethod::Structural => ("structural".to_string(), None),
+        ConfigMethod::LineFallback(why) => (format!("line: {why}"), Some(why.clone())),
+    };
+    Merged {
+        left: m.conflict_count,
+        decisions: m
+            .decisions
+            .iter()
+            .filter(|d| d.kind != "fell_back")
+            .map(ToString::to_string)
+            .collect(),
+        conflicts,
+        text: m.text,
+        fell_back,
+        method,
+    }
+}
+
+/// The record of one file's merge: the driver's own merge of its kind.
 fn record(a: &MergeArgs) -> Result<Record> {
     let read = |p: &std::path::Path| crate::io::read(p);
     let (base, ours, theirs) = (read(&a.base)?, read(&a.ours)?, read(&a.theirs)?);
     let git_conflicts = merge_lines(&base, &ours, &theirs, &MarkerOptions::default()).conflicts;
-    let base = driver_merge::empty_base_stand_in(&base, &ours).unwrap_or(base);
-    let outcome = driver_merge::merge_within(
-        Source::new(base),
-        Source::new(ours),
-        Source::new(theirs),
-        MergeOptions::default(),
-        a.timeout,
-    );
-    let method = match &outcome.method {
-        Method::Trivial => "trivial".to_string(),
-        Method::Structural => "structural".to_string(),
-        Method::LineFallback(why) => format!("line: {why}"),
+    let path = a
+        .path_text()
+        .unwrap_or_else(|| a.ours.display().to_string());
+    let merged = if driver_merge::config::is_config_merge(a) {
+        config_merge(&path, (&base, &ours, &theirs), a.timeout)
+    } else {
+        let base = driver_merge::empty_base_stand_in(&base, &ours).unwrap_or(base);
+        Merged::of_scene(driver_merge::merge_within(
+            Source::new(base),
+            Source::new(ours),
+            Source::new(theirs),
+            MergeOptions::default(),
+            a.timeout,
+        ))
     };
     Ok(Record {
-        path: a
-            .path_text()
-            .unwrap_or_else(|| a.ours.display().to_string()),
+        path,
         git_conflicts,
-        left: outcome.conflict_count,
-        method,
-        conflicts: outcome
+        left: merged.left,
+        method: merged.method,
+        conflicts: merged
             .conflicts
             .iter()
             .map(crate::driver::conflict_line)
             .collect(),
-        decisions: outcome
-            .decisions
-            .iter()
-            .filter(|d| !matches!(d, Decision::FellBack { .. }))
-            .map(ToString::to_string)
-            .collect(),
+        decisions: merged.decisions,
     })
 }
 

@@ -1,7 +1,9 @@
 //! `ci event`: what a GitHub Actions run should do, decided from the event's JSON
 //! (`$GITHUB_EVENT_PATH`) and, for a comment, the pull request's own JSON (a comment's
-//! payload does not say where the head lives). A `/tscn-merge merge` comment by someone
-//! with write access, or the merge label, asks for `ci merge --push`; a head in a fork
+//! payload does not say where the head lives). A `/tscn-merge merge` comment, or the merge
+//! label, by someone with write access (`--permission`, the repository permission GitHub's
+//! API gives for them; without it a comment counts from the owner only) asks for `ci
+//! merge --push`; a head in a fork
 //! gets the report only; a push to a pull request gets `ci check`. Prints `key=value`
 //! lines for `$GITHUB_OUTPUT`. [`decide`] is pure; reading the files is [`run`]'s.
 
@@ -28,6 +30,15 @@ pub struct EventArgs {
     /// The label that asks for a merge.
     #[arg(long, default_value = "tscn-merge")]
     pub label: String,
+    /// The repository permission of whoever asked (the comment's author, the label's
+    /// sender), as GitHub's API gives it (`gh api
+    /// repos/OWNER/REPO/collaborators/LOGIN/permission --jq .permission`): `admin`,
+    /// `maintain` or `write` may have the merge pushed; anything else may not. Without
+    /// it, a comment asks for a merge only from the repository's owner (`OWNER`: GitHub's
+    /// `MEMBER` and `COLLABORATOR` do not imply write access), and a label from anyone
+    /// allowed to label (triage or above).
+    #[arg(long)]
+    pub permission: Option<String>,
 }
 
 /// What the workflow should do.
@@ -111,9 +122,27 @@ pub fn asks_for_merge(body: &str) -> bool {
         .is_some_and(|l| l == MERGE_COMMAND)
 }
 
-/// Whether GitHub's `author_association` grants write access.
-fn can_write(association: &str) -> bool {
-    matches!(association, "OWNER" | "MEMBER" | "COLLABORATOR")
+/// Whether a repository permission from GitHub's API allows pushing.
+fn permission_writes(permission: &str) -> bool {
+    matches!(
+        permission.trim().to_ascii_lowercase().as_str(),
+        "admin" | "maintain" | "write"
+    )
+}
+
+/// Whether a comment's author may have the merge pushed: by `permission` (the API's
+/// word) when given, else only the repository's owner: GitHub's `author_association`
+/// `MEMBER` (of the organisation) and `COLLABORATOR` (of any permission, read or triage
+/// too) say nothing of write access. `Err`: why not.
+fn comment_may_merge(association: &str, permission: Option<&str>) -> Result<(), String> {
+    match permission {
+        Some(p) if permission_writes(p) => Ok(()),
+        Some(p) => Err(format!("has no write access (permission {p})")),
+        None if association == "OWNER" => Ok(()),
+        None => Err(format!(
+            "({association}) is not the owner, and without --permission (the API's word for the commenter) write access is unknown"
+        )),
+    }
 }
 
 /// The decision for a request to merge `pr` (a pull request's JSON): merge when its
@@ -146,7 +175,15 @@ fn merge_or_report(pr: &Value, reason: &str) -> Decision {
 
 /// What to do for the event `name` with payload `event`; `pr` is the pull request's own
 /// JSON where the payload lacks it (comments).
-pub fn decide(name: &str, event: &Value, pr: Option<&Value>, label: &str) -> Decision {
+///
+/// `permission` is the asker's repository permission from GitHub's API (see
+/// [`EventArgs::permission`]); without it a comment counts only from the owner.
+pub fn decide(
+    name: &str,
+    event: &Value,
+    pr: Option<&Value>,
+    (label, permission): (&str, Option<&str>),
+) -> Decision {
     let action = text(event, &["action"]).unwrap_or("");
     match name {
         "pull_request" | "pull_request_target" => {
@@ -155,7 +192,13 @@ pub fn decide(name: &str, event: &Value, pr: Option<&Value>, label: &str) -> Dec
             };
             match action {
                 "labeled" if text(event, &["label", "name"]) == Some(label) => {
-                    merge_or_report(pr, &format!("labelled {label}"))
+                    let who = text(event, &["sender", "login"]).unwrap_or("someone");
+                    match permission {
+                        Some(p) if !permission_writes(p) => Decision::nothing(&format!(
+                            "{who} labelled {label} but has no write access (permission {p})"
+                        )),
+                        _ => merge_or_report(pr, &format!("labelled {label}")),
+                    }
                 }
                 "labeled" => Decision::nothing("another label"),
                 "opened" | "synchronize" | "reopened" | "ready_for_review" => Decision {
@@ -182,8 +225,8 @@ pub fn decide(name: &str, event: &Value, pr: Option<&Value>, label: &str) -> Dec
             }
             let who = text(event, &["comment", "user", "login"]).unwrap_or("someone");
             let assoc = text(event, &["comment", "author_association"]).unwrap_or("NONE");
-            if !can_write(assoc) {
-                return Decision::nothing(&format!("{who} ({assoc}) has no write access"));
+            if let Err(why) = comment_may_merge(assoc, permission) {
+                return Decision::nothing(&format!("{who} {why}"));
             }
             let number = event.pointer("/issue/number").and_then(Value::as_u64);
             match pr {
@@ -228,7 +271,12 @@ pub fn run(a: &EventArgs) -> Result<i32> {
         .context("no event name: pass --event-name or set GITHUB_EVENT_NAME")?;
     let event = read_json(&path)?;
     let pr = a.pull_request.as_deref().map(read_json).transpose()?;
-    let d = decide(&name, &event, pr.as_ref(), &a.label);
+    let d = decide(
+        &name,
+        &event,
+        pr.as_ref(),
+        (&a.label, a.permission.as_deref()),
+    );
     crate::io::write_stdout(d.output_lines().as_bytes())?;
     Ok(0)
 }
@@ -258,26 +306,80 @@ mod tests {
     #[test]
     fn a_comment_by_a_writer_merges_a_same_repository_head() {
         let p = pr("team/game");
-        let d = decide(
-            "issue_comment",
-            &comment("/tscn-merge merge\nplease", "MEMBER"),
-            Some(&p),
-            "tscn-merge",
-        );
-        assert_eq!(d.action, Action::Merge, "{d:?}");
-        assert_eq!(
-            (d.pr, d.head.as_deref(), d.base.as_deref()),
-            (Some(7), Some("feature/x"), Some("main"))
-        );
-        for assoc in ["OWNER", "COLLABORATOR"] {
+        for perm in ["write", "maintain", "admin"] {
             let d = decide(
                 "issue_comment",
-                &comment(" /tscn-merge merge ", assoc),
+                &comment("/tscn-merge merge\nplease", "MEMBER"),
                 Some(&p),
-                "tscn-merge",
+                ("tscn-merge", Some(perm)),
             );
-            assert_eq!(d.action, Action::Merge, "{assoc}");
+            assert_eq!(d.action, Action::Merge, "{perm}: {d:?}");
+            assert_eq!(
+                (d.pr, d.head.as_deref(), d.base.as_deref()),
+                (Some(7), Some("feature/x"), Some("main"))
+            );
         }
+        // The owner without the API's word.
+        let d = decide(
+            "issue_comment",
+            &comment(" /tscn-merge merge ", "OWNER"),
+            Some(&p),
+            ("tscn-merge", None),
+        );
+        assert_eq!(d.action, Action::Merge, "{d:?}");
+    }
+
+    #[test]
+    fn member_or_collaborator_is_not_write_access() {
+        let p = pr("team/game");
+        // GitHub's MEMBER (of the organisation) and COLLABORATOR (read or triage too)
+        // say nothing of write access: without the API's permission, no merge.
+        for assoc in ["MEMBER", "COLLABORATOR"] {
+            let d = decide(
+                "issue_comment",
+                &comment("/tscn-merge merge", assoc),
+                Some(&p),
+                ("tscn-merge", None),
+            );
+            assert_eq!(d.action, Action::Nothing, "{assoc}: {d:?}");
+            assert!(d.reason.contains("--permission"), "{d:?}");
+            for perm in ["read", "triage", "none"] {
+                let d = decide(
+                    "issue_comment",
+                    &comment("/tscn-merge merge", assoc),
+                    Some(&p),
+                    ("tscn-merge", Some(perm)),
+                );
+                assert_eq!(d.action, Action::Nothing, "{assoc} {perm}: {d:?}");
+                assert!(d.reason.contains("no write access"), "{d:?}");
+            }
+        }
+        // The permission rules, the association does not: an owner's word is the API's.
+        let d = decide(
+            "issue_comment",
+            &comment("/tscn-merge merge", "OWNER"),
+            Some(&p),
+            ("tscn-merge", Some("read")),
+        );
+        assert_eq!(d.action, Action::Nothing, "{d:?}");
+        // A triager may label, but the label pushes only for a writer.
+        let labelled = json!({"action": "labeled", "label": {"name": "tscn-merge"},
+            "sender": {"login": "tri"}, "pull_request": p});
+        let d = decide(
+            "pull_request",
+            &labelled,
+            None,
+            ("tscn-merge", Some("triage")),
+        );
+        assert_eq!(d.action, Action::Nothing, "{d:?}");
+        assert!(d.reason.contains("tri labelled"), "{d:?}");
+        let d = decide(
+            "pull_request",
+            &labelled,
+            None,
+            ("tscn-merge", Some("write")),
+        );
+        assert_eq!(d.action, Action::Merge, "{d:?}");
     }
 
     #[test]
@@ -288,17 +390,17 @@ mod tests {
                 "issue_comment",
                 &comment("/tscn-merge merge", assoc),
                 Some(&p),
-                "tscn-merge",
+                ("tscn-merge", None),
             );
             assert_eq!(d.action, Action::Nothing, "{assoc}");
-            assert!(d.reason.contains("no write access"), "{d:?}");
+            assert!(d.reason.contains("not the owner"), "{d:?}");
         }
         for body in ["please /tscn-merge merge", "/tscn-merge mergeit", "lgtm"] {
             let d = decide(
                 "issue_comment",
                 &comment(body, "OWNER"),
                 Some(&p),
-                "tscn-merge",
+                ("tscn-merge", None),
             );
             assert_eq!(d.action, Action::Nothing, "{body}");
         }
@@ -308,13 +410,13 @@ mod tests {
             .unwrap()
             .remove("pull_request");
         assert_eq!(
-            decide("issue_comment", &on_issue, Some(&p), "x").action,
+            decide("issue_comment", &on_issue, Some(&p), ("x", None)).action,
             Action::Nothing
         );
         let mut edited = comment("/tscn-merge merge", "OWNER");
         edited["action"] = json!("edited");
         assert_eq!(
-            decide("issue_comment", &edited, Some(&p), "x").action,
+            decide("issue_comment", &edited, Some(&p), ("x", None)).action,
             Action::Nothing
         );
     }
@@ -326,28 +428,28 @@ mod tests {
             "issue_comment",
             &comment("/tscn-merge merge", "OWNER"),
             Some(&p),
-            "tscn-merge",
+            ("tscn-merge", None),
         );
         assert_eq!(d.action, Action::Report);
         assert!(d.reason.contains("fork"), "{d:?}");
         let labelled =
             json!({"action": "labeled", "label": {"name": "tscn-merge"}, "pull_request": p});
         assert_eq!(
-            decide("pull_request", &labelled, None, "tscn-merge").action,
+            decide("pull_request", &labelled, None, ("tscn-merge", None)).action,
             Action::Report
         );
         let no_pr = decide(
             "issue_comment",
             &comment("/tscn-merge merge", "OWNER"),
             None,
-            "x",
+            ("x", None),
         );
         assert_eq!((no_pr.action, no_pr.pr), (Action::Report, Some(7)));
         let other = decide(
             "issue_comment",
             &comment("/tscn-merge merge", "OWNER"),
             Some(&json!({"number": 8})),
-            "x",
+            ("x", None),
         );
         assert_eq!(other.action, Action::Nothing);
     }
@@ -358,26 +460,32 @@ mod tests {
         let labelled =
             |name: &str| json!({"action": "labeled", "label": {"name": name}, "pull_request": p});
         assert_eq!(
-            decide("pull_request", &labelled("tscn-merge"), None, "tscn-merge").action,
+            decide(
+                "pull_request",
+                &labelled("tscn-merge"),
+                None,
+                ("tscn-merge", None)
+            )
+            .action,
             Action::Merge
         );
         assert_eq!(
-            decide("pull_request", &labelled("bug"), None, "tscn-merge").action,
+            decide("pull_request", &labelled("bug"), None, ("tscn-merge", None)).action,
             Action::Nothing
         );
         let pushed = json!({"action": "synchronize", "pull_request": p});
-        let d = decide("pull_request", &pushed, None, "tscn-merge");
+        let d = decide("pull_request", &pushed, None, ("tscn-merge", None));
         assert_eq!((d.action, d.pr), (Action::Check, Some(7)));
         let mut closed = p.clone();
         closed["state"] = json!("closed");
         let late =
             json!({"action": "labeled", "label": {"name": "tscn-merge"}, "pull_request": closed});
         assert_eq!(
-            decide("pull_request", &late, None, "tscn-merge").action,
+            decide("pull_request", &late, None, ("tscn-merge", None)).action,
             Action::Nothing
         );
         assert_eq!(
-            decide("push", &json!({}), None, "x").action,
+            decide("push", &json!({}), None, ("x", None)).action,
             Action::Nothing
         );
     }

@@ -8,7 +8,7 @@
 use super::driver::Record;
 use super::report::{self, FileReport};
 use super::MergeArgs;
-use super::{commit_id, git, git_cmd, git_ok, is_scene, nul_fields, scene_errors, toplevel};
+use super::{commit_id, git, git_cmd, git_ok, handled, is_scene, nul_fields, toplevel};
 use anyhow::{bail, Context, Result};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -38,8 +38,9 @@ pub fn run(a: &MergeArgs) -> Result<i32> {
         .success()
     {
         crate::io::print_line(&format!(
-            "{branch_name} already contains {}: nothing to merge",
-            a.base
+            "{} already contains {}: nothing to merge",
+            super::shown(&branch_name),
+            super::shown(&a.base)
         ))?;
         return Ok(0);
     }
@@ -78,7 +79,9 @@ pub fn run(a: &MergeArgs) -> Result<i32> {
         return Err(e);
     }
     let id = commit_id("HEAD")?;
-    crate::io::print_line(&format!("Committed {id}: {}", message.trim_end()))?;
+    // The message quotes the repository's names and values: shown, never obeyed.
+    let shown = gdscene::render::escape::visible_lines(message.trim_end());
+    crate::io::print_line(&format!("Committed {id}: {shown}"))?;
     if a.push {
         push(branch.as_deref(), &id)?;
     }
@@ -163,7 +166,7 @@ fn driver_command(records: &Path) -> Result<String> {
 }
 
 /// Unix: git and the drivers it starts get a process group of their own, so a timeout
-/// stops them all. Windows: nothing to set (see [`kill_tree`]).
+/// stops them all. Windows: nothing to set (see [`stop_tree`]).
 fn own_process_group(cmd: &mut std::process::Command) {
     #[cfg(unix)]
     {
@@ -174,16 +177,38 @@ fn own_process_group(cmd: &mut std::process::Command) {
     let _ = cmd;
 }
 
-/// Stop git and what it started: the whole process group on Unix; on Windows git
+/// Stop git and what it started, as Ctrl-C would: SIGTERM to the whole process group on
+/// Unix, so git removes its lock files (`.git/index.lock`) and temporary files itself,
+/// then, after a grace of [`GRACE`], SIGKILL to whatever still runs. On Windows git
 /// itself only (a driver it had started runs on until its own `--timeout`).
-fn kill_tree(child: &mut std::process::Child) {
+fn stop_tree(child: &mut std::process::Child) {
     #[cfg(unix)]
-    // SAFETY: a plain kill(2) of the process group this command started.
-    unsafe {
-        libc::kill(-(child.id() as libc::pid_t), libc::SIGKILL);
+    {
+        let group = -(child.id() as libc::pid_t);
+        // SAFETY: plain kill(2)s of the process group this command started.
+        unsafe { libc::kill(group, libc::SIGTERM) };
+        let until = Instant::now() + GRACE;
+        while Instant::now() < until && !matches!(child.try_wait(), Ok(Some(_))) {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        // SAFETY: as above.
+        unsafe { libc::kill(group, libc::SIGKILL) };
     }
     #[cfg(not(unix))]
     let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// How long a stopped git has to clean up before it is killed.
+const GRACE: Duration = Duration::from_secs(5);
+
+/// `.git/index.lock` of this work tree (git's own path for it).
+fn index_lock() -> Option<std::path::PathBuf> {
+    let out = git(["rev-parse", "--git-path", "index.lock"]).ok()?;
+    let p = String::from_utf8_lossy(&out.stdout)
+        .trim_end_matches('\n')
+        .to_string();
+    (out.status.success() && !p.is_empty()).then(|| std::path::PathBuf::from(p))
 }
 
 /// `git merge --no-ff --no-commit BASE` with the driver, stopped after `secs`: git's
@@ -215,6 +240,8 @@ fn run_git_merge(
         .stdout(std::process::Stdio::piped());
     own_process_group(&mut cmd);
     let leftovers = driver_files();
+    // A lock there before git started is someone else's; only one git left is removed.
+    let lock = index_lock().filter(|l| !l.exists());
     let mut child = cmd.spawn().context("cannot run git merge")?;
     let mut stdout = child.stdout.take();
     let reader = std::thread::spawn(move || {
@@ -230,10 +257,12 @@ fn run_git_merge(
             break status;
         }
         if Instant::now() >= deadline {
-            kill_tree(&mut child);
-            let _ = child.wait();
+            stop_tree(&mut child);
             for f in driver_files().difference(&leftovers) {
                 let _ = std::fs::remove_file(f);
+            }
+            if let Some(l) = lock.as_ref().filter(|l| l.exists()) {
+                let _ = std::fs::remove_file(l);
             }
             bail!("git merge took longer than {secs} s (--timeout) and was stopped");
         }
@@ -259,7 +288,7 @@ fn driver_files() -> std::collections::BTreeSet<std::path::PathBuf> {
 }
 
 /// Every file of the merge worth reporting: the driver's records, the unmerged paths,
-/// and the changed scenes that fail `check`, sorted by path.
+/// and the changed scenes and settings files that fail `check`, sorted by path.
 fn collect(
     root: &Path,
     records: &Path,
@@ -292,12 +321,12 @@ fn collect(
     ])?;
     let mut engine = Vec::new();
     for p in nul_fields(&changed) {
-        if !is_scene(&p) || unmerged.contains(&p) {
+        if !handled(&p) || unmerged.contains(&p) {
             continue;
         }
         let bytes = std::fs::read(root.join(&p)).with_context(|| format!("cannot read {p}"))?;
-        let errors = scene_errors(&bytes);
-        if godot.godot.is_some() {
+        let errors = super::file_errors(&p, &bytes);
+        if godot.godot.is_some() && is_scene(&p) {
             engine.push((p.clone(), bytes));
         }
         if !errors.is_empty() {

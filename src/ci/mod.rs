@@ -173,6 +173,48 @@ fn is_scene(path: &str) -> bool {
     super::git::is_scene_path(path)
 }
 
+/// Whether `path` names a file the driver merges: a scene or resource, or one of Godot's
+/// ConfigFile files (`project.godot`, `*.import`, `*.uid`, ...).
+fn handled(path: &str) -> bool {
+    is_scene(path) || gdscene::config::ConfigKind::of_path(path).is_some()
+}
+
+/// The errors `check` finds in the file `path` holding `bytes`: a scene's, a ConfigFile's
+/// ([`config_errors`]); nothing for any other file.
+fn file_errors(path: &str, bytes: &[u8]) -> Vec<gdscene::check::Problem> {
+    if is_scene(path) {
+        scene_errors(bytes)
+    } else if gdscene::config::ConfigKind::of_path(path).is_some() {
+        config_errors(bytes)
+    } else {
+        Vec::new()
+    }
+}
+
+/// A ConfigFile's errors as `check` finds them (leftover markers, repeated keys and
+/// sections; one that does not parse is one error at its line).
+fn config_errors(bytes: &[u8]) -> Vec<gdscene::check::Problem> {
+    use gdscene::check::{Problem, Severity};
+    let one = |line: usize, message: String| {
+        vec![Problem {
+            severity: Severity::Error,
+            line,
+            message,
+        }]
+    };
+    let text = crate::io::eol::lf_view(bytes);
+    let Ok(text) = std::str::from_utf8(&text) else {
+        return one(0, "is not UTF-8".into());
+    };
+    match gdscene::config::check::check_config(text) {
+        Ok(mut p) => {
+            p.retain(|p| p.severity == Severity::Error);
+            p
+        }
+        Err(e) => one(0, format!("does not parse: {e}")),
+    }
+}
+
 /// A scene's errors as `check` finds them: leftover markers, and what the parsed scene
 /// breaks (an unparsable file is one error at its line).
 fn scene_errors(bytes: &[u8]) -> Vec<gdscene::check::Problem> {

@@ -4,9 +4,12 @@
 //! driver's records and git's messages; nothing here runs git.
 
 use super::driver::Record;
+use gdscene::render::escape;
 
 /// At most this many decisions are listed per file.
 const MOST_DECISIONS: usize = 20;
+/// At most this many conflicts are listed per file in the report.
+const MOST_CONFLICTS: usize = 50;
 
 /// One file of a merge as `ci merge` saw it.
 #[derive(Debug, Clone, Default)]
@@ -30,10 +33,16 @@ impl FileReport {
     }
 }
 
-/// Text for a Markdown table cell or code span: hidden characters spelled out, pipes
-/// and backticks made harmless.
+/// A repository's text (a path, a value, git's message quoting a path) in a Markdown
+/// table cell: a code span no text can close from inside, `|` escaped for the table
+/// ([`escape::cell`]). Inside a code span no HTML, link, heading or @mention is read.
 fn cell(s: &str) -> String {
-    super::shown(s).replace('|', "\\|").replace('`', "'")
+    escape::cell(s)
+}
+
+/// The same text anywhere else in the report: a code span ([`escape::code`]).
+fn code(s: &str) -> String {
+    escape::code(s)
 }
 
 /// What git's line merge alone would do to `f`.
@@ -55,8 +64,8 @@ fn resolved(f: &FileReport) -> String {
             r.git_conflicts.saturating_sub(r.left),
             r.decisions.len()
         ),
-        None if super::is_scene(&f.path) => "not run (git decided)".into(),
-        None => "not a scene".into(),
+        None if super::handled(&f.path) => "not run (git decided)".into(),
+        None => "not a Godot file tscn-merge merges".into(),
     }
 }
 
@@ -73,16 +82,16 @@ fn left(f: &FileReport) -> String {
 /// The Markdown report of a merge that was not committed.
 pub fn markdown(base: &str, branch: &str, files: &[FileReport]) -> String {
     let mut s = format!(
-        "## tscn-merge: `{}` into `{}` needs a person\n\n",
-        cell(base),
-        cell(branch)
+        "## tscn-merge: {} into {} needs a person\n\n",
+        code(base),
+        code(branch)
     );
     let blocking = files.iter().filter(|f| f.blocks()).count();
-    s.push_str(&format!("Nothing was committed and the checkout is as it was: {blocking} file(s) are left to resolve by hand. In the conflicts below, ours is `{}` and theirs is `{}`.\n\n", cell(branch), cell(base)));
+    s.push_str(&format!("Nothing was committed and the checkout is as it was: {blocking} file(s) are left to resolve by hand. In the conflicts below, ours is {} and theirs is {}.\n\n", code(branch), code(base)));
     s.push_str("| File | git alone | tscn-merge resolved | Left |\n| --- | --- | --- | --- |\n");
     for f in files {
         s.push_str(&format!(
-            "| `{}` | {} | {} | {} |\n",
+            "| {} | {} | {} | {} |\n",
             cell(&f.path),
             git_alone(f),
             resolved(f),
@@ -90,7 +99,7 @@ pub fn markdown(base: &str, branch: &str, files: &[FileReport]) -> String {
         ));
     }
     for f in files.iter().filter(|f| f.blocks()) {
-        s.push_str(&format!("\n### `{}`\n\n", cell(&f.path)));
+        s.push_str(&format!("\n### {}\n\n", code(&f.path)));
         details(&mut s, f);
     }
     s.push_str("\nResolve them locally (`tscn-merge install` once, then `git merge` the base: the scenes merge the same way), push, and the check runs again.\n");
@@ -103,11 +112,15 @@ fn details(s: &mut String, f: &FileReport) {
         if let Some(why) = r.method.strip_prefix("line: ") {
             s.push_str(&format!(
                 "tscn-merge used git's line merge here: {}.\n",
-                cell(why)
+                code(&gdscene::merge::shorten(why, 400))
             ));
         }
-        for c in &r.conflicts {
-            s.push_str(&format!("- {}\n", cell(c)));
+        for c in r.conflicts.iter().take(MOST_CONFLICTS) {
+            s.push_str(&format!("- {}\n", code(&gdscene::merge::shorten(c, 400))));
+        }
+        if r.conflicts.len() > MOST_CONFLICTS {
+            let more = r.conflicts.len() - MOST_CONFLICTS;
+            s.push_str(&format!("- ... and {more} more conflict(s)\n"));
         }
         if r.conflicts.is_empty() && r.left > 0 {
             s.push_str(&format!(
@@ -117,13 +130,13 @@ fn details(s: &mut String, f: &FileReport) {
         }
     }
     for m in &f.git_messages {
-        s.push_str(&format!("- git: {}\n", cell(m)));
+        s.push_str(&format!("- git: {}\n", code(m)));
     }
     for e in &f.broken {
-        s.push_str(&format!("- check: line {}\n", cell(e)));
+        s.push_str(&format!("- check: line {}\n", code(e)));
     }
-    if !super::is_scene(&f.path) {
-        s.push_str("- not a scene: git's merge is all there is\n");
+    if !super::handled(&f.path) {
+        s.push_str("- not a Godot file tscn-merge merges: git's merge is all there is\n");
     }
 }
 
@@ -135,16 +148,19 @@ pub fn commit_message(base: &str, branch: &str, files: &[FileReport]) -> String 
         s.push_str("\nNo scene needed tscn-merge: git merged every file.\n");
         return s;
     }
-    s.push_str("\nScenes merged by tscn-merge (every changed scene passes `tscn-merge check`):\n");
+    s.push_str("\nFiles merged by tscn-merge (every changed scene and settings file passes `tscn-merge check`):\n");
+    // One line per item, hidden characters spelled out: the message is read in terminals
+    // and quoted in pull-request comments.
+    let line = |t: &str| super::shown(&gdscene::merge::shorten(t, 400));
     for r in merged {
         s.push_str(&format!(
             "- {}: {} git conflict(s) resolved, {} automatic decision(s)\n",
-            r.path,
+            super::shown(&r.path),
             r.git_conflicts,
             r.decisions.len()
         ));
         for d in r.decisions.iter().take(MOST_DECISIONS) {
-            s.push_str(&format!("  - {d}\n"));
+            s.push_str(&format!("  - {}\n", line(d)));
         }
         if r.decisions.len() > MOST_DECISIONS {
             s.push_str(&format!(
@@ -201,7 +217,7 @@ mod tests {
         );
         assert!(md.contains("`b\\|c.tscn`"), "{md}");
         assert!(
-            md.contains("- node \"Player\" speed: base 1 \\| ours 2 \\| theirs 3"),
+            md.contains("- `node \"Player\" speed: base 1 | ours 2 | theirs 3`"),
             "{md}"
         );
         assert!(md.contains("### `notes.txt`"), "{md}");

@@ -3,7 +3,7 @@
 //! (git's `%P`, else the file's own name). Reading, writing and reporting only; the
 //! deciding is `gdscene::config`'s, the marker labels [`super::markers`]'.
 
-use super::args::{ExplainFormat, FavorArg, MergeArgs};
+use super::args::{ExplainFormat, MergeArgs};
 use super::gitconfig;
 use crate::git::paths::kind_of;
 use crate::io::deadline;
@@ -41,23 +41,17 @@ pub fn run_merge(a: &MergeArgs) -> anyhow::Result<i32> {
         .explain
         .or_else(|| a.git.then(gitconfig::explain_from_git).flatten());
     explain_merge(&m, explain, &path);
+    if a.git {
+        crate::explain::record_config_merge(&path, &m);
+        if let ConfigMethod::LineFallback(why) = &m.method {
+            crate::explain::record_fallback(&path, why);
+        }
+    }
     if !a.quiet {
         report(&m, &path, a.git);
     }
-    let mut text = m.text;
-    let mut left = m.conflict_count;
-    if let (Some(side), true) = (a.favor.or_else(gitconfig::favor_from_env), left > 0) {
-        let name = if side == FavorArg::Ours {
-            "ours"
-        } else {
-            "theirs"
-        };
-        if !a.quiet {
-            stderr_line!("{path}: {left} conflict(s) resolved in favour of {name} (--favor)");
-        }
-        text = gitconfig::resolve_own_markers(&text, &markers, side).0;
-        left = 0;
-    }
+    let (text, left) =
+        super::markers::favored(a, (m.text, m.conflict_count), &path, &markers, true);
     if a.git {
         io::write_atomic(&a.ours, &text)?;
     } else if let Some(out) = &a.output {
@@ -77,27 +71,35 @@ fn merge_bounded(
     theirs: &[u8],
     markers: &MarkerOptions,
 ) -> ConfigMerge {
-    let kind = merge_kind(a);
+    merge_within(merge_kind(a), (base, ours, theirs), markers, a.timeout)
+}
+
+/// `merge_config` of a file of `kind` within `secs` seconds, else (or with 0) the line
+/// merge git would make, with the reason. The driver's merge; `ci check` previews with it.
+pub fn merge_within(
+    kind: Option<ConfigKind>,
+    (base, ours, theirs): (&[u8], &[u8], &[u8]),
+    markers: &MarkerOptions,
+    secs: f64,
+) -> ConfigMerge {
     let owned = (
         base.to_vec(),
         ours.to_vec(),
         theirs.to_vec(),
         markers.clone(),
     );
-    let done = deadline::within(a.timeout, move || {
+    let done = deadline::within(secs, move || {
         let (b, o, t, m) = owned;
         merge_config(kind, &b, &o, &t, &m)
     });
     done.unwrap_or_else(|| {
-        let why = format!(
-            "the structural merge took longer than {} s (--timeout)",
-            a.timeout
-        );
+        let why = format!("the structural merge took longer than {secs} s (--timeout)");
         line_fallback(base, ours, theirs, markers, why)
     })
 }
 
-fn explain_merge(m: &ConfigMerge, format: Option<ExplainFormat>, path: &str) {
+/// `--explain` of a ConfigFile merge (text or JSON), on stderr.
+pub fn explain_merge(m: &ConfigMerge, format: Option<ExplainFormat>, path: &str) {
     match format {
         None => {}
         Some(ExplainFormat::Text) => {
@@ -132,7 +134,9 @@ fn explain_merge(m: &ConfigMerge, format: Option<ExplainFormat>, path: &str) {
     }
 }
 
-fn report(m: &ConfigMerge, path: &str, git: bool) {
+/// The per-conflict report of a ConfigFile merge on stderr (`git`: the one-line note of a
+/// clean merge too).
+pub fn report(m: &ConfigMerge, path: &str, git: bool) {
     // Keys and values are the repository's: shown, never obeyed by the terminal.
     let path = &*visible(path);
     let show = |v: &Option<String>| {
@@ -172,8 +176,9 @@ fn report(m: &ConfigMerge, path: &str, git: bool) {
         }
     } else if git && m.method == ConfigMethod::Structural {
         stderr_line!(
-            "tscn-merge: {path}: merged by section and key; {} automatic decision(s); details: tscn-merge merge --explain",
-            m.decisions.len()
+            "tscn-merge: {path}: merged by section and key; {} automatic decision(s); details: tscn-merge explain {}",
+            m.decisions.len(),
+            visible(&crate::install::shell_quote(path))
         );
     }
     for d in m

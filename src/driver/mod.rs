@@ -5,7 +5,7 @@
 pub mod args;
 pub mod config;
 pub mod gitconfig;
-mod markers;
+pub mod markers;
 
 use markers::{favor_decisions, favor_markers, favored, marker_options};
 
@@ -80,14 +80,14 @@ pub fn report_conflicts(outcome: &MergeOutcome, path: &str) {
         stderr_line!(
             "{path}: {} conflict(s) from the line merge ({})",
             outcome.conflict_count,
-            visible(reason)
+            visible(&gdscene::merge::shorten(reason, 400))
         );
         for c in &outcome.conflicts {
             if let Some(why) = &c.theirs {
                 stderr_line!(
                     "  {}: {}: review it before `git add`",
                     visible(&c.location),
-                    visible(why)
+                    visible(&gdscene::merge::shorten(why, 400))
                 );
             }
         }
@@ -356,7 +356,13 @@ fn plain_line_merge(a: &MergeArgs) -> anyhow::Result<i32> {
     let (base, ours, theirs) = (io::read(&a.base)?, io::read(&a.ours)?, io::read(&a.theirs)?);
     let markers = favor_markers(a, &[&base, &ours, &theirs]);
     let lm = gdscene::linemerge::merge_lines(&base, &ours, &theirs, &markers);
-    let (text, conflicts) = favored(a, lm.text, lm.conflicts, &display_path(a), &markers);
+    let (text, conflicts) = favored(
+        a,
+        (lm.text, lm.conflicts),
+        &display_path(a),
+        &markers,
+        false,
+    );
     write_result(a, &text)?;
     Ok(if conflicts == 0 { 0 } else { 1 })
 }
@@ -469,11 +475,11 @@ fn run_structural(a: &MergeArgs) -> anyhow::Result<i32> {
             .decisions
             .insert(0, Decision::AddAddStandInBase { header });
     }
+    let path = display_path(a);
     if outcome.conflict_count > 0 {
-        let favored = favor_decisions(a, &outcome.text, &markers);
+        let favored = favor_decisions(a, &outcome.text, &path, &markers);
         outcome.decisions.extend(favored);
     }
-    let path = display_path(a);
     let explain_as = a.explain.or_else(|| {
         if a.git {
             gitconfig::explain_from_git()
@@ -495,7 +501,13 @@ fn run_structural(a: &MergeArgs) -> anyhow::Result<i32> {
             report_clean_merge(a, &outcome, &path);
         }
     }
-    let (text, left) = favored(a, outcome.text, outcome.conflict_count, &path, &markers);
+    let (text, left) = favored(
+        a,
+        (outcome.text, outcome.conflict_count),
+        &path,
+        &markers,
+        true,
+    );
     write_result(a, &ending.apply(text))?;
     Ok(if left == 0 { 0 } else { 1 })
 }

@@ -9,7 +9,9 @@
 pub mod args;
 
 use crate::io::{self, stderr_line};
+use gdscene::config::merge::{ConfigMerge, ConfigMethod};
 use gdscene::merge::{MergeOutcome, Method};
+use gdscene::render::escape::{visible, visible_lines};
 use std::path::{Path, PathBuf};
 
 /// The file of the last merges' decisions, in [`state_dir`].
@@ -71,21 +73,16 @@ fn utc(secs: u64) -> String {
     format!("{year:04}-{month:02}-{day:02}T{h:02}:{m:02}:{s:02}Z")
 }
 
-/// The entry of one merge: `=== PATH`, a line of what was done, one line per decision.
-fn entry(path: &str, outcome: &MergeOutcome) -> String {
-    let method = match &outcome.method {
-        Method::Trivial => "one side unchanged, the other taken".to_string(),
-        Method::Structural => "structural merge".to_string(),
-        Method::LineFallback(why) => format!("git's line merge ({why})"),
-    };
+/// The entry of one merge: `=== PATH`, a line of what was done (`method`, the number of
+/// conflicts left), one line per decision.
+fn entry(path: &str, method: &str, conflicts: usize, decisions: &[String]) -> String {
     let mut text = format!(
-        "{ENTRY}{}\n{} {method}, {} conflict(s)\n",
+        "{ENTRY}{}\n{} {method}, {conflicts} conflict(s)\n",
         path.replace('\n', "\\n"),
         now_utc(),
-        outcome.conflict_count
     );
-    for d in &outcome.decisions {
-        text.push_str(&format!("  {d}\n"));
+    for d in decisions {
+        text.push_str(&format!("  {}\n", d.replace('\n', "\\n")));
     }
     text
 }
@@ -102,14 +99,37 @@ fn entries(text: &str) -> Vec<String> {
     out
 }
 
-/// Keep what the merge of `path` decided in [`MERGES_FILE`], the oldest merges dropped
-/// beyond [`MAX_MERGES`] or [`MAX_BYTES`].
+/// Keep what the merge of the scene `path` decided in [`MERGES_FILE`].
 pub fn record_merge(path: &str, outcome: &MergeOutcome) {
+    let method = match &outcome.method {
+        Method::Trivial => "one side unchanged, the other taken".to_string(),
+        Method::Structural => "structural merge".to_string(),
+        Method::LineFallback(why) => format!("git's line merge ({why})"),
+    };
+    let decisions: Vec<String> = outcome.decisions.iter().map(|d| d.to_string()).collect();
+    record(&entry(path, &method, outcome.conflict_count, &decisions));
+}
+
+/// Keep what the merge of the ConfigFile `path` (`project.godot`, an `.import`, ...)
+/// decided in [`MERGES_FILE`], as a scene's.
+pub fn record_config_merge(path: &str, m: &ConfigMerge) {
+    let method = match &m.method {
+        ConfigMethod::Trivial => "one side unchanged, the other taken".to_string(),
+        ConfigMethod::Structural => "merged by section and key".to_string(),
+        ConfigMethod::LineFallback(why) => format!("git's line merge ({why})"),
+    };
+    let decisions: Vec<String> = m.decisions.iter().map(|d| d.to_string()).collect();
+    record(&entry(path, &method, m.conflict_count, &decisions));
+}
+
+/// Add one entry to [`MERGES_FILE`], the oldest merges dropped beyond [`MAX_MERGES`] or
+/// [`MAX_BYTES`].
+fn record(entry: &str) {
     let Some(dir) = state_dir(None) else { return };
     let file = dir.join(MERGES_FILE);
     let old = std::fs::read_to_string(&file).unwrap_or_default();
     let mut all = entries(&old);
-    all.push(entry(path, outcome));
+    all.push(entry.to_string());
     let mut start = all.len().saturating_sub(MAX_MERGES);
     while start + 1 < all.len() && all[start..].iter().map(String::len).sum::<usize>() > MAX_BYTES {
         start += 1;
@@ -132,27 +152,35 @@ fn floor_char_boundary(s: &str, at: usize) -> usize {
 pub fn record_fallback(path: &str, why: &str) {
     stderr_line!(
         "tscn-merge: {}: git's line merge was used: {} (see tscn-merge doctor)",
-        gdscene::render::escape::visible(path),
-        gdscene::render::escape::visible_lines(why)
+        visible(path),
+        visible_lines(why)
     );
     let Some(dir) = state_dir(None) else { return };
     let file = dir.join(FALLBACKS_FILE);
     let old = std::fs::read_to_string(&file).unwrap_or_default();
     let mut lines: Vec<&str> = old.lines().collect();
-    let line = format!("{} {}: {why}", now_utc(), path.replace('\n', "\\n"));
+    let line = format!(
+        "{} {}: {}",
+        now_utc(),
+        path.replace('\n', "\\n"),
+        why.replace('\n', "\\n")
+    );
     lines.push(&line);
     let keep = &lines[lines.len().saturating_sub(MAX_FALLBACKS)..];
     let text = format!("{}\n", keep.join("\n"));
     let _ = std::fs::create_dir_all(&dir).map(|()| io::write_atomic(&file, text.as_bytes()));
 }
 
-/// The last `n` fallbacks recorded in the repository around `dir`.
+/// The last `n` fallbacks recorded in the repository around `dir`, each made safe to
+/// print ([`visible`]: the file names and reasons are the repository's, and the driver's
+/// shell command writes `%P` as git gave it).
 pub fn recent_fallbacks(dir: &Path, n: usize) -> Vec<String> {
     let Some(state) = state_dir(Some(dir)) else {
         return Vec::new();
     };
-    let text = std::fs::read_to_string(state.join(FALLBACKS_FILE)).unwrap_or_default();
-    let lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let bytes = std::fs::read(state.join(FALLBACKS_FILE)).unwrap_or_default();
+    let text = String::from_utf8_lossy(&bytes);
+    let lines: Vec<String> = text.lines().map(|l| visible(l).into_owned()).collect();
     lines[lines.len().saturating_sub(n)..].to_vec()
 }
 
@@ -170,20 +198,24 @@ fn is_about(entry: &str, path: &str) -> bool {
 /// nothing is recorded.
 pub fn run(path: Option<&str>) -> anyhow::Result<i32> {
     let state = state_dir(None).ok_or_else(|| anyhow::anyhow!("not inside a git repository"))?;
-    let text = std::fs::read_to_string(state.join(MERGES_FILE)).unwrap_or_default();
+    let bytes = std::fs::read(state.join(MERGES_FILE)).unwrap_or_default();
+    let text = String::from_utf8_lossy(&bytes);
     let shown: Vec<String> = entries(&text)
         .into_iter()
         .filter(|e| path.is_none_or(|p| is_about(e, p)))
         .collect();
     if shown.is_empty() {
-        let what = path.map(|p| format!(" of {p}")).unwrap_or_default();
+        let what = path
+            .map(|p| format!(" of {}", visible(p)))
+            .unwrap_or_default();
         stderr_line!(
             "no merge{what} recorded: the merge driver keeps the last {MAX_MERGES} merges' decisions in {}",
-            state.join(MERGES_FILE).display()
+            visible(&state.join(MERGES_FILE).display().to_string())
         );
         return Ok(1);
     }
-    io::write_stdout(shown.concat().as_bytes())?;
+    // Names and values are the repository's: shown, never obeyed by the terminal.
+    io::write_stdout(visible_lines(&shown.concat()).as_bytes())?;
     Ok(0)
 }
 

@@ -99,16 +99,15 @@ fn conflict_stages_in_index(
     }))
 }
 
-/// Every repository-relative path that currently has unmerged index entries
-/// and names a scene file, sorted.
-pub fn unmerged_scene_paths(repo: &gix::Repository) -> Result<Vec<String>> {
+/// Every repository-relative path that currently has unmerged index entries, sorted
+/// (which of them a command handles is the command's business).
+pub fn unmerged_paths(repo: &gix::Repository) -> Result<Vec<String>> {
     let index = repo.open_index().context("reading the index")?;
     let mut out: Vec<String> = index
         .entries()
         .iter()
         .filter(|e| e.stage_raw() != 0)
         .map(|e| e.path(&index).to_str_lossy().into_owned())
-        .filter(|p| is_scene_path(p))
         .collect();
     out.sort();
     out.dedup();
@@ -513,7 +512,7 @@ mod tests {
         assert_eq!(conflict_stages(&repo, &t.abs("clean.tscn")).unwrap(), None);
         assert_eq!(conflict_stages(&repo, &t.abs("nope.tscn")).unwrap(), None);
         assert_eq!(
-            unmerged_scene_paths(&repo).unwrap(),
+            unmerged_paths(&repo).unwrap(),
             vec!["added.tres".to_string(), "scenes/level 1.tscn".to_string()]
         );
     }

@@ -16,6 +16,7 @@
 //! solve), 1 when conflicts remain, 2 on error. Never runs `git add`.
 
 pub mod args;
+mod config;
 
 use crate::driver as cli_merge;
 use crate::driver::args::FavorArg;
@@ -23,8 +24,11 @@ use crate::git;
 use crate::io;
 use crate::io::stderr_line;
 use crate::solve::args::SolveArgs;
+use gdscene::config::merge::ConfigMerge;
+use gdscene::config::ConfigKind;
 use gdscene::linemerge::{ConflictStyle, MarkerOptions};
 use gdscene::merge::{merge, Decision, MergeOptions, MergeOutcome, Method};
+use gdscene::render::escape::visible;
 use gdscene::solve::{find_markers, is_untouched_line_merge, solve_markers_styled, Source};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -39,9 +43,17 @@ pub fn run(a: &SolveArgs) -> anyhow::Result<i32> {
             .workdir()
             .ok_or_else(|| anyhow::anyhow!("the repository has no work tree"))?
             .to_path_buf();
-        let paths = crate::git::unmerged_scene_paths(&repo)?;
+        let (paths, others) = solvable_paths(&repo)?;
         if paths.is_empty() {
-            io::print_line("no unmerged scene files: nothing to solve")?;
+            io::print_line("no unmerged scene or Godot settings file: nothing to solve")?;
+        }
+        if !others.is_empty() {
+            let names: Vec<String> = others.iter().map(|p| visible(p).into_owned()).collect();
+            stderr_line!(
+                "tscn-merge: {} other unmerged file(s), not Godot files that solve re-merges (resolve them as git says): {}",
+                others.len(),
+                names.join(", ")
+            );
         }
         let mut files = Vec::new();
         for p in paths {
@@ -74,6 +86,15 @@ pub fn run(a: &SolveArgs) -> anyhow::Result<i32> {
         code = code.max(c);
     }
     Ok(code)
+}
+
+/// The unmerged paths of the index (from the work tree's top), sorted: those `solve`
+/// re-merges (scenes and resources, and the ConfigFile files the driver merges:
+/// `project.godot`, `*.import`, `*.uid`, ...), and the others.
+fn solvable_paths(repo: &gix::Repository) -> anyhow::Result<(Vec<String>, Vec<String>)> {
+    Ok(crate::git::unmerged_paths(repo)?
+        .into_iter()
+        .partition(|p| crate::git::paths::is_scene_path(p) || ConfigKind::of_path(p).is_some()))
 }
 
 /// An unmerged entry found without being named: `file` itself, unless it is a symbolic
@@ -212,9 +233,41 @@ fn style_for(a: &SolveArgs, file: &Path) -> ConflictStyle {
     }
 }
 
+/// A re-merge's outcome: a scene's, or a ConfigFile's (`project.godot`, `*.import`, ...).
+enum Solved {
+    Scene(MergeOutcome),
+    Config(ConfigMerge),
+}
+
+impl Solved {
+    /// `--explain`, as `merge` prints it.
+    fn explain(&self, format: Option<crate::driver::args::ExplainFormat>, shown: &str) {
+        match self {
+            Solved::Scene(o) => cli_merge::explain(o, format, shown),
+            Solved::Config(m) => cli_merge::config::explain_merge(m, format, shown),
+        }
+    }
+
+    /// The per-conflict report, as `merge` prints it.
+    fn report(&self, shown: &str) {
+        match self {
+            Solved::Scene(o) => cli_merge::report_conflicts(o, shown),
+            Solved::Config(m) => cli_merge::config::report(m, shown, false),
+        }
+    }
+
+    /// The text and the number of conflicts left in it.
+    fn into_parts(self) -> (Vec<u8>, usize) {
+        match self {
+            Solved::Scene(o) => (o.text, o.conflict_count),
+            Solved::Config(m) => (m.text, m.conflict_count),
+        }
+    }
+}
+
 /// What was solved and how, before writing.
 struct Plan {
-    outcome: MergeOutcome,
+    outcome: Solved,
     /// The file is unmerged in a repository (the user is told to `git add` it).
     unmerged: bool,
     /// Print the per-conflict report (not when blocks were kept as they were, already
@@ -236,7 +289,7 @@ enum FromIndex {
 /// git's line merge left: otherwise its text holds someone's work, which a merge of
 /// the stages would throw away.
 fn from_index(
-    a: &SolveArgs,
+    (a, kind): (&SolveArgs, Option<ConfigKind>),
     style: ConflictStyle,
     shown: &str,
     text: &[u8],
@@ -268,7 +321,10 @@ fn from_index(
         return Ok(FromIndex::Edited);
     }
     let markers_opts = labelled_markers(&markers, style);
-    let outcome = merge_stages(&base, &ours, &theirs, markers_opts);
+    let outcome = match kind {
+        Some(k) => config::merge_stages(k, (&base, &ours, &theirs), &markers_opts),
+        None => Solved::Scene(merge_stages(&base, &ours, &theirs, markers_opts)),
+    };
     stderr_line!("{shown}: re-merged from git's index stages (base, ours, theirs)");
     Ok(FromIndex::Plan(Plan {
         outcome,
@@ -320,11 +376,26 @@ fn merge_stages(base: &[u8], ours: &[u8], theirs: &[u8], markers: MarkerOptions)
 
 /// Solve from the conflict markers in the file. `None`: nothing to solve.
 fn from_markers(
-    a: &SolveArgs,
+    (a, kind): (&SolveArgs, Option<ConfigKind>),
     style: ConflictStyle,
     shown: &str,
     text: &[u8],
 ) -> anyhow::Result<Option<Plan>> {
+    if let Some(kind) = kind {
+        let marked = match find_markers(text, a.marker_size) {
+            Ok(Some(m)) => m,
+            Ok(None) => return Ok(None),
+            Err(e) => anyhow::bail!("cannot read the conflict markers in {shown}: {e}"),
+        };
+        let opts = labelled_markers(&marked, style);
+        let outcome = config::from_markers(kind, shown, &marked, text, &opts);
+        let report = marked.has_base();
+        return Ok(Some(Plan {
+            outcome,
+            unmerged: false,
+            report,
+        }));
+    }
     let solved = match solve_markers_styled(text, a.marker_size, style) {
         Ok(Some(s)) => s,
         Ok(None) => return Ok(None),
@@ -362,7 +433,7 @@ fn from_markers(
     }
     let report = solved.source == Source::Diff3Markers && solved.doubt.is_none();
     Ok(Some(Plan {
-        outcome: solved.outcome,
+        outcome: Solved::Scene(solved.outcome),
         unmerged: false,
         report,
     }))
@@ -393,65 +464,93 @@ fn favor_blocks(
     (text, left)
 }
 
+/// The plan for `file` (text with LF line ends): from git's index stages when the file
+/// is unmerged and untouched, else from its own markers. `Err(code)`: nothing to write.
+fn plan_for(
+    a: &SolveArgs,
+    file: &Path,
+    (shown, style): (&str, ConflictStyle),
+    text: &[u8],
+) -> anyhow::Result<Result<Plan, i32>> {
+    // project.godot, *.import, ...: merged by section and key, as the driver does.
+    let kind = crate::git::paths::kind_of(file);
+    let (from_index_plan, unmerged) = match index_stages(file) {
+        Some(stages) => match from_index((a, kind), style, shown, text, stages_lf(stages))? {
+            FromIndex::Done(code) => return Ok(Err(code)),
+            FromIndex::Plan(p) => (Some(p), true),
+            FromIndex::Edited => (None, true),
+        },
+        None => (None, false),
+    };
+    Ok(Ok(match from_index_plan {
+        Some(p) => p,
+        None => match from_markers((a, kind), style, shown, text)? {
+            Some(p) => Plan { unmerged, ..p },
+            None => {
+                stderr_line!("{shown}: nothing to solve (no conflict markers)");
+                return Ok(Err(0));
+            }
+        },
+    }))
+}
+
+/// `--favor`: the conflicts left resolved to `side`, unless that leaves a broken file
+/// while the favoured side is valid (then they stay, and stderr says why).
+fn favor(
+    a: &SolveArgs,
+    (file, shown, style): (&Path, &str, ConflictStyle),
+    input: &[u8],
+    (text, left): (Vec<u8>, usize),
+    side: FavorArg,
+) -> (Vec<u8>, usize) {
+    let name = crate::driver::markers::side_name(side);
+    let resolved = favor_blocks(input, &text, style, a, side);
+    let path = file.display().to_string();
+    let favoured = || favor_blocks(input, input, style, a, side).0;
+    if let Some(why) = crate::driver::markers::broken_by_favor(&path, &resolved.0, favoured) {
+        crate::driver::markers::refused_favor(&path, name, left, &why);
+        return (text, left);
+    }
+    stderr_line!("{shown}: {left} conflict(s) resolved in favour of {name} (--favor)");
+    resolved
+}
+
 fn solve_file(a: &SolveArgs, file: &Path) -> anyhow::Result<i32> {
     // A file name is the repository's: shown, never obeyed by the terminal.
-    let shown = gdscene::render::escape::visible(&file.display().to_string()).into_owned();
+    let shown = visible(&file.display().to_string()).into_owned();
     // Solved with LF line ends, written back in the file's own (io/eol.rs); the
     // backup keeps the bytes as they were.
     let original = io::read(file)?;
     let ending = io::eol::Ending::of(&original);
     let text = io::eol::lf_view(&original).into_owned();
     let style = style_for(a, file);
-    let (from_index_plan, unmerged) = match index_stages(file) {
-        Some(stages) => match from_index(a, style, &shown, &text, stages_lf(stages))? {
-            FromIndex::Done(code) => return Ok(code),
-            FromIndex::Plan(p) => (Some(p), true),
-            FromIndex::Edited => (None, true),
-        },
-        None => (None, false),
+    let plan = match plan_for(a, file, (&shown, style), &text)? {
+        Ok(p) => p,
+        Err(code) => return Ok(code),
     };
-    let plan = match from_index_plan {
-        Some(p) => p,
-        None => match from_markers(a, style, &shown, &text)? {
-            Some(p) => Plan { unmerged, ..p },
-            None => {
-                stderr_line!("{shown}: nothing to solve (no conflict markers)");
-                return Ok(0);
-            }
-        },
-    };
-    let mut outcome = plan.outcome;
-    cli_merge::explain(&outcome, a.explain, &shown);
+    plan.outcome.explain(a.explain, &shown);
     if plan.report {
-        cli_merge::report_conflicts(&outcome, &shown);
+        plan.outcome.report(&shown);
     }
-    if let (Some(side), false) = (a.favor, outcome.is_clean()) {
-        let name = if side == FavorArg::Ours {
-            "ours"
-        } else {
-            "theirs"
-        };
-        stderr_line!(
-            "{shown}: {} conflict(s) resolved in favour of {name} (--favor)",
-            outcome.conflict_count
-        );
-        (outcome.text, outcome.conflict_count) = favor_blocks(&text, &outcome.text, style, a, side);
+    let (mut out, mut left) = plan.outcome.into_parts();
+    if let (Some(side), true) = (a.favor, left > 0) {
+        (out, left) = favor(a, (file, &shown, style), &text, (out, left), side);
     }
     if a.stdout {
-        io::write_stdout(&ending.apply(std::mem::take(&mut outcome.text)))?;
-    } else if outcome.text == text {
+        io::write_stdout(&ending.apply(out))?;
+    } else if out == text {
         stderr_line!("{shown}: unchanged");
     } else {
         if !a.no_backup {
             let orig = write_backup(file, &original)?;
-            stderr_line!("{shown}: the file as it was is kept in {}", orig.display());
+            stderr_line!(
+                "{shown}: the file as it was is kept in {}",
+                visible(&orig.display().to_string())
+            );
         }
-        io::write_atomic(
-            &write_target(file),
-            &ending.apply(std::mem::take(&mut outcome.text)),
-        )?;
+        io::write_atomic(&write_target(file), &ending.apply(out))?;
     }
-    if outcome.is_clean() {
+    if left == 0 {
         let review = if plan.unmerged && !a.stdout {
             format!("; review it, then `git add {shown}`")
         } else {
@@ -460,7 +559,7 @@ fn solve_file(a: &SolveArgs, file: &Path) -> anyhow::Result<i32> {
         stderr_line!("{shown}: solved, no conflicts left{review}");
         Ok(0)
     } else {
-        stderr_line!("{shown}: {} conflict(s) remain", outcome.conflict_count);
+        stderr_line!("{shown}: {left} conflict(s) remain");
         Ok(1)
     }
 }

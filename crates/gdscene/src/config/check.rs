@@ -10,6 +10,8 @@ use crate::syntax::string_open_after;
 /// Validate a ConfigFile text: `Err` when it does not parse (and holds no markers; markers
 /// are reported as problems, since they are what broke the parse), else the problems.
 pub fn check_config(text: &str) -> Result<Vec<Problem>, super::ConfigError> {
+    // A byte order mark belongs at the start (and only there): not part of the first key.
+    let text = text.strip_prefix(BOM).unwrap_or(text);
     let markers = marker_lines(text);
     let doc = match Document::parse(text) {
         Ok(d) => d,
@@ -25,8 +27,14 @@ pub fn check_config(text: &str) -> Result<Vec<Problem>, super::ConfigError> {
             }
             seen_sections.push((s.name, s.line));
         }
+        if s.name.contains(BOM) {
+            out.push(error(s.line, format!("section `[{}]` holds a byte order mark (U+FEFF), which belongs only at the very start of the file: the engine reads it as part of the name", s.name)));
+        }
         let mut keys: Vec<(&str, usize)> = Vec::new();
         for (_, e) in s.entries() {
+            if e.key.contains(BOM) {
+                out.push(error(e.line, format!("key `{}` holds a byte order mark (U+FEFF), which belongs only at the very start of the file: the engine reads it as part of the key, so `{}` is not set", e.key, e.key.replace(BOM, ""))));
+            }
             if let Some((_, first)) = keys.iter().find(|(k, _)| *k == e.key) {
                 out.push(error(e.line, format!("key `{}` repeated in {} (first at line {first}); the engine keeps only the last", e.key, where_(s.name))));
             }
@@ -36,6 +44,9 @@ pub fn check_config(text: &str) -> Result<Vec<Problem>, super::ConfigError> {
     out.sort_by_key(|p| p.line);
     Ok(out)
 }
+
+/// The byte order mark, as a character.
+const BOM: char = '\u{feff}';
 
 fn where_(section: &str) -> String {
     if section.is_empty() {
@@ -94,6 +105,17 @@ mod tests {
         assert!(p[0].message.contains("key `k` repeated"));
         assert!(p[1].message.contains("section `[a]` repeated"));
         assert!(check_config("[a]\nk=1\n\n[b]\nk=1\n").unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_byte_order_mark_after_the_start_is_an_error() {
+        assert!(check_config("\u{feff}config_version=5\n\n[a]\nk=1\n")
+            .unwrap()
+            .is_empty());
+        let p = check_config("[a]\nk=1\n\u{feff}config_version=5\n").unwrap();
+        assert_eq!(p.len(), 1, "{p:?}");
+        assert_eq!(p[0].line, 3);
+        assert!(p[0].message.contains("byte order mark"), "{p:?}");
     }
 
     #[test]

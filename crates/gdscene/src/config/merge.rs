@@ -20,8 +20,10 @@ use super::syntax::{Document, Item, ItemKind};
 use super::ConfigKind;
 use crate::linemerge::{merge_lines, write_conflict, MarkerOptions};
 use placement::{place, place_key};
+use renames::renamed_from;
 
 mod placement;
+mod renames;
 
 /// How the result was made.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -75,14 +77,28 @@ pub fn merge_config(
     if ours == theirs || base == theirs {
         return trivial(ours);
     }
-    if base == ours {
-        return trivial(theirs);
+    // A byte order mark is no line of the file: ours' (present or not) starts the result,
+    // as ours' line ending ends its lines, and one side's alone never lands mid-file.
+    let strip = |s: &'_ [u8]| -> Vec<u8> { s.strip_prefix(BOM).unwrap_or(s).to_vec() };
+    let (b, o, t) = (strip(base), strip(ours), strip(theirs));
+    let mut m = if b == o {
+        trivial(&t)
+    } else if o == t || b == t {
+        trivial(&o)
+    } else {
+        match structural(kind, &b, &o, &t, opts) {
+            Ok(m) => m,
+            Err(reason) => line_fallback(&b, &o, &t, opts, reason),
+        }
+    };
+    if ours.starts_with(BOM) {
+        m.text.splice(0..0, BOM.iter().copied());
     }
-    match structural(kind, base, ours, theirs, opts) {
-        Ok(m) => m,
-        Err(reason) => line_fallback(base, ours, theirs, opts, reason),
-    }
+    m
 }
+
+/// The UTF-8 byte order mark.
+const BOM: &[u8] = "\u{feff}".as_bytes();
 
 fn trivial(side: &[u8]) -> ConfigMerge {
     ConfigMerge {
@@ -425,12 +441,19 @@ impl<'a, 'o> Merger<'a, 'o> {
         if let Some(h) = os.header {
             pieces.push((None, same(self.o, h, false)));
         }
+        let theirs_renamed = self.theirs_renames(name);
         for item in os.items {
             let ItemKind::Entry(e) = &item.kind else {
                 pieces.push((None, same(self.o, &item.span, item.kind == ItemKind::Blank)));
                 continue;
             };
-            if let Some(old) = renamed_from(os, bs, ts, self, &e.key) {
+            if let Some(new) = theirs_renamed.get(&e.key) {
+                if let Some(p) = self.theirs_renamed_piece(name, new, e, ts) {
+                    pieces.push((Some(new.clone()), p));
+                    continue;
+                }
+            }
+            if let Some(old) = renamed_from((self.o, Some(os)), ts, (self.b, bs), &e.key) {
                 pieces.push((
                     Some(e.key.clone()),
                     self.renamed_piece(name, &old, (item, e), bs, ts),
@@ -444,18 +467,19 @@ impl<'a, 'o> Merger<'a, 'o> {
             }
         }
         if let Some(ts) = ts {
-            self.add_theirs_keys(name, &os, bs, &ts, &mut pieces);
+            let skip = theirs_renamed.into_values().collect();
+            self.add_theirs_keys(name, (&os, bs, &ts), &skip, &mut pieces);
         }
         pieces.into_iter().map(|p| p.1).collect()
     }
 
     /// Theirs' keys that ours does not have, placed after the key they follow in theirs.
+    /// `placed`: the keys theirs renamed, already in ours' place of the old key.
     fn add_theirs_keys(
         &mut self,
         name: &str,
-        os: &SectionRef<'a>,
-        bs: Option<SectionRef<'a>>,
-        ts: &SectionRef<'a>,
+        (os, bs, ts): (&SectionRef<'a>, Option<SectionRef<'a>>, &SectionRef<'a>),
+        placed: &std::collections::BTreeSet<String>,
         pieces: &mut Vec<(Option<String>, Piece)>,
     ) {
         let keys = |s: &SectionRef<'_>| s.entries().map(|(_, e)| e.key.clone()).collect::<Vec<_>>();
@@ -466,10 +490,13 @@ impl<'a, 'o> Merger<'a, 'o> {
         // The base keys ours renamed, found once (a scan per key of theirs was cubic).
         let renamed_by_ours: std::collections::BTreeSet<String> = os
             .entries()
-            .filter_map(|(_, o)| renamed_from(*os, bs, Some(*ts), self, &o.key))
+            .filter_map(|(_, o)| renamed_from((self.o, Some(*os)), Some(*ts), (self.b, bs), &o.key))
             .collect();
         for (i, &(item, e)) in entries.iter().enumerate() {
-            if os.get(&e.key).is_some() || renamed_by_ours.contains(&e.key) {
+            if os.get(&e.key).is_some()
+                || renamed_by_ours.contains(&e.key)
+                || placed.contains(&e.key)
+            {
                 continue;
             }
             let b = bs.and_then(|s| s.get(&e.key));
@@ -481,65 +508,6 @@ impl<'a, 'o> Merger<'a, 'o> {
                 bs.and_then(|s| s.get(k)).is_some() || ts.get(k).is_some()
             });
             pieces.insert(at, (Some(e.key.clone()), p));
-        }
-    }
-}
-
-/// The base key ours renamed to `key`: ours added `key` and dropped a base key theirs
-/// still has, with the same value (so theirs' change to that key follows the rename).
-fn renamed_from(
-    os: SectionRef<'_>,
-    bs: Option<SectionRef<'_>>,
-    ts: Option<SectionRef<'_>>,
-    m: &Merger<'_, '_>,
-    key: &str,
-) -> Option<String> {
-    let (bs, ts) = (bs?, ts?);
-    if bs.get(key).is_some() || ts.get(key).is_some() {
-        return None;
-    }
-    let (_, e) = os.get(key)?;
-    let v = m.o.slice(&e.value);
-    let mut olds = bs.entries().filter(|(_, b)| {
-        os.get(&b.key).is_none() && ts.get(&b.key).is_some() && same_value(m.b.slice(&b.value), v)
-    });
-    let first = olds.next()?;
-    olds.next().is_none().then(|| first.1.key.clone())
-}
-
-impl<'a, 'o> Merger<'a, 'o> {
-    /// A key ours renamed from `old`: theirs' change to `old`'s value, under ours' name.
-    fn renamed_piece(
-        &mut self,
-        sec: &str,
-        old: &str,
-        o: (&'a Item, &'a super::syntax::Entry),
-        bs: Option<SectionRef<'a>>,
-        ts: Option<SectionRef<'a>>,
-    ) -> Piece {
-        let (b, t) = (bs.and_then(|s| s.get(old)), ts.and_then(|s| s.get(old)));
-        let tv = t.map(|(_, e)| self.t.slice(&e.value));
-        let bv = b.map(|(_, e)| self.b.slice(&e.value));
-        let (item, e) = o;
-        let m = format!(
-            "{} renamed by ours from `{old}`; theirs' change to it follows the rename",
-            describe_key(sec, &e.key)
-        );
-        let d = ConfigDecision::new("key_rename_followed", m).at(sec, Some(&e.key));
-        self.decisions.push(d.side("ours").values(&e.key, old));
-        match (bv, tv) {
-            (Some(bv), Some(tv)) if !same_value(bv, tv) => {
-                let line = self.o.slice(&item.span);
-                let (s, end) = (
-                    e.value.start - item.span.start,
-                    e.value.end - item.span.start,
-                );
-                Piece::Same {
-                    text: format!("{}{tv}{}", &line[..s], &line[end..]),
-                    blank: false,
-                }
-            }
-            _ => same(self.o, &item.span, false),
         }
     }
 }

@@ -165,7 +165,7 @@ fn judge(scene: &Scene) -> Result<(), String> {
         let first = problems
             .iter()
             .find(|p| p.severity == crate::check::Severity::Error)
-            .map(|p| format!("line {}: {}", p.line, p.message))
+            .map(|p| format!("line {}: {}", p.line, shorten(&p.message, 300)))
             .unwrap_or_default();
         return Err(format!("the structural result would be broken ({first})"));
     }

@@ -11,8 +11,8 @@
 use super::geometry::{num, rect2, Rect};
 use super::tree::{FileId, Files, Target};
 use super::Limits;
-use rustc_hash::FxHasher;
 use crate::value::Value;
+use rustc_hash::FxHasher;
 use std::collections::BTreeMap;
 use std::hash::Hasher;
 
