@@ -363,3 +363,55 @@ material_override = SubResource("StandardMaterial3D_w")
         );
     }
 }
+
+/// One side deletes an instanced `Tower` and renames its sibling `Tower2` (same
+/// `unique_id`) onto the freed name; the other changes both (issue 39.3). The nodes
+/// meeting at `Tower` are a structural conflict, never a line-merge fallback: each
+/// resolution holds every `unique_id` once, and each side's towers where it put them.
+#[test]
+fn a_rename_onto_a_deleted_siblings_name_conflicts_as_nodes() {
+    let base = r#"[gd_scene format=3 uid="uid://abc"]
+
+[ext_resource type="PackedScene" uid="uid://t1" path="res://tower.tscn" id="1_a"]
+
+[node name="Root" type="Node2D" unique_id=100]
+
+[node name="Tower" parent="." unique_id=1 instance=ExtResource("1_a")]
+position = Vector2(10, 0)
+
+[node name="Tower2" parent="." unique_id=2 instance=ExtResource("1_a")]
+position = Vector2(20, 0)
+"#;
+    let x = r#"[gd_scene format=3 uid="uid://abc"]
+
+[ext_resource type="PackedScene" uid="uid://t1" path="res://tower.tscn" id="1_a"]
+
+[node name="Root" type="Node2D" unique_id=100]
+
+[node name="Tower" parent="." unique_id=2 instance=ExtResource("1_a")]
+position = Vector2(20, 0)
+"#;
+    let y = base
+        .replace("(10, 0)", "(11, 0)")
+        .replace("(20, 0)", "(22, 0)");
+    let once = |r: &str| {
+        ["unique_id=1 ", "unique_id=2 "]
+            .iter()
+            .all(|id| r.matches(id).count() <= 1)
+    };
+    for (xr, yr) in both_ways(base, x, &y) {
+        assert!(once(&xr) && once(&yr), "{xr}\n---\n{yr}");
+        // X's side: one Tower, the renamed Tower2 (with Y's clean move of it).
+        assert!(
+            xr.contains("[node name=\"Tower\" parent=\".\" unique_id=2"),
+            "{xr}"
+        );
+        assert!(
+            !xr.contains("Tower2") && !xr.contains("unique_id=1 "),
+            "{xr}"
+        );
+        // Y's side: both towers, both moved.
+        assert!(yr.contains("(11, 0)") && yr.contains("(22, 0)"), "{yr}");
+        assert!(yr.contains("name=\"Tower2\""), "{yr}");
+    }
+}
