@@ -72,12 +72,17 @@ impl Places {
                 .filter(|rest| !rest.as_os_str().is_empty())
                 .map(Path::to_path_buf)
         };
-        let named = match (relative(&self.git_dir), relative(&self.top)) {
-            (Some(rest), _) => Path::new(".git").join(rest),
-            (None, Some(rest)) => rest,
-            (None, None) => path.to_path_buf(),
+        // Relative names with `/` on every platform: a record read back on another (a
+        // clone shared with WSL) names the same file.
+        let slashed = |rest: PathBuf| match cfg!(windows) {
+            true => rest.to_string_lossy().replace('\\', "/"),
+            false => rest.to_string_lossy().into_owned(),
         };
-        named.to_string_lossy().into_owned()
+        match (relative(&self.git_dir), relative(&self.top)) {
+            (Some(rest), _) => format!(".git/{}", slashed(rest)),
+            (None, Some(rest)) => slashed(rest),
+            (None, None) => path.to_string_lossy().into_owned(),
+        }
     }
 
     /// `real` as `links:...` when this repository's link folder holds it or it is one of
