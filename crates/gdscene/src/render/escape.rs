@@ -1,6 +1,6 @@
 //! Escaping of text that comes from a repository (file paths, node names, values,
-//! resource paths) for the three places it is shown: a terminal, Markdown (a pull-request
-//! comment) and Mermaid labels. Repositories are untrusted: a file named
+//! resource paths) for the places it is shown: a terminal, Markdown (a pull-request
+//! comment), Mermaid labels, and HTML or SVG markup. Repositories are untrusted: a file named
 //! ``a`|[x](y).tscn`` or a node named `\x1b[2J` must be shown, never obeyed.
 //!
 //! Decides only how a string is spelled; which strings are repository data is the
@@ -90,6 +90,23 @@ pub fn mermaid(s: &str) -> String {
             let _ = write!(out, "#{};", c as u32);
         } else {
             out.push(c);
+        }
+    }
+    out
+}
+
+/// `s` safe in HTML or SVG text and in quoted attribute values: the one spelling the
+/// review page, the diff page and the scene pictures share.
+pub fn markup(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
         }
     }
     out

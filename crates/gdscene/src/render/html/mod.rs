@@ -19,18 +19,7 @@ use std::collections::BTreeMap;
 
 /// `s` safe in HTML text and in quoted attribute values.
 pub fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
+    crate::render::escape::markup(s)
 }
 
 /// The page's style sheet, shared with the mergetool's page.

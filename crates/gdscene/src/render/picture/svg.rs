@@ -11,18 +11,7 @@ use super::Mark;
 
 /// `s` safe in SVG text and quoted attribute values.
 pub fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
+    crate::render::escape::markup(s)
 }
 
 /// Where the picture looks and how big it is on the page.
