@@ -8,6 +8,8 @@
 //! `TSCN_MERGE_TEST_BIN` runs the mergetool of another build (to see a test fail on the
 //! build before a fix); by default the one cargo built.
 
+#[path = "common/browser.rs"]
+mod browser;
 mod common;
 
 use common::TempRepo;
@@ -37,25 +39,9 @@ fn tool() -> PathBuf {
     std::env::var_os("TSCN_MERGE_TEST_BIN").map_or_else(common::bin, PathBuf::from)
 }
 
-/// Where the Playwright scripts are, or why the browser tests cannot run here.
-fn browser() -> Result<PathBuf, String> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/browser");
-    let chromium = std::env::var_os("CHROMIUM").map_or("/usr/bin/chromium".into(), PathBuf::from);
-    if !chromium.is_file() {
-        return Err(format!("no Chromium at {}", chromium.display()));
-    }
-    if !dir.join("node_modules/playwright-core").is_dir() {
-        return Err("no tests/browser/node_modules (npm install in tests/browser)".into());
-    }
-    match Command::new("node").arg("--version").output() {
-        Ok(o) if o.status.success() => Ok(dir),
-        _ => Err("no node".into()),
-    }
-}
-
 macro_rules! browser_or_skip {
     () => {
-        match browser() {
+        match browser::browser() {
             Ok(d) => d,
             Err(why) => {
                 eprintln!("skipped: {why}");
@@ -67,13 +53,7 @@ macro_rules! browser_or_skip {
 
 /// Where a screenshot goes.
 fn shot(repo: &TempRepo, name: &str) -> PathBuf {
-    if std::env::var_os("TSCN_MERGE_SCREENSHOTS").is_some() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/img");
-        std::fs::create_dir_all(&dir).expect("docs/img");
-        dir.join(name)
-    } else {
-        repo.scratch().join(name)
-    }
+    browser::shot(&repo.scratch(), name)
 }
 
 /// A repository whose `git merge` left `level.tscn` conflicted, with the mergetool set up.
@@ -990,7 +970,7 @@ fn the_token_never_reaches_a_command_line() {
     assert_eq!(mode(&page), 0o600, "{}", page.display());
     assert_eq!(mode(page.parent().expect("folder")), 0o700);
     assert!(std::fs::read_to_string(&page).expect("read").contains(&url));
-    match browser() {
+    match browser::browser() {
         Ok(dir) => {
             let v = node(&dir, &["launch-page.mjs", &address]);
             assert!(

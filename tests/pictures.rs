@@ -6,31 +6,17 @@
 //!
 //! Screenshots go to a scratch folder, or to docs/img/ with `TSCN_MERGE_SCREENSHOTS=1`.
 
+#[path = "common/browser.rs"]
+mod browser;
 mod common;
 
 use common::TempRepo;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// Where the Playwright scripts are, or why the browser tests cannot run here.
-fn browser() -> Result<PathBuf, String> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/browser");
-    let chromium = std::env::var_os("CHROMIUM").map_or("/usr/bin/chromium".into(), PathBuf::from);
-    if !chromium.is_file() {
-        return Err(format!("no Chromium at {}", chromium.display()));
-    }
-    if !dir.join("node_modules/playwright-core").is_dir() {
-        return Err("no tests/browser/node_modules (npm install in tests/browser)".into());
-    }
-    match Command::new("node").arg("--version").output() {
-        Ok(o) if o.status.success() => Ok(dir),
-        _ => Err("no node".into()),
-    }
-}
-
 macro_rules! browser_or_skip {
     () => {
-        match browser() {
+        match browser::browser() {
             Ok(d) => d,
             Err(why) => {
                 eprintln!("SKIP (browser part): {why}");
@@ -42,13 +28,7 @@ macro_rules! browser_or_skip {
 
 /// Where a screenshot goes.
 fn shot(repo: &TempRepo, name: &str) -> PathBuf {
-    if std::env::var_os("TSCN_MERGE_SCREENSHOTS").is_some() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/img");
-        std::fs::create_dir_all(&dir).expect("docs/img");
-        dir.join(name)
-    } else {
-        repo.scratch().join(name)
-    }
+    browser::shot(&repo.scratch(), name)
 }
 
 /// `node tests/browser/pictures.mjs PAGE PROBES SHOT`, its JSON line.
