@@ -143,10 +143,12 @@ fn validates(text: &[u8]) -> Result<(), String> {
 }
 
 /// [`validates`] for a text given away, handed back when it is valid: the validating
-/// parse then needs no copy of it (20 MB of fresh memory for a big scene).
-fn validates_owned(text: String, exit_after: bool) -> Result<String, String> {
+/// parse then needs no copy of it (20 MB of fresh memory for a big scene). The sections
+/// it shares with `like` (ours) are copied from ours' tree, not read again: the same
+/// tree as reading them gives ([`crate::syntax::Document::from_text_like`]).
+fn validates_owned(text: String, like: &Scene, exit_after: bool) -> Result<String, String> {
     let big = text.len() > 1 << 20;
-    let mut scene = crate::syntax::Document::from_text(text)
+    let mut scene = crate::syntax::Document::from_text_like(text, &like.doc)
         .map_err(crate::model::ModelError::from)
         .and_then(Scene::from_document)
         .map_err(|e| format!("the merged text does not parse: {e}"))?;
@@ -181,37 +183,52 @@ fn parse_three<I: Input>(
     Result<Scene, crate::model::ModelError>,
     Result<Scene, crate::model::ModelError>,
 ) {
+    // Base first: ours and theirs copy the sections they share with it.
+    let b = base.scene();
+    let Ok(like) = &b else {
+        return (b, ours.scene(), theirs.scene());
+    };
     let total = base.as_ref().len() + ours.as_ref().len() + theirs.as_ref().len();
     // Small files: a thread costs more than it saves.
     if total < 256 * 1024 {
-        return (base.scene(), ours.scene(), theirs.scene());
+        let (o, t) = (ours.scene_like(like), theirs.scene_like(like));
+        return (b, o, t);
     }
-    std::thread::scope(|s| {
-        let other = s.spawn(|| (base.scene(), theirs.scene()));
-        let o = ours.scene();
+    let (o, t) = std::thread::scope(|s| {
+        let other = s.spawn(|| theirs.scene_like(like));
+        let o = ours.scene_like(like);
         match other.join() {
-            Ok((b, t)) => (b, o, t),
+            Ok(t) => (o, t),
             // The parser does not panic on any input; if it ever did, parse here again
             // so that the panic surfaces where the caller can see it.
-            Err(_) => (base.scene(), o, theirs.scene()),
+            Err(_) => (o, theirs.scene_like(like)),
         }
-    })
+    });
+    (b, o, t)
 }
 
 /// An input of [`merge`]: bytes the scene copies, or a [`Source`] it shares.
 trait Input: AsRef<[u8]> + Sync {
     fn scene(&self) -> Result<Scene, crate::model::ModelError>;
+    /// [`Input::scene`], copying the sections it shares with `like`.
+    fn scene_like(&self, like: &Scene) -> Result<Scene, crate::model::ModelError>;
 }
 
 impl Input for &[u8] {
     fn scene(&self) -> Result<Scene, crate::model::ModelError> {
         Scene::parse(self)
     }
+    fn scene_like(&self, like: &Scene) -> Result<Scene, crate::model::ModelError> {
+        Scene::parse_like(self, like)
+    }
 }
 
 impl Input for Source {
     fn scene(&self) -> Result<Scene, crate::model::ModelError> {
         Scene::parse_source(self)
+    }
+    fn scene_like(&self, like: &Scene) -> Result<Scene, crate::model::ModelError> {
+        Scene::parse_source_like(self, like)
     }
 }
 
@@ -254,19 +271,25 @@ fn merge_inputs<I: Input>(
         Err(out) => return out,
     };
     let mut structural = merge_scenes(&b, &o, &t, opts);
-    if base.len() + ours.len() + theirs.len() > 1 << 20 {
+    let big = base.len() + ours.len() + theirs.len() > 1 << 20;
+    if big {
         // A syntax tree is a few large lists: freed at once even with `exit_after`, it
-        // makes room for the validating parse (a 20 MB scene's tree is 53 MB).
-        drop([&mut b, &mut o, &mut t].map(|s| std::mem::take(&mut s.doc.sections)));
-        dispose((b, o, t), opts.exit_after);
+        // makes room for the validating parse (a 20 MB scene's tree is 53 MB). Ours'
+        // is kept for that parse to copy from.
+        drop([&mut b, &mut t].map(|s| std::mem::take(&mut s.doc.sections)));
+        dispose((b, t), opts.exit_after);
     }
     // Validate: the clean text itself, or ours' resolution of every conflict. Either is
     // given to the validating parse, and the clean text taken back.
     let verdict = match structural.take_ours.take() {
-        Some(resolved) => validates_owned(resolved, opts.exit_after).map(drop),
-        None => validates_owned(std::mem::take(&mut structural.text), opts.exit_after)
+        Some(resolved) => validates_owned(resolved, &o, opts.exit_after).map(drop),
+        None => validates_owned(std::mem::take(&mut structural.text), &o, opts.exit_after)
             .map(|text| structural.text = text),
     };
+    if big {
+        drop(std::mem::take(&mut o.doc.sections));
+        dispose(o, opts.exit_after);
+    }
     if let Err(reason) = verdict {
         return invalid_fallback((base, ours, theirs), opts, reason);
     }

@@ -444,3 +444,29 @@ fn shorten_cuts_long_values_as_the_whole_join_would() {
     assert_eq!(shorten("  a \n b  ", 10), "a b");
     assert_eq!(shorten(&"x".repeat(50), 10), format!("{}…", "x".repeat(9)));
 }
+
+/// The validating parse copies the sections the result shares with ours, and still
+/// refuses a broken result: a section made to run on, a duplicate node, a dangling
+/// reference, a string left open, all after sections copied from ours.
+#[test]
+fn validation_following_ours_still_refuses_a_broken_result() {
+    let ours = Scene::parse(BASE.as_bytes()).expect("parses");
+    let ok = validates_owned(BASE.to_string(), &ours, false);
+    assert_eq!(ok.as_deref(), Ok(BASE));
+    let broken = [
+        format!("{BASE}[node name=\"Sprite\" type=\"Sprite2D\" parent=\".\"]\n"),
+        format!("{BASE}\n[node name=\"X\" type=\"Node\" parent=\"Nowhere\"]\n"),
+        BASE.replace("ExtResource(\"1_abcde\")", "ExtResource(\"9_gone\")"),
+        format!("{BASE}\n[node name=\"Y\" type=\"Node\" parent=\".\"]\nt = \"open\n"),
+        BASE.replace(
+            "[node name=\"Camera\"",
+            "<<<<<<< ours\n[node name=\"Camera\"",
+        ),
+    ];
+    for text in broken {
+        assert!(
+            validates_owned(text.clone(), &ours, false).is_err(),
+            "{text}"
+        );
+    }
+}

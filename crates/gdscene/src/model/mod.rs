@@ -377,6 +377,18 @@ impl Scene {
         Scene::from_document(Document::parse_source(src)?)
     }
 
+    /// [`Scene::parse`] of bytes expected to share most sections with `like` (ours or
+    /// theirs with base): those are copied from its tree instead of read again
+    /// ([`Document::parse_like`]); the scene is the same.
+    pub fn parse_like(bytes: &[u8], like: &Scene) -> Result<Scene, ModelError> {
+        Scene::from_document(Document::parse_like(bytes, &like.doc)?)
+    }
+
+    /// [`Scene::parse_source`] following `like` as [`Scene::parse_like`] does.
+    pub fn parse_source_like(src: &Source, like: &Scene) -> Result<Scene, ModelError> {
+        Scene::from_document(Document::parse_source_like(src, &like.doc)?)
+    }
+
     /// Key an already split document.
     pub fn from_document(doc: Document) -> Result<Scene, ModelError> {
         Scene::from_document_with(doc, PARALLEL_NODES_MIN)

@@ -19,6 +19,7 @@
 
 mod items;
 mod lines;
+mod reuse;
 mod span;
 mod splitter;
 mod text;
@@ -208,14 +209,48 @@ impl Document {
         }
     }
 
+    /// [`Document::from_text`] of a text expected to share most sections with `like`
+    /// (a merged result and ours): the shared sections are copied from `like` instead of
+    /// read again. The document is the same as [`Document::from_text`] gives, errors
+    /// included.
+    pub fn from_text_like(text: String, like: &Document) -> Result<Document, ParseError> {
+        Document::from_shared_like(Text::from(text), Some(like))
+    }
+
+    /// [`Document::parse`] of bytes expected to share most sections with `like`, copying
+    /// those (see [`Document::from_text_like`]).
+    pub fn parse_like(bytes: &[u8], like: &Document) -> Result<Document, ParseError> {
+        match std::str::from_utf8(bytes) {
+            Ok(t) => Document::from_text_like(t.to_string(), like),
+            Err(_) => Document::parse(bytes),
+        }
+    }
+
+    /// [`Document::parse_source`] of a text expected to share most sections with `like`
+    /// (ours and base), copying those (see [`Document::from_text_like`]).
+    pub fn parse_source_like(src: &Source, like: &Document) -> Result<Document, ParseError> {
+        match src.text() {
+            Some(text) => Document::from_shared_like(text.clone(), Some(like)),
+            None => Document::parse(src),
+        }
+    }
+
     fn from_shared(text: Text) -> Result<Document, ParseError> {
-        Splitter::new(&text)
-            .run()
-            .map(|(prefix, sections)| Document {
-                text,
-                prefix,
-                sections,
-            })
+        Document::from_shared_like(text, None)
+    }
+
+    fn from_shared_like(text: Text, like: Option<&Document>) -> Result<Document, ParseError> {
+        let splitter = Splitter::new(&text);
+        match like {
+            Some(doc) => splitter.like(doc),
+            None => splitter,
+        }
+        .run()
+        .map(|(prefix, sections)| Document {
+            text,
+            prefix,
+            sections,
+        })
     }
 
     /// Print the tree back; equals the input byte for byte.

@@ -5,6 +5,7 @@
 //! parse errors of the layout; the tree types themselves live in `mod.rs`, and values are
 //! only measured here, decoded later by [`crate::value`].
 
+use super::reuse::{Like, Lists};
 use super::{unescape, Field, Items, ParseError, Prop, Section, SmallStr, Span, Tag, MAX_DEPTH};
 use std::ops::Range;
 use std::sync::Arc;
@@ -80,6 +81,8 @@ pub(super) struct Splitter<'a> {
     /// Stand-ins for the two lists while they grow (see [`Splitter::seal`]).
     no_fields: Arc<Vec<Field>>,
     no_props: Arc<Vec<Prop>>,
+    /// A document this text is expected to share most sections with (see `reuse.rs`).
+    like: Option<Like<'a>>,
 }
 
 impl<'a> Splitter<'a> {
@@ -92,7 +95,14 @@ impl<'a> Splitter<'a> {
             props: Vec::new(),
             no_fields: Arc::default(),
             no_props: Arc::default(),
+            like: None,
         }
+    }
+
+    /// Copy the sections this text shares with `doc` instead of reading them.
+    pub(super) fn like(mut self, doc: &'a super::Document) -> Self {
+        self.like = Some(Like::new(doc));
+        self
     }
 
     fn err(&self, at: usize, expected: &str) -> ParseError {
@@ -139,7 +149,7 @@ impl<'a> Splitter<'a> {
         // there; then the second half's sections are exactly what reading on would give
         // (a section's reading depends on nothing before it). Otherwise the first half
         // simply reads on to the end.
-        let cut = if self.s.len() >= parallel_min {
+        let cut = if self.s.len() >= parallel_min && self.like.is_none() {
             let mid = self.s.len() / 2;
             memchr::memmem::find(&self.s[mid..], b"\n[").map(|k| mid + k + 1)
         } else {
@@ -259,6 +269,16 @@ impl<'a> Splitter<'a> {
     fn sections(&mut self, stop: usize, sections: &mut Vec<Section>) -> Result<bool, ParseError> {
         loop {
             // At a `[`.
+            if let Some(copy) = self.copy_like() {
+                sections.push(copy);
+                if self.pos >= self.s.len() {
+                    return Ok(false);
+                }
+                if self.pos == stop {
+                    return Ok(true);
+                }
+                continue;
+            }
             let start = self.pos;
             let tag = self.tag()?;
             let first_prop = self.props.len();
@@ -289,6 +309,29 @@ impl<'a> Splitter<'a> {
             }
             if self.pos == stop {
                 return Ok(true);
+            }
+        }
+    }
+
+    /// The section at `pos` copied from the followed document, if it has it (see
+    /// `reuse.rs`); `pos` is then after it. Otherwise the followed document is told that
+    /// the section is read afresh.
+    fn copy_like(&mut self) -> Option<Section> {
+        let like = self.like.as_mut()?;
+        let lists = Lists {
+            fields: &mut self.fields,
+            props: &mut self.props,
+            no_fields: &self.no_fields,
+            no_props: &self.no_props,
+        };
+        match like.copy_at(self.s, self.pos, lists) {
+            Some(copy) => {
+                self.pos = copy.span.end();
+                Some(copy)
+            }
+            None => {
+                like.skip();
+                None
             }
         }
     }

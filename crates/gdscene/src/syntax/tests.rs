@@ -291,3 +291,111 @@ fn split_on_two_threads_equals_reading_in_one_go_on_the_corpus() {
         "{files} corpus files read"
     );
 }
+
+/// Reading `text` afresh and reading it following `like`, as comparable text: the
+/// sections, or the error's place and words.
+fn fresh_and_like(text: &str, like: &Document) -> (String, String) {
+    let show = |r: Result<Document, ParseError>| match r {
+        Ok(d) => format!("{:?} {:?}", d.prefix, d.sections),
+        Err(e) => format!("error at {}: {}", e.offset, e.expected),
+    };
+    (
+        show(Document::from_text(text.to_string())),
+        show(Document::from_text_like(text.to_string(), like)),
+    )
+}
+
+/// Sections copied from a followed document read exactly as the same bytes read
+/// afresh, wherever what follows them could change their reading: a comment or
+/// trailing blanks at the end of the file, no newline at the end, a property line
+/// after a copied section, sections inserted, removed, replaced and repeated.
+#[test]
+fn reading_like_another_equals_reading_afresh() {
+    let like = "[gd_scene format=3]\n\n[node name=\"R\" type=\"Node\"]\na = 1\n\n[node name=\"A\" parent=\".\"]\nb = \"x\n[y]\"\n\n[node name=\"B\" parent=\".\"]\nc = 2 ; note";
+    let d = doc(like);
+    let cases = [
+        like.to_string(),
+        // The last section's comment ends the file there; here a section follows it.
+        format!("{like}\n[node name=\"C\" parent=\".\"]\n"),
+        format!("{like}[node name=\"C\" parent=\".\"]\n"),
+        // A property line after a copied section: it belongs to that section.
+        like.replace("\n\n[node name=\"A\"", "\nz = 9\n\n[node name=\"A\""),
+        like.replace("a = 1\n\n", "a = 1\n\nz = 9\n"),
+        // Removed, inserted, replaced, repeated sections.
+        like.replace("[node name=\"A\" parent=\".\"]\nb = \"x\n[y]\"\n\n", ""),
+        like.replace("[node name=\"B\"", "[node name=\"N\" parent=\".\"]\n\n[node name=\"B\""),
+        like.replace("c = 2", "c = 3"),
+        format!("{like}\n{}", &like[like.find("[node").unwrap_or(0)..]),
+        // Trailing blanks without a newline, then another section.
+        "[gd_scene format=3]\n\n[node name=\"R\" type=\"Node\"]\na = 1  ".to_string(),
+        "[gd_scene format=3]\n\n[node name=\"R\" type=\"Node\"]\na = 1  [node name=\"S\" parent=\".\"]\n".to_string(),
+        // Errors after copied sections.
+        format!("{like}\n[node name=\"C\" parent=\".\"]\nv = (\n"),
+        like.replace("c = 2 ; note", "c = \"open"),
+    ];
+    for text in &cases {
+        let (fresh, followed) = fresh_and_like(text, &d);
+        assert_eq!(fresh, followed, "{text}");
+    }
+    let tail = doc("[gd_scene format=3]\n\n[node name=\"R\" type=\"Node\"]\na = 1  ");
+    for text in &cases {
+        let (fresh, followed) = fresh_and_like(text, &tail);
+        assert_eq!(fresh, followed, "{text}");
+    }
+}
+
+/// Corpus files read following a mutated copy of themselves, and mutated files read
+/// following the original (truncated, bytes flipped, quotes, brackets, comments and
+/// section starts inserted anywhere): the same tree or the same error as afresh.
+#[test]
+fn reading_like_another_equals_reading_afresh_on_mutated_files() {
+    let texts = crate::test_support::corpus_texts(41);
+    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    const INSERTS: &[&str] = &["\"", "\n[", "[", "]", "(", ";", "\n", "x = 1\n", "; c"];
+    let mut cases = 0;
+    for (stored, text) in &texts {
+        let Ok(original) = Document::parse(text.as_bytes()) else {
+            continue;
+        };
+        for _ in 0..6 {
+            let mut t = text.clone();
+            for _ in 0..1 + next() % 3 {
+                let at = (next() as usize) % (t.len() + 1);
+                let at = (0..=at).rev().find(|&i| t.is_char_boundary(i)).unwrap_or(0);
+                match next() % 3 {
+                    0 => t.truncate(at),
+                    1 => t.insert_str(at, INSERTS[(next() as usize) % INSERTS.len()]),
+                    _ => {
+                        let end = (at + 1 + (next() as usize) % 40).min(t.len());
+                        if t.is_char_boundary(end) {
+                            t.replace_range(at..end, "");
+                        }
+                    }
+                }
+            }
+            let (fresh, followed) = fresh_and_like(&t, &original);
+            assert!(
+                fresh == followed,
+                "{stored}: reading like the original differs"
+            );
+            if let Ok(mutated) = Document::parse(t.as_bytes()) {
+                let (fresh, followed) = fresh_and_like(text, &mutated);
+                assert!(
+                    fresh == followed,
+                    "{stored}: reading like a mutation differs"
+                );
+            }
+            cases += 1;
+        }
+    }
+    assert!(
+        cases > 1000 || crate::test_support::shared_dir().is_none(),
+        "{cases} cases"
+    );
+}
