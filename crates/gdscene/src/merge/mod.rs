@@ -145,12 +145,10 @@ fn validates(text: &[u8]) -> Result<(), String> {
 /// [`validates`] for a text given away, handed back when it is valid: the validating
 /// parse then needs no copy of it (20 MB of fresh memory for a big scene). The sections
 /// it shares with `like` (ours) are copied from ours' tree, not read again: the same
-/// tree as reading them gives ([`crate::syntax::Document::from_text_like`]).
+/// tree and model as reading them gives ([`Scene::from_text_like`]).
 fn validates_owned(text: String, like: &Scene, exit_after: bool) -> Result<String, String> {
     let big = text.len() > 1 << 20;
-    let mut scene = crate::syntax::Document::from_text_like(text, &like.doc)
-        .map_err(crate::model::ModelError::from)
-        .and_then(Scene::from_document)
+    let mut scene = Scene::from_text_like(text, like)
         .map_err(|e| format!("the merged text does not parse: {e}"))?;
     let verdict = judge(&scene);
     let text = std::mem::take(&mut scene.doc.text).into_string();

@@ -18,8 +18,8 @@
 pub mod likeness;
 mod nodes;
 
-use crate::syntax::{unescape, ByteRange, Document, ParseError, Section, SmallStr, Source};
-use nodes::{build_nodes, key_nodes, PARALLEL_NODES_MIN};
+use crate::syntax::{unescape, ByteRange, Document, ParseError, Section, SmallStr, Source, Text};
+use nodes::{build_nodes, key_nodes, Copied, PARALLEL_NODES_MIN};
 
 /// Whether the file is a scene (`gd_scene`) or a resource (`gd_resource`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -380,27 +380,54 @@ impl Scene {
     /// [`Scene::parse`] of bytes expected to share most sections with `like` (ours or
     /// theirs with base): those are copied from its tree instead of read again
     /// ([`Document::parse_like`]); the scene is the same.
+    /// Nodes of the copied sections are copied from `like` too.
     pub fn parse_like(bytes: &[u8], like: &Scene) -> Result<Scene, ModelError> {
-        Scene::from_document(Document::parse_like(bytes, &like.doc)?)
+        match std::str::from_utf8(bytes) {
+            Ok(t) => Scene::read_like(Text::from(t.to_string()), like),
+            Err(_) => Scene::parse(bytes),
+        }
     }
 
     /// [`Scene::parse_source`] following `like` as [`Scene::parse_like`] does.
     pub fn parse_source_like(src: &Source, like: &Scene) -> Result<Scene, ModelError> {
-        Scene::from_document(Document::parse_source_like(src, &like.doc)?)
+        match src.text() {
+            Some(text) => Scene::read_like(text.clone(), like),
+            None => Scene::parse_source(src),
+        }
+    }
+
+    /// A text given away (a merged result), read following `like` as
+    /// [`Scene::parse_like`] does.
+    pub fn from_text_like(text: String, like: &Scene) -> Result<Scene, ModelError> {
+        Scene::read_like(Text::from(text), like)
+    }
+
+    fn read_like(text: Text, like: &Scene) -> Result<Scene, ModelError> {
+        let (doc, from) = Document::read_like(text, &like.doc)?;
+        let copied = Copied {
+            nodes: &like.nodes,
+            from: &from,
+        };
+        Scene::from_document_with(doc, PARALLEL_NODES_MIN, Some(copied))
     }
 
     /// Key an already split document.
     pub fn from_document(doc: Document) -> Result<Scene, ModelError> {
-        Scene::from_document_with(doc, PARALLEL_NODES_MIN)
+        Scene::from_document_with(doc, PARALLEL_NODES_MIN, None)
     }
 
-    /// [`Scene::from_document`], building nodes on two threads from `parallel_min` on.
-    fn from_document_with(doc: Document, parallel_min: usize) -> Result<Scene, ModelError> {
+    /// [`Scene::from_document`], building nodes on two threads from `parallel_min` on,
+    /// copying those `copied` has.
+    fn from_document_with(
+        doc: Document,
+        parallel_min: usize,
+        copied: Option<Copied>,
+    ) -> Result<Scene, ModelError> {
         let kinds = section_kinds(&doc);
         let mut scene = Scene {
             kind: file_kind(&doc)?,
             header: read_header(&doc),
-            nodes: build_nodes(&doc, &kinds, parallel_min),
+            nodes: build_nodes(&doc, &kinds, parallel_min, copied),
             kinds,
             ext_resources: Vec::new(),
             sub_resources: Vec::new(),

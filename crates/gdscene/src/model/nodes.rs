@@ -11,22 +11,69 @@ use super::{
 use crate::syntax::{Document, Section, SmallStr};
 use std::collections::BTreeSet;
 
+/// The nodes of a scene whose document was read following another scene's, for the
+/// sections copied from it: a node is read from its own section only, so the node of a
+/// copied section is the followed scene's node of the section it was copied from.
+#[derive(Clone, Copy)]
+pub(super) struct Copied<'a> {
+    /// The followed scene's nodes, in file order.
+    pub(super) nodes: &'a [Node],
+    /// For each section, the followed scene's section it was copied from, or
+    /// `u32::MAX` (see [`crate::syntax::Document::read_like`]).
+    pub(super) from: &'a [u32],
+}
+
+impl Copied<'_> {
+    /// The node of section `i` copied from the followed scene, if the section was
+    /// copied; `hint` is where in its nodes the last one was found (copies come in
+    /// file order, so the next is almost always right after it).
+    fn node(&self, i: usize, hint: &mut usize) -> Option<Node> {
+        let k = *self.from.get(i)? as usize;
+        if k == u32::MAX as usize {
+            return None;
+        }
+        let nodes = self.nodes;
+        let near = (*hint..nodes.len().min(*hint + 4)).find(|&j| nodes[j].section == k);
+        let j = match near {
+            Some(j) => j,
+            None => nodes.binary_search_by_key(&k, |n| n.section).ok()?,
+        };
+        *hint = j + 1;
+        let mut node = nodes[j].clone();
+        node.section = i;
+        Some(node)
+    }
+}
+
 /// The nodes in file order, keyed by path (see [`key_nodes`]); on two threads from
-/// `parallel_min` nodes on.
-pub(super) fn build_nodes(doc: &Document, kinds: &[SectionKind], parallel_min: usize) -> Vec<Node> {
+/// `parallel_min` nodes on; copied from a followed scene where `copied` says so.
+pub(super) fn build_nodes(
+    doc: &Document,
+    kinds: &[SectionKind],
+    parallel_min: usize,
+    copied: Option<Copied>,
+) -> Vec<Node> {
     let node_secs: Vec<usize> = (0..doc.sections.len())
         .filter(|&i| kinds.get(i) == Some(&SectionKind::Node))
         .collect();
     let build = |list: &[usize]| -> Vec<Node> {
+        let mut hint = 0;
         list.iter()
-            .map(|&i| build_node(doc, i, &doc.sections[i]))
+            .map(|&i| node_at(doc, i, copied, &mut hint))
             .collect()
     };
     if node_secs.len() >= parallel_min.max(2) {
-        build_nodes_split(doc, &node_secs).unwrap_or_else(|| build(&node_secs))
+        build_nodes_split(doc, &node_secs, copied).unwrap_or_else(|| build(&node_secs))
     } else {
         build(&node_secs)
     }
+}
+
+/// The node of section `i`: copied when [`Copied`] has it, else built.
+fn node_at(doc: &Document, i: usize, copied: Option<Copied>, hint: &mut usize) -> Node {
+    copied
+        .and_then(|c| c.node(i, hint))
+        .unwrap_or_else(|| build_node(doc, i, &doc.sections[i]))
 }
 
 /// Key each node by its `unique_id` when it has one, scoped by the instance an override
@@ -113,12 +160,13 @@ pub(super) const PARALLEL_NODES_MIN: usize = 20_000;
 /// slots: nothing is copied afterwards (the nodes of a 100,000-node scene take 24 MB,
 /// and a copy costs as much again in fresh pages). `None` when the second thread could
 /// not be started or did not finish; the caller then builds them all itself.
-fn build_nodes_split(doc: &Document, secs: &[usize]) -> Option<Vec<Node>> {
+fn build_nodes_split(doc: &Document, secs: &[usize], copied: Option<Copied>) -> Option<Vec<Node>> {
     let n = secs.len();
     let (a, b) = secs.split_at(n / 2);
     let fill = |slots: &mut [std::mem::MaybeUninit<Node>], list: &[usize]| {
+        let mut hint = 0;
         for (slot, &i) in slots.iter_mut().zip(list) {
-            slot.write(build_node(doc, i, &doc.sections[i]));
+            slot.write(node_at(doc, i, copied, &mut hint));
         }
     };
     let mut nodes: Vec<Node> = Vec::with_capacity(n);

@@ -147,12 +147,72 @@ fn nodes_built_on_two_threads_equal_one_thread() {
         let Ok(doc) = Document::parse(text.as_bytes()) else {
             continue;
         };
-        let one =
-            Scene::from_document_with(doc.clone(), usize::MAX).map(|s| format!("{:?}", s.nodes));
-        let two = Scene::from_document_with(doc, 0).map(|s| format!("{:?}", s.nodes));
+        let one = Scene::from_document_with(doc.clone(), usize::MAX, None)
+            .map(|s| format!("{:?}", s.nodes));
+        let two = Scene::from_document_with(doc, 0, None).map(|s| format!("{:?}", s.nodes));
         match (one, two) {
             (Ok(a), Ok(b)) => assert!(a == b, "nodes differ:\n{text}"),
             (a, b) => assert_eq!(a.is_ok(), b.is_ok()),
         }
     }
+}
+
+/// A scene read following another (its sections and nodes copied where they are the
+/// other's) is the scene read afresh, on one thread or two: corpus files with nodes
+/// added, removed, renamed, reparented and given unique ids, read both ways round.
+#[test]
+fn reading_like_another_scene_equals_reading_afresh() {
+    let texts = crate::test_support::corpus_texts(7);
+    let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let edits: [fn(&str) -> String; 5] = [
+        |t| t.replacen("[node name=\"", "[node name=\"Renamed", 2),
+        |t| t.replacen(" parent=\".\"", " parent=\"Gone\"", 1),
+        |t| t.replacen("[node ", "[node unique_id=5 ", 3),
+        |t| format!("{t}\n[node name=\"Extra\" type=\"Node\" parent=\".\"]\n"),
+        |t| match t.match_indices("\n[node").nth(1) {
+            Some((at, _)) => format!("{}{}", &t[..at], &t[at..].replacen("\n[node", "\n", 1)),
+            None => t.to_string(),
+        },
+    ];
+    let mut compared = 0;
+    for (stored, text) in &texts {
+        let Ok(original) = Scene::parse(text.as_bytes()) else {
+            continue;
+        };
+        let edited = edits[(next() % 5) as usize](text);
+        let Ok(changed) = Scene::parse(edited.as_bytes()) else {
+            continue;
+        };
+        for (t, like) in [(&edited, &original), (text, &changed), (text, &original)] {
+            let fresh = Scene::parse(t.as_bytes()).map(|s| format!("{s:?}"));
+            let followed = Scene::parse_like(t.as_bytes(), like).map(|s| format!("{s:?}"));
+            assert!(
+                fresh.ok() == followed.ok(),
+                "{stored}: reading like another differs"
+            );
+            let (doc, from) = Document::read_like(Text::from(t.to_string()), &like.doc)
+                .unwrap_or_else(|e| panic!("{e}"));
+            let copied = Copied {
+                nodes: &like.nodes,
+                from: &from,
+            };
+            let two = Scene::from_document_with(doc, 0, Some(copied)).map(|s| format!("{s:?}"));
+            let fresh = Scene::parse(t.as_bytes()).map(|s| format!("{s:?}"));
+            assert!(
+                fresh.ok() == two.ok(),
+                "{stored}: on two threads it differs"
+            );
+            compared += 1;
+        }
+    }
+    assert!(
+        compared > 1000 || crate::test_support::shared_dir().is_none(),
+        "{compared}"
+    );
 }

@@ -236,21 +236,41 @@ impl Document {
     }
 
     fn from_shared(text: Text) -> Result<Document, ParseError> {
-        Document::from_shared_like(text, None)
+        Splitter::new(&text)
+            .run()
+            .map(|(prefix, sections)| Document {
+                text,
+                prefix,
+                sections,
+            })
     }
 
     fn from_shared_like(text: Text, like: Option<&Document>) -> Result<Document, ParseError> {
-        let splitter = Splitter::new(&text);
         match like {
-            Some(doc) => splitter.like(doc),
-            None => splitter,
+            Some(like) => Document::read_like(text, like).map(|(doc, _)| doc),
+            None => Document::from_shared(text),
         }
-        .run()
-        .map(|(prefix, sections)| Document {
-            text,
-            prefix,
-            sections,
-        })
+    }
+
+    /// The document of `text` read following `like` (see [`Document::from_text_like`]),
+    /// and for each of its sections the index of the section of `like` it was copied
+    /// from, or `u32::MAX` when it was read afresh: the model copies what it built
+    /// from those sections too.
+    pub(crate) fn read_like(
+        text: Text,
+        like: &Document,
+    ) -> Result<(Document, Vec<u32>), ParseError> {
+        Splitter::new(&text)
+            .like(like)
+            .run_like()
+            .map(|(prefix, sections, copied)| {
+                let doc = Document {
+                    text,
+                    prefix,
+                    sections,
+                };
+                (doc, copied)
+            })
     }
 
     /// Print the tree back; equals the input byte for byte.

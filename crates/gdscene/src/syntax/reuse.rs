@@ -17,6 +17,9 @@ pub(super) struct Like<'a> {
     doc: &'a Document,
     /// The section of `doc` expected next.
     next: usize,
+    /// For each section read so far, the section of `doc` it was copied from, or
+    /// `u32::MAX` when it was read afresh.
+    copied: Vec<u32>,
 }
 
 /// Where a copied section's items go: the lists of the document being read.
@@ -30,13 +33,23 @@ pub(super) struct Lists<'s> {
 impl<'a> Like<'a> {
     /// Follow `doc` from its first section.
     pub(super) fn new(doc: &'a Document) -> Like<'a> {
-        Like { doc, next: 0 }
+        Like {
+            doc,
+            next: 0,
+            copied: Vec::with_capacity(doc.sections.len()),
+        }
+    }
+
+    /// Where each section read was copied from (see the field).
+    pub(super) fn into_copied(self) -> Vec<u32> {
+        self.copied
     }
 
     /// A section of the text being read was read afresh: the one after it is expected
     /// to be the followed document's next one again (the fresh one replaced one).
     pub(super) fn skip(&mut self) {
         self.next += 1;
+        self.copied.push(u32::MAX);
     }
 
     /// The section that starts at `pos` of `text` (a `[` where a section starts), copied
@@ -59,6 +72,7 @@ impl<'a> Like<'a> {
             .into_iter()
             .find(|&k| self.reads_alike(k, text, pos))?;
         self.next = found + 1;
+        self.copied.push(u32::try_from(found).unwrap_or(u32::MAX));
         Some(self.copy(found, pos, to))
     }
 

@@ -130,6 +130,19 @@ impl<'a> Splitter<'a> {
         self.run_split(PARALLEL_SPLIT_MIN)
     }
 
+    /// [`Splitter::run`] following a document (see [`Splitter::like`]), with where each
+    /// section was copied from: its index in the followed document, or `u32::MAX` for
+    /// a section read afresh.
+    pub(super) fn run_like(mut self) -> Result<(Range<usize>, Vec<Section>, Vec<u32>), ParseError> {
+        self.skip_to_header()?;
+        let (prefix, from) = (0..self.pos, self.pos);
+        let mut sections = Vec::with_capacity(self.reserve(from, self.s.len()));
+        self.sections(usize::MAX, &mut sections)?;
+        self.seal(&mut sections);
+        let copied = self.like.map(Like::into_copied).unwrap_or_default();
+        Ok((prefix, sections, copied))
+    }
+
     /// [`Splitter::run`], splitting on two threads from `parallel_min` bytes on.
     pub(super) fn run_split(
         mut self,
