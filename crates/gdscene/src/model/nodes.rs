@@ -81,9 +81,17 @@ fn node_at(doc: &Document, i: usize, copied: Option<Copied>, hint: &mut usize) -
 pub(super) fn key_nodes(nodes: &mut [Node]) {
     let mut instanced: BTreeSet<SmallStr> = BTreeSet::new();
     let mut root_inherited = false;
-    for node in nodes.iter().filter(|n| n.instance().is_some()) {
-        root_inherited |= node.parent.is_none();
-        instanced.insert(node.path.clone());
+    let mut any_id = false;
+    for node in nodes.iter() {
+        any_id |= node.unique_id.is_some();
+        if node.instance().is_some() {
+            root_inherited |= node.parent.is_none();
+            instanced.insert(node.path.clone());
+        }
+    }
+    if !any_id {
+        // Every node keeps its path key.
+        return;
     }
     for n in nodes {
         if let Some(id) = n.unique_id {

@@ -12,21 +12,31 @@ use std::sync::Arc;
 
 /// Some items of a list shared by every section of one document (see the module docs).
 pub struct Items<T> {
-    all: Arc<Vec<T>>,
+    /// `None` while the list is still being read (see [`Items::pending`]).
+    all: Option<Arc<Vec<T>>>,
     start: u32,
     len: u32,
 }
 
 impl<T> Items<T> {
-    /// Items `start..start + len` of `all`, which may still be growing elsewhere (a run
-    /// outside the list reads as nothing).
+    /// Items `start..start + len` of `all` (a run outside the list reads as nothing).
+    #[cfg(test)]
     pub(super) fn of(all: &Arc<Vec<T>>, start: usize, len: usize) -> Items<T> {
+        let mut items = Items::pending(start, len);
+        items.moved_to(all);
+        items
+    }
+
+    /// Items `start..start + len` of a list still being read: they read as nothing
+    /// until [`Items::moved_to`] the complete list. No reference count is touched
+    /// (the splitter makes two of these per section).
+    pub(super) fn pending(start: usize, len: usize) -> Items<T> {
         let (start, len) = match (u32::try_from(start), u32::try_from(len)) {
             (Ok(s), Ok(l)) => (s, l),
             _ => (0, 0),
         };
         Items {
-            all: Arc::clone(all),
+            all: None,
             start,
             len,
         }
@@ -34,7 +44,7 @@ impl<T> Items<T> {
 
     /// The same run, in another list (the splitter's list once it is complete).
     pub(super) fn moved_to(&mut self, all: &Arc<Vec<T>>) {
-        self.all = Arc::clone(all);
+        self.all = Some(Arc::clone(all));
     }
 }
 
@@ -43,7 +53,8 @@ impl<T> Deref for Items<T> {
     fn deref(&self) -> &[T] {
         let start = self.start as usize;
         self.all
-            .get(start..start + self.len as usize)
+            .as_deref()
+            .and_then(|all| all.get(start..start + self.len as usize))
             .unwrap_or_default()
     }
 }
@@ -51,7 +62,7 @@ impl<T> Deref for Items<T> {
 impl<T> Clone for Items<T> {
     fn clone(&self) -> Self {
         Items {
-            all: Arc::clone(&self.all),
+            all: self.all.clone(),
             start: self.start,
             len: self.len,
         }
@@ -61,7 +72,7 @@ impl<T> Clone for Items<T> {
 impl<T> Default for Items<T> {
     fn default() -> Self {
         Items {
-            all: Arc::new(Vec::new()),
+            all: None,
             start: 0,
             len: 0,
         }
@@ -104,6 +115,15 @@ mod tests {
         // A run outside the list reads as nothing instead of failing.
         assert!(Items::of(&all, 4, 2).is_empty());
         assert!(Items::of(&all, usize::MAX, 2).is_empty());
+    }
+
+    #[test]
+    fn a_pending_run_reads_as_nothing_until_moved() {
+        let mut it: Items<i32> = Items::pending(1, 2);
+        assert!(it.is_empty());
+        it.moved_to(&Arc::new(vec![7, 8, 9]));
+        assert_eq!(&*it, &[8, 9]);
+        assert_eq!(std::mem::size_of::<Items<i32>>(), 16);
     }
 
     #[test]

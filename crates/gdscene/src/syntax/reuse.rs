@@ -10,7 +10,6 @@
 //! reading meets, and the reading itself, are the splitter's.
 
 use super::{Document, Field, Items, Prop, Section, Span, Tag};
-use std::sync::Arc;
 
 /// The document being followed, and where in its sections the reading is.
 pub(super) struct Like<'a> {
@@ -26,8 +25,6 @@ pub(super) struct Like<'a> {
 pub(super) struct Lists<'s> {
     pub(super) fields: &'s mut Vec<Field>,
     pub(super) props: &'s mut Vec<Prop>,
-    pub(super) no_fields: &'s Arc<Vec<Field>>,
-    pub(super) no_props: &'s Arc<Vec<Prop>>,
 }
 
 impl<'a> Like<'a> {
@@ -122,9 +119,9 @@ impl<'a> Like<'a> {
             tag: Tag {
                 span: moved(sec.tag.span),
                 name: sec.tag.name.clone(),
-                fields: Items::of(to.no_fields, first_field, sec.tag.fields.len()),
+                fields: Items::pending(first_field, sec.tag.fields.len()),
             },
-            props: Items::of(to.no_props, first_prop, sec.props.len()),
+            props: Items::pending(first_prop, sec.props.len()),
             body_end: at(sec.body_end),
         }
     }

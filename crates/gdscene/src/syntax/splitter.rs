@@ -78,9 +78,6 @@ pub(super) struct Splitter<'a> {
     fields: Vec<Field>,
     /// Every property read so far, in file order; shared the same way.
     props: Vec<Prop>,
-    /// Stand-ins for the two lists while they grow (see [`Splitter::seal`]).
-    no_fields: Arc<Vec<Field>>,
-    no_props: Arc<Vec<Prop>>,
     /// A document this text is expected to share most sections with (see `reuse.rs`).
     like: Option<Like<'a>>,
 }
@@ -93,8 +90,6 @@ impl<'a> Splitter<'a> {
             pos: 0,
             fields: Vec::new(),
             props: Vec::new(),
-            no_fields: Arc::default(),
-            no_props: Arc::default(),
             like: None,
         }
     }
@@ -309,7 +304,7 @@ impl<'a> Splitter<'a> {
                 false => tag.span.end(),
             };
             let body_end = self.body_end(last, end);
-            let props = Items::of(&self.no_props, first_prop, self.props.len() - first_prop);
+            let props = Items::pending(first_prop, self.props.len() - first_prop);
             sections.push(Section {
                 span: Span::new(start..end),
                 tag,
@@ -334,8 +329,6 @@ impl<'a> Splitter<'a> {
         let lists = Lists {
             fields: &mut self.fields,
             props: &mut self.props,
-            no_fields: &self.no_fields,
-            no_props: &self.no_props,
         };
         match like.copy_at(self.s, self.pos, lists) {
             Some(copy) => {
@@ -433,7 +426,7 @@ impl<'a> Splitter<'a> {
         Ok(Tag {
             span: Span::new(start..self.pos),
             name,
-            fields: Items::of(&self.no_fields, first_field, count),
+            fields: Items::pending(first_field, count),
         })
     }
 
