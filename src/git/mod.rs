@@ -15,9 +15,10 @@ pub use paths::is_scene_path;
 
 pub mod paths;
 
-/// Discover the repository containing `start`, walking upwards.
+/// The repository git would use from `start`: the one `GIT_DIR` (with `GIT_WORK_TREE`)
+/// names when set, else the one containing `start`, walking upwards.
 pub fn open_repo(start: &Path) -> Result<gix::Repository> {
-    gix::discover(start)
+    gix::discover_with_environment_overrides(start)
         .with_context(|| format!("not inside a git repository: {}", start.display()))
 }
 
