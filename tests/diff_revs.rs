@@ -123,3 +123,40 @@ fn a_changed_node_is_shown_under_its_ancestors_names() {
         "{text}"
     );
 }
+
+/// A scene whose path is not UTF-8 (Latin-1 `é`, the byte 0xE9, in a folder name with a
+/// space): `diff REV:PATH REV:PATH`, `diff PATH` (work tree against HEAD) and `diff`
+/// alone find HEAD's version by the path's bytes, as git does, and show the one change;
+/// before, `REV:PATH` was read as a file that does not exist, `diff PATH` showed every
+/// node as added and `diff` alone listed nothing.
+#[cfg(unix)]
+#[test]
+fn a_path_that_is_not_utf8_is_diffed_by_its_bytes() {
+    use std::os::unix::ffi::OsStringExt;
+    let name = |s: &[u8]| std::ffi::OsString::from_vec(s.to_vec());
+    let rel = name(b"sc\xe9ne dir/level.tscn");
+    let repo = TempRepo::new();
+    repo.write(&rel, V1);
+    repo.commit_all("one");
+    repo.write(&rel, v2());
+    repo.commit_all("two");
+    let mut old = name(b"HEAD~1:");
+    old.push(&rel);
+    let mut new = name(b"HEAD:");
+    new.push(&rel);
+    let revs = repo.run_bin([name(b"diff"), old, new]);
+    assert_eq!(revs.status.code(), Some(1), "{}", stderr(&revs));
+    assert!(
+        stdout(&revs).contains("~ speed: 1 -> 2"),
+        "{}",
+        stdout(&revs)
+    );
+    repo.write(&rel, V1);
+    let one = repo.run_bin([name(b"diff"), rel.clone()]);
+    assert_eq!(one.status.code(), Some(1), "{}", stderr(&one));
+    assert!(stdout(&one).contains("~ speed: 2 -> 1"), "{}", stdout(&one));
+    assert!(!stdout(&one).contains("added"), "{}", stdout(&one));
+    let all = repo.run_bin(["diff"]);
+    assert_eq!(all.status.code(), Some(1), "{}", stderr(&all));
+    assert!(stdout(&all).contains("~ speed: 2 -> 1"), "{}", stdout(&all));
+}
