@@ -844,3 +844,28 @@ fn install_where_the_attributes_are_committed_does_not_ask_to_commit_them() {
     assert_success(&out, "install in the clone");
     assert_eq!(git_add_step(&stdout(&out)), None, "{}", stdout(&out));
 }
+
+/// `uninstall` (without `--global`) in a repository where only the global install is:
+/// it says there is nothing to take back here and names `uninstall --global`, instead of
+/// "a committed .gitattributes is the team's" about a file that is not there; nothing
+/// is changed, the global install included.
+#[test]
+fn uninstall_without_a_local_install_says_so_and_names_the_global_one() {
+    let t = TempRepo::new();
+    t.write(
+        "level.tscn",
+        "[gd_scene format=3]\n\n[node name=\"L\" type=\"Node2D\"]\n",
+    );
+    t.commit_all("one");
+    install(&t, &["--global"]);
+    let gitconfig = t.home().join(".gitconfig");
+    let (global_before, local_before) = (std::fs::read(&gitconfig).unwrap(), t.read(".git/config"));
+    let report = uninstall(&t, &[]);
+    assert!(!report.contains("committed"), "{report}");
+    assert!(report.contains("nothing to uninstall"), "{report}");
+    assert!(report.contains("tscn-merge uninstall --global"), "{report}");
+    assert_eq!(std::fs::read(&gitconfig).unwrap(), global_before);
+    assert_eq!(t.read(".git/config"), local_before);
+    assert!(t.try_read(".gitattributes").is_none());
+    assert_eq!(attr(&t, "merge", "level.tscn"), "tscn-merge");
+}
