@@ -160,3 +160,33 @@ fn a_path_that_is_not_utf8_is_diffed_by_its_bytes() {
     assert_eq!(all.status.code(), Some(1), "{}", stderr(&all));
     assert!(stdout(&all).contains("~ speed: 2 -> 1"), "{}", stdout(&all));
 }
+
+/// What a user exported for their own use of tscn-merge (README: `TSCN_MERGE=off`,
+/// `TSCN_MERGE_FAVOR=theirs`, `TSCN_MERGE_TIMEOUT`; `NO_COLOR`) changes no test: this
+/// file's tests pass again in a child process with all of them set (before, a
+/// `TSCN_MERGE_TIMEOUT=0` in the user's shell turned every semantic diff into a line diff).
+#[test]
+fn the_users_own_tscn_merge_variables_change_no_test() {
+    let names = [
+        "diff_of_two_revisions_of_a_path_works_like_git_diff",
+        "diff_of_one_path_compares_the_work_tree_with_head",
+        "a_changed_node_is_shown_under_its_ancestors_names",
+    ];
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(names)
+        .args(["--exact", "--test-threads=2"])
+        .env("TSCN_MERGE", "off")
+        .env("TSCN_MERGE_FAVOR", "theirs")
+        .env("TSCN_MERGE_STATE", "conflict")
+        .env("TSCN_MERGE_EXPLAIN", "json")
+        .env("TSCN_MERGE_TIMEOUT", "0")
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success() && stdout(&out).contains("3 passed"),
+        "{}\n{}",
+        stdout(&out),
+        stderr(&out)
+    );
+}

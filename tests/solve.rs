@@ -1122,3 +1122,31 @@ fn solve_with_git_dir_and_git_work_tree() {
     );
     assert!(stdout(&status).starts_with("UU"), "{}", stdout(&status));
 }
+
+/// What a user exported for their own merges (README: `TSCN_MERGE=off`,
+/// `TSCN_MERGE_FAVOR=theirs`, `TSCN_MERGE_TIMEOUT`) changes no test: these pass again in
+/// a child process with all of them set.
+#[test]
+fn the_users_own_tscn_merge_variables_change_no_test() {
+    let names = [
+        "merge_without_driver_then_solve_from_index_stages",
+        "remaining_conflicts_exit_one_with_minimal_markers",
+    ];
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(names)
+        .args(["--exact", "--test-threads=2"])
+        .env("TSCN_MERGE", "off")
+        .env("TSCN_MERGE_FAVOR", "theirs")
+        .env("TSCN_MERGE_STATE", "conflict")
+        .env("TSCN_MERGE_EXPLAIN", "json")
+        .env("TSCN_MERGE_TIMEOUT", "0")
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success() && stdout(&out).contains("2 passed"),
+        "{}\n{}",
+        stdout(&out),
+        stderr(&out)
+    );
+}
