@@ -869,3 +869,36 @@ fn uninstall_without_a_local_install_says_so_and_names_the_global_one() {
     assert!(t.try_read(".gitattributes").is_none());
     assert_eq!(attr(&t, "merge", "level.tscn"), "tscn-merge");
 }
+
+/// A committed `.gitattributes` checked out with `core.autocrlf=true` has CRLF lines:
+/// `install` adds its block with CRLF too (no "LF will be replaced by CRLF" from every
+/// later `git diff` and `git add`), and `uninstall` leaves the file byte for byte.
+#[test]
+fn install_in_a_crlf_work_tree_writes_the_block_with_crlf() {
+    let t = TempRepo::new();
+    t.write(".gitattributes", "*.png binary\n*.gd text eol=lf\n");
+    t.commit_all("attributes");
+    t.git_ok(["config", "core.autocrlf", "true"]);
+    t.remove(".gitattributes");
+    t.git_ok(["checkout", "--", ".gitattributes"]);
+    let before = t.read(".gitattributes");
+    assert!(before.ends_with(b"eol=lf\r\n"), "{before:?}");
+    install(&t, &[]);
+    let text = String::from_utf8(t.read(".gitattributes")).unwrap();
+    assert!(text.contains("*.tscn merge=tscn-merge"), "{text}");
+    assert_eq!(
+        text.matches('\n').count(),
+        text.matches("\r\n").count(),
+        "{text:?}"
+    );
+    let diff = t.git(["diff", "--stat"]);
+    assert!(
+        !common::stderr(&diff).contains("will be replaced"),
+        "{}",
+        common::stderr(&diff)
+    );
+    assert_eq!(attr(&t, "merge", "level.tscn"), "tscn-merge");
+    install(&t, &[]);
+    uninstall(&t, &[]);
+    assert_eq!(t.read(".gitattributes"), before);
+}
