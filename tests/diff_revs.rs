@@ -190,3 +190,31 @@ fn the_users_own_tscn_merge_variables_change_no_test() {
         stderr(&out)
     );
 }
+
+/// `diff` alone in the middle of a merge: a scene git left with conflict markers does not
+/// parse, and is shown as a line diff with a note (as `git diff` shows it), the other
+/// changed files semantically; exit 1. Before, that file was an error and the exit 2.
+/// A broken scene the user names is still an error.
+#[test]
+fn diff_alone_shows_a_conflicted_scene_as_a_line_diff() {
+    let repo = repo_with_history();
+    repo.write(
+        "levels/level.tscn",
+        v2().replace(
+            "speed = 2\n",
+            "<<<<<<< HEAD\nspeed = 2\n=======\nspeed = 3\n>>>>>>> other\n",
+        ),
+    );
+    repo.write(
+        "project.godot",
+        "config_version=5\n\n[application]\n\nconfig/name=\"C\"\n",
+    );
+    let all = repo.run_bin(["diff"]);
+    assert_eq!(all.status.code(), Some(1), "{}", stderr(&all));
+    let text = stdout(&all);
+    assert!(text.contains("semantic diff unavailable"), "{text}");
+    assert!(text.contains("+<<<<<<< HEAD"), "{text}");
+    assert!(text.contains("config/name"), "{text}");
+    let named = repo.run_bin(["diff", "levels/level.tscn"]);
+    assert_eq!(named.status.code(), Some(2), "{}", stdout(&named));
+}
