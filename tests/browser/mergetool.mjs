@@ -161,6 +161,7 @@ await report(out, async page => {
     await conflict(2).getByRole("button", { name: /^Use ours\b/ }).click();
     await caption.filter({ hasText: /^Your choices$/ }).waitFor();
     out.both = await where();
+    await page.evaluate(() => window.scrollTo(0, 0));
     if (shot) await page.screenshot({ path: shot, fullPage: true });
     await saved();
     await save.click();
