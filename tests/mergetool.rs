@@ -1112,3 +1112,73 @@ fn the_picture_of_the_choices_follows_each_choice() {
         "{text}"
     );
 }
+
+/// The `transform` of the drawing of node `name` in an `<svg>` (not its outline).
+fn drawn_at(svg: &str, name: &str) -> Option<String> {
+    let at = svg.find(&format!("<g data-node=\"{name}\" transform=\""))?;
+    let rest = &svg[at..];
+    let start = rest.find("transform=\"")? + "transform=\"".len();
+    Some(rest[start..][..rest[start..].find('"')?].to_string())
+}
+
+#[test]
+fn the_picture_route_draws_the_choices_sent_and_none_for_a_config_file() {
+    let repo = TempRepo::new();
+    let ours = side("Vector2(-300, -200)", "Color(1, 0, 0, 1)", "1.0");
+    let theirs = side("Vector2(400, 300)", "Color(0, 0, 1, 1)", "2.0");
+    let sides = [BASE.as_bytes(), ours.as_bytes(), theirs.as_bytes(), b"x\n"];
+    let (child, url, rx, _) = mergetool_on_files(&repo, "tscn", sides, &["--no-browser"]);
+    let (port, token) = port_token(&url);
+    let picture = |choices: &str| {
+        let (code, body) = http(&port, &token, "POST", "api/picture", choices);
+        assert_eq!(code, 200, "{body}");
+        let v: serde_json::Value = serde_json::from_str(&body).expect("json");
+        let svg = |k: usize| {
+            v["sides"][k]["svg"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+        };
+        let player = |k: usize| drawn_at(&svg(k), "Player").expect("the Player drawn");
+        (v["open"].clone(), [player(0), player(1), player(2)], svg(2))
+    };
+    let (open, at, svg) = picture(r#"{"choices":[null,null]}"#);
+    assert_eq!(open, 2);
+    let outlined = "data-mark=\"changed\" data-node=\"Player\"";
+    assert!(svg.contains(outlined), "open: outlined: {svg}");
+    assert_ne!(at[0], at[1], "ours and theirs move the Player apart");
+    assert_eq!(at[2], at[0], "nothing chosen: drawn as ours");
+    let (open, at, svg) = picture(r#"{"choices":[{"side":"theirs"},null]}"#);
+    assert_eq!((open, &at[2]), (1.into(), &at[1]), "theirs' Player");
+    assert!(
+        !svg.contains("data-mark=\"changed\" data-node=\"Player\""),
+        "{svg}"
+    );
+    assert!(
+        svg.contains("data-node=\"Door\""),
+        "the Door's conflict still open: {svg}"
+    );
+    let typed = r#"{"choices":[{"side":"typed","text":"position = Vector2(1,"},null]}"#;
+    let (code, body) = http(&port, &token, "POST", "api/picture", typed);
+    let v: serde_json::Value = serde_json::from_str(&body).expect("json");
+    assert_eq!((code, v["sides"][2].is_null()), (200, true), "{v}");
+    assert_eq!(http(&port, &token, "POST", "api/picture", "{}").0, 400);
+    assert_eq!(http(&port, &token, "GET", "api/picture", "").0, 405);
+    assert_eq!(http(&port, &token, "POST", "api/cancel", "").0, 200);
+    assert_eq!(finished(child, rx).0, 1);
+    // A ConfigFile has no picture.
+    let repo = TempRepo::new();
+    let (ours, theirs) = projects();
+    let sides = [
+        PROJECT.as_bytes(),
+        ours.as_bytes(),
+        theirs.as_bytes(),
+        b"x\n",
+    ];
+    let (child, url, rx, _) = mergetool_on_files(&repo, "godot", sides, &["--no-browser"]);
+    let (port, token) = port_token(&url);
+    let body = r#"{"choices":[null,null]}"#;
+    assert_eq!(http(&port, &token, "POST", "api/picture", body).0, 404);
+    assert_eq!(http(&port, &token, "POST", "api/cancel", "").0, 200);
+    assert_eq!(finished(child, rx).0, 1);
+}

@@ -240,7 +240,8 @@ fn route(shared: &Arc<Shared>, r: &str, req: &Request) -> (Response, After) {
             (Response::json(200, &json!({"ok": true})), after)
         }
         ("api/check" | "api/save", _) if post => check_or_save(shared, r == "api/save", req),
-        ("api/picture", _) if post && !shared.config => (picture(shared, req), None),
+        ("api/picture", _) if post && shared.config => (Response::text(404, "Not Found"), None),
+        ("api/picture", _) if post => (picture(shared, req), None),
         (
             "" | "api/state" | "api/ping" | "api/closed" | "api/cancel" | "api/check" | "api/save"
             | "api/picture",
