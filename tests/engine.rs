@@ -742,6 +742,7 @@ const NOT_SAVING: &[&str] = &[
     "slow_clients_cannot_lock_the_page_out",
     "the_token_never_reaches_a_command_line",
     "a_scene_conflict_shows_ours_theirs",
+    "the_picture_route_draws_the_choices_sent",
 ];
 
 /// tests/mergetool.rs's binary, built beside this one (`target/*/deps/mergetool-HASH`;
