@@ -25,6 +25,12 @@ const [action, url, extra] = process.argv.slice(2);
 const shot = extra;
 const out = { action };
 
+// A whole-page screenshot from the top: scrolled, the sticky toolbar would be drawn
+// over the middle of it.
+const snap = async page => {
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.screenshot({ path: shot, fullPage: true });
+};
 const treeLabels = page => page.evaluate(() => [...document.querySelectorAll("#tree li")].map(li => li.textContent.trim()));
 const chooseAll = async (page, conflict, side) => {
   const n = await page.locator("section.conflict").count();
@@ -43,7 +49,7 @@ await report(out, async page => {
     await conflict(2).getByRole("button", { name: /^Use theirs\b/ }).click();
     await saved();
     out.status = await status.textContent();
-    if (shot) await page.screenshot({ path: shot, fullPage: true });
+    if (shot) await snap(page);
     await save.click();
     await page.getByText("Saved.").waitFor();
   } else if (action === "keys") {
@@ -61,7 +67,7 @@ await report(out, async page => {
     out.status = await status.textContent();
     out.save_disabled = await save.isDisabled();
     out.marked = await conflict(2).evaluate(e => e.classList.contains("bad"));
-    if (shot) await page.screenshot({ path: shot, fullPage: true });
+    if (shot) await snap(page);
     await page.getByRole("button", { name: "Cancel", exact: true }).click();
     await page.getByText("Cancelled").waitFor();
   } else if (action === "cancel") {
@@ -77,7 +83,7 @@ await report(out, async page => {
     await conflict(2).getByRole("button", { name: /^Use theirs\b/ }).click();
     await saved();
     out.status = await status.textContent();
-    if (shot) await page.screenshot({ path: shot, fullPage: true });
+    if (shot) await snap(page);
     await save.click();
     await page.getByText("Saved.").waitFor();
   } else if (action === "animation") {
@@ -87,7 +93,7 @@ await report(out, async page => {
     out.dots = await view.locator("svg.timeline circle").evaluateAll(cs => cs.map(c => [c.getAttribute("data-time"), c.getAttribute("class"), c.getAttribute("cx")]));
     out.times = await view.locator("table.key-table tr td:first-child").allTextContents();
     out.table = await view.locator("table.key-table").evaluate(t => [...t.querySelectorAll("tr")].map(r => [...r.children].map(c => c.textContent)));
-    if (shot) await page.screenshot({ path: shot, fullPage: true });
+    if (shot) await snap(page);
     await chooseAll(page, conflict, "theirs");
     await saved();
     out.tree_after = await treeLabels(page);
@@ -133,7 +139,7 @@ await report(out, async page => {
         at: r ? [(r.x + r.width / 2 - box.x) / box.width, (r.y + r.height / 2 - box.y) / box.height] : null,
         marks: [...svg.querySelectorAll("[data-mark]")].map(m => m.getAttribute("data-node")) };
     }), process.argv[5]);
-    if (shot) await page.screenshot({ path: shot, fullPage: true });
+    if (shot) await snap(page);
     await panel.locator("summary").click();
     out.shown_closed = await panel.locator("figure > svg").first().isVisible();
     await panel.locator("summary").click();
@@ -161,8 +167,7 @@ await report(out, async page => {
     await conflict(2).getByRole("button", { name: /^Use ours\b/ }).click();
     await caption.filter({ hasText: /^Your choices$/ }).waitFor();
     out.both = await where();
-    await page.evaluate(() => window.scrollTo(0, 0));
-    if (shot) await page.screenshot({ path: shot, fullPage: true });
+    if (shot) await snap(page);
     await saved();
     await save.click();
     await page.getByText("Saved.").waitFor();
