@@ -344,6 +344,9 @@ fn build() -> Result<Batch, String> {
             Outcome::Failed(_) => {}
         }
     }
+    if let Some(Ok(m)) = &mergetool {
+        want.extend(m.files.iter().map(|(_, _, n)| *n));
+    }
     want.retain(|n| answers[*n].class == "PackedScene");
     let model = model_paths(&work, &files, &want)?;
     let seconds = start.elapsed().as_secs_f64();
@@ -1397,9 +1400,13 @@ fn mergetool_saves_load_in_godot_4() {
         Some(Err(why)) => panic!("{why}"),
         None => return,
     };
-    let mut bad = Vec::new();
+    let (mut bad, mut agree) = (Vec::new(), 0);
+    let mut resave: BTreeMap<&str, usize> = BTreeMap::new();
     for (name, kind, n) in &m.files {
         let a = &b.answers[*n];
+        if a.loaded && a.resave != "-" {
+            *resave.entry(a.resave.as_str()).or_default() += 1;
+        }
         let ok = match kind {
             Kind::Cfg => a.loaded,
             Kind::Res => a.whole(),
@@ -1409,6 +1416,14 @@ fn mergetool_saves_load_in_godot_4() {
             bad.push(format!("{name}: loads, but instantiated without {missing}"));
         } else if !ok {
             bad.push(format!("{name}: does not load: {}", first_error(a)));
+        } else if a.class != "PackedScene" {
+            // A resource or a config file: loading is all there is to it.
+        } else if !matches!(b.model.get(n), Some(Some(_))) {
+            bad.push(format!("{name}: our model cannot read its nodes"));
+        } else if let Some(why) = node_disagreement(b, *n) {
+            bad.push(format!("{name}: {why}"));
+        } else {
+            agree += 1;
         }
     }
     // Every saving test left its copy (a test that stops keeping one fails here).
@@ -1436,7 +1451,7 @@ fn mergetool_saves_load_in_godot_4() {
     }
     let scenes = m.files.iter().filter(|f| f.1 == Kind::Res).count();
     say(&format!(
-        "engine mergetool: {} saved results ({scenes} scenes, {} config files) from tests/mergetool.rs ({:.0} s, browser {}), {} negative controls refused",
+        "engine mergetool: {} saved results ({scenes} scenes, {} config files) from tests/mergetool.rs ({:.0} s, browser {}); {agree} scenes' nodes as our model reads them; re-save {resave:?}; {} negative controls refused",
         m.files.len(),
         m.files.len() - scenes,
         m.seconds,
