@@ -588,7 +588,14 @@ pub fn problems(
         .zip(verdicts)
         .filter(|(_, v)| !v.loaded)
         .map(|(p, v)| {
-            let said = clip(&v.messages.join(" | "), 600);
+            // One line: the engine's words, less where in its own source it said them.
+            let words: Vec<&str> = v
+                .messages
+                .iter()
+                .map(|m| m.trim())
+                .filter(|m| !m.starts_with("at: "))
+                .collect();
+            let said = clip(&words.join(" | "), 600);
             let message = format!("Godot {} does not load it: {said}", godot.version);
             let problem = gdscene::check::Problem {
                 severity: gdscene::check::Severity::Error,
