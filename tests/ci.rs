@@ -556,7 +556,8 @@ fn godot4() -> Option<PathBuf> {
 /// `ci check --godot` and `ci merge --godot` with the real Godot 4. A scene our own check
 /// reads but Godot refuses (no `Vector9` in Godot) is broken, with the engine's words:
 /// added by the PR, `ci check` says so; added on main, `ci merge` commits nothing. Once
-/// main drops it, the scene both sides changed is merged, loads, and is committed.
+/// main drops it, the scene both sides changed is merged, loads, and is committed. A
+/// scene git conflicts on is loaded as `ci merge` would resolve it.
 #[test]
 fn ci_check_and_merge_with_a_real_godot_4() {
     let Some(godot) = godot4() else {
@@ -617,6 +618,29 @@ fn ci_check_and_merge_with_a_real_godot_4() {
     assert!(
         merged.contains("Vector2(10, 20)") && merged.contains("name=\"Coin\""),
         "{merged}"
+    );
+
+    // A scene git conflicts on is loaded as ci merge would resolve it: here the PR's
+    // side carries what Godot refuses, and so does the merge.
+    let p = setup(
+        &[
+            ("project.godot", "config_version=5\n"),
+            ("level.tscn", BASE),
+        ],
+        &[("level.tscn", &main)],
+        &[(
+            "level.tscn",
+            &BASE.replace("Vector2(1, 2)", "Vector9(10, 20)"),
+        )],
+    );
+    let check = p.ci(&["check", "origin/main", "--godot", g]);
+    assert_eq!(check.status.code(), Some(1), "{}", show(&check));
+    assert!(
+        stdout(&check).contains(
+            "level.tscn: git conflicts here; tscn-merge ci merge resolves it, but Godot 4."
+        ) && stdout(&check).contains("does not load it: ERROR: Parse Error"),
+        "{}",
+        show(&check)
     );
 }
 
