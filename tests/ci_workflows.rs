@@ -216,3 +216,165 @@ esac
         assert_eq!(log.trim(), want, "{log}");
     }
 }
+
+/// The shell block (`run: |` or `- |`) of a YAML file that holds the line containing
+/// `needle`, dedented.
+fn block_with(yaml: &str, needle: &str) -> String {
+    let lines: Vec<&str> = yaml.lines().collect();
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    let at = lines
+        .iter()
+        .position(|l| l.contains(needle))
+        .unwrap_or_else(|| panic!("no {needle} in the recipe"));
+    let head = (0..at)
+        .rev()
+        .find(|&i| lines[i].trim_end().ends_with('|') && indent(lines[i]) < indent(lines[at]))
+        .unwrap_or_else(|| panic!("{needle} is in no block"));
+    let body: Vec<&str> = lines[head + 1..]
+        .iter()
+        .take_while(|l| l.trim().is_empty() || indent(l) > indent(lines[head]))
+        .copied()
+        .collect();
+    let cut = body.first().map_or(0, |l| indent(l));
+    body.iter()
+        .map(|l| l.get(cut..).unwrap_or(""))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The lines of a Markdown text outside its fenced code blocks (a fence closes only at a
+/// line of at least as many backticks, as GitHub and GitLab read it).
+fn outside_fences(md: &str) -> Vec<&str> {
+    let mut open: Option<usize> = None;
+    let mut out = Vec::new();
+    for l in md.lines() {
+        let ticks = l.trim_start().chars().take_while(|&c| c == '`').count();
+        match open {
+            Some(n) if ticks >= n && l.trim().chars().all(|c| c == '`') => open = None,
+            Some(_) => {}
+            None if ticks >= 3 => open = Some(ticks),
+            None => out.push(l),
+        }
+    }
+    out
+}
+
+/// Run a recipe's block with a stub `tscn-merge` (`ci check` exits 1, `ci merge` prints
+/// its commit line naming the base and exits 0) and a stub `git`; the `merge.md` it wrote.
+fn posted(block: &str, env: &[(&str, &str)]) -> String {
+    let (_t, dir) = scratch();
+    std::fs::remove_file(dir.join("merge.md")).unwrap();
+    std::fs::write(dir.join("check.md"), "### Scene check\n```\nok\n```\n").unwrap();
+    stub(
+        &dir.join("bin"),
+        "tscn-merge",
+        r#"case "$1 $2" in
+  "ci check") echo "1 scene would conflict"; exit 1 ;;
+  "ci merge") echo "Committed 0123abc: Merge $3 into feature"; exit 0 ;;
+  *) echo "review" ;;
+esac
+"#,
+    );
+    stub(&dir.join("bin"), "git", "exit 0\n");
+    let path = format!(
+        "{}:{}",
+        dir.join("bin").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = Command::new("bash")
+        .arg("-c")
+        .arg(block)
+        .current_dir(&dir)
+        .env("PATH", path)
+        .env("MERGE_MARKER", MARKER)
+        .env("REVIEW_MARKER", "<!-- tscn-merge review -->")
+        .env("GITHUB_STEP_SUMMARY", dir.join("summary"))
+        .env("GITHUB_OUTPUT", dir.join("output"))
+        .envs(env.iter().copied())
+        .output()
+        .unwrap();
+    std::fs::read_to_string(dir.join("merge.md")).unwrap_or_else(|e| {
+        panic!(
+            "no merge.md ({e}): {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+/// A base branch's name is the repository's (git allows backticks, `<`, `>` and `@` in
+/// one): every comment a recipe posts shows it only inside a fence, never in the shell's
+/// own Markdown, where a backtick would end the code span and the rest render as HTML,
+/// a link or an @mention.
+#[test]
+fn the_recipes_post_the_base_branch_only_fenced() {
+    if tools_missing() {
+        return;
+    }
+    let hostile = "x`<img src=x onerror=alert(1)>`@team";
+    let github = example("github-actions.yml");
+    let gitlab = example("gitlab-ci.yml");
+    let fenced = shell_function(&gitlab, "fenced");
+    let cases = [
+        (
+            "github check job",
+            posted(
+                &block_with(
+                    &github,
+                    r#"tscn-merge ci merge "origin/$BASE_REF" > merge.txt"#,
+                ),
+                &[("BASE_REF", hostile)],
+            ),
+        ),
+        (
+            "github merge job, merge",
+            posted(
+                &block_with(&github, r#"tscn-merge ci merge "origin/$BASE""#),
+                &[
+                    ("ACTION", "merge"),
+                    ("BASE", hostile),
+                    ("REASON", "labelled"),
+                ],
+            ),
+        ),
+        (
+            "github merge job, report",
+            posted(
+                &block_with(&github, r#"tscn-merge ci merge "origin/$BASE""#),
+                &[
+                    ("ACTION", "report"),
+                    ("BASE", hostile),
+                    ("REASON", "labelled"),
+                ],
+            ),
+        ),
+        (
+            "gitlab scene-check",
+            posted(
+                &format!(
+                    "{fenced}\nupsert() {{ :; }}\n{}",
+                    block_with(&gitlab, r#"tscn-merge ci check "$base""#)
+                ),
+                &[("CI_MERGE_REQUEST_TARGET_BRANCH_NAME", hostile)],
+            ),
+        ),
+        (
+            "gitlab scene-merge",
+            posted(
+                &format!(
+                    "{fenced}\nupsert() {{ :; }}\n{}",
+                    block_with(&gitlab, "--push > merge.txt")
+                ),
+                &[("CI_MERGE_REQUEST_TARGET_BRANCH_NAME", hostile)],
+            ),
+        ),
+    ];
+    for (what, md) in cases {
+        assert!(md.contains(MARKER), "{what}: {md}");
+        for l in outside_fences(&md) {
+            assert!(
+                !l.contains("<img") && !l.contains("@team"),
+                "{what}: the base's name in the recipe's own Markdown: {l}\n{md}"
+            );
+        }
+    }
+}

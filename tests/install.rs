@@ -844,3 +844,61 @@ fn install_where_the_attributes_are_committed_does_not_ask_to_commit_them() {
     assert_success(&out, "install in the clone");
     assert_eq!(git_add_step(&stdout(&out)), None, "{}", stdout(&out));
 }
+
+/// `uninstall` (without `--global`) in a repository where only the global install is:
+/// it says there is nothing to take back here and names `uninstall --global`, instead of
+/// "a committed .gitattributes is the team's" about a file that is not there; nothing
+/// is changed, the global install included.
+#[test]
+fn uninstall_without_a_local_install_says_so_and_names_the_global_one() {
+    let t = TempRepo::new();
+    t.write(
+        "level.tscn",
+        "[gd_scene format=3]\n\n[node name=\"L\" type=\"Node2D\"]\n",
+    );
+    t.commit_all("one");
+    install(&t, &["--global"]);
+    let gitconfig = t.home().join(".gitconfig");
+    let (global_before, local_before) = (std::fs::read(&gitconfig).unwrap(), t.read(".git/config"));
+    let report = uninstall(&t, &[]);
+    assert!(!report.contains("committed"), "{report}");
+    assert!(report.contains("nothing to uninstall"), "{report}");
+    assert!(report.contains("tscn-merge uninstall --global"), "{report}");
+    assert_eq!(std::fs::read(&gitconfig).unwrap(), global_before);
+    assert_eq!(t.read(".git/config"), local_before);
+    assert!(t.try_read(".gitattributes").is_none());
+    assert_eq!(attr(&t, "merge", "level.tscn"), "tscn-merge");
+}
+
+/// A committed `.gitattributes` checked out with `core.autocrlf=true` has CRLF lines:
+/// `install` adds its block with CRLF too (no "LF will be replaced by CRLF" from every
+/// later `git diff` and `git add`), and `uninstall` leaves the file byte for byte.
+#[test]
+fn install_in_a_crlf_work_tree_writes_the_block_with_crlf() {
+    let t = TempRepo::new();
+    t.write(".gitattributes", "*.png binary\n*.gd text eol=lf\n");
+    t.commit_all("attributes");
+    t.git_ok(["config", "core.autocrlf", "true"]);
+    t.remove(".gitattributes");
+    t.git_ok(["checkout", "--", ".gitattributes"]);
+    let before = t.read(".gitattributes");
+    assert!(before.ends_with(b"eol=lf\r\n"), "{before:?}");
+    install(&t, &[]);
+    let text = String::from_utf8(t.read(".gitattributes")).unwrap();
+    assert!(text.contains("*.tscn merge=tscn-merge"), "{text}");
+    assert_eq!(
+        text.matches('\n').count(),
+        text.matches("\r\n").count(),
+        "{text:?}"
+    );
+    let diff = t.git(["diff", "--stat"]);
+    assert!(
+        !common::stderr(&diff).contains("will be replaced"),
+        "{}",
+        common::stderr(&diff)
+    );
+    assert_eq!(attr(&t, "merge", "level.tscn"), "tscn-merge");
+    install(&t, &[]);
+    uninstall(&t, &[]);
+    assert_eq!(t.read(".gitattributes"), before);
+}

@@ -180,6 +180,8 @@ fn timeout_zero_gives_the_line_merge_git_would() {
             "theirs.tscn",
         ])
         .current_dir(dir.path())
+        .env_remove("TSCN_MERGE")
+        .env_remove("TSCN_MERGE_FAVOR")
         .output()
         .expect("run");
     let (git_text, _) = common::git_merge_file(

@@ -1091,3 +1091,62 @@ fn solve_leaves_two_sided_markers_of_a_settings_file_for_a_person() {
     assert!(stderr(&out).contains("no base section"), "{}", stderr(&out));
     assert_eq!(t.read("project.godot"), text, "untouched");
 }
+
+/// A repository whose git folder is elsewhere, named by `GIT_DIR` and `GIT_WORK_TREE`
+/// (a dotfiles-style setup, or git's own environment in a hook): `solve` finds it as git
+/// does, from a sub-folder too, instead of "not inside a git repository".
+#[test]
+fn solve_with_git_dir_and_git_work_tree() {
+    let t = conflicted_merge(None);
+    let git_dir = t.scratch().join("elsewhere.git");
+    std::fs::rename(t.abs(".git"), &git_dir).unwrap();
+    let run = |args: &[&str], program: &Path| {
+        t.command(program)
+            .args(args)
+            .current_dir(t.abs("scenes"))
+            .env("GIT_DIR", &git_dir)
+            .env("GIT_WORK_TREE", t.path())
+            .output()
+            .unwrap()
+    };
+    let out = run(&["solve"], &common::bin());
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_both_sides(&t.read(SCENE));
+    assert!(git_dir
+        .join(format!("tscn-merge/backup/{SCENE}.orig"))
+        .is_file());
+    assert!(t.try_read(".git").is_none() && !t.abs(".git").exists());
+    let status = run(
+        &["status", "--porcelain", "--", "player.tscn"],
+        Path::new("git"),
+    );
+    assert!(stdout(&status).starts_with("UU"), "{}", stdout(&status));
+}
+
+/// What a user exported for their own merges (README: `TSCN_MERGE=off`,
+/// `TSCN_MERGE_FAVOR=theirs`, `TSCN_MERGE_TIMEOUT`) changes no test: these pass again in
+/// a child process with all of them set.
+#[test]
+fn the_users_own_tscn_merge_variables_change_no_test() {
+    let names = [
+        "merge_without_driver_then_solve_from_index_stages",
+        "remaining_conflicts_exit_one_with_minimal_markers",
+    ];
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(names)
+        .args(["--exact", "--test-threads=2"])
+        .env("TSCN_MERGE", "off")
+        .env("TSCN_MERGE_FAVOR", "theirs")
+        .env("TSCN_MERGE_STATE", "conflict")
+        .env("TSCN_MERGE_EXPLAIN", "json")
+        .env("TSCN_MERGE_TIMEOUT", "0")
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success() && stdout(&out).contains("2 passed"),
+        "{}\n{}",
+        stdout(&out),
+        stderr(&out)
+    );
+}

@@ -196,7 +196,7 @@ fn run_work_tree(a: &DiffArgs) -> Result<i32> {
             counter: Some((i + 1, total)),
             ..a.clone()
         };
-        match run(&one) {
+        match run_file(&one, true) {
             Ok(c) => code = code.max(c),
             Err(e) => {
                 stderr_line!(
@@ -211,22 +211,34 @@ fn run_work_tree(a: &DiffArgs) -> Result<i32> {
     Ok(code)
 }
 
+/// How the rendering is asked for: colour, noise, saved state.
+fn options(a: &DiffArgs) -> Options {
+    Options {
+        color: use_color(a.color),
+        show_noise: a.show_noise,
+        show_state: a.show_state,
+    }
+}
+
 /// `tscn-merge diff`.
 pub fn run(a: &DiffArgs) -> Result<i32> {
     if a.git_external && config::is_config_diff(a) {
         return config::run_diff(a, None); // project.godot, *.import, ...: issue 28
     }
-    let opts = Options {
-        color: use_color(a.color),
-        show_noise: a.show_noise,
-        show_state: a.show_state,
-    };
     if a.git_external {
-        return run_git_external(a, &opts);
+        return run_git_external(a, &options(a));
     }
     if a.files.is_empty() {
         return run_work_tree(a);
     }
+    run_file(a, false)
+}
+
+/// `diff` of the files `a` names. `listed`: a file of `diff`'s own work-tree list (one
+/// the user did not name, such as a scene with conflict markers in a merge), which is
+/// shown as a line diff when it does not parse, as `git diff` shows it.
+fn run_file(a: &DiffArgs, listed: bool) -> Result<i32> {
+    let opts = options(a);
     // git's difftool runs us for every changed file: a file Godot does not read as text
     // (a script, an image) is not ours to show.
     let named = a
@@ -259,7 +271,9 @@ pub fn run(a: &DiffArgs) -> Result<i32> {
     let (old, new) = match (load(&a.files[0]), load(&a.files[1])) {
         (Ok(o), Ok(n)) => (o, n),
         (Err(LoadError::Unreadable(e)), _) | (_, Err(LoadError::Unreadable(e))) => bail!("{e}"),
-        (Err(e), _) | (_, Err(e)) if !line_diff_allowed(&a.files) => bail!("{}", e.message()),
+        (Err(e), _) | (_, Err(e)) if !listed && !line_diff_allowed(&a.files) => {
+            bail!("{}", e.message())
+        }
         (o, n) => {
             let why = o.err().or(n.err()).map(LoadError::message);
             return run_line_diff(&a.files, &staged.labels, why, header.as_deref());

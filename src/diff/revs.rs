@@ -9,6 +9,7 @@
 use super::pictures::Source;
 use crate::git;
 use anyhow::{bail, Context, Result};
+use gix::bstr::{BStr, BString, ByteSlice};
 use std::path::{Path, PathBuf};
 
 /// The two sides to diff, as files, with the names to show for them.
@@ -33,24 +34,26 @@ fn disk(p: &Path) -> Source {
 }
 
 /// Whether `arg` is git's `REV:PATH` rather than a file: it names no file, and has a
-/// revision before a `:` (a Windows drive `C:\...` is a file).
-fn rev_path(arg: &Path) -> Option<(String, String)> {
+/// revision before a `:` (a Windows drive `C:\...` is a file). The path is kept as
+/// bytes: a name that is not UTF-8 is a name like any other.
+fn rev_path(arg: &Path) -> Option<(String, BString)> {
     if arg.exists() || arg == Path::new("/dev/null") {
         return None;
     }
-    let s = arg.to_str()?;
-    let (rev, path) = s.split_once(':')?;
-    let drive = rev.len() == 1 && path.starts_with(['\\', '/']);
+    let bytes = gix::path::into_bstr(arg).ok()?;
+    let (rev, path) = bytes.split_once_str(":")?;
+    let rev = rev.to_str().ok()?;
+    let drive = rev.len() == 1 && path.first().is_some_and(|&b| b == b'\\' || b == b'/');
     (!rev.is_empty() && !path.is_empty() && !drive).then(|| (rev.into(), path.into()))
 }
 
 /// The repository-relative spelling of a `REV:PATH`'s path: `./` and `../` are relative
 /// to the current directory, anything else to the top of the work tree (as in git).
-fn tree_path(repo: &gix::Repository, path: &str) -> Result<String> {
-    if path.starts_with("./") || path.starts_with("../") {
-        Ok(git::repo_relative_path(repo, Path::new(path))?.to_string())
+fn tree_path(repo: &gix::Repository, path: &BStr) -> Result<BString> {
+    if path.starts_with(b"./") || path.starts_with(b"../") {
+        git::repo_relative_path(repo, &gix::path::from_bstr(path)?)
     } else {
-        Ok(path.trim_start_matches('/').to_string())
+        Ok(path.trim_start_with(|c| c == '/').into())
     }
 }
 
@@ -76,10 +79,11 @@ pub fn stage(args: &[PathBuf]) -> Result<Staged> {
                         arg.clone()
                     }
                     Some((rev, path)) => {
-                        let rel = tree_path(&repo, &path)?;
-                        let Some(bytes) = git::blob_at(&repo, &rev, &rel)? else {
+                        let rel = tree_path(&repo, path.as_bstr())?;
+                        let Some(bytes) = git::blob_at(&repo, &rev, rel.as_bstr())? else {
                             bail!("path '{rel}' does not exist in '{rev}'");
                         };
+                        let rel = rel.to_string();
                         sources.push(Source::Git { rev, path: rel.clone() });
                         write_blob(dir.path(), i, &rel, &bytes)?
                     }
@@ -117,8 +121,9 @@ fn write_blob(dir: &Path, i: usize, rel: &str, bytes: &[u8]) -> Result<PathBuf> 
 /// tree's (absent: a deleted one).
 fn work_tree_against_head(path: &Path) -> Result<Staged> {
     let repo = git::open_repo(Path::new("."))?;
-    let rel = git::repo_relative_path(&repo, path)?.to_string();
-    let old = git::blob_at(&repo, "HEAD", &rel)?;
+    let rel_bytes = git::repo_relative_path(&repo, path)?;
+    let old = git::blob_at(&repo, "HEAD", rel_bytes.as_bstr())?;
+    let rel = rel_bytes.to_string();
     let on_disk = path.is_file();
     if old.is_none() && !on_disk {
         bail!("{}: neither in the work tree nor in HEAD", path.display());

@@ -22,18 +22,22 @@ pub fn changed(repo: &gix::Repository) -> Result<Vec<PathBuf>> {
         .context("diff with no argument needs a work tree")?
         .to_path_buf();
     let index = repo.open_index().context("reading the index")?;
-    let mut paths: Vec<String> = index
+    // By the path's bytes: a name that is not UTF-8 is found on disk and in HEAD too.
+    let mut paths: Vec<gix::bstr::BString> = index
         .entries()
         .iter()
-        .map(|e| e.path(&index).to_str_lossy().into_owned())
-        .filter(|p| is_godot_file(p))
+        .map(|e| e.path(&index).to_owned())
+        .filter(|p| is_godot_file(&p.to_str_lossy()))
         .collect();
     paths.sort();
     paths.dedup();
     let mut out = Vec::new();
     for rel in paths {
-        let old = git::blob_at(repo, "HEAD", &rel).unwrap_or(None);
-        let disk = top.join(&rel);
+        let old = git::blob_at(repo, "HEAD", rel.as_bstr()).unwrap_or(None);
+        let Ok(rel_path) = gix::path::from_bstr(rel.as_bstr()) else {
+            continue;
+        };
+        let disk = top.join(rel_path);
         let new = std::fs::read(&disk).ok();
         let same = match (&old, &new) {
             (Some(a), Some(b)) => {

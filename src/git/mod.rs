@@ -15,9 +15,10 @@ pub use paths::is_scene_path;
 
 pub mod paths;
 
-/// Discover the repository containing `start`, walking upwards.
+/// The repository git would use from `start`: the one `GIT_DIR` (with `GIT_WORK_TREE`)
+/// names when set, else the one containing `start`, walking upwards.
 pub fn open_repo(start: &Path) -> Result<gix::Repository> {
-    gix::discover(start)
+    gix::discover_with_environment_overrides(start)
         .with_context(|| format!("not inside a git repository: {}", start.display()))
 }
 
@@ -121,11 +122,12 @@ fn blob_bytes(repo: &gix::Repository, id: ObjectId) -> Result<Vec<u8>> {
     Ok(blob.take_data())
 }
 
-/// The bytes of `path` (repository-relative, `/`-separated) in the tree of commit `rev`
-/// (git's `REV:PATH`); `None` when that tree has no such file.
-pub fn blob_at(repo: &gix::Repository, rev: &str, path: &str) -> Result<Option<Vec<u8>>> {
+/// The bytes of `path` (repository-relative, `/`-separated, by its bytes: a name that is
+/// not UTF-8 is a name like any other) in the tree of commit `rev` (git's `REV:PATH`);
+/// `None` when that tree has no such file.
+pub fn blob_at(repo: &gix::Repository, rev: &str, path: &BStr) -> Result<Option<Vec<u8>>> {
     let tree = repo.find_tree(commit_tree(repo, resolve_commit(repo, rev)?)?)?;
-    match tree.lookup_entry_by_path(path)? {
+    match tree.lookup_entry(path.split_str("/"))? {
         Some(e) if e.mode().is_blob() => Ok(Some(blob_bytes(repo, e.object_id())?)),
         Some(_) => bail!("{rev}:{path} is not a file"),
         None => Ok(None),

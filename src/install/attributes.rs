@@ -54,11 +54,17 @@ pub(super) fn find_block(text: &str) -> Option<(usize, usize)> {
 /// block's own final newline left off, so that [`remove_attributes_block`]
 /// restores it byte for byte.
 pub fn add_attributes_block(text: &str) -> Option<String> {
-    let block = attributes_block();
+    // The file's own line ending (CRLF in a `core.autocrlf=true` work tree), so that git
+    // does not warn of a mixed file on every `git diff`.
+    let crlf = crate::io::eol::Ending::of(text.as_bytes()) == crate::io::eol::Ending::CrLf;
+    let block = match crlf {
+        true => attributes_block().replace('\n', "\r\n"),
+        false => attributes_block(),
+    };
     if let Some((s, e)) = find_block(text) {
         let current = &text[s..e];
         let wanted = if e == text.len() && !current.ends_with('\n') {
-            block.trim_end_matches('\n')
+            block.trim_end_matches(['\r', '\n'])
         } else {
             block.as_str()
         };
@@ -70,7 +76,8 @@ pub fn add_attributes_block(text: &str) -> Option<String> {
     Some(if text.is_empty() || text.ends_with('\n') {
         format!("{text}{block}")
     } else {
-        format!("{text}\n{}", block.trim_end_matches('\n'))
+        let eol = if crlf { "\r\n" } else { "\n" };
+        format!("{text}{eol}{}", block.trim_end_matches(['\r', '\n']))
     })
 }
 
@@ -79,8 +86,11 @@ pub fn remove_attributes_block(text: &str) -> Option<String> {
     let (s, e) = find_block(text)?;
     let mut start = s;
     if e == text.len() && !text.ends_with('\n') && start > 0 {
-        // Added after a last line without newline: drop the `\n` we added.
+        // Added after a last line without newline: drop the `\n` (`\r\n`) we added.
         start -= 1;
+        if text[s..e].contains("\r\n") && text[..start].ends_with('\r') {
+            start -= 1;
+        }
     }
     Some(format!("{}{}", &text[..start], &text[e..]))
 }
@@ -257,6 +267,16 @@ pub(super) fn remove_block(attrs: &Path, places: &Places) -> Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_crlf_file_gets_a_crlf_block_and_round_trips() {
+        for text in ["*.png binary\r\n", "*.png binary\r\n*.gd text"] {
+            let added = add_attributes_block(text).unwrap();
+            assert_eq!(added.matches('\n').count(), added.matches("\r\n").count());
+            assert_eq!(add_attributes_block(&added), None);
+            assert_eq!(remove_attributes_block(&added).unwrap(), text);
+        }
+    }
 
     #[test]
     fn block_added_to_empty_and_idempotent() {

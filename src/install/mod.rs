@@ -161,7 +161,7 @@ pub fn uninstall(scope: &Scope) -> Result<Vec<String>> {
         }
     }
     if rec.attributes.is_empty() {
-        report.push("attributes kept: this install did not add them (a committed .gitattributes is the team's)".into());
+        report.push(nothing_added_here(scope, &rec, &places));
     }
     remove_created(&rec.created, &places, &mut report);
     remove_link_folders(ours.links.textconv.as_deref(), &mut report);
@@ -173,6 +173,30 @@ pub fn uninstall(scope: &Scope) -> Result<Vec<String>> {
         }
     }
     Ok(report)
+}
+
+/// The line for an `uninstall` whose `install` added no attributes block in `scope`: a
+/// committed block is the team's; nothing recorded at all means `install` never ran
+/// here (a global install, if any, is `uninstall --global`'s).
+fn nothing_added_here(scope: &Scope, rec: &Record, places: &Places) -> String {
+    if !matches!(scope, Scope::Repo(_)) {
+        return "attributes kept: this install did not add them".into();
+    }
+    let team = attributes_path(scope, false)
+        .ok()
+        .and_then(|f| committed_block(&f, places));
+    if team.is_some() {
+        return "attributes kept: this install did not add them (a committed .gitattributes is the team's)".into();
+    }
+    if !(rec.keys.is_empty() && rec.created.is_empty()) {
+        return "attributes kept: this install did not add them".into();
+    }
+    let global = Record::read(None, "--global").is_ok_and(|g| !g.keys.is_empty());
+    if global {
+        "nothing to uninstall: tscn-merge install was not run in this repository; the global install (every repository of yours) stays: tscn-merge uninstall --global".into()
+    } else {
+        "nothing to uninstall: tscn-merge install was not run in this repository".into()
+    }
 }
 
 /// `tscn-merge install [--global] [--local] [--diff]` from the current directory, for

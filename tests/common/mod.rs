@@ -58,8 +58,16 @@ pub fn shared_file(rel: impl AsRef<Path>) -> Option<PathBuf> {
 }
 
 /// Environment variables that would point git at another repository,
-/// index or configuration; removed for every command the harness runs.
+/// index or configuration, or change what tscn-merge does (the ones README tells users
+/// to set: `TSCN_MERGE=off`, `TSCN_MERGE_FAVOR`, `TSCN_MERGE_TIMEOUT`, and `NO_COLOR`);
+/// removed for every command the harness runs. A test that wants one sets it.
 const SCRUBBED_ENV: &[&str] = &[
+    "TSCN_MERGE",
+    "TSCN_MERGE_FAVOR",
+    "TSCN_MERGE_STATE",
+    "TSCN_MERGE_EXPLAIN",
+    "TSCN_MERGE_TIMEOUT",
+    "NO_COLOR",
     "GIT_DIR",
     "GIT_WORK_TREE",
     "GIT_INDEX_FILE",
