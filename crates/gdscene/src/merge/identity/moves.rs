@@ -479,14 +479,20 @@ pub(super) fn parents_of(sc: [&Scene; 3], paths: &Paths) -> Parents {
                 first.entry(n.path.as_str()).or_insert(i);
             }
         }
-        let at = if unique { side } else { &first };
+        let at = |p: &str| {
+            if unique {
+                side.get(p).copied()
+            } else {
+                first.get(p).copied()
+            }
+        };
         let root = root_of(scene);
         scene
             .nodes
             .iter()
             .map(|n| match n.parent.as_deref()? {
                 "." => root,
-                p => at.get(p).copied(),
+                p => at(p),
             })
             .collect()
     })

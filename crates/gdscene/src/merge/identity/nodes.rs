@@ -8,7 +8,9 @@ use super::keystore::{KeyStore, NodeKey3};
 use super::kinds::{node_kind, root_of};
 use super::moves::follow_moves;
 use super::shared_ids::follow_shared;
-use crate::merge::shared::idents::{FxMap, ParentAt, Paths, SharedChange, Table, B, O, T};
+use crate::merge::shared::idents::{
+    FxMap, NodePaths, ParentAt, Paths, SharedChange, Table, B, O, T,
+};
 use crate::model::{NodeKey, Scene};
 use std::borrow::Cow;
 
@@ -170,22 +172,11 @@ pub(super) fn pair_roots(sc: [&Scene; 3], t: &mut Table) {
     }
 }
 
-/// Each side's node paths. Big scenes: theirs' map is built on a second thread.
-pub(super) fn side_paths(sc: [&Scene; 3]) -> Paths<'_> {
-    let paths_of = |scene| -> FxMap<&str, usize> {
-        let scene: &Scene = scene;
-        let mut m = FxMap::with_capacity_and_hasher(scene.nodes.len(), Default::default());
-        m.extend(
-            scene
-                .nodes
-                .iter()
-                .enumerate()
-                .map(|(i, n)| (n.path.as_str(), i)),
-        );
-        m
-    };
+/// Each side's node paths. Big scenes: theirs' table is built on a second thread.
+pub(super) fn side_paths<'a>(sc: [&'a Scene; 3]) -> Paths<'a> {
+    let paths_of = |scene: &'a Scene| NodePaths::of(&scene.nodes);
     if sc[T].nodes.len() < 20_000 {
-        return sc.map(paths_of);
+        return sc.map(|s| NodePaths::of(&s.nodes));
     }
     std::thread::scope(|scope| {
         let theirs = std::thread::Builder::new().spawn_scoped(scope, || paths_of(sc[T]));
@@ -267,7 +258,7 @@ impl<'a> NodeKeys<'a> {
         &mut self,
         sc: [&'a Scene; 3],
         side: usize,
-        paths: &FxMap<&'a str, usize>,
+        paths: &NodePaths<'a>,
         lockstep: bool,
     ) {
         let scene = sc[side];
@@ -323,7 +314,7 @@ impl<'a> NodeKeys<'a> {
         side: usize,
         i: usize,
         n: &'a crate::model::Node,
-        paths: &FxMap<&'a str, usize>,
+        paths: &NodePaths<'a>,
         side_root: Option<usize>,
     ) -> usize {
         // The parent's index when the parent path names a listed node (or is ".").
@@ -367,7 +358,7 @@ impl<'a> NodeKeys<'a> {
         &self,
         side: usize,
         n: &crate::model::Node,
-        paths: &FxMap<&'a str, usize>,
+        paths: &NodePaths<'a>,
     ) -> Option<(String, i64)> {
         let NodeKey::UniqueId { scope, id } = &n.key else {
             return None;
@@ -387,7 +378,7 @@ impl<'a> NodeKeys<'a> {
         &self,
         side: usize,
         n: &'a crate::model::Node,
-        paths: &FxMap<&'a str, usize>,
+        paths: &NodePaths<'a>,
         direct: Option<usize>,
     ) -> Option<(usize, Cow<'a, str>)> {
         let p = n.parent.as_deref()?;

@@ -340,7 +340,9 @@ impl Printer<'_, '_> {
         // Every line from one side, in its order: keep that side's layout (blank line
         // after the header in old files, comments).
         for side in [O, T, B] {
-            let Some(si) = s.origin[side] else { continue };
+            let Some(si) = s.origin.get(side) else {
+                continue;
+            };
             let sc = ctx.sc[side];
             let sec = &sc.doc.sections[si];
             let same = s.lines.len() == sec.props.len()

@@ -4,7 +4,7 @@
 //! with any of it is left to the phases.
 
 use crate::merge::decisions::Decision;
-use crate::merge::shared::idents::{FxMap, IdIndex, Idents};
+use crate::merge::shared::idents::{IdIndex, Idents};
 use crate::merge::shared::report::ConflictReport;
 use crate::merge::shared::sections::Src;
 use crate::model::{field_text, Scene};
@@ -21,7 +21,7 @@ pub(in crate::merge) struct Ctx<'a> {
     /// Resource ids to indices, per side.
     pub(in crate::merge) idx: [IdIndex<'a>; 3],
     /// side -> node path -> node index.
-    pub(in crate::merge) paths: [FxMap<&'a str, usize>; 3],
+    pub(in crate::merge) paths: crate::merge::shared::idents::Paths<'a>,
     /// Conflicts found so far, in report order.
     pub(in crate::merge) conflicts: Vec<ConflictReport>,
     /// Decisions taken so far, in `--explain` order.

@@ -84,7 +84,57 @@ pub struct Idents<'a> {
 }
 
 /// Each side's node paths (the last node of a path wins).
-pub type Paths<'a> = [FxMap<&'a str, usize>; 3];
+pub type Paths<'a> = [NodePaths<'a>; 3];
+
+/// One side's node paths to node indexes (the last node of a path wins). A table of
+/// indexes hashed by path, compared through the node list: 9 bytes a slot where a map
+/// keyed by `&str` takes 25 (three sides of 135,000 nodes: 7 MB instead of 19 MB).
+#[derive(Clone, Default)]
+pub struct NodePaths<'a> {
+    nodes: &'a [crate::model::Node],
+    table: hashbrown::HashTable<usize>,
+}
+
+fn path_hash(p: &str) -> u64 {
+    use std::hash::BuildHasher;
+    rustc_hash::FxBuildHasher.hash_one(p)
+}
+
+impl<'a> NodePaths<'a> {
+    /// The paths of `nodes`.
+    pub fn of(nodes: &'a [crate::model::Node]) -> NodePaths<'a> {
+        let mut table = hashbrown::HashTable::with_capacity(nodes.len());
+        let path = |j: &usize| nodes[*j].path.as_str();
+        for (i, n) in nodes.iter().enumerate() {
+            let (p, h) = (n.path.as_str(), path_hash(n.path.as_str()));
+            match table.find_mut(h, |j| path(j) == p) {
+                Some(slot) => *slot = i,
+                None => {
+                    table.insert_unique(h, i, |j| path_hash(path(j)));
+                }
+            }
+        }
+        NodePaths { nodes, table }
+    }
+
+    /// The (last) node at path `p`.
+    pub fn get(&self, p: &str) -> Option<&usize> {
+        let nodes = self.nodes;
+        self.table
+            .find(path_hash(p), |&j| nodes[j].path.as_str() == p)
+    }
+
+    /// How many different paths.
+    pub(in crate::merge) fn len(&self) -> usize {
+        self.table.len()
+    }
+}
+
+impl std::fmt::Debug for NodePaths<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "NodePaths({} paths)", self.len())
+    }
+}
 
 /// Each side's node index of each node's parent, when its parent path names a listed
 /// node (or is "."; then the root).

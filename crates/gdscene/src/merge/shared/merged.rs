@@ -27,7 +27,7 @@ pub(in crate::merge) struct MergedNode<'a> {
     /// the side a person picks (see [`crate::merge::output::spelling`]).
     pub(in crate::merge) place_conflict: bool,
     /// Groups the merge writes (both sides changed them).
-    pub(in crate::merge) groups: Option<String>,
+    pub(in crate::merge) groups: Option<Box<str>>,
 }
 
 /// Node identities printed inside another node's whole-section hunk (the descendants

@@ -83,7 +83,34 @@ pub(in crate::merge) struct OutSec {
     pub(in crate::merge) whole: Option<Box<[Vec<usize>; 3]>>,
     /// The section this one merges, on each side (to keep a side's layout when every
     /// line comes from it).
-    pub(in crate::merge) origin: [Option<usize>; 3],
+    pub(in crate::merge) origin: Origin,
+}
+
+/// The section an [`OutSec`] merges on each side, as `u32`s (`u32::MAX`: none): 12
+/// bytes where `[Option<usize>; 3]` takes 48, once per node of the result. (A side of
+/// four billion sections, more than memory holds, would read as having none.)
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(in crate::merge) struct Origin([u32; 3]);
+
+impl Origin {
+    /// No section on any side.
+    pub(in crate::merge) const NONE: Origin = Origin([u32::MAX; 3]);
+
+    /// Of each side's section index.
+    pub(in crate::merge) fn of(secs: [Option<usize>; 3]) -> Origin {
+        Origin(secs.map(|s| s.and_then(|s| u32::try_from(s).ok()).unwrap_or(u32::MAX)))
+    }
+
+    /// The section on `side`.
+    pub(in crate::merge) fn get(&self, side: usize) -> Option<usize> {
+        let s = self.0[side];
+        (s != u32::MAX).then_some(s as usize)
+    }
+
+    /// The section on each side.
+    pub(in crate::merge) fn all(&self) -> [Option<usize>; 3] {
+        [0, 1, 2].map(|s| self.get(s))
+    }
 }
 
 impl OutSec {
@@ -99,7 +126,7 @@ impl OutSec {
             tag,
             lines: Vec::new(),
             whole: None,
-            origin: [None; 3],
+            origin: Origin::NONE,
         }
     }
 
@@ -112,7 +139,7 @@ impl OutSec {
             tag: TagOut::Src((kept, 0..0)),
             lines: Vec::new(),
             whole: Some(Box::new(secs.map(|s| s.into_iter().collect()))),
-            origin: [None; 3],
+            origin: Origin::NONE,
         }
     }
 

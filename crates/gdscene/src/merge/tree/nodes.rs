@@ -12,7 +12,7 @@ use crate::merge::decisions::Decision;
 use crate::merge::shared::context::{eq_opt, pick3, Ctx, ParentRef, Pick};
 use crate::merge::shared::idents::{B, O, T};
 use crate::merge::shared::merged::MergedNode;
-use crate::merge::shared::sections::{Line, OutSec, TagOut};
+use crate::merge::shared::sections::{Line, Origin, OutSec, TagOut};
 use crate::merge::tree::held::Needs;
 use crate::model::{Scene, SectionKind};
 use crate::syntax::{Section, Span};
@@ -136,7 +136,7 @@ fn added<'a>(ctx: &Ctx<'a>, ident: usize, side: usize) -> MergedNode<'a> {
             tag: TagOut::Src((side, ctx.sec(side, sec).tag.span.range())),
             lines: own_lines(ctx, side, sec),
             whole: None,
-            origin: secs,
+            origin: Origin::of(secs),
         },
         parent: ctx.parent_ref(side, i),
         name: ctx.sc[side].nodes[i].name.as_str(),
@@ -309,7 +309,7 @@ fn unchanged_everywhere<'a>(ctx: &Ctx<'a>, ident: usize) -> Option<MergedNode<'a
             tag: TagOut::Src((O, ctx.sec(O, os).tag.span.range())),
             lines: own_lines(ctx, O, os),
             whole: None,
-            origin: secs,
+            origin: Origin::of(secs),
         },
         parent: po,
         name: sc[O].nodes[oi].name.as_str(),
@@ -369,14 +369,14 @@ fn kept_by_both<'a>(
             tag,
             lines,
             whole: None,
-            origin: secs,
+            origin: Origin::of(secs),
         },
         parent,
         name,
         fields: Some((O, Some(fields.list))),
         tag_conflict,
         place_conflict,
-        groups: fields.groups,
+        groups: fields.groups.map(String::into_boxed_str),
     }
 }
 

@@ -400,7 +400,7 @@ fn arrived(ctx: &Ctx, merged: &[Option<MergedNode>], group: &[usize], s: usize) 
 /// A kept node's `[node]` line printed per side (each side's name and parent), the
 /// nodes under it spelling `parent=` per side.
 fn lines_per_side(ctx: &Ctx, m: &mut MergedNode) {
-    let secs = m.out.origin;
+    let secs = m.out.origin.all();
     let tag_of = |s: usize| secs[s].map(|si| (s, ctx.sec(s, si).tag.span.range()));
     m.out.tag = TagOut::Conflict(Box::new([tag_of(B), tag_of(O), tag_of(T)]));
     m.out.verbatim = None;

@@ -7,7 +7,7 @@ use crate::merge::decisions::Decision;
 use crate::merge::shared::context::{field_src, Ctx, Pick};
 use crate::merge::shared::idents::{B, O, T};
 use crate::merge::shared::merged::MergedNode;
-use crate::merge::shared::sections::{Chunk, Line, OutSec, Src, TagOut};
+use crate::merge::shared::sections::{Chunk, Line, Origin, OutSec, Src, TagOut};
 use crate::model::{FileKind, SectionKind};
 use crate::value::{scan_refs_in_text, RefKind};
 use std::collections::{BTreeMap, BTreeSet};
@@ -65,7 +65,7 @@ pub(in crate::merge) fn merge_resource_section(ctx: &mut Ctx) -> Option<OutSec> 
         tag: TagOut::Src((O, o.doc.sections[osec].tag.span.range())),
         lines,
         whole: None,
-        origin: secs,
+        origin: Origin::of(secs),
     })
 }
 
@@ -116,7 +116,7 @@ fn merge_sub(ctx: &mut Ctx, ident: usize) -> Option<OutSec> {
         },
         lines,
         whole: None,
-        origin: secs,
+        origin: Origin::of(secs),
     })
 }
 

@@ -492,7 +492,7 @@ pub fn draw_labelled(
         .map(|s| s.as_ref().map(|s| draw_side(s, &mut book, limits)))
         .collect();
     if let [Some(Some(s0)), _] = [sides.first(), sides.get(1)] {
-        if let [Some(old), Some(new)] = &mut drawn[..] {
+        if let [Some(old), Some(new), ..] = &mut drawn[..] {
             mark_cells(old, new, s0.marks, limits);
         }
     }
