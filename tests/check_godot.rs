@@ -274,42 +274,101 @@ fn godot3_server_loads_a_valid_scene_and_reports_a_broken_one() {
     assert!(Path::new(g).is_file());
 }
 
-/// A Godot 4 binary given in `$GODOT4` (none is installed here: Godot 4 ships no Debian
-/// package, and the project's own Godot 4.6 is a web build, `tests/engine.rs`).
+/// A native Godot 4: `$GODOT4`, else where `scripts/install-godot4.sh` puts Debian's
+/// (/opt/godot4/bin/godot4; not PATH), as CI installs it.
 fn godot4() -> Option<PathBuf> {
-    std::env::var_os("GODOT4")
+    let env = std::env::var_os("GODOT4")
         .filter(|g| !g.is_empty())
-        .map(PathBuf::from)
+        .map(PathBuf::from);
+    env.or_else(|| Some(PathBuf::from("/opt/godot4/bin/godot4")))
         .filter(|p| p.is_file())
+}
+
+fn skip_godot4() {
+    let _ = writeln!(
+        std::io::stderr(),
+        "SKIP check --godot with Godot 4: no native Godot 4 (bash scripts/install-godot4.sh, or set GODOT4)"
+    );
+}
+
+/// The lines `check` printed about `file` past its verdict: what the engine said.
+fn said_about<'a>(text: &'a str, file: &str) -> Vec<&'a str> {
+    let prefix = format!("{file}: godot: ");
+    text.lines()
+        .filter_map(|l| l.strip_prefix(prefix.as_str()))
+        .filter(|l| *l != "loads" && *l != "does not load")
+        .collect()
 }
 
 #[test]
 fn a_godot_4_binary_loads_a_valid_scene_and_reports_a_broken_one() {
     let Some(godot) = godot4() else {
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIP check --godot with Godot 4: set GODOT4 to a Godot 4 binary (the arguments and the framing are pinned by the fake binary above)"
-        );
-        return;
+        return skip_godot4();
     };
     let repo = TempRepo::new();
     repo.write("proj/project.godot", "config_version=5\n");
+    // References by uid, to a script, a texture and a scene the project has (uid cache)
+    // or not: the engine finds each and says nothing.
     repo.write(
         "proj/ok.tscn",
-        "[gd_scene load_steps=3 format=3]\n\n[ext_resource type=\"Script\" path=\"res://player.gd\" id=\"1_a\"]\n[ext_resource type=\"Texture2D\" path=\"res://art/icon.png\" id=\"2_b\"]\n\n[node name=\"Root\" type=\"Node2D\"]\nscript = ExtResource(\"1_a\")\n\n[node name=\"Sprite\" type=\"Sprite2D\" parent=\".\"]\nposition = Vector2(4, 2)\ntexture = ExtResource(\"2_b\")\n",
+        "[gd_scene load_steps=4 format=3 uid=\"uid://cokscene\"]\n\n[ext_resource type=\"Script\" uid=\"uid://bplayer\" path=\"res://player.gd\" id=\"1_a\"]\n[ext_resource type=\"Texture2D\" uid=\"uid://bicon\" path=\"res://art/icon.png\" id=\"2_b\"]\n[ext_resource type=\"PackedScene\" uid=\"uid://ctiles\" path=\"res://tiles.tscn\" id=\"3_c\"]\n\n[node name=\"Root\" type=\"Node2D\"]\nscript = ExtResource(\"1_a\")\n\n[node name=\"Sprite\" type=\"Sprite2D\" parent=\".\"]\nposition = Vector2(4, 2)\ntexture = ExtResource(\"2_b\")\n\n[node name=\"Tiles\" parent=\".\" instance=ExtResource(\"3_c\")]\n",
+    );
+    // A tile set whose atlas texture is missing here: the placeholder is large enough.
+    repo.write(
+        "proj/tiles.tres",
+        "[gd_resource type=\"TileSet\" load_steps=3 format=3]\n\n[ext_resource type=\"Texture2D\" uid=\"uid://bicon\" path=\"res://art/icon.png\" id=\"1_t\"]\n\n[sub_resource type=\"TileSetAtlasSource\" id=\"TileSetAtlasSource_a\"]\ntexture = ExtResource(\"1_t\")\n0:0/0 = 0\n1:0/0 = 0\n\n[resource]\nsources/0 = SubResource(\"TileSetAtlasSource_a\")\n",
     );
     repo.write(
-        "proj/broken.tscn",
+        "proj/export_presets.cfg",
+        "[preset.0]\n\nname=\"Linux\"\nplatform=\"Linux\"\nrunnable=true\n",
+    );
+    repo.write(
+        "broken/broken.tscn",
         "[gd_scene format=3]\n\n[node name=\"Root\" type=\"Node2D\"]\nposition = Vector9(4, 2)\n",
     );
     let g = godot.to_str().unwrap();
-    let out = repo.run_bin(["check", "--godot", g, "proj/broken.tscn", "proj/ok.tscn"]);
+    let out = repo.run_bin(["check", "--godot", g, "proj"]);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}{}", stderr(&out));
+    for f in [
+        "proj/ok.tscn",
+        "proj/tiles.tres",
+        "proj/export_presets.cfg",
+        "proj/project.godot",
+    ] {
+        assert!(
+            text.contains(&format!("{f}: godot: loads\n")),
+            "{f}: {text}"
+        );
+        // No "invalid UID" warning (the uid cache), no tile error (the placeholder).
+        assert_eq!(said_about(&text, f), Vec::<&str>::new(), "{f}: {text}");
+    }
+    assert!(text.ends_with("loaded 4 of 4\n"), "{text}");
+    assert!(text.contains("; Godot 4."), "{text}");
+
+    let out = repo.run_bin(["check", "--godot", g, "broken/broken.tscn", "proj/ok.tscn"]);
     let text = stdout(&out);
     assert_eq!(out.status.code(), Some(1), "{text}{}", stderr(&out));
     assert!(text.contains("proj/ok.tscn: godot: loads"), "{text}");
     assert!(
-        text.contains("proj/broken.tscn: godot: does not load"),
+        text.contains("broken/broken.tscn: godot: does not load"),
         "{text}"
     );
-    assert!(text.contains("; Godot 4."), "{text}");
+    // The engine's words about the file, its line; not the checker's own call stack.
+    let said = said_about(&text, "broken/broken.tscn");
+    assert!(
+        said.iter()
+            .any(|l| l.contains("Parse Error") && l.contains("broken.tscn:4")),
+        "{text}"
+    );
+    assert!(
+        !text.contains("check.gd") && !text.contains("GDScript backtrace"),
+        "{text}"
+    );
+    // --json: the version the binary gave, the verdict per file.
+    let out = repo.run_bin(["check", "--json", "--godot", g, "broken"]);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["exit"], 1);
+    assert!(doc["godot"]["version"].as_str().unwrap().starts_with("4."));
+    assert_eq!(doc["files"][0]["godot"]["loaded"], false);
 }

@@ -543,6 +543,107 @@ fn ci_check_and_merge_load_the_scenes_in_godot_with_godot() {
     assert_eq!(p.git_ok(&["rev-parse", "HEAD"]), head, "nothing committed");
 }
 
+/// A native Godot 4 for the test below: `$GODOT4`, else where
+/// `scripts/install-godot4.sh` puts Debian's (not PATH).
+fn godot4() -> Option<PathBuf> {
+    let env = std::env::var_os("GODOT4")
+        .filter(|g| !g.is_empty())
+        .map(PathBuf::from);
+    env.or_else(|| Some(PathBuf::from("/opt/godot4/bin/godot4")))
+        .filter(|p| p.is_file())
+}
+
+/// `ci check --godot` and `ci merge --godot` with the real Godot 4. A scene our own check
+/// reads but Godot refuses (no `Vector9` in Godot) is broken, with the engine's words:
+/// added by the PR, `ci check` says so; added on main, `ci merge` commits nothing. Once
+/// main drops it, the scene both sides changed is merged, loads, and is committed. A
+/// scene git conflicts on is loaded as `ci merge` would resolve it.
+#[test]
+fn ci_check_and_merge_with_a_real_godot_4() {
+    let Some(godot) = godot4() else {
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIP ci --godot with Godot 4: no native Godot 4 (bash scripts/install-godot4.sh, or set GODOT4)"
+        );
+        return;
+    };
+    const BASE: &str = "[gd_scene load_steps=2 format=3 uid=\"uid://clevel\"]\n\n[ext_resource type=\"Script\" uid=\"uid://bplayer\" path=\"res://player.gd\" id=\"1_p\"]\n\n[node name=\"Level\" type=\"Node2D\"]\n\n[node name=\"Player\" type=\"CharacterBody2D\" parent=\".\"]\nscript = ExtResource(\"1_p\")\nposition = Vector2(1, 2)\n";
+    const BAD: &str =
+        "[gd_scene format=3]\n\n[node name=\"Root\" type=\"Node2D\"]\nposition = Vector9(4, 2)\n";
+    let main = format!("{BASE}\n[node name=\"Coin\" type=\"Area2D\" parent=\".\"]\n");
+    let pr = BASE.replace("Vector2(1, 2)", "Vector2(10, 20)");
+    let p = setup(
+        &[
+            ("project.godot", "config_version=5\n"),
+            ("level.tscn", BASE),
+        ],
+        &[("level.tscn", &main), ("main_bad.tscn", BAD)],
+        &[("level.tscn", &pr), ("pr_bad.tscn", BAD)],
+    );
+    let g = godot.to_str().unwrap();
+    let check = p.ci(&["check", "origin/main", "--godot", g]);
+    let text = stdout(&check);
+    assert_eq!(check.status.code(), Some(1), "{}", show(&check));
+    assert!(
+        text.contains("pr_bad.tscn:0: error: Godot 4.") && text.contains("Parse Error"),
+        "{}",
+        show(&check)
+    );
+    // The engine's words, without where in its own source it said them.
+    assert!(!text.contains(".cpp:"), "{}", show(&check));
+    assert!(
+        text.contains("level.tscn: git conflicts here; tscn-merge ci merge can resolve it"),
+        "{}",
+        show(&check)
+    );
+    let head = p.git_ok(&["rev-parse", "HEAD"]);
+    let out = p.ci(&["merge", "origin/main", "--godot", g]);
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    assert!(stdout(&out).contains("main_bad.tscn"), "{}", show(&out));
+    assert!(stdout(&out).contains("does not load it"), "{}", show(&out));
+    assert_eq!(p.git_ok(&["rev-parse", "HEAD"]), head, "nothing committed");
+
+    // Main drops its broken scene: the merged level loads in Godot and is committed.
+    p.git_ok(&["checkout", "-q", "main"]);
+    p.git_ok(&["rm", "-q", "main_bad.tscn"]);
+    let me = ["-c", "user.name=Main", "-c", "user.email=main@example.com"];
+    p.git_ok(&[&me[..], &["commit", "-q", "-m", "drop it"]].concat());
+    p.git_ok(&["push", "-q", "origin", "main"]);
+    p.git_ok(&["checkout", "-q", "pr"]);
+    let out = p.ci(&["merge", "origin/main", "--godot", g]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert_ne!(p.git_ok(&["rev-parse", "HEAD"]), head, "committed");
+    let merged = p.read("level.tscn");
+    assert!(
+        merged.contains("Vector2(10, 20)") && merged.contains("name=\"Coin\""),
+        "{merged}"
+    );
+
+    // A scene git conflicts on is loaded as ci merge would resolve it: here the PR's
+    // side carries what Godot refuses, and so does the merge.
+    let p = setup(
+        &[
+            ("project.godot", "config_version=5\n"),
+            ("level.tscn", BASE),
+        ],
+        &[("level.tscn", &main)],
+        &[(
+            "level.tscn",
+            &BASE.replace("Vector2(1, 2)", "Vector9(10, 20)"),
+        )],
+    );
+    let check = p.ci(&["check", "origin/main", "--godot", g]);
+    assert_eq!(check.status.code(), Some(1), "{}", show(&check));
+    assert!(
+        stdout(&check).contains(
+            "level.tscn: git conflicts here; tscn-merge ci merge resolves it, but Godot 4."
+        ) && stdout(&check).contains("does not load it: ERROR: Parse Error"),
+        "{}",
+        show(&check)
+    );
+}
+
 // ------------------------------------------------------------------ issue 36 (items 6, 9, 11, 14)
 
 #[test]

@@ -9,7 +9,7 @@ pub struct CheckArgs {
     /// Print one JSON report instead of text.
     #[arg(long)]
     pub json: bool,
-    /// Also verify that printing the parsed tree reproduces each file (exit 3 if not).
+    /// Also verify that printing the parsed tree reproduces each file (a file it does not reproduce is a problem: exit 1).
     #[arg(long)]
     pub roundtrip: bool,
     /// Print only the problems and the summary line (no `FILE: ok` lines).

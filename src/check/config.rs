@@ -30,7 +30,7 @@ fn check_text(t: &str, roundtrip: bool) -> Checked {
         Err(e) => ("unparsable", 1, Vec::new(), Some(e.to_string())),
         Ok(p) if !p.is_empty() => ("broken", 1, p, None),
         Ok(p) if roundtrip && Document::parse(t).map(|d| d.print()).ok().as_deref() != Some(t) => {
-            ("roundtrip-mismatch", 3, p, Some("printing the parsed file does not reproduce its bytes (a tscn-merge bug: please report it)".into()))
+            ("roundtrip-mismatch", 1, p, Some("printing the parsed file does not reproduce its bytes (a tscn-merge bug: please report it)".into()))
         }
         Ok(p) => ("valid", 0, p, None),
     }

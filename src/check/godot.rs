@@ -125,7 +125,8 @@ impl Godot {
         while !todo.is_empty() && starts <= jobs.len() {
             starts += 1;
             let lines: Vec<String> = todo.iter().map(|&i| placed.jobs[i].clone()).collect();
-            let run = self.run_once(work.path(), &placed.types, &lines, starts)?;
+            let known = (&placed.types, &placed.uids);
+            let run = self.run_once(work.path(), known, &lines, starts)?;
             if run.answers.is_empty() && run.began.is_none() {
                 bail!(
                     "{} did not run the checker (exit {}): {}",
@@ -194,12 +195,15 @@ impl Godot {
     fn run_once(
         &self,
         work: &Path,
-        types: &BTreeSet<String>,
+        (types, uids): (&BTreeSet<String>, &BTreeMap<String, String>),
         lines: &[String],
         n: usize,
     ) -> Result<Run> {
         let project = work.join("project");
         let mut text: String = types.iter().map(|t| format!("ph\t{t}\n")).collect();
+        for (uid, path) in uids {
+            text.push_str(&format!("uid\t{uid}\tres://{path}\n"));
+        }
         lines.iter().for_each(|l| text.push_str(&format!("{l}\n")));
         std::fs::write(project.join("__check/jobs.txt"), text)
             .context("cannot write the job list")?;
@@ -305,7 +309,7 @@ fn read_log(log: &str, status: String) -> Run {
             if let Some((n, messages)) = current.take() {
                 run.answers.push((n, verdict(json, messages)));
             }
-        } else if line.starts_with("@@") || line.is_empty() {
+        } else if line.starts_with("@@") || line.is_empty() || checkers_own(line) {
             continue;
         } else if let Some((_, messages)) = current.as_mut() {
             if messages.len() < MOST_LINES {
@@ -317,6 +321,15 @@ fn read_log(log: &str, status: String) -> Run {
     let lines: Vec<&str> = log.lines().collect();
     run.tail = lines[lines.len().saturating_sub(8)..].join("\n");
     run
+}
+
+/// A line of the checker's own call stack: a debug build of Godot 4 follows each error
+/// with the GDScript frames running (`GDScript backtrace (most recent call first):`,
+/// `[0] _resource (res://__check/check.gd:66)`), which are the checker's, not the file's.
+fn checkers_own(line: &str) -> bool {
+    let t = line.trim();
+    t == "GDScript backtrace (most recent call first):"
+        || (t.starts_with('[') && t.contains("(res://__check/check.gd:"))
 }
 
 /// A file's verdict from its `@@R` line and the engine's messages.
@@ -336,12 +349,16 @@ fn verdict(json: &str, mut messages: Vec<String>) -> Verdict {
 }
 
 /// The files of the temporary project besides its settings and checker, each job's
-/// line of `jobs.txt`, and the placeholder types the engine makes.
+/// line of `jobs.txt`, the placeholder types the engine makes, and the `uid://` of each
+/// file there (its own header's, or the one a file's `[ext_resource]` gives its path):
+/// the user's project has them in its uid cache, a temporary one would not, and Godot 4
+/// would warn `invalid UID` on every reference.
 #[derive(Debug, Default)]
 struct Placed {
     files: Vec<(String, Vec<u8>)>,
     jobs: Vec<String>,
     types: BTreeSet<String>,
+    uids: BTreeMap<String, String>,
 }
 
 /// Where each job goes, and the placeholders for what they name and the project lacks.
@@ -368,19 +385,47 @@ fn place(jobs: &[Job], major: u32) -> Placed {
         placed.files.push((rel.clone(), job.bytes.clone()));
         at.push(rel);
     }
-    for (job, rel) in jobs.iter().zip(&at).filter(|(j, _)| !j.config) {
-        let Ok(scene) = gdscene::model::Scene::parse(&job.bytes) else {
+    let scenes: Vec<Option<gdscene::model::Scene>> = jobs
+        .iter()
+        .map(|j| (!j.config).then(|| gdscene::model::Scene::parse(&j.bytes).ok())?)
+        .collect();
+    // Godot 3 files have no uids; a checked file's own uid first, then the references'.
+    let uids = major >= 4;
+    for (scene, rel) in scenes.iter().zip(&at) {
+        if let Some(uid) = scene.as_ref().and_then(|s| s.header.uid.as_deref()) {
+            if uids && uid_ok(uid) {
+                placed.uids.entry(uid.to_string()).or_insert(rel.clone());
+            }
+        }
+    }
+    for (scene, rel) in scenes.iter().zip(&at) {
+        let Some(scene) = scene else {
             continue;
         };
         let dir = rel.rsplit_once('/').map_or("", |(d, _)| d);
         for ext in &scene.ext_resources {
-            let Some(p) = target(&ext.path, dir).filter(|p| taken.insert(p.clone())) else {
+            let Some(p) = target(&ext.path, dir) else {
                 continue;
             };
-            placeholder(&mut placed, &p, &ext.type_name, major);
+            if let Some(uid) = ext.uid.as_deref().filter(|u| uids && uid_ok(u)) {
+                placed
+                    .uids
+                    .entry(uid.to_string())
+                    .or_insert_with(|| p.clone());
+            }
+            if taken.insert(p.clone()) {
+                placeholder(&mut placed, &p, &ext.type_name, major);
+            }
         }
     }
     placed
+}
+
+/// A `uid://` text fit for a line of `jobs.txt` (Godot's base-34 digits and letters).
+fn uid_ok(uid: &str) -> bool {
+    uid.strip_prefix("uid://").is_some_and(|u| {
+        !u.is_empty() && u.len() <= 16 && u.chars().all(|c| c.is_ascii_alphanumeric())
+    })
 }
 
 /// The placeholder at `p` for a missing resource of type `t`.
@@ -543,7 +588,14 @@ pub fn problems(
         .zip(verdicts)
         .filter(|(_, v)| !v.loaded)
         .map(|(p, v)| {
-            let said = clip(&v.messages.join(" | "), 600);
+            // One line: the engine's words, less where in its own source it said them.
+            let words: Vec<&str> = v
+                .messages
+                .iter()
+                .map(|m| m.trim())
+                .filter(|m| !m.starts_with("at: "))
+                .collect();
+            let said = clip(&words.join(" | "), 600);
             let message = format!("Godot {} does not load it: {said}", godot.version);
             let problem = gdscene::check::Problem {
                 severity: gdscene::check::Severity::Error,
@@ -572,7 +624,7 @@ mod tests {
 
     #[test]
     fn the_log_gives_each_file_its_messages() {
-        let log = "Godot Engine v4.6\n@@READY 3 4.6\n@@B 0\n@@R {\"loaded\":true}\n@@B 1\nERROR: Parse Error: bad.\n   at: load (x.cpp:1)\n@@R {\"loaded\":false}\n@@B 2\nERROR: boom\n";
+        let log = "Godot Engine v4.6\n@@READY 3 4.6\n@@B 0\n@@R {\"loaded\":true}\n@@B 1\nERROR: Parse Error: bad.\n   at: load (x.cpp:1)\n   GDScript backtrace (most recent call first):\n       [0] _resource (res://__check/check.gd:66)\n       [1] _initialize (res://__check/check.gd:34)\n@@R {\"loaded\":false}\n@@B 2\nERROR: boom\n";
         let run = read_log(log, "exit status 139".into());
         assert_eq!(run.answers.len(), 2);
         assert_eq!(
@@ -595,8 +647,9 @@ mod tests {
 
     #[test]
     fn placeholders_for_what_the_project_lacks() {
-        let scene = b"[gd_scene load_steps=4 format=3]\n\n[ext_resource type=\"Script\" path=\"res://p.gd\" id=\"1\"]\n[ext_resource type=\"Texture2D\" path=\"icon.png\" id=\"2\"]\n[ext_resource type=\"PackedScene\" path=\"res://lvl/b.tscn\" id=\"3\"]\n\n[node name=\"A\" type=\"Node2D\"]\n".to_vec();
-        let other = b"[gd_scene format=3]\n\n[node name=\"B\" type=\"Node\"]\n".to_vec();
+        let scene = b"[gd_scene load_steps=4 format=3]\n\n[ext_resource type=\"Script\" path=\"res://p.gd\" id=\"1\"]\n[ext_resource type=\"Texture2D\" uid=\"uid://bicon\" path=\"icon.png\" id=\"2\"]\n[ext_resource type=\"PackedScene\" path=\"res://lvl/b.tscn\" id=\"3\"]\n\n[node name=\"A\" type=\"Node2D\"]\n".to_vec();
+        let other =
+            b"[gd_scene format=3 uid=\"uid://cb\"]\n\n[node name=\"B\" type=\"Node\"]\n".to_vec();
         let jobs = [
             Job {
                 res: Some("lvl/a.tscn".into()),
@@ -619,5 +672,16 @@ mod tests {
             ["lvl/a.tscn", "lvl/b.tscn", "p.gd", "lvl/icon.png.remap"]
         );
         assert!(p.types.contains("Texture2D"));
+        // The uid cache the user's project would have: each file's own, each reference's.
+        let uids: Vec<(&str, &str)> = p
+            .uids
+            .iter()
+            .map(|(u, r)| (u.as_str(), r.as_str()))
+            .collect();
+        assert_eq!(
+            uids,
+            [("uid://bicon", "lvl/icon.png"), ("uid://cb", "lvl/b.tscn")]
+        );
+        assert!(place(&jobs, 3).uids.is_empty(), "Godot 3 has no uids");
     }
 }

@@ -3,8 +3,10 @@
 # from the project's own engine harness (tests/engine/check.gd): missing resources do not
 # abort a load, and every external resource a file names that is not in the project has a
 # placeholder (a scene, a script, or a `.remap` to res://__ph/<Type>.tres, made here).
-# res://__check/jobs.txt lines: "ph<TAB>Type", then "res<TAB>res://path" (a scene or
-# resource: ResourceLoader.load) or "cfg<TAB>res://path" (ConfigFile.load). Each file is
+# res://__check/jobs.txt lines: "ph<TAB>Type", "uid<TAB>uid://...<TAB>res://path" (the
+# project's uid cache: registered, so a reference by uid finds its file without the
+# engine's "invalid UID" warning), then "res<TAB>res://path" (a scene or resource:
+# ResourceLoader.load) or "cfg<TAB>res://path" (ConfigFile.load). Each file is
 # framed by "@@B <n>" and one "@@R <json>" line, so the engine's errors in between are
 # that file's.
 extends SceneTree
@@ -21,6 +23,9 @@ func _initialize() -> void:
 	DirAccess.make_dir_recursive_absolute("res://__ph")
 	while not f.eof_reached():
 		var parts := f.get_line().split("\t")
+		if parts.size() == 3 and parts[0] == "uid":
+			_uid(parts[1], parts[2])
+			continue
 		if parts.size() != 2:
 			continue
 		if parts[0] == "ph":
@@ -37,11 +42,20 @@ func _initialize() -> void:
 	quit(0)
 
 
+func _uid(text: String, path: String) -> void:
+	var id := ResourceUID.text_to_id(text)
+	if id != ResourceUID.INVALID_ID and not ResourceUID.has_id(id):
+		ResourceUID.add_id(id, path)
+
+
 # A resource of type `t` (or of a class that is one) saved as res://__ph/<t>.tres, where
-# the `.remap` files of missing resources point.
+# the `.remap` files of missing resources point. A placeholder texture is large, so that
+# a tile set's atlas finds its tiles inside it (as in tests/engine/check.gd).
 func _placeholder(t: String) -> void:
 	var cls := _concrete(t)
 	var res: Resource = ClassDB.instantiate(cls) if cls != "" else Resource.new()
+	if res is PlaceholderTexture2D:
+		res.size = Vector2(8192, 8192)
 	ResourceSaver.save(res, "res://__ph/%s.tres" % t)
 
 

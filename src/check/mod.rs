@@ -1,7 +1,7 @@
 //! `tscn-merge check`: validate files. Exit 0 all valid, 1 one is structurally broken or
 //! does not parse (or, with `--godot`, does not load in the engine), 2 one cannot be read
-//! (or the Godot binary cannot run), 3 (with `--roundtrip`) printing does not reproduce a
-//! file's bytes (a bug of ours). The highest code wins.
+//! (or the Godot binary cannot run); with `--roundtrip`, a file whose printing does not
+//! reproduce its bytes (a bug of ours) is a problem too, exit 1. The highest code wins.
 //!
 //! A directory named on the command line is walked: every scene or resource
 //! (`.tscn`/`.tres`/`.escn`) and every Godot ConfigFile (`project.godot`,
@@ -112,7 +112,7 @@ fn check_path(path: &Path, roundtrip: bool) -> config::Checked {
         Outcome::Unparsable(e) => ("unparsable", 1, Vec::new(), Some(e)),
         Outcome::RoundtripMismatch => (
             "roundtrip-mismatch",
-            3,
+            1,
             Vec::new(),
             Some("printing the parsed file does not reproduce its bytes (a tscn-merge bug: please report it)".to_string()),
         ),

@@ -2,7 +2,7 @@
 //! own line merge, no driver: `TSCN_MERGE=off` turns an installed one into exactly that),
 //! and every scene in it that differs from BASE (what the merge lands) parsed and checked.
 //! A scene git conflicts on is merged structurally in memory to say whether `ci merge`
-//! resolves it. The same few git processes whatever the number of files (`version`,
+//! resolves it (with `--godot`, a resolved one is loaded in the engine as resolved). The same few git processes whatever the number of files (`version`,
 //! `rev-parse` twice, `merge-tree`, `diff-tree`); blobs are read in-process. What `check` finds is the library's.
 
 use super::CheckArgs;
@@ -104,9 +104,18 @@ pub fn run(a: &CheckArgs) -> Result<i32> {
     let mt = parse_merge_tree(&out.stdout, clean)?;
     let repo = gix::discover(".").context("not inside a git repository")?;
     let mut findings: BTreeMap<String, Finding> = BTreeMap::new();
+    let mut engine = Vec::new();
     for (path, stages) in &mt.conflicted {
         let f = if handled(path) {
-            Finding::Conflicted(preview(&repo, path, stages, a.timeout))
+            let merged = preview(&repo, path, stages, a.timeout);
+            // --godot: a scene ci merge resolves is loaded as it resolves it.
+            let left = merged.map(|(left, text)| {
+                if left.is_empty() && a.godot.godot.is_some() && is_scene(path) {
+                    engine.push((path.clone(), text));
+                }
+                left
+            });
+            Finding::Conflicted(left)
         } else {
             Finding::Other(mt.messages.get(path).cloned().unwrap_or_default())
         };
@@ -122,7 +131,7 @@ pub fn run(a: &CheckArgs) -> Result<i32> {
         &base,
         &mt.tree,
     ])?;
-    let (mut checked, mut engine) = (0, Vec::new());
+    let mut checked = 0;
     for path in nul_fields(&changed) {
         if !handled(&path) || findings.contains_key(&path) {
             continue;
@@ -139,8 +148,13 @@ pub fn run(a: &CheckArgs) -> Result<i32> {
     }
     // --godot: every changed scene loaded in the user's engine too (src/check/godot.rs).
     for (path, p) in crate::check::godot::problems(&a.godot, &super::toplevel()?, engine)? {
-        if let Finding::Broken(e) = findings.entry(path).or_insert(Finding::Broken(Vec::new())) {
-            e.push(p);
+        match findings.entry(path).or_insert(Finding::Broken(Vec::new())) {
+            Finding::Broken(e) => e.push(p),
+            f @ Finding::Conflicted(Ok(_)) => {
+                let why = format!("tscn-merge ci merge resolves it, but {}", p.message);
+                *f = Finding::Conflicted(Err(why));
+            }
+            _ => {}
         }
     }
     print_findings(a, checked, &findings)
@@ -167,14 +181,15 @@ fn blob(repo: &gix::Repository, oid: &str) -> Result<Vec<u8>> {
 
 /// The merge `ci merge`'s driver makes of a conflicted file's stages, in memory (a
 /// scene's structural merge, a ConfigFile's by section and key, each within `timeout`
-/// as the driver is): the conflicts it leaves (empty: `ci merge` resolves it), or why it
-/// cannot merge the file or its result would not pass `ci merge`'s check.
+/// as the driver is): the conflicts it leaves (none: `ci merge` resolves it) and the
+/// merged text, or why it cannot merge the file or its result would not pass `ci
+/// merge`'s check.
 fn preview(
     repo: &gix::Repository,
     path: &str,
     stages: &StageIds,
     timeout: f64,
-) -> Result<Vec<ConflictReport>, String> {
+) -> Result<(Vec<ConflictReport>, Vec<u8>), String> {
     let read = |s: &Option<String>| s.as_deref().map(|o| blob(repo, o)).transpose();
     let sides = (read(&stages[0]), read(&stages[1]), read(&stages[2]));
     let (base, ours, theirs) = match sides {
@@ -204,7 +219,7 @@ fn preview(
                 merged.left
             ));
         }
-        return Ok(merged.conflicts);
+        return Ok((merged.conflicts, merged.text));
     }
     if let Some(e) = super::file_errors(path, &merged.text).first() {
         return Err(format!(
@@ -213,7 +228,7 @@ fn preview(
             gdscene::merge::shorten(&e.message, 300)
         ));
     }
-    Ok(Vec::new())
+    Ok((Vec::new(), merged.text))
 }
 
 /// A scene's structural merge, as the driver makes it.

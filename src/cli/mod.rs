@@ -2,8 +2,7 @@
 //! each thing a user does (`driver/` for `merge`, `diff/`, `review/`, `solve/`, ...).
 //! Each command's arguments are declared in its own folder (`args.rs`); this file only
 //! names the commands and turns an outcome into an exit code. Exit codes everywhere:
-//! 0 clean / no change, 1 conflicts or changes or broken, 2 error (and `check
-//! --roundtrip` uses 3 for a printer bug).
+//! 0 clean / no change, 1 conflicts or changes or broken, 2 error.
 
 use crate::check::args::CheckArgs;
 use crate::diff::args::{DiffArgs, TextconvArgs};
@@ -26,7 +25,7 @@ pub struct Cli {
 /// Subcommands.
 #[derive(Subcommand, Debug)]
 pub enum Command {
-    /// Validate scenes/resources: 0 valid, 1 structurally broken, 2 unreadable.
+    /// Validate scenes, resources and config files: 0 valid, 1 broken or not parsing, 2 unreadable.
     Check(CheckArgs),
     /// Three-way structural merge (git merge-driver conventions).
     Merge(MergeArgs),
