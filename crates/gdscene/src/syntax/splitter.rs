@@ -376,6 +376,20 @@ impl<'a> Splitter<'a> {
         }
     }
 
+    /// A field name or `]` was expected. When a new tag starts there on a later line, the
+    /// tag opened at `start` lost its `]`: say where that tag is, as the place to mend.
+    fn unclosed_tag(&self, start: usize) -> ParseError {
+        let here = self.pos;
+        let opened_line = 1 + memchr::memchr_iter(b'\n', &self.s[..start]).count();
+        let new_tag = self.s.get(here) == Some(&b'[');
+        if new_tag && memchr::memchr(b'\n', &self.s[start..here]).is_some() {
+            let what =
+                format!("a field name or `]` (the tag opened on line {opened_line} is not closed)");
+            return self.err(here, &what);
+        }
+        self.err(here, "a field name or `]`")
+    }
+
     fn text(&self, r: Range<usize>) -> SmallStr {
         // Ranges are cut at ASCII bytes, so at character boundaries.
         SmallStr::copy_from(self.src.get(r).unwrap_or_default())
@@ -407,7 +421,7 @@ impl<'a> Splitter<'a> {
                 break;
             }
             let Some(k) = self.ident() else {
-                return Err(self.err(self.pos, "a field name or `]`"));
+                return Err(self.unclosed_tag(start));
             };
             self.skip_trivia();
             if self.pos >= self.s.len() || self.s[self.pos] != b'=' {

@@ -140,6 +140,25 @@ fn errors_are_located() {
 }
 
 #[test]
+fn a_tag_without_its_bracket_is_named_where_the_next_tag_starts() {
+    // Fields may span lines (Godot reads them so), so the error is found at the next `[`;
+    // the message names the line of the tag that lost its `]`.
+    let src = b"[gd_scene format=3]\n\n[node name=\"R\" type=\"Node\"]\n\n\
+                [node name=\"A\" type=\"Node\" parent=\".\"\nvisible = false\n\n\
+                [node name=\"B\" type=\"Node\" parent=\".\"]\n";
+    let e = Document::parse(src).unwrap_err();
+    assert_eq!((e.line, e.column), (8, 1), "{e}");
+    assert!(
+        e.expected
+            .contains("the tag opened on line 5 is not closed"),
+        "{e}"
+    );
+    // On one line, no such guess.
+    let e = Document::parse(b"[gd_scene format=3]\n[node name=\"A\" 5]\n").unwrap_err();
+    assert_eq!(e.expected, "a field name or `]`", "{e}");
+}
+
+#[test]
 fn long_lines_are_clipped_around_the_caret() {
     let mut s = String::from("[gd_scene format=3]\n[node name=\"A\"]\na = ");
     s.push_str(&"1, ".repeat(50_000));
