@@ -91,8 +91,14 @@ root="\$(dirname "\$(readlink -f "\$0")")/../root"
 exec "\$root/$lib/ld-linux-x86-64.so.2" --library-path "\$root/$lib" --argv0 "\$0" "\$root/usr/bin/godot" "\$@"
 EOF
 chmod 755 "$dest.new/bin/godot4"
+# A first start on a fresh machine has failed once where the next succeeded: try twice,
+# and say what the engine printed when it still does not answer.
 v=$(version_of "$dest.new/bin/godot4") || true
-[[ -n $v ]] || fail "the unpacked engine does not answer --version as Godot 4"
+[[ -n $v ]] || { sleep 2; v=$(version_of "$dest.new/bin/godot4") || true; }
+if [[ -z $v ]]; then
+    "$dest.new/bin/godot4" --headless --version 2>&1 | tail -n 8 | sed 's/^/install-godot4: engine: /' >&2 || true
+    fail "the unpacked engine does not answer --version as Godot 4 (its output above)"
+fi
 rm -rf "$dest"
 mv "$dest.new" "$dest"
 echo "godot4 $v (${#need[@]} Debian packages unpacked in $dest)"
