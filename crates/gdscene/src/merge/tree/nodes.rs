@@ -49,6 +49,7 @@ pub(in crate::merge) fn decide<'a>(ctx: &mut Ctx<'a>) -> Nodes<'a> {
     };
     let mut needs: Option<Needs> = None;
     let twins = crate::merge::tree::rivals::twins(ctx);
+    let disputed = Disputed::of(ctx);
     for ident in 0..n_idents {
         let at = ctx.id.node.at[ident];
         if at[B].is_some() && at[O].is_some() != at[T].is_some() && needs.is_none() {
@@ -56,7 +57,7 @@ pub(in crate::merge) fn decide<'a>(ctx: &mut Ctx<'a>) -> Nodes<'a> {
         }
         let needs = needs.as_ref();
         let m = match (at[B].is_some(), at[O].is_some(), at[T].is_some()) {
-            (_, true, true) => Some(match unchanged_everywhere(ctx, ident) {
+            (_, true, true) => Some(match unchanged_everywhere(ctx, ident, &disputed) {
                 Some(m) => m,
                 None => kept_by_both(ctx, ident, &mut nodes.followed, &twins),
             }),
@@ -283,18 +284,20 @@ fn unchanged_since_base(ctx: &Ctx, ident: usize, kept: usize, how: LeftAlone) ->
 
 /// Fast path for most nodes of a big scene: the same bytes on all three sides, naming
 /// the same resources and hanging under the same parent. Ours' section, as it is.
-fn unchanged_everywhere<'a>(ctx: &Ctx<'a>, ident: usize) -> Option<MergedNode<'a>> {
+/// `disputed`: the ids that do not name the same resource on all three sides.
+fn unchanged_everywhere<'a>(
+    ctx: &Ctx<'a>,
+    ident: usize,
+    disputed: &Disputed,
+) -> Option<MergedNode<'a>> {
     let at = ctx.id.node.at[ident];
     let secs = sections_of(ctx, ident);
     let (bs, os, ts) = (secs[B]?, secs[O]?, secs[T]?);
     let sc = ctx.sc;
-    let body = |s: usize, i: usize| {
-        sc[s]
-            .doc
-            .slice(&(sc[s].doc.sections[i].span.start()..sc[s].doc.sections[i].body_end))
-    };
-    let bb = body(B, bs);
-    if body(O, os) != bb || body(T, ts) != bb || !same_idents_everywhere(ctx, bb) {
+    if !same_body(ctx, O, os, bs) || !same_body(ctx, T, ts, bs) {
+        return None;
+    }
+    if !same_idents_everywhere(ctx, body(sc[B], bs), disputed) {
         return None;
     }
     let (oi, ti) = (at[O].unwrap_or_default(), at[T].unwrap_or_default());
@@ -320,10 +323,62 @@ fn unchanged_everywhere<'a>(ctx: &Ctx<'a>, ident: usize) -> Option<MergedNode<'a
     })
 }
 
+/// A section's own lines: its tag through its last property line, without the blank
+/// lines and comments that trail it.
+fn body(sc: &Scene, i: usize) -> &str {
+    let s = &sc.doc.sections[i];
+    sc.doc.slice(&(s.span.start()..s.body_end))
+}
+
+/// Whether section `sec` of `side` has the same own lines as base's section `bs`: known
+/// without reading them when the side was read following base and copied that section
+/// (its whole span was equal, so its own lines are), else compared.
+fn same_body(ctx: &Ctx, side: usize, sec: usize, bs: usize) -> bool {
+    let sc = ctx.sc;
+    sc[side].copied_from(sc[B], sec) == Some(bs) || body(sc[side], sec) == body(sc[B], bs)
+}
+
+/// The ext_resource and sub_resource ids that some side has and that do not name the
+/// same identity on all three sides (a renumbered id, one a side added or removed):
+/// equal text naming none of them names the same resources on every side. Found once a
+/// merge (the lists are kept in the context for the values' comparisons).
+pub(in crate::merge) struct Disputed<'a> {
+    /// A search for each id, in no particular order, each once.
+    finders: Vec<memchr::memmem::Finder<'a>>,
+}
+
+impl<'a> Disputed<'a> {
+    /// The disputed ids: those base and ours, or base and theirs, disagree on.
+    fn of(ctx: &Ctx<'a>) -> Disputed<'a> {
+        let mut ids: Vec<&'a str> = [O, T]
+            .into_iter()
+            .flat_map(|s| ctx.disagree[B][s].get_or_init(|| ctx.disagreeing_ids(B, s)))
+            .copied()
+            .collect();
+        ids.sort_unstable();
+        ids.dedup();
+        Disputed {
+            finders: ids.into_iter().map(memchr::memmem::Finder::new).collect(),
+        }
+    }
+
+    /// Whether `text` may name a disputed id: it holds one as written, or an escape
+    /// that could spell one. An empty id is found in any text.
+    fn may_name(&self, text: &str) -> bool {
+        !self.finders.is_empty()
+            && (text.contains('\\')
+                || self
+                    .finders
+                    .iter()
+                    .any(|f| f.find(text.as_bytes()).is_some()))
+    }
+}
+
 /// Equal bytes can still name different resources when ids were renumbered: whether
-/// every id in `text` names the same identity on all three sides.
-fn same_idents_everywhere(ctx: &Ctx, text: &str) -> bool {
-    if !text.contains("Resource") {
+/// every id in `text` names the same identity on all three sides. Only a text that may
+/// name a disputed id is read reference by reference.
+fn same_idents_everywhere(ctx: &Ctx, text: &str, disputed: &Disputed) -> bool {
+    if !disputed.may_name(text) || !text.contains("Resource") {
         return true;
     }
     let mut same = true;
