@@ -646,3 +646,128 @@ fn subtree_lacked(ctx: &Ctx, x: usize, kept: usize) -> Vec<usize> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::merge::identity::match_all;
+
+    /// Base read afresh, ours and theirs following it, as a merge reads them.
+    fn read(base: &str, ours: &str, theirs: &str) -> [Scene; 3] {
+        let b = Scene::parse(base.as_bytes()).unwrap_or_else(|e| panic!("{e}"));
+        let like = |t: &str| Scene::parse_like(t.as_bytes(), &b).unwrap_or_else(|e| panic!("{e}"));
+        let (o, t) = (like(ours), like(theirs));
+        [b, o, t]
+    }
+
+    /// The identity of base's node `name`.
+    fn ident_of(ctx: &Ctx, name: &str) -> usize {
+        let i = ctx.sc[B].nodes.iter().position(|n| n.name == name);
+        ctx.id.node.of[B][i.unwrap_or_else(|| panic!("no node {name}"))]
+    }
+
+    /// The answer without the fast paths: each side's own lines compared byte for
+    /// byte, every reference of base's read (the parents are the same in these
+    /// scenes).
+    fn slow(ctx: &Ctx, ident: usize) -> bool {
+        let [Some(bs), Some(os), Some(ts)] = sections_of(ctx, ident) else {
+            return false;
+        };
+        let bb = body(ctx.sc[B], bs);
+        let every = Disputed {
+            finders: vec![memchr::memmem::Finder::new("")],
+        };
+        body(ctx.sc[O], os) == bb
+            && body(ctx.sc[T], ts) == bb
+            && same_idents_everywhere(ctx, bb, &every)
+    }
+
+    /// Whether base's node `name` is unchanged everywhere, checked against [`slow`].
+    fn unchanged(ctx: &Ctx, name: &str) -> bool {
+        let ident = ident_of(ctx, name);
+        let fast = unchanged_everywhere(ctx, ident, &Disputed::of(ctx)).is_some();
+        assert_eq!(fast, slow(ctx, ident), "node {name}: fast and slow differ");
+        fast
+    }
+
+    const HEAD: &str = "[gd_scene format=3]\n\n[node name=\"Root\" type=\"Node2D\"]\n\n";
+
+    /// A section copied from base counts as unchanged without its bytes compared; one
+    /// that differs from base only in the blank lines after it is not copied, and its
+    /// equal own lines still count; a changed one does not.
+    #[test]
+    fn a_copied_section_and_an_equal_one_not_copied_both_count() {
+        let a = "[node name=\"A\" type=\"Node2D\" parent=\".\"]\nposition = Vector2(1, 2)\n\n";
+        let k = "[node name=\"K\" type=\"Node2D\" parent=\".\"]\nvisible = false\n\n";
+        let c = "[node name=\"C\" type=\"Node2D\" parent=\".\"]\nz_index = 3\n";
+        let base = format!("{HEAD}{a}{k}{c}");
+        let ours = format!("{HEAD}{a}{}\n; moved\n\n{c}", k.trim_end());
+        let theirs = format!("{HEAD}{a}{k}{}", c.replace('3', "4"));
+        let sc = read(&base, &ours, &theirs);
+        let ctx = Ctx::new(
+            [&sc[0], &sc[1], &sc[2]],
+            match_all([&sc[0], &sc[1], &sc[2]]),
+        );
+        let sec = |side: usize, name: &str| {
+            let i = ctx.id.node.at[ident_of(&ctx, name)][side].unwrap_or(usize::MAX);
+            ctx.sc[side].nodes[i].section
+        };
+        // The record is kept, and says what it should.
+        assert_eq!(sc[O].copied_from(&sc[B], sec(O, "A")), Some(sec(B, "A")));
+        assert_eq!(sc[T].copied_from(&sc[B], sec(T, "A")), Some(sec(B, "A")));
+        assert_eq!(sc[O].copied_from(&sc[B], sec(O, "K")), None);
+        // Only the scene followed is answered for.
+        assert_eq!(sc[O].copied_from(&sc[T], sec(O, "A")), None);
+        assert_eq!(sc[B].copied_from(&sc[B], sec(B, "A")), None);
+        assert!(unchanged(&ctx, "A"));
+        assert!(unchanged(&ctx, "K"));
+        assert!(!unchanged(&ctx, "C"));
+    }
+
+    /// Theirs renumbered two ext_resources: equal text naming one of them names
+    /// another resource there, also when the id is spelled with an escape; text that
+    /// names only an undisputed id, or none, is unchanged.
+    #[test]
+    fn a_renumbered_id_still_refuses() {
+        let ext = |id: &str, p: &str| {
+            format!("[ext_resource type=\"Texture2D\" path=\"res://{p}.png\" id=\"{id}\"]\n")
+        };
+        let node = |name: &str, value: &str| {
+            format!("[node name=\"{name}\" type=\"Sprite2D\" parent=\".\"]\n{value}\n\n")
+        };
+        let nodes = [
+            node("A", "texture = ExtResource(\"q1\")"),
+            node("E", "texture = ExtResource(\"\\u00711\")"),
+            node("U", "texture = ExtResource(\"q3\")"),
+            node(
+                "N",
+                "position = Vector2(1, 2)\ntexture = ExtResource(\"q3\")",
+            ),
+            node("P", "position = Vector2(3, 4)"),
+        ]
+        .concat();
+        let head = "[gd_scene format=3]\n\n";
+        let root = "[node name=\"Root\" type=\"Node2D\"]\n\n";
+        let exts = |one: &str, two: &str| {
+            format!("{}{}{}\n", ext("q1", one), ext("q2", two), ext("q3", "c"))
+        };
+        let base = format!("{head}{}{root}{nodes}", exts("a", "b"));
+        let ours = format!("{base}{}", node("Z", "visible = false"));
+        let theirs = format!("{head}{}{root}{nodes}", exts("b", "a"));
+        let sc = read(&base, &ours, &theirs);
+        let ctx = Ctx::new(
+            [&sc[0], &sc[1], &sc[2]],
+            match_all([&sc[0], &sc[1], &sc[2]]),
+        );
+        assert!(!unchanged(&ctx, "A"));
+        assert!(!unchanged(&ctx, "E"));
+        assert!(unchanged(&ctx, "U"));
+        assert!(unchanged(&ctx, "N"));
+        assert!(unchanged(&ctx, "P"));
+        assert!(unchanged(&ctx, "Root"));
+        // The ids theirs renumbered are the disputed ones.
+        let disputed = Disputed::of(&ctx);
+        assert!(disputed.may_name("ExtResource(\"q2\")"));
+        assert!(!disputed.may_name("ExtResource(\"q3\")"));
+    }
+}
