@@ -716,6 +716,7 @@ mod tests {
         assert_eq!(sc[O].copied_from(&sc[B], sec(O, "A")), Some(sec(B, "A")));
         assert_eq!(sc[T].copied_from(&sc[B], sec(T, "A")), Some(sec(B, "A")));
         assert_eq!(sc[O].copied_from(&sc[B], sec(O, "K")), None);
+        assert_eq!(sc[O].copied_from(&sc[B], sec(O, "C")), Some(sec(B, "C")));
         // Only the scene followed is answered for.
         assert_eq!(sc[O].copied_from(&sc[T], sec(O, "A")), None);
         assert_eq!(sc[B].copied_from(&sc[B], sec(B, "A")), None);
