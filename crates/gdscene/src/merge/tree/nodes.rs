@@ -342,7 +342,7 @@ fn same_body(ctx: &Ctx, side: usize, sec: usize, bs: usize) -> bool {
 /// same identity on all three sides (a renumbered id, one a side added or removed):
 /// equal text naming none of them names the same resources on every side. Found once a
 /// merge (the lists are kept in the context for the values' comparisons).
-pub(in crate::merge) struct Disputed<'a> {
+struct Disputed<'a> {
     /// A search for each id, in no particular order, each once.
     finders: Vec<memchr::memmem::Finder<'a>>,
 }
@@ -378,7 +378,7 @@ impl<'a> Disputed<'a> {
 /// every id in `text` names the same identity on all three sides. Only a text that may
 /// name a disputed id is read reference by reference.
 fn same_idents_everywhere(ctx: &Ctx, text: &str, disputed: &Disputed) -> bool {
-    if !disputed.may_name(text) || !text.contains("Resource") {
+    if !text.contains("Resource") || !disputed.may_name(text) {
         return true;
     }
     let mut same = true;
