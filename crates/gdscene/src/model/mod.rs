@@ -266,7 +266,100 @@ pub struct Scene {
     pub connections: Vec<Connection>,
     /// `[editable]`s in file order.
     pub editables: Vec<Editable>,
+    /// Which sections were copied byte for byte from the scene this one was read
+    /// following ([`Scene::copied_from`]).
+    pub copies: Copies,
 }
+
+/// The record a reading following another scene leaves ([`Scene::parse_like`]): which of
+/// the scene's sections are, byte for byte, a section of the followed scene. A merge
+/// asks it instead of comparing the bytes again. Kept as runs of sections copied in a
+/// row: a side of a merge differs from base in a few places, so a few runs say it all.
+///
+/// Bookkeeping, not content: two scenes read from the same text are the same scene
+/// whether or not one followed another, and their `Debug` output says so.
+#[derive(Clone, Default)]
+pub struct Copies {
+    /// This scene's serial: unique to each scene read (a clone shares it, and its
+    /// content).
+    own: u64,
+    /// The serial of the scene followed; 0 when none was.
+    like: u64,
+    /// The runs of sections copied in a row, in section order.
+    runs: Vec<CopyRun>,
+}
+
+/// Sections `at..at + len` of a scene, copied from sections `from..from + len` of the
+/// scene it followed.
+#[derive(Clone, Copy, Default)]
+struct CopyRun {
+    at: u32,
+    from: u32,
+    len: u32,
+}
+
+impl Copies {
+    /// The runs of `from`: for each section, the followed scene's section it was copied
+    /// from, or `u32::MAX` (see [`Document::read_like`]).
+    fn runs_of(from: &[u32]) -> Vec<CopyRun> {
+        let mut runs: Vec<CopyRun> = Vec::new();
+        for (at, &k) in (0u32..).zip(from) {
+            if k == u32::MAX {
+                continue;
+            }
+            match runs.last_mut() {
+                Some(r) if r.at + r.len == at && r.from.checked_add(r.len) == Some(k) => r.len += 1,
+                _ => runs.push(CopyRun {
+                    at,
+                    from: k,
+                    len: 1,
+                }),
+            }
+        }
+        runs
+    }
+
+    /// The followed scene's section that section `sec` was copied from.
+    fn from(&self, sec: usize) -> Option<usize> {
+        let sec = u32::try_from(sec).ok()?;
+        let i = self.runs.partition_point(|r| r.at <= sec).checked_sub(1)?;
+        let r = self.runs.get(i)?;
+        (sec - r.at < r.len).then(|| (r.from + (sec - r.at)) as usize)
+    }
+}
+
+#[cfg(test)]
+mod copies_tests {
+    use super::Copies;
+
+    /// The runs answer for every section what the list they were made of says, across
+    /// gaps, jumps back and forth, and sections read afresh.
+    #[test]
+    fn runs_say_what_the_list_said() {
+        let m = u32::MAX;
+        let from = [0, 1, 2, m, 4, 5, 9, 10, 3, m, m, 11, 12, 12];
+        let copies = Copies {
+            runs: Copies::runs_of(&from),
+            ..Copies::default()
+        };
+        assert_eq!(copies.runs.len(), 6);
+        for (i, &k) in from.iter().enumerate() {
+            let want = (k != m).then_some(k as usize);
+            assert_eq!(copies.from(i), want, "section {i}");
+        }
+        assert_eq!(copies.from(from.len()), None);
+        assert_eq!(Copies::default().from(0), None);
+    }
+}
+
+impl std::fmt::Debug for Copies {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Copies")
+    }
+}
+
+/// The next scene serial (0 stands for none).
+static NEXT_SERIAL: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 /// Why a document could not be given a scene model.
 #[derive(Debug, Clone)]
@@ -402,13 +495,28 @@ impl Scene {
         Scene::read_like(Text::from(text), like)
     }
 
+    /// Read following `like`, keeping the record of the sections copied from it.
     fn read_like(text: Text, like: &Scene) -> Result<Scene, ModelError> {
         let (doc, from) = Document::read_like(text, &like.doc)?;
         let copied = Copied {
             nodes: &like.nodes,
             from: &from,
         };
-        Scene::from_document_with(doc, PARALLEL_NODES_MIN, Some(copied))
+        let mut scene = Scene::from_document_with(doc, PARALLEL_NODES_MIN, Some(copied))?;
+        scene.copies.like = like.copies.own;
+        scene.copies.runs = Copies::runs_of(&from);
+        Ok(scene)
+    }
+
+    /// The section of `like` that section `sec` of this scene was copied from byte for
+    /// byte (its whole span, trailing blank lines and comments included), when this
+    /// scene was read following `like`; `None` when it was read afresh or followed
+    /// another scene. A section not copied may still equal one of `like`'s.
+    pub fn copied_from(&self, like: &Scene, sec: usize) -> Option<usize> {
+        if self.copies.like == 0 || self.copies.like != like.copies.own {
+            return None;
+        }
+        self.copies.from(sec)
     }
 
     /// Key an already split document.
@@ -434,6 +542,11 @@ impl Scene {
             resource: None,
             connections: Vec::new(),
             editables: Vec::new(),
+            copies: Copies {
+                own: NEXT_SERIAL.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+                like: 0,
+                runs: Vec::new(),
+            },
             doc: Document {
                 text: Default::default(),
                 prefix: 0..0,

@@ -49,6 +49,7 @@ pub(in crate::merge) fn decide<'a>(ctx: &mut Ctx<'a>) -> Nodes<'a> {
     };
     let mut needs: Option<Needs> = None;
     let twins = crate::merge::tree::rivals::twins(ctx);
+    let disputed = Disputed::of(ctx);
     for ident in 0..n_idents {
         let at = ctx.id.node.at[ident];
         if at[B].is_some() && at[O].is_some() != at[T].is_some() && needs.is_none() {
@@ -56,7 +57,7 @@ pub(in crate::merge) fn decide<'a>(ctx: &mut Ctx<'a>) -> Nodes<'a> {
         }
         let needs = needs.as_ref();
         let m = match (at[B].is_some(), at[O].is_some(), at[T].is_some()) {
-            (_, true, true) => Some(match unchanged_everywhere(ctx, ident) {
+            (_, true, true) => Some(match unchanged_everywhere(ctx, ident, &disputed) {
                 Some(m) => m,
                 None => kept_by_both(ctx, ident, &mut nodes.followed, &twins),
             }),
@@ -283,18 +284,20 @@ fn unchanged_since_base(ctx: &Ctx, ident: usize, kept: usize, how: LeftAlone) ->
 
 /// Fast path for most nodes of a big scene: the same bytes on all three sides, naming
 /// the same resources and hanging under the same parent. Ours' section, as it is.
-fn unchanged_everywhere<'a>(ctx: &Ctx<'a>, ident: usize) -> Option<MergedNode<'a>> {
+/// `disputed`: the ids that do not name the same resource on all three sides.
+fn unchanged_everywhere<'a>(
+    ctx: &Ctx<'a>,
+    ident: usize,
+    disputed: &Disputed,
+) -> Option<MergedNode<'a>> {
     let at = ctx.id.node.at[ident];
     let secs = sections_of(ctx, ident);
     let (bs, os, ts) = (secs[B]?, secs[O]?, secs[T]?);
     let sc = ctx.sc;
-    let body = |s: usize, i: usize| {
-        sc[s]
-            .doc
-            .slice(&(sc[s].doc.sections[i].span.start()..sc[s].doc.sections[i].body_end))
-    };
-    let bb = body(B, bs);
-    if body(O, os) != bb || body(T, ts) != bb || !same_idents_everywhere(ctx, bb) {
+    if !same_body(ctx, O, os, bs) || !same_body(ctx, T, ts, bs) {
+        return None;
+    }
+    if !same_idents_everywhere(ctx, body(sc[B], bs), disputed) {
         return None;
     }
     let (oi, ti) = (at[O].unwrap_or_default(), at[T].unwrap_or_default());
@@ -320,10 +323,62 @@ fn unchanged_everywhere<'a>(ctx: &Ctx<'a>, ident: usize) -> Option<MergedNode<'a
     })
 }
 
+/// A section's own lines: its tag through its last property line, without the blank
+/// lines and comments that trail it.
+fn body(sc: &Scene, i: usize) -> &str {
+    let s = &sc.doc.sections[i];
+    sc.doc.slice(&(s.span.start()..s.body_end))
+}
+
+/// Whether section `sec` of `side` has the same own lines as base's section `bs`: known
+/// without reading them when the side was read following base and copied that section
+/// (its whole span was equal, so its own lines are), else compared.
+fn same_body(ctx: &Ctx, side: usize, sec: usize, bs: usize) -> bool {
+    let sc = ctx.sc;
+    sc[side].copied_from(sc[B], sec) == Some(bs) || body(sc[side], sec) == body(sc[B], bs)
+}
+
+/// The ext_resource and sub_resource ids that some side has and that do not name the
+/// same identity on all three sides (a renumbered id, one a side added or removed):
+/// equal text naming none of them names the same resources on every side. Found once a
+/// merge (the lists are kept in the context for the values' comparisons).
+struct Disputed<'a> {
+    /// A search for each id, in no particular order, each once.
+    finders: Vec<memchr::memmem::Finder<'a>>,
+}
+
+impl<'a> Disputed<'a> {
+    /// The disputed ids: those base and ours, or base and theirs, disagree on.
+    fn of(ctx: &Ctx<'a>) -> Disputed<'a> {
+        let mut ids: Vec<&'a str> = [O, T]
+            .into_iter()
+            .flat_map(|s| ctx.disagree[B][s].get_or_init(|| ctx.disagreeing_ids(B, s)))
+            .copied()
+            .collect();
+        ids.sort_unstable();
+        ids.dedup();
+        Disputed {
+            finders: ids.into_iter().map(memchr::memmem::Finder::new).collect(),
+        }
+    }
+
+    /// Whether `text` may name a disputed id: it holds one as written, or an escape
+    /// that could spell one. An empty id is found in any text.
+    fn may_name(&self, text: &str) -> bool {
+        !self.finders.is_empty()
+            && (text.contains('\\')
+                || self
+                    .finders
+                    .iter()
+                    .any(|f| f.find(text.as_bytes()).is_some()))
+    }
+}
+
 /// Equal bytes can still name different resources when ids were renumbered: whether
-/// every id in `text` names the same identity on all three sides.
-fn same_idents_everywhere(ctx: &Ctx, text: &str) -> bool {
-    if !text.contains("Resource") {
+/// every id in `text` names the same identity on all three sides. Only a text that may
+/// name a disputed id is read reference by reference.
+fn same_idents_everywhere(ctx: &Ctx, text: &str, disputed: &Disputed) -> bool {
+    if !text.contains("Resource") || !disputed.may_name(text) {
         return true;
     }
     let mut same = true;
@@ -590,4 +645,130 @@ fn subtree_lacked(ctx: &Ctx, x: usize, kept: usize) -> Vec<usize> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::merge::identity::match_all;
+
+    /// Base read afresh, ours and theirs following it, as a merge reads them.
+    fn read(base: &str, ours: &str, theirs: &str) -> [Scene; 3] {
+        let b = Scene::parse(base.as_bytes()).unwrap_or_else(|e| panic!("{e}"));
+        let like = |t: &str| Scene::parse_like(t.as_bytes(), &b).unwrap_or_else(|e| panic!("{e}"));
+        let (o, t) = (like(ours), like(theirs));
+        [b, o, t]
+    }
+
+    /// The identity of base's node `name`.
+    fn ident_of(ctx: &Ctx, name: &str) -> usize {
+        let i = ctx.sc[B].nodes.iter().position(|n| n.name == name);
+        ctx.id.node.of[B][i.unwrap_or_else(|| panic!("no node {name}"))]
+    }
+
+    /// The answer without the fast paths: each side's own lines compared byte for
+    /// byte, every reference of base's read (the parents are the same in these
+    /// scenes).
+    fn slow(ctx: &Ctx, ident: usize) -> bool {
+        let [Some(bs), Some(os), Some(ts)] = sections_of(ctx, ident) else {
+            return false;
+        };
+        let bb = body(ctx.sc[B], bs);
+        let every = Disputed {
+            finders: vec![memchr::memmem::Finder::new("")],
+        };
+        body(ctx.sc[O], os) == bb
+            && body(ctx.sc[T], ts) == bb
+            && same_idents_everywhere(ctx, bb, &every)
+    }
+
+    /// Whether base's node `name` is unchanged everywhere, checked against [`slow`].
+    fn unchanged(ctx: &Ctx, name: &str) -> bool {
+        let ident = ident_of(ctx, name);
+        let fast = unchanged_everywhere(ctx, ident, &Disputed::of(ctx)).is_some();
+        assert_eq!(fast, slow(ctx, ident), "node {name}: fast and slow differ");
+        fast
+    }
+
+    const HEAD: &str = "[gd_scene format=3]\n\n[node name=\"Root\" type=\"Node2D\"]\n\n";
+
+    /// A section copied from base counts as unchanged without its bytes compared; one
+    /// that differs from base only in the blank lines after it is not copied, and its
+    /// equal own lines still count; a changed one does not.
+    #[test]
+    fn a_copied_section_and_an_equal_one_not_copied_both_count() {
+        let a = "[node name=\"A\" type=\"Node2D\" parent=\".\"]\nposition = Vector2(1, 2)\n\n";
+        let k = "[node name=\"K\" type=\"Node2D\" parent=\".\"]\nvisible = false\n\n";
+        let c = "[node name=\"C\" type=\"Node2D\" parent=\".\"]\nz_index = 3\n";
+        let base = format!("{HEAD}{a}{k}{c}");
+        let ours = format!("{HEAD}{a}{}\n; moved\n\n{c}", k.trim_end());
+        let theirs = format!("{HEAD}{a}{k}{}", c.replace('3', "4"));
+        let sc = read(&base, &ours, &theirs);
+        let ctx = Ctx::new(
+            [&sc[0], &sc[1], &sc[2]],
+            match_all([&sc[0], &sc[1], &sc[2]]),
+        );
+        let sec = |side: usize, name: &str| {
+            let i = ctx.id.node.at[ident_of(&ctx, name)][side].unwrap_or(usize::MAX);
+            ctx.sc[side].nodes[i].section
+        };
+        // The record is kept, and says what it should.
+        assert_eq!(sc[O].copied_from(&sc[B], sec(O, "A")), Some(sec(B, "A")));
+        assert_eq!(sc[T].copied_from(&sc[B], sec(T, "A")), Some(sec(B, "A")));
+        assert_eq!(sc[O].copied_from(&sc[B], sec(O, "K")), None);
+        assert_eq!(sc[O].copied_from(&sc[B], sec(O, "C")), Some(sec(B, "C")));
+        // Only the scene followed is answered for.
+        assert_eq!(sc[O].copied_from(&sc[T], sec(O, "A")), None);
+        assert_eq!(sc[B].copied_from(&sc[B], sec(B, "A")), None);
+        assert!(unchanged(&ctx, "A"));
+        assert!(unchanged(&ctx, "K"));
+        assert!(!unchanged(&ctx, "C"));
+    }
+
+    /// Theirs renumbered two ext_resources: equal text naming one of them names
+    /// another resource there, also when the id is spelled with an escape; text that
+    /// names only an undisputed id, or none, is unchanged.
+    #[test]
+    fn a_renumbered_id_still_refuses() {
+        let ext = |id: &str, p: &str| {
+            format!("[ext_resource type=\"Texture2D\" path=\"res://{p}.png\" id=\"{id}\"]\n")
+        };
+        let node = |name: &str, value: &str| {
+            format!("[node name=\"{name}\" type=\"Sprite2D\" parent=\".\"]\n{value}\n\n")
+        };
+        let nodes = [
+            node("A", "texture = ExtResource(\"q1\")"),
+            node("E", "texture = ExtResource(\"\\u00711\")"),
+            node("U", "texture = ExtResource(\"q3\")"),
+            node(
+                "N",
+                "position = Vector2(1, 2)\ntexture = ExtResource(\"q3\")",
+            ),
+            node("P", "position = Vector2(3, 4)"),
+        ]
+        .concat();
+        let head = "[gd_scene format=3]\n\n";
+        let root = "[node name=\"Root\" type=\"Node2D\"]\n\n";
+        let exts = |one: &str, two: &str| {
+            format!("{}{}{}\n", ext("q1", one), ext("q2", two), ext("q3", "c"))
+        };
+        let base = format!("{head}{}{root}{nodes}", exts("a", "b"));
+        let ours = format!("{base}{}", node("Z", "visible = false"));
+        let theirs = format!("{head}{}{root}{nodes}", exts("b", "a"));
+        let sc = read(&base, &ours, &theirs);
+        let ctx = Ctx::new(
+            [&sc[0], &sc[1], &sc[2]],
+            match_all([&sc[0], &sc[1], &sc[2]]),
+        );
+        assert!(!unchanged(&ctx, "A"));
+        assert!(!unchanged(&ctx, "E"));
+        assert!(unchanged(&ctx, "U"));
+        assert!(unchanged(&ctx, "N"));
+        assert!(unchanged(&ctx, "P"));
+        assert!(unchanged(&ctx, "Root"));
+        // The ids theirs renumbered are the disputed ones.
+        let disputed = Disputed::of(&ctx);
+        assert!(disputed.may_name("ExtResource(\"q2\")"));
+        assert!(!disputed.may_name("ExtResource(\"q3\")"));
+    }
 }
