@@ -22,7 +22,7 @@ use std::borrow::Cow;
 /// ([`follow_moves`]).
 pub(super) fn match_nodes<'a>(
     sc: [&'a Scene; 3],
-) -> (Table, Paths<'a>, ParentAt, Vec<SharedChange>) {
+) -> (Table, Paths<'a>, ParentAt, Vec<SharedChange>, Vec<bool>) {
     let all_paths = side_paths(sc);
     let mut keys = NodeKeys::new(sc);
     // Lockstep needs certainty: paths unique on both sides and unique_id keys unique in
@@ -34,14 +34,49 @@ pub(super) fn match_nodes<'a>(
         keys.match_side(sc, side, &all_paths[side], lockstep);
     }
     let NodeKeys {
-        mut t, parent_at, ..
+        mut t,
+        parent_at,
+        locked,
+        ..
     } = keys;
     split_uid_twins(sc, &mut t);
     unfuse_arrivals(sc, &mut t, &all_paths);
     follow_moves(sc, &mut t, &all_paths);
     let shared = follow_shared(sc, &mut t, &all_paths);
     pair_roots(sc, &mut t);
-    (t, all_paths, parent_at, shared)
+    let same = same_place(&t, &parent_at, &locked);
+    (t, all_paths, parent_at, shared, same)
+}
+
+/// For each identity, whether its node has one name and one parent identity on base,
+/// ours and theirs (see [`crate::merge::shared::idents::Idents::same_place`]): both
+/// sides' nodes joined it by lockstep (each at its base node's path, under its base
+/// node's parent path, so with its name), and the three parents are one identity
+/// still, after every later step re-bound what it re-bound. Read from the index tables
+/// alone: no node is touched. The root (no parent) is never one: its name is free.
+pub(super) fn same_place(t: &Table, parent_at: &ParentAt, locked: &[Vec<u32>; 3]) -> Vec<bool> {
+    let parent = |s: usize, i: usize| {
+        let p = (*parent_at[s].get(i)?)?;
+        t.of[s].get(p).copied().filter(|&id| id != usize::MAX)
+    };
+    let joined = |s: usize, i: usize, b: usize| {
+        locked[s]
+            .get(i)
+            .is_some_and(|&l| l != u32::MAX && l as usize == b)
+    };
+    (t.at.iter())
+        .map(|a| {
+            let [Some(b), Some(o), Some(th)] = *a else {
+                return false;
+            };
+            let pb = parent(B, b);
+            joined(O, o, b)
+                && joined(T, th, b)
+                && pb.is_some()
+                && parent(O, o) == pb
+                && parent(T, th) == pb
+        })
+        .collect()
 }
 
 /// Two nodes both sides added with one `unique_id` (hand-edited or duplicated ids) that
@@ -227,6 +262,9 @@ pub(super) struct NodeKeys<'a> {
     /// matched, and what the side's path map gave: siblings follow each other, so most
     /// lookups repeat the one before.
     last_parent: Option<(&'a str, Option<usize>)>,
+    /// For each node of ours and theirs, the base node it joined by lockstep
+    /// (`u32::MAX`: none), for [`same_place`].
+    locked: [Vec<u32>; 3],
 }
 
 /// Whether a node is an override entry: listed only to change a node inside an
@@ -250,6 +288,7 @@ impl<'a> NodeKeys<'a> {
             sc,
             parent_at: sc.map(|s| Vec::with_capacity(s.nodes.len())),
             last_parent: None,
+            locked: Default::default(),
         }
     }
 
@@ -264,7 +303,10 @@ impl<'a> NodeKeys<'a> {
         let scene = sc[side];
         let (base_root, side_root) = (root_of(sc[B]), root_of(scene));
         self.last_parent = None; // another side, another path map
-                                 // The base node expected next.
+        if lockstep {
+            self.locked[side] = vec![u32::MAX; scene.nodes.len()];
+        }
+        // The base node expected next.
         let mut bc = 0usize;
         for (i, n) in scene.nodes.iter().enumerate() {
             if lockstep && self.join_lockstep(sc, side, i, bc, base_root, side_root) {
@@ -298,6 +340,9 @@ impl<'a> NodeKeys<'a> {
             return false;
         };
         t.bind(id, side, i);
+        if let (Some(l), Ok(b)) = (self.locked[side].get_mut(i), u32::try_from(bc)) {
+            *l = b;
+        }
         let direct = match n.parent.as_deref() {
             None => None,
             Some(".") => side_root,
