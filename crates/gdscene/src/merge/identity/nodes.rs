@@ -31,6 +31,7 @@ pub(super) fn match_nodes<'a>(
     let base_ok = base_uids_unique(sc[B]) && unique_paths(B);
     for side in [B, O, T] {
         let lockstep = side != B && base_ok && unique_paths(side);
+        keys.unique = unique_paths(side);
         keys.match_side(sc, side, &all_paths[side], lockstep);
     }
     let NodeKeys {
@@ -265,6 +266,9 @@ pub(super) struct NodeKeys<'a> {
     /// For each node of ours and theirs, the base node it joined by lockstep
     /// (`u32::MAX`: none), for [`same_place`].
     locked: [Vec<u32>; 3],
+    /// No two nodes of the side being matched share a path: a node found at a path
+    /// is the one the path map gives (see [`parent_near`]).
+    unique: bool,
 }
 
 /// Whether a node is an override entry: listed only to change a node inside an
@@ -289,6 +293,7 @@ impl<'a> NodeKeys<'a> {
             parent_at: sc.map(|s| Vec::with_capacity(s.nodes.len())),
             last_parent: None,
             locked: Default::default(),
+            unique: false,
         }
     }
 
@@ -368,7 +373,10 @@ impl<'a> NodeKeys<'a> {
             Some(p) => match self.last_parent {
                 Some((q, d)) if q == p => d,
                 _ => {
-                    let d = paths.get(p).copied();
+                    let near = (self.unique)
+                        .then(|| parent_near(&self.sc[side].nodes, &self.parent_at[side], i, p))
+                        .flatten();
+                    let d = near.or_else(|| paths.get(p).copied());
                     self.last_parent = Some((p, d));
                     d
                 }
@@ -511,6 +519,41 @@ impl<'a> NodeKeys<'a> {
     }
 }
 
+/// Whether two nodes have one key, their paths apart: a path key is the node's path
+/// (the model keys a node without `unique_id` by it), which lockstep compares next, so
+/// two path keys are not compared twice (each a read of a cold part of the node).
+fn same_key(a: &crate::model::Node, b: &crate::model::Node) -> bool {
+    match (&a.key, &b.key) {
+        (NodeKey::Path(_), NodeKey::Path(_)) => true,
+        (x, y) => x == y,
+    }
+}
+
+/// How many nodes [`parent_near`] tries.
+const NEAR_TRIES: usize = 6;
+
+/// The node at path `p` among the few nearest above node `i` (the node before it,
+/// then that node's parent, its parent's parent...), where a parent usually is: a file
+/// lists a node after its parent, its siblings and their subtrees. Those nodes were
+/// just read, where the path map is a hashed lookup in a table of every node (a cache
+/// miss for most nodes of a big scene). Only for a side whose paths are unique: then
+/// the node at `p` is the one the path map gives. `None`: not among them (ask the map).
+pub(super) fn parent_near(
+    nodes: &[crate::model::Node],
+    parent_at: &[Option<usize>],
+    i: usize,
+    p: &str,
+) -> Option<usize> {
+    let mut k = i.checked_sub(1)?;
+    for _ in 0..NEAR_TRIES {
+        if nodes.get(k)?.path == p {
+            return Some(k);
+        }
+        k = (*parent_at.get(k)?)?;
+    }
+    None
+}
+
 /// The base identity node `n` of `side` certainly joins, when `n` is the base node at
 /// `bc` unchanged in key, path and parent identity (see [`NodeKeys::join_lockstep`]).
 #[allow(clippy::too_many_arguments)]
@@ -529,7 +572,7 @@ pub(super) fn lockstep_ident(
         NodeKey::UniqueId { scope, .. } => scope.is_empty(),
         NodeKey::Path(_) => true,
     };
-    if !own || bn.key != n.key || bn.path != n.path || bn.parent != n.parent {
+    if !own || !same_key(bn, n) || bn.path != n.path || bn.parent != n.parent {
         return None;
     }
     let id = t.of[B][bc];
@@ -564,6 +607,82 @@ mod tests {
     }
 
     const BASE: &str = "[gd_scene format=3]\n\n[node name=\"Root\" type=\"Node2D\"]\n\n[node name=\"X\" type=\"Node2D\" parent=\".\"]\nposition = Vector2(1, 2)\n\n[node name=\"Z\" type=\"Node2D\" parent=\".\"]\nrotation = 1.5\n";
+
+    /// A parent found among the nodes nearest above is the node the path map gives,
+    /// for every node of a scene with deep and shallow parents, and a parent listed
+    /// far above is left to the map.
+    #[test]
+    fn a_parent_found_near_is_the_path_map_s() {
+        let mut text = String::from("[gd_scene format=3]\n\n[node name=\"R\" type=\"Node\"]\n");
+        for a in 0..3 {
+            text += &format!("\n[node name=\"A{a}\" type=\"Node\" parent=\".\"]\n");
+            for b in 0..3 {
+                text += &format!("\n[node name=\"B{b}\" type=\"Node\" parent=\"A{a}\"]\n");
+                for c in 0..2 {
+                    text += &format!("\n[node name=\"C{c}\" type=\"Node\" parent=\"A{a}/B{b}\"]\n");
+                }
+            }
+        }
+        // Far below its parent, past deep chains: not near.
+        for d in 0..9 {
+            let parent = (0..d)
+                .map(|k| format!("D{k}"))
+                .collect::<Vec<_>>()
+                .join("/");
+            let parent = if parent.is_empty() {
+                ".".to_string()
+            } else {
+                parent
+            };
+            text += &format!("\n[node name=\"D{d}\" type=\"Node\" parent=\"{parent}\"]\n");
+        }
+        text += "\n[node name=\"Late\" type=\"Node\" parent=\"A0/B1\"]\n";
+        let scene = Scene::parse(text.as_bytes()).expect("parses");
+        let paths = NodePaths::of(&scene.nodes);
+        assert_eq!(paths.len(), scene.nodes.len());
+        let mut parent_at: Vec<Option<usize>> = Vec::new();
+        let (mut near, mut far) = (0, 0);
+        for (i, n) in scene.nodes.iter().enumerate() {
+            let p = n.parent.as_deref().map(|p| if p == "." { "R" } else { p });
+            let want = n.parent.as_deref().and_then(|p| match p {
+                "." => Some(0),
+                p => paths.get(p).copied(),
+            });
+            if let Some(p) = p.filter(|_| i > 0 && n.parent.as_deref() != Some(".")) {
+                match parent_near(&scene.nodes, &parent_at, i, p) {
+                    Some(k) => {
+                        near += 1;
+                        assert_eq!(Some(k), want, "{}", n.path);
+                    }
+                    None => far += 1,
+                }
+            }
+            parent_at.push(want);
+        }
+        assert!(near > 20 && far >= 1, "{near} {far}");
+    }
+
+    /// [`same_key`] leaves path keys to the path compare: a path key is the node's
+    /// path, with and without unique ids around, inside an instance too.
+    #[test]
+    fn a_path_key_is_the_node_s_path() {
+        let uid = BASE.replace(
+            "name=\"X\" type=\"Node2D\"",
+            "name=\"X\" type=\"Node2D\" unique_id=5",
+        );
+        let inst = "[gd_scene format=3]\n\n[ext_resource type=\"PackedScene\" path=\"res://m.tscn\" id=\"1_m\"]\n\n[node name=\"W\" type=\"Node3D\"]\n\n[node name=\"P\" parent=\".\" instance=ExtResource(\"1_m\")]\n\n[node name=\"S\" parent=\"P/A\"]\n";
+        let mut paths = 0;
+        for text in [BASE, uid.as_str(), inst] {
+            let scene = Scene::parse(text.as_bytes()).expect("parses");
+            for n in &scene.nodes {
+                if let NodeKey::Path(k) = &n.key {
+                    paths += 1;
+                    assert_eq!(k, &n.path);
+                }
+            }
+        }
+        assert!(paths > 6);
+    }
 
     #[test]
     fn two_renames_onto_one_path_are_two_nodes_each_with_its_base_node() {
