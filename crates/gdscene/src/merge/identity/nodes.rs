@@ -2,7 +2,8 @@
 //! a matched parent, by path; a node beside an unchanged base node in lockstep; roots
 //! paired; nodes both sides re-identified alike (re-saved with the same new unique_id,
 //! moved under the same new parent) paired with base's. Moves and renames without a
-//! unique_id are [`super::moves`]'.
+//! unique_id are [`super::moves`]'. Last, which identities sit at one place on all
+//! three sides ([`same_place`]), so that later stages skip reading those nodes.
 
 use super::keystore::{KeyStore, NodeKey3};
 use super::kinds::{node_kind, root_of};
@@ -18,8 +19,9 @@ use std::borrow::Cow;
 /// ([`side_paths`]), then base, ours and theirs in turn ([`NodeKeys::match_side`]): a
 /// node joins the base node it sits beside unchanged ([`lockstep_ident`]), else the
 /// identity its unique_id, its place under a matched parent, or its path finds
-/// ([`NodeKeys::find`]), else a new one. Last, moves without unique ids are paired
-/// ([`follow_moves`]).
+/// ([`NodeKeys::find`]), else a new one. Then moves without unique ids are paired
+/// ([`follow_moves`]), and last the identities placed alike everywhere are marked
+/// ([`same_place`]).
 pub(super) fn match_nodes<'a>(
     sc: [&'a Scene; 3],
 ) -> (Table, Paths<'a>, ParentAt, Vec<SharedChange>, Vec<bool>) {
