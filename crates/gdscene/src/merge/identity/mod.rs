@@ -24,7 +24,7 @@ use sub_resources::{SubMatcher, REIMPORT};
 /// Match everything.
 pub fn match_all<'a>(sc: [&'a Scene; 3]) -> Idents<'a> {
     let ext = match_exts(sc);
-    let (node, paths, parent_at, shared_changes) = match_nodes(sc);
+    let (node, paths, parent_at, shared_changes, same_place) = match_nodes(sc);
     let mut m = SubMatcher::new(sc, &ext, &node);
     for x in [O, T] {
         m.match_side(x);
@@ -40,6 +40,7 @@ pub fn match_all<'a>(sc: [&'a Scene; 3]) -> Idents<'a> {
         node,
         sub_matches,
         shared_changes,
+        same_place,
     }
 }
 

@@ -2,7 +2,8 @@
 //! a matched parent, by path; a node beside an unchanged base node in lockstep; roots
 //! paired; nodes both sides re-identified alike (re-saved with the same new unique_id,
 //! moved under the same new parent) paired with base's. Moves and renames without a
-//! unique_id are [`super::moves`]'.
+//! unique_id are [`super::moves`]'. Last, which identities sit at one place on all
+//! three sides ([`same_place`]), so that later stages skip reading those nodes.
 
 use super::keystore::{KeyStore, NodeKey3};
 use super::kinds::{node_kind, root_of};
@@ -18,11 +19,12 @@ use std::borrow::Cow;
 /// ([`side_paths`]), then base, ours and theirs in turn ([`NodeKeys::match_side`]): a
 /// node joins the base node it sits beside unchanged ([`lockstep_ident`]), else the
 /// identity its unique_id, its place under a matched parent, or its path finds
-/// ([`NodeKeys::find`]), else a new one. Last, moves without unique ids are paired
-/// ([`follow_moves`]).
+/// ([`NodeKeys::find`]), else a new one. Then moves without unique ids are paired
+/// ([`follow_moves`]), and last the identities placed alike everywhere are marked
+/// ([`same_place`]).
 pub(super) fn match_nodes<'a>(
     sc: [&'a Scene; 3],
-) -> (Table, Paths<'a>, ParentAt, Vec<SharedChange>) {
+) -> (Table, Paths<'a>, ParentAt, Vec<SharedChange>, Vec<bool>) {
     let all_paths = side_paths(sc);
     let mut keys = NodeKeys::new(sc);
     // Lockstep needs certainty: paths unique on both sides and unique_id keys unique in
@@ -31,17 +33,53 @@ pub(super) fn match_nodes<'a>(
     let base_ok = base_uids_unique(sc[B]) && unique_paths(B);
     for side in [B, O, T] {
         let lockstep = side != B && base_ok && unique_paths(side);
+        keys.unique = unique_paths(side);
         keys.match_side(sc, side, &all_paths[side], lockstep);
     }
     let NodeKeys {
-        mut t, parent_at, ..
+        mut t,
+        parent_at,
+        locked,
+        ..
     } = keys;
     split_uid_twins(sc, &mut t);
     unfuse_arrivals(sc, &mut t, &all_paths);
     follow_moves(sc, &mut t, &all_paths);
     let shared = follow_shared(sc, &mut t, &all_paths);
     pair_roots(sc, &mut t);
-    (t, all_paths, parent_at, shared)
+    let same = same_place(&t, &parent_at, &locked);
+    (t, all_paths, parent_at, shared, same)
+}
+
+/// For each identity, whether its node has one name and one parent identity on base,
+/// ours and theirs (see [`crate::merge::shared::idents::Idents::same_place`]): both
+/// sides' nodes joined it by lockstep (each at its base node's path, under its base
+/// node's parent path, so with its name), and the three parents are one identity
+/// still, after every later step re-bound what it re-bound. Read from the index tables
+/// alone: no node is touched. The root (no parent) is never one: its name is free.
+pub(super) fn same_place(t: &Table, parent_at: &ParentAt, locked: &[Vec<u32>; 3]) -> Vec<bool> {
+    let parent = |s: usize, i: usize| {
+        let p = (*parent_at[s].get(i)?)?;
+        t.of[s].get(p).copied().filter(|&id| id != usize::MAX)
+    };
+    let joined = |s: usize, i: usize, b: usize| {
+        locked[s]
+            .get(i)
+            .is_some_and(|&l| l != u32::MAX && l as usize == b)
+    };
+    (t.at.iter())
+        .map(|a| {
+            let [Some(b), Some(o), Some(th)] = *a else {
+                return false;
+            };
+            let pb = parent(B, b);
+            joined(O, o, b)
+                && joined(T, th, b)
+                && pb.is_some()
+                && parent(O, o) == pb
+                && parent(T, th) == pb
+        })
+        .collect()
 }
 
 /// Two nodes both sides added with one `unique_id` (hand-edited or duplicated ids) that
@@ -227,6 +265,12 @@ pub(super) struct NodeKeys<'a> {
     /// matched, and what the side's path map gave: siblings follow each other, so most
     /// lookups repeat the one before.
     last_parent: Option<(&'a str, Option<usize>)>,
+    /// For each node of ours and theirs, the base node it joined by lockstep
+    /// (`u32::MAX`: none), for [`same_place`].
+    locked: [Vec<u32>; 3],
+    /// No two nodes of the side being matched share a path: a node found at a path
+    /// is the one the path map gives (see [`parent_near`]).
+    unique: bool,
 }
 
 /// Whether a node is an override entry: listed only to change a node inside an
@@ -250,6 +294,8 @@ impl<'a> NodeKeys<'a> {
             sc,
             parent_at: sc.map(|s| Vec::with_capacity(s.nodes.len())),
             last_parent: None,
+            locked: Default::default(),
+            unique: false,
         }
     }
 
@@ -264,7 +310,10 @@ impl<'a> NodeKeys<'a> {
         let scene = sc[side];
         let (base_root, side_root) = (root_of(sc[B]), root_of(scene));
         self.last_parent = None; // another side, another path map
-                                 // The base node expected next.
+        if lockstep {
+            self.locked[side] = vec![u32::MAX; scene.nodes.len()];
+        }
+        // The base node expected next.
         let mut bc = 0usize;
         for (i, n) in scene.nodes.iter().enumerate() {
             if lockstep && self.join_lockstep(sc, side, i, bc, base_root, side_root) {
@@ -298,6 +347,9 @@ impl<'a> NodeKeys<'a> {
             return false;
         };
         t.bind(id, side, i);
+        if let (Some(l), Ok(b)) = (self.locked[side].get_mut(i), u32::try_from(bc)) {
+            *l = b;
+        }
         let direct = match n.parent.as_deref() {
             None => None,
             Some(".") => side_root,
@@ -323,7 +375,10 @@ impl<'a> NodeKeys<'a> {
             Some(p) => match self.last_parent {
                 Some((q, d)) if q == p => d,
                 _ => {
-                    let d = paths.get(p).copied();
+                    let near = (self.unique)
+                        .then(|| parent_near(&self.sc[side].nodes, &self.parent_at[side], i, p))
+                        .flatten();
+                    let d = near.or_else(|| paths.get(p).copied());
                     self.last_parent = Some((p, d));
                     d
                 }
@@ -466,6 +521,41 @@ impl<'a> NodeKeys<'a> {
     }
 }
 
+/// Whether two nodes have one key, their paths apart: a path key is the node's path
+/// (the model keys a node without `unique_id` by it), which lockstep compares next, so
+/// two path keys are not compared twice (each a read of a cold part of the node).
+fn same_key(a: &crate::model::Node, b: &crate::model::Node) -> bool {
+    match (&a.key, &b.key) {
+        (NodeKey::Path(_), NodeKey::Path(_)) => true,
+        (x, y) => x == y,
+    }
+}
+
+/// How many nodes [`parent_near`] tries.
+const NEAR_TRIES: usize = 6;
+
+/// The node at path `p` among the few nearest above node `i` (the node before it,
+/// then that node's parent, its parent's parent...), where a parent usually is: a file
+/// lists a node after its parent, its siblings and their subtrees. Those nodes were
+/// just read, where the path map is a hashed lookup in a table of every node (a cache
+/// miss for most nodes of a big scene). Only for a side whose paths are unique: then
+/// the node at `p` is the one the path map gives. `None`: not among them (ask the map).
+pub(super) fn parent_near(
+    nodes: &[crate::model::Node],
+    parent_at: &[Option<usize>],
+    i: usize,
+    p: &str,
+) -> Option<usize> {
+    let mut k = i.checked_sub(1)?;
+    for _ in 0..NEAR_TRIES {
+        if nodes.get(k)?.path == p {
+            return Some(k);
+        }
+        k = (*parent_at.get(k)?)?;
+    }
+    None
+}
+
 /// The base identity node `n` of `side` certainly joins, when `n` is the base node at
 /// `bc` unchanged in key, path and parent identity (see [`NodeKeys::join_lockstep`]).
 #[allow(clippy::too_many_arguments)]
@@ -484,7 +574,7 @@ pub(super) fn lockstep_ident(
         NodeKey::UniqueId { scope, .. } => scope.is_empty(),
         NodeKey::Path(_) => true,
     };
-    if !own || bn.key != n.key || bn.path != n.path || bn.parent != n.parent {
+    if !own || !same_key(bn, n) || bn.path != n.path || bn.parent != n.parent {
         return None;
     }
     let id = t.of[B][bc];
@@ -519,6 +609,82 @@ mod tests {
     }
 
     const BASE: &str = "[gd_scene format=3]\n\n[node name=\"Root\" type=\"Node2D\"]\n\n[node name=\"X\" type=\"Node2D\" parent=\".\"]\nposition = Vector2(1, 2)\n\n[node name=\"Z\" type=\"Node2D\" parent=\".\"]\nrotation = 1.5\n";
+
+    /// A parent found among the nodes nearest above is the node the path map gives,
+    /// for every node of a scene with deep and shallow parents, and a parent listed
+    /// far above is left to the map.
+    #[test]
+    fn a_parent_found_near_is_the_path_map_s() {
+        let mut text = String::from("[gd_scene format=3]\n\n[node name=\"R\" type=\"Node\"]\n");
+        for a in 0..3 {
+            text += &format!("\n[node name=\"A{a}\" type=\"Node\" parent=\".\"]\n");
+            for b in 0..3 {
+                text += &format!("\n[node name=\"B{b}\" type=\"Node\" parent=\"A{a}\"]\n");
+                for c in 0..2 {
+                    text += &format!("\n[node name=\"C{c}\" type=\"Node\" parent=\"A{a}/B{b}\"]\n");
+                }
+            }
+        }
+        // Far below its parent, past deep chains: not near.
+        for d in 0..9 {
+            let parent = (0..d)
+                .map(|k| format!("D{k}"))
+                .collect::<Vec<_>>()
+                .join("/");
+            let parent = if parent.is_empty() {
+                ".".to_string()
+            } else {
+                parent
+            };
+            text += &format!("\n[node name=\"D{d}\" type=\"Node\" parent=\"{parent}\"]\n");
+        }
+        text += "\n[node name=\"Late\" type=\"Node\" parent=\"A0/B1\"]\n";
+        let scene = Scene::parse(text.as_bytes()).expect("parses");
+        let paths = NodePaths::of(&scene.nodes);
+        assert_eq!(paths.len(), scene.nodes.len());
+        let mut parent_at: Vec<Option<usize>> = Vec::new();
+        let (mut near, mut far) = (0, 0);
+        for (i, n) in scene.nodes.iter().enumerate() {
+            let p = n.parent.as_deref().map(|p| if p == "." { "R" } else { p });
+            let want = n.parent.as_deref().and_then(|p| match p {
+                "." => Some(0),
+                p => paths.get(p).copied(),
+            });
+            if let Some(p) = p.filter(|_| i > 0 && n.parent.as_deref() != Some(".")) {
+                match parent_near(&scene.nodes, &parent_at, i, p) {
+                    Some(k) => {
+                        near += 1;
+                        assert_eq!(Some(k), want, "{}", n.path);
+                    }
+                    None => far += 1,
+                }
+            }
+            parent_at.push(want);
+        }
+        assert!(near > 20 && far >= 1, "{near} {far}");
+    }
+
+    /// [`same_key`] leaves path keys to the path compare: a path key is the node's
+    /// path, with and without unique ids around, inside an instance too.
+    #[test]
+    fn a_path_key_is_the_node_s_path() {
+        let uid = BASE.replace(
+            "name=\"X\" type=\"Node2D\"",
+            "name=\"X\" type=\"Node2D\" unique_id=5",
+        );
+        let inst = "[gd_scene format=3]\n\n[ext_resource type=\"PackedScene\" path=\"res://m.tscn\" id=\"1_m\"]\n\n[node name=\"W\" type=\"Node3D\"]\n\n[node name=\"P\" parent=\".\" instance=ExtResource(\"1_m\")]\n\n[node name=\"S\" parent=\"P/A\"]\n";
+        let mut paths = 0;
+        for text in [BASE, uid.as_str(), inst] {
+            let scene = Scene::parse(text.as_bytes()).expect("parses");
+            for n in &scene.nodes {
+                if let NodeKey::Path(k) = &n.key {
+                    paths += 1;
+                    assert_eq!(k, &n.path);
+                }
+            }
+        }
+        assert!(paths > 6);
+    }
 
     #[test]
     fn two_renames_onto_one_path_are_two_nodes_each_with_its_base_node() {

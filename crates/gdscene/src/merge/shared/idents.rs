@@ -81,6 +81,20 @@ pub struct Idents<'a> {
     pub sub_matches: Vec<SubMatch>,
     /// Base nodes paired with the node both sides now share (see `identity::nodes::follow_shared`).
     pub shared_changes: Vec<SharedChange>,
+    /// By node identity: its node has one name and one parent identity on base, ours
+    /// and theirs (neither side renamed or moved it; never the root). Most nodes of a
+    /// big scene are such; a merged place is picked from the sides', so such a node
+    /// sits where every side put it, which later stages need not check node by node.
+    /// `false` says nothing.
+    pub same_place: Vec<bool>,
+}
+
+impl Idents<'_> {
+    /// Whether node identity `ident` has one name and one parent identity on all three
+    /// sides (see [`Idents::same_place`]).
+    pub fn same_place(&self, ident: usize) -> bool {
+        self.same_place.get(ident).copied().unwrap_or(false)
+    }
 }
 
 /// Each side's node paths (the last node of a path wins).

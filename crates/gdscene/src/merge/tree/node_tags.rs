@@ -114,21 +114,16 @@ pub(in crate::merge) fn rebuild(ctx: &Ctx, merged: &mut [Option<MergedNode>], pa
         let Some(si) = ctx.id.node.at[ident][side] else {
             continue;
         };
-        let sec_index = ctx.sc[side].nodes[si].section;
+        let sec_index = printed_section(ctx, m, side, si);
         let sec = ctx.sec(side, sec_index);
         let want_parent = paths.parent_text(&m.parent);
         let cur_parent = sec
             .tag
             .field("parent")
             .map(|r| field_text_cow(&ctx.sc[side].doc, &r));
-        let cur_name = sec
-            .tag
-            .field("name")
-            .map(|r| field_text_cow(&ctx.sc[side].doc, &r))
-            .unwrap_or_default();
         if same_fields(sec, side, fields.as_deref())
             && want_parent == cur_parent
-            && m.name == cur_name
+            && (fields.is_none() || same_name(ctx, sec, side, m.name))
         {
             continue;
         }
@@ -144,6 +139,30 @@ pub(in crate::merge) fn rebuild(ctx: &Ctx, merged: &mut [Option<MergedNode>], pa
         m.out.tag = TagOut::Fields("node".into(), list);
         m.out.verbatim = None;
     }
+}
+
+/// The section node `si` of `side` is printed from: its origin's, which
+/// [`crate::merge::tree::nodes`] took from that node (read there, not from the node
+/// again: by this pass the nodes of a big scene are cold, and reading one cost a cache
+/// miss per node).
+fn printed_section(ctx: &Ctx, m: &MergedNode, side: usize, si: usize) -> usize {
+    m.out
+        .origin
+        .get(side)
+        .unwrap_or_else(|| ctx.sc[side].nodes[si].section)
+}
+
+/// Whether `name` is the name `side`'s tag writes. Asked only of a node whose fields are
+/// `side`'s own (`(side, None)`): such a node is `side`'s node as it is, its name read
+/// from this very tag, so the answer is yes unless the fields were merged (comparing
+/// the name read it from a cold node: a cache miss for every node of a big scene).
+fn same_name(ctx: &Ctx, sec: &Section, side: usize, name: &str) -> bool {
+    let cur_name = sec
+        .tag
+        .field("name")
+        .map(|r| field_text_cow(&ctx.sc[side].doc, &r))
+        .unwrap_or_default();
+    name == cur_name
 }
 
 /// Whether the fields (name and parent apart) are exactly the section's own.
@@ -211,4 +230,61 @@ fn tag_fields(
             .unwrap_or(NODE_FIELDS.len())
     });
     list
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Scene;
+
+    const BASE: &str = "[gd_scene format=3]\n\n[node name=\"Root\" type=\"Node2D\"]\n\n[node name=\"A\" type=\"Node2D\" parent=\".\"]\n\n[node name=\"B\" type=\"Node2D\" parent=\"A\"]\nposition = Vector2(1, 2)\n\n[node name=\"C\" type=\"Node2D\" parent=\"A\"]\n";
+
+    /// What [`rebuild`] no longer reads from the node: the section a node is printed
+    /// from is its origin's, and a node with `side`'s own fields carries the name
+    /// `side`'s tag writes. Checked on every node of merges that rename, move, add,
+    /// escape a name and edit fields.
+    #[test]
+    fn a_printed_node_s_origin_and_name_are_its_side_s() {
+        let renamed = BASE.replace("name=\"C\"", "name=\"C2\"");
+        let escaped = BASE.replace("name=\"B\"", "name=\"B\\\"q\"");
+        let moved = BASE.replace(
+            "name=\"C\" type=\"Node2D\" parent=\"A\"",
+            "name=\"C\" type=\"Node2D\" parent=\".\"",
+        );
+        let added = format!("{BASE}\n[node name=\"D\" type=\"Label\" parent=\"A\"]\n");
+        let field = BASE.replace(
+            "name=\"B\" type=\"Node2D\"",
+            "name=\"B\" type=\"Node2D\" index=\"0\"",
+        );
+        let sides = [BASE.to_string(), renamed, escaped, moved, added, field];
+        let mut own = 0;
+        for o in &sides {
+            for t in &sides {
+                let s = [BASE, o.as_str(), t.as_str()]
+                    .map(|x| Scene::parse(x.as_bytes()).expect("parses"));
+                let sc = [&s[0], &s[1], &s[2]];
+                let mut ctx = Ctx::new(sc, crate::merge::identity::match_all(sc));
+                let nodes = crate::merge::tree::nodes::decide(&mut ctx);
+                for (ident, m) in nodes.merged.iter().enumerate() {
+                    let Some(m) = m.as_ref() else { continue };
+                    let Some((side, fields)) = &m.fields else {
+                        continue;
+                    };
+                    let Some(si) = ctx.id.node.at[ident][*side] else {
+                        continue;
+                    };
+                    let sec = ctx.sc[*side].nodes[si].section;
+                    assert_eq!(printed_section(&ctx, m, *side, si), sec);
+                    if fields.is_none() {
+                        own += 1;
+                        assert!(
+                            same_name(&ctx, ctx.sec(*side, sec), *side, m.name),
+                            "{o}\n{t}"
+                        );
+                    }
+                }
+            }
+        }
+        assert!(own > 0);
+    }
 }
