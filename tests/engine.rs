@@ -28,7 +28,6 @@
 mod browser;
 mod common;
 #[path = "common/resolve.rs"]
-#[allow(dead_code)]
 mod resolve;
 
 use resolve::{resolve_all, Side};

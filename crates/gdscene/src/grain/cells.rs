@@ -83,7 +83,7 @@ fn half(v: i64, shift: u32) -> i32 {
 
 /// Cells of a PackedInt32Array; `None` when the length is not a whole number of cells.
 pub(crate) fn cells_from_ints(ints: &[i64], l: Layout) -> Option<Vec<Cell>> {
-    if l.stride < 2 || ints.len() % l.stride != 0 {
+    if l.stride < 2 || !ints.len().is_multiple_of(l.stride) {
         return None;
     }
     let skip = if l.grid { 2 } else { 1 };

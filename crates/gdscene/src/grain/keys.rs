@@ -75,7 +75,7 @@ fn rows(items: Vec<String>, n: usize) -> Option<Vec<Vec<String>>> {
     if n == 0 {
         return items.is_empty().then(Vec::new);
     }
-    if items.len() % n != 0 {
+    if !items.len().is_multiple_of(n) {
         return None;
     }
     let w = items.len() / n;

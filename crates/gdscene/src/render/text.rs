@@ -108,7 +108,7 @@ fn grain_headline(key: &str, g: &ValueDiff) -> String {
 /// `s` without the Markdown code spans' backticks (the config diff words its changes
 /// for Markdown: `` autoload `Game` added ``): plain text has no Markdown syntax.
 pub fn plain(s: &str) -> String {
-    if s.matches('`').count() % 2 == 0 {
+    if s.matches('`').count().is_multiple_of(2) {
         s.replace('`', "")
     } else {
         s.to_string()

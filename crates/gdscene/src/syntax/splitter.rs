@@ -10,6 +10,10 @@ use super::{unescape, Field, Items, ParseError, Prop, Section, SmallStr, Span, T
 use std::ops::Range;
 use std::sync::Arc;
 
+/// What reading a document like another gives: the prefix before the first section, the
+/// sections, and for each the followed section it was copied from (`u32::MAX`: read afresh).
+pub(super) type ReadLike = (Range<usize>, Vec<Section>, Vec<u32>);
+
 fn is_ident_start(b: u8) -> bool {
     b.is_ascii_alphabetic() || b == b'_'
 }
@@ -128,7 +132,7 @@ impl<'a> Splitter<'a> {
     /// [`Splitter::run`] following a document (see [`Splitter::like`]), with where each
     /// section was copied from: its index in the followed document, or `u32::MAX` for
     /// a section read afresh.
-    pub(super) fn run_like(mut self) -> Result<(Range<usize>, Vec<Section>, Vec<u32>), ParseError> {
+    pub(super) fn run_like(mut self) -> Result<ReadLike, ParseError> {
         self.skip_to_header()?;
         let (prefix, from) = (0..self.pos, self.pos);
         let mut sections = Vec::with_capacity(self.reserve(from, self.s.len()));

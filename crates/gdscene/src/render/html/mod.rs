@@ -41,7 +41,7 @@ pub fn page(title: &str, body: &str) -> String {
 pub fn escape_code(s: &str) -> String {
     let mut out = String::new();
     for (k, part) in s.split('`').enumerate() {
-        if k % 2 == 1 && s.matches('`').count() % 2 == 0 {
+        if k % 2 == 1 && s.matches('`').count().is_multiple_of(2) {
             out.push_str(&format!("<code>{}</code>", escape(part)));
         } else {
             out.push_str(&escape(part));

@@ -333,7 +333,9 @@ fn draw_side(side: &Side, book: &mut Book, limits: &Limits) -> Drawn {
 /// Outline the cells of each tile map layer that differ between `old` and `new`.
 fn mark_cells(old: &mut Drawn, new: &mut Drawn, old_marks: &Marks, limits: &Limits) {
     type Marked = Vec<((i32, i32), Mark)>;
-    let mut found: Vec<(usize, Marked, (f64, f64), usize, Marked, (f64, f64))> = Vec::new();
+    // The layer's node, marked cells and cell size on the old side, then the new.
+    type Found = (usize, Marked, (f64, f64), usize, Marked, (f64, f64));
+    let mut found: Vec<Found> = Vec::new();
     for nl in &new.layers {
         let new_path = &new.nodes[nl.node].path;
         let Some(ol) = old.layers.iter().find(|ol| {
