@@ -186,7 +186,11 @@ fn control_rect(n: &FNode, files: &Files, parent: (f64, f64)) -> ((f64, f64), (f
         let offset = num(&format!("offset_{}", names[i]))
             .or_else(|| num(&format!("margin_{}", names[i])))
             .unwrap_or(0.0);
-        let extent = if i.is_multiple_of(2) { parent.0 } else { parent.1 };
+        let extent = if i.is_multiple_of(2) {
+            parent.0
+        } else {
+            parent.1
+        };
         anchor * extent + offset
     };
     let (l, t, r, b) = (side(0), side(1), side(2), side(3));
