@@ -187,9 +187,9 @@ fn within(spans: &[Span], conflicts: &[Conflict], k: usize) -> Option<Within> {
     }
     let value = |side: usize| -> Option<String> {
         let mut v = String::new();
-        for j in first..=last {
-            let t = side_text(&spans[j], conflicts, side)?;
-            let t = if j == last && matches!(spans[j], Span::Text(_)) {
+        for (j, span) in spans.iter().enumerate().take(last + 1).skip(first) {
+            let t = side_text(span, conflicts, side)?;
+            let t = if j == last && matches!(span, Span::Text(_)) {
                 &t[..to]
             } else {
                 t

@@ -17,7 +17,7 @@ use crate::io::deadline;
 use gdscene::model::Scene;
 use gdscene::render::picture::{self, Limits, Mark, Marks, Pictures, Side};
 use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Longest the pictures may take before the page goes without them.
 pub const SECS: f64 = 20.0;
@@ -72,7 +72,7 @@ pub fn pictures(
 
 /// The three texts drawn with the project at `target`'s work tree; `outlined`: the
 /// nodes outlined on ours and theirs, and on the choices' picture.
-fn draw(target: &PathBuf, texts: &[String; 3], outlined: [&Vec<String>; 2]) -> Pictures {
+fn draw(target: &Path, texts: &[String; 3], outlined: [&Vec<String>; 2]) -> Pictures {
     let scenes: Vec<Option<Scene>> = texts
         .iter()
         .map(|t| Scene::parse(t.as_bytes()).ok())
