@@ -11,7 +11,7 @@
 //! `load_steps` or a BOM is a warning.
 
 use crate::model::{FileKind, Scene, SectionKind};
-use crate::value::{scan_refs_in_text, RefKind};
+use crate::value::{may_name_ref, scan_refs_in_text, RefKind};
 use rustc_hash::FxHashSet as FxSet;
 use std::cell::OnceCell;
 use std::collections::BTreeSet;
@@ -214,16 +214,13 @@ fn reference_problems(
     let line_at = |offset: usize| lines.at(offset);
     let mut defined: BTreeSet<&str> = BTreeSet::new();
     for (i, s) in doc.sections.iter().enumerate() {
-        // sub_resources are in file order: find this section's by bisection.
-        let own_sub = (scene.kinds[i] == SectionKind::SubResource)
-            .then(|| {
-                scene
-                    .sub_resources
-                    .binary_search_by_key(&i, |r| r.section)
-                    .ok()
-                    .map(|k| &scene.sub_resources[k])
-            })
-            .flatten();
+        // One search passes over the many sections that name no resource; a
+        // sub_resource's own id still counts as defined after it.
+        if !may_name_ref(doc.slice(&s.span)) {
+            defined.extend(own_sub(scene, i).map(|r| r.id.as_str()));
+            continue;
+        }
+        let own_sub = own_sub(scene, i);
         let mut check_text = |start: usize, text: &str| {
             scan_refs_in_text(text, &mut |kind, id| match kind {
                 RefKind::Ext => {
@@ -260,6 +257,19 @@ fn reference_problems(
             defined.insert(r.id.as_str());
         }
     }
+}
+
+/// The sub_resource section `i` is, if it is one. sub_resources are in file order: found
+/// by bisection.
+fn own_sub(scene: &Scene, i: usize) -> Option<&crate::model::SubResource> {
+    if scene.kinds[i] != SectionKind::SubResource {
+        return None;
+    }
+    let k = scene
+        .sub_resources
+        .binary_search_by_key(&i, |r| r.section)
+        .ok()?;
+    scene.sub_resources.get(k)
 }
 
 /// Section order (spec §3.10): one header first, known tags only, ext_resources and

@@ -1,10 +1,34 @@
 //! Reference scanning and rewriting on raw text, without a full parse.
 //!
-//! Used to rename ids after a merge while keeping every other byte as written.
+//! Used to rename ids after a merge while keeping every other byte as written, and to
+//! pass over text that cannot hold a reference with one search ([`may_name_sub`],
+//! [`may_name_ref`]) instead of a walk.
 
 use super::parse::decode_string;
 use super::RefKind;
+use memchr::memmem::Finder;
 use std::borrow::Cow;
+use std::sync::LazyLock;
+
+/// The search for `SubResource`, built once: a caller asks it once per section of a big
+/// scene, where building it each time would cost more than the search.
+static SUB_WORD: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"SubResource"));
+
+/// The search for `Resource`, the word `ExtResource` and `SubResource` share.
+static REF_WORD: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"Resource"));
+
+/// Whether `text` may hold a `SubResource(...)` reference: the walk reports one only
+/// where the word is spelled out, so a text (a whole section) without the word holds
+/// none, and [`scan_refs_in_text`] over any part of it reports no sub_resource.
+pub fn may_name_sub(text: &str) -> bool {
+    SUB_WORD.find(text.as_bytes()).is_some()
+}
+
+/// Whether `text` may hold an `ExtResource(...)` or `SubResource(...)` reference: false
+/// only when [`scan_refs_in_text`] over any part of it reports nothing.
+pub fn may_name_ref(text: &str) -> bool {
+    REF_WORD.find(text.as_bytes()).is_some()
+}
 
 /// One `ExtResource(<id>)` / `SubResource(<id>)` occurrence: kind, id token span, decoded id.
 struct Hit<'a> {
@@ -261,6 +285,64 @@ mod tests {
                 .map(|_| PIECES[(next() % PIECES.len() as u64) as usize])
                 .collect();
             assert_eq!(fast_walk(&text), reference_walk(&text), "{text:?}");
+        }
+    }
+
+    /// The kinds the walk reports in `text`.
+    fn kinds(text: &str) -> (bool, bool) {
+        let (mut ext, mut sub) = (false, false);
+        scan_refs_in_text(text, &mut |k, _| match k {
+            RefKind::Ext => ext = true,
+            RefKind::Sub => sub = true,
+        });
+        (ext, sub)
+    }
+
+    /// A text the quick searches pass over holds nothing the walk reports, and one the
+    /// walk finds a reference in is never passed over.
+    #[test]
+    fn the_quick_searches_pass_over_only_text_without_references() {
+        let texts = [
+            "",
+            "position = Vector2(1, 2)",
+            "shape = SubResource(\"a\")",
+            "script = ExtResource( 1 )",
+            "s = \"SubResource(1)\"",
+            "x = XSubResource(1)",
+            "m = [SubResource(\"a\"), ExtResource(\"2\")]",
+            "; SubResource(1)\nv = 1",
+            "Sub Resource(1)",
+        ];
+        for t in texts {
+            let (ext, sub) = kinds(t);
+            assert!(!sub || may_name_sub(t), "{t:?}");
+            assert!(!(ext || sub) || may_name_ref(t), "{t:?}");
+        }
+        assert!(!may_name_sub(
+            "position = Vector2(1, 2)\nscript = ExtResource(1)"
+        ));
+        assert!(!may_name_ref("position = Vector2(1, 2)\nname = \"Res\""));
+        assert!(may_name_sub("a = SubResource(1)") && may_name_ref("b = ExtResource(1)"));
+    }
+
+    /// On every section of the corpus, a span the quick searches pass over has no
+    /// property or tag field the walk finds a reference in.
+    #[test]
+    fn the_quick_searches_agree_with_the_walk_on_the_corpus() {
+        for (stored, text) in &crate::test_support::corpus_texts(7) {
+            let Ok(scene) = crate::model::Scene::parse(text.as_bytes()) else {
+                continue;
+            };
+            let doc = &scene.doc;
+            for sec in &doc.sections {
+                let span = doc.slice(&sec.span);
+                let parts = sec.props.iter().map(|p| &p.value);
+                for v in parts.chain(sec.tag.fields.iter().map(|f| &f.value)) {
+                    let (ext, sub) = kinds(doc.slice(v));
+                    assert!(!sub || may_name_sub(span), "{stored}");
+                    assert!(!(ext || sub) || may_name_ref(span), "{stored}");
+                }
+            }
         }
     }
 

@@ -5,7 +5,7 @@
 
 use crate::merge::shared::idents::{FxMap, IdIndex, SubMatch, Table, B, O};
 use crate::model::Scene;
-use crate::value::{rewrite_refs_in_text, scan_refs_in_text, RefKind};
+use crate::value::{may_name_ref, may_name_sub, rewrite_refs_in_text, scan_refs_in_text, RefKind};
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
@@ -20,7 +20,7 @@ pub fn normalize<'a>(
     sub_ids: &FxMap<&str, usize>,
     ext_ids: &FxMap<&str, usize>,
 ) -> Cow<'a, str> {
-    if !text.contains("Resource") {
+    if !may_name_ref(text) {
         return Cow::Borrowed(text);
     }
     let _ = sc;
@@ -41,7 +41,7 @@ pub fn normalize<'a>(
 /// Sub refs (indexes) appearing in a text, in order.
 pub(super) fn sub_refs(text: &str, idx: &IdIndex) -> Vec<usize> {
     let mut v = Vec::new();
-    if text.contains("SubResource") {
+    if may_name_sub(text) {
         scan_refs_in_text(text, &mut |k, id| {
             if k == RefKind::Sub {
                 if let Some(&i) = idx.sub.get(id) {
@@ -62,13 +62,13 @@ pub(super) fn refers_unbound(
     side: usize,
 ) -> bool {
     let sec = &s.doc.sections[section];
-    if !s.doc.slice(&sec.span).contains("SubResource") {
+    if !may_name_sub(s.doc.slice(&sec.span)) {
         return false;
     }
     sec.props.iter().any(|p| {
         let text = s.doc.slice(&p.value);
         let mut found = false;
-        if text.contains("SubResource") {
+        if may_name_sub(text) {
             scan_refs_in_text(text, &mut |k, id| {
                 if k == RefKind::Sub {
                     if let Some(&i) = idx.sub.get(id) {

@@ -17,7 +17,7 @@ use crate::merge::shared::merged::MergedNode;
 use crate::merge::shared::sections::{Line, OutSec, Src};
 use crate::merge::shared::sequence::merge_order;
 use crate::model::FileKind;
-use crate::value::{scan_refs_in_text, RefKind};
+use crate::value::{may_name_sub, scan_refs_in_text, RefKind};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// Deeper dependency chains than this are cut (hostile input).
@@ -143,17 +143,22 @@ fn visit(
 /// One section's sub_resource uses, property by property: (key, identities in text order).
 type Uses = Vec<(String, Vec<usize>)>;
 
-/// The sub_resource identities a side's text names, in text order.
-fn src_subs(ctx: &Ctx, s: &Src) -> Vec<usize> {
-    let mut out = Vec::new();
+/// The sub_resource identities a side's text names, in text order, appended to `out`.
+fn src_subs_into(ctx: &Ctx, s: &Src, out: &mut Vec<usize>) {
     let text = ctx.text(s);
-    if text.contains("SubResource") {
+    if may_name_sub(text) {
         scan_refs_in_text(text, &mut |k, id| {
             if let (RefKind::Sub, Some(&i)) = (k, ctx.idx[s.0].sub.get(id)) {
                 out.push(ctx.id.sub.of[s.0][i]);
             }
         });
     }
+}
+
+/// The sub_resource identities a side's text names, in text order.
+fn src_subs(ctx: &Ctx, s: &Src) -> Vec<usize> {
+    let mut out = Vec::new();
+    src_subs_into(ctx, s, &mut out);
     out
 }
 
@@ -189,40 +194,93 @@ fn side_uses(ctx: &Ctx, side: usize, section: usize) -> Uses {
         .collect()
 }
 
+/// The identities section `section` of side `side` names, properties in file order:
+/// `flat(side_uses(..), false)` without the keys, and with one search over the section
+/// for the many sections that name no sub_resource at all.
+fn side_subs_in_order(ctx: &Ctx, side: usize, section: usize) -> Vec<usize> {
+    let sec = ctx.sec(side, section);
+    let mut out = Vec::new();
+    if may_name_sub(ctx.sc[side].doc.slice(&sec.span)) {
+        for p in &sec.props {
+            src_subs_into(ctx, &(side, p.value.range()), &mut out);
+        }
+    }
+    out
+}
+
+/// The side a whole-section conflict's uses are read from: ours, unless it lacks it.
+fn whole_side(w: &[Vec<usize>; 3]) -> usize {
+    if w[O].is_empty() {
+        T
+    } else {
+        O
+    }
+}
+
+/// The piece of a conflicting line whose uses count: ours', else theirs', else base's.
+fn pick(x: &[Option<Src>; 3]) -> Option<&Src> {
+    x[O].as_ref().or(x[T].as_ref()).or(x[B].as_ref())
+}
+
+/// The written conflicting line whose uses count: ours', else theirs'.
+fn pick_text(x: &[Option<String>; 3]) -> &str {
+    x[O].as_deref().or(x[T].as_deref()).unwrap_or_default()
+}
+
 /// The uses of a merged section: its lines (a conflict: ours' side, as the text with
 /// every conflict resolved to ours has it; a whole-section conflict: the sections it
 /// stands for). A section without lines has no properties, so no uses.
 fn out_uses(ctx: &Ctx, out: &OutSec) -> Uses {
     if let Some(w) = &out.whole {
-        let side = if w[O].is_empty() { T } else { O };
+        let side = whole_side(w);
         return w[side]
             .iter()
             .flat_map(|&i| side_uses(ctx, side, i))
             .collect();
     }
-    let pick = |x: &[Option<Src>; 3]| {
-        x[O].clone()
-            .or_else(|| x[T].clone())
-            .or_else(|| x[B].clone())
-    };
-    let pick_text =
-        |x: &[Option<String>; 3]| x[O].clone().or_else(|| x[T].clone()).unwrap_or_default();
     out.lines
         .iter()
         .map(|l| match l {
             Line::Src(s) => (key_of(ctx.text(s)), src_subs(ctx, s)),
             Line::Conflict(x) => pick(x).map_or_else(Default::default, |s| {
-                (key_of(ctx.text(&s)), src_subs(ctx, &s))
+                (key_of(ctx.text(s)), src_subs(ctx, s))
             }),
             Line::Lit(t) => (key_of(t), Vec::new()),
             Line::Idents(t) => (key_of(t), written_subs(t)),
             Line::Texts(x) => {
                 let t = pick_text(x);
-                (key_of(&t), written_subs(&t))
+                (key_of(t), written_subs(t))
             }
         })
         .filter(|(_, v)| !v.is_empty())
         .collect()
+}
+
+/// The identities a merged section names, lines in order: `flat(out_uses(..), false)`
+/// without a key per line (a node's properties are not sorted).
+fn out_subs_in_order(ctx: &Ctx, out: &OutSec) -> Vec<usize> {
+    if let Some(w) = &out.whole {
+        let side = whole_side(w);
+        return w[side]
+            .iter()
+            .flat_map(|&i| side_subs_in_order(ctx, side, i))
+            .collect();
+    }
+    let mut acc = Vec::new();
+    for l in &out.lines {
+        match l {
+            Line::Src(s) => src_subs_into(ctx, s, &mut acc),
+            Line::Conflict(x) => {
+                if let Some(s) = pick(x) {
+                    src_subs_into(ctx, s, &mut acc);
+                }
+            }
+            Line::Lit(_) => {}
+            Line::Idents(t) => acc.extend(written_subs(t)),
+            Line::Texts(x) => acc.extend(written_subs(pick_text(x))),
+        }
+    }
+    acc
 }
 
 /// The identities in `uses`, properties sorted by name (stable) or in file order.
@@ -233,46 +291,93 @@ fn flat(mut uses: Uses, sorted: bool) -> Vec<usize> {
     uses.into_iter().flat_map(|(_, v)| v).collect()
 }
 
-/// The saver's order from `roots`: depth first, each identity after its children.
-fn saver_walk(roots: Vec<usize>, children: &dyn Fn(usize) -> Vec<usize>) -> Vec<usize> {
-    fn go(
-        x: usize,
-        children: &dyn Fn(usize) -> Vec<usize>,
-        seen: &mut BTreeSet<usize>,
-        out: &mut Vec<usize>,
-        depth: usize,
-    ) {
-        if depth > MAX_DEPTH || !seen.insert(x) {
-            return;
-        }
-        for y in children(x) {
-            go(y, children, seen, out, depth + 1);
-        }
-        out.push(x);
+/// Which identities the saver's walk is after: those `counts` says yes to, `all` of
+/// them in all. The walk reads no more roots once it has met every one.
+struct Sought<'a> {
+    /// Whether an identity is one of them.
+    counts: &'a dyn Fn(usize) -> bool,
+    /// How many there are.
+    all: usize,
+}
+
+/// The saver's order from `roots`: depth first, each identity after its children; the
+/// roots are read only until every identity `sought` is after has been met.
+///
+/// Why stopping there changes nothing the caller keeps: an identity is pushed to the
+/// order exactly when it is first met (`seen` grows with the order, a root's walk
+/// finishing before the next root is read), and a later root's walk only pushes
+/// identities not met yet. Once all `sought.all` identities `sought.counts` says yes to
+/// are met, whatever a later root would push is one it says no to: past the end of the
+/// order, and dropped by a caller that keeps only those (a side's walk says yes to every
+/// identity the side can name, so there is nothing further at all).
+fn saver_walk(
+    roots: impl IntoIterator<Item = usize>,
+    children: &dyn Fn(usize) -> Vec<usize>,
+    sought: &Sought,
+) -> Vec<usize> {
+    /// The walk's state: identities met, how many of them are sought, the order.
+    struct Walk<'a, 'b> {
+        children: &'a dyn Fn(usize) -> Vec<usize>,
+        sought: &'a Sought<'b>,
+        seen: BTreeSet<usize>,
+        met: usize,
+        out: Vec<usize>,
     }
-    let (mut seen, mut out) = (BTreeSet::new(), Vec::new());
+    impl Walk<'_, '_> {
+        fn go(&mut self, x: usize, depth: usize) {
+            if depth > MAX_DEPTH || !self.seen.insert(x) {
+                return;
+            }
+            if (self.sought.counts)(x) {
+                self.met += 1;
+            }
+            for y in (self.children)(x) {
+                self.go(y, depth + 1);
+            }
+            self.out.push(x);
+        }
+    }
+    let mut w = Walk {
+        children,
+        sought,
+        seen: BTreeSet::new(),
+        met: 0,
+        out: Vec::new(),
+    };
     for r in roots {
-        go(r, children, &mut seen, &mut out, 0);
+        if w.met >= sought.all {
+            break;
+        }
+        w.go(r, 0);
     }
-    out
+    w.out
 }
 
 /// A side's sub_resources in the order the saver would write them.
 fn side_saver_order(ctx: &Ctx, side: usize) -> Vec<usize> {
     let sc = ctx.sc[side];
-    let roots = match (sc.kind, sc.resource) {
-        (FileKind::Resource, Some(r)) => flat(side_uses(ctx, side, r), true),
-        _ => sc
-            .nodes
-            .iter()
-            .flat_map(|n| flat(side_uses(ctx, side, n.section), false))
-            .collect(),
-    };
     let children = |x: usize| match ctx.id.sub.at[x][side] {
         Some(i) => flat(side_uses(ctx, side, sc.sub_resources[i].section), true),
         None => Vec::new(),
     };
-    saver_walk(roots, &children)
+    // Every identity the walk meets is one of the side's own sub_resources'.
+    let own: BTreeSet<usize> = ctx.id.sub.of[side].iter().copied().collect();
+    let sought = Sought {
+        counts: &|_| true,
+        all: own.len(),
+    };
+    match (sc.kind, sc.resource) {
+        (FileKind::Resource, Some(r)) => {
+            saver_walk(flat(side_uses(ctx, side, r), true), &children, &sought)
+        }
+        _ => {
+            let roots = sc
+                .nodes
+                .iter()
+                .flat_map(|n| side_subs_in_order(ctx, side, n.section));
+            saver_walk(roots, &children, &sought)
+        }
+    }
 }
 
 /// The saver's order of the merged content, the kept sub_resources nothing reaches
@@ -285,22 +390,25 @@ fn saver_subs(
     merged: &[usize],
     refs: &BTreeMap<usize, (BTreeSet<usize>, Vec<usize>)>,
 ) -> Option<Vec<usize>> {
-    let roots: Vec<usize> = match (ctx.sc[O].kind, users.resource) {
-        (FileKind::Resource, Some(r)) => flat(out_uses(ctx, r), true),
-        _ => users
-            .nodes
-            .iter()
-            .flat_map(|n| flat(out_uses(ctx, n), false))
-            .collect(),
-    };
     let children = |x: usize| match users.subs.get(&x) {
         Some(out) => flat(out_uses(ctx, out), true),
         None => Vec::new(),
     };
-    let mut order: Vec<usize> = saver_walk(roots, &children)
-        .into_iter()
-        .filter(|x| keep.contains(x))
-        .collect();
+    // Only the kept ones stay in the order.
+    let sought = Sought {
+        counts: &|x| keep.contains(&x),
+        all: keep.len(),
+    };
+    let walked = match (ctx.sc[O].kind, users.resource) {
+        (FileKind::Resource, Some(r)) => {
+            saver_walk(flat(out_uses(ctx, r), true), &children, &sought)
+        }
+        _ => {
+            let roots = users.nodes.iter().flat_map(|n| out_subs_in_order(ctx, n));
+            saver_walk(roots, &children, &sought)
+        }
+    };
+    let mut order: Vec<usize> = walked.into_iter().filter(|x| keep.contains(x)).collect();
     let reached: BTreeSet<usize> = order.iter().copied().collect();
     let mut after: Option<usize> = None;
     for &x in merged {
