@@ -44,6 +44,63 @@ fn is_ident(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_'
 }
 
+/// Where a word next occurs in a text, searched forward and remembered: ranges asked
+/// about in the text's order cost one pass over the text in all, where a search per
+/// range costs a call each (a big scene has a hundred thousand sections). A range
+/// before the last one asked about is searched on its own.
+pub struct WordAhead<'t> {
+    /// The whole text.
+    text: &'t [u8],
+    /// The word's search.
+    word: &'static Finder<'static>,
+    /// Where the remembered search started.
+    from: usize,
+    /// The first occurrence of the word at or after `from` (`None`: there is none).
+    at: Option<usize>,
+}
+
+impl<'t> WordAhead<'t> {
+    /// `SubResource` in `text`: [`WordAhead::within`] as [`may_name_sub`] of the range.
+    pub fn sub(text: &'t str) -> Self {
+        Self::new(text, &SUB_WORD)
+    }
+
+    /// `Resource` in `text`: [`WordAhead::within`] as [`may_name_ref`] of the range.
+    pub fn any_ref(text: &'t str) -> Self {
+        Self::new(text, &REF_WORD)
+    }
+
+    fn new(text: &'t str, word: &'static Finder<'static>) -> Self {
+        let text = text.as_bytes();
+        WordAhead {
+            text,
+            word,
+            from: 0,
+            at: word.find(text),
+        }
+    }
+
+    /// Whether the word occurs inside `range` of the text (a range outside it: yes, so
+    /// that the caller looks for itself).
+    pub fn within(&mut self, range: std::ops::Range<usize>) -> bool {
+        let Some(hay) = self.text.get(range.clone()) else {
+            return true;
+        };
+        if range.start < self.from {
+            return self.word.find(hay).is_some();
+        }
+        // The first occurrence at or after `range.start`: the remembered one unless it
+        // lies before (none between `from` and it, and `from <= range.start`).
+        if self.at.is_some_and(|a| a < range.start) {
+            self.from = range.start;
+            let rest = self.text.get(range.start..).unwrap_or_default();
+            self.at = self.word.find(rest).map(|k| k + range.start);
+        }
+        let len = self.word.needle().len();
+        self.at.is_some_and(|a| a + len <= range.end)
+    }
+}
+
 /// Try to read a reference starting at `i` (the first letter of `ExtResource`/`SubResource`).
 fn reference_at(text: &str, i: usize) -> Option<Hit<'_>> {
     let b = text.as_bytes();
@@ -323,6 +380,45 @@ mod tests {
         ));
         assert!(!may_name_ref("position = Vector2(1, 2)\nname = \"Res\""));
         assert!(may_name_sub("a = SubResource(1)") && may_name_ref("b = ExtResource(1)"));
+    }
+
+    /// Asked about ranges in any order, the remembered search answers as a search of
+    /// each range on its own.
+    #[test]
+    fn a_word_ahead_agrees_with_a_search_per_range() {
+        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        const PIECES: &[&str] = &["SubResource", "Sub", "Resource", "ExtResource", "x", "\n"];
+        for _ in 0..2_000 {
+            let text: String = (0..next(12)).map(|_| PIECES[next(PIECES.len())]).collect();
+            let (mut sub, mut any) = (WordAhead::sub(&text), WordAhead::any_ref(&text));
+            let mut start = 0;
+            for _ in 0..8 {
+                // Mostly forward, sometimes back, sometimes past the end.
+                start = if next(4) == 0 {
+                    next(text.len() + 2)
+                } else {
+                    start + next(9)
+                };
+                let end = start + next(30);
+                let want = |f: fn(&str) -> bool| text.get(start..end).is_none_or(f);
+                assert_eq!(
+                    sub.within(start..end),
+                    want(may_name_sub),
+                    "{text:?} {start}..{end}"
+                );
+                assert_eq!(
+                    any.within(start..end),
+                    want(may_name_ref),
+                    "{text:?} {start}..{end}"
+                );
+            }
+        }
     }
 
     /// On every section of the corpus, a span the quick searches pass over has no

@@ -5,7 +5,9 @@
 
 use crate::merge::shared::idents::{FxMap, IdIndex, SubMatch, Table, B, O};
 use crate::model::Scene;
-use crate::value::{may_name_ref, may_name_sub, rewrite_refs_in_text, scan_refs_in_text, RefKind};
+use crate::value::{
+    may_name_ref, may_name_sub, rewrite_refs_in_text, scan_refs_in_text, RefKind, WordAhead,
+};
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
@@ -53,16 +55,17 @@ pub(super) fn sub_refs(text: &str, idx: &IdIndex) -> Vec<usize> {
     v
 }
 
-/// Whether a section's properties refer to a sub_resource of `side` not bound yet.
+/// Whether a section's properties refer to a sub_resource of `side` not bound yet; a
+/// section without the word `SubResource` (`ahead`, in the side's text) does not.
 pub(super) fn refers_unbound(
     s: &Scene,
-    section: usize,
+    (section, ahead): (usize, &mut WordAhead),
     idx: &IdIndex,
     sub: &Table,
     side: usize,
 ) -> bool {
     let sec = &s.doc.sections[section];
-    if !may_name_sub(s.doc.slice(&sec.span)) {
+    if !ahead.within(sec.span.range()) {
         return false;
     }
     sec.props.iter().any(|p| {
@@ -310,13 +313,15 @@ impl<'s, 'a> SubMatcher<'s, 'a> {
         // first looked at: only those can bind one by use (bindings only ever add up, so
         // a section that did not cannot later).
         let mut x_cand: Vec<Option<bool>> = vec![None; self.sc[x].doc.sections.len()];
+        // `SubResource` in this side's text, for the sections asked about in turn.
+        let mut ahead = WordAhead::sub(&self.sc[x].doc.text);
         // Reference sides: base, and for theirs also what ours added. Not by use
         // between what ours and theirs both added: two new resources are one only
         // when identical (by content).
         let refs: &[usize] = if x == O { &[B] } else { &[B, O] };
         for &rside in refs {
             if rside == B {
-                self.match_by_use(rside, x, &mut x_cand);
+                self.match_by_use(rside, x, (&mut x_cand, &mut ahead));
             }
             self.match_by_content(rside, x);
         }
@@ -329,7 +334,12 @@ impl<'s, 'a> SubMatcher<'s, 'a> {
 
     /// By use: the same property of the same node (or resource) refers to it. Rounds,
     /// since a binding lets the resources that refer to it bind theirs.
-    fn match_by_use(&mut self, rside: usize, x: usize, x_cand: &mut [Option<bool>]) {
+    fn match_by_use(
+        &mut self,
+        rside: usize,
+        x: usize,
+        (x_cand, ahead): (&mut [Option<bool>], &mut WordAhead),
+    ) {
         for _round in 0..4 {
             // Nothing left to bind on this side: no round can change anything.
             if (0..self.sc[x].sub_resources.len()).all(|k| self.sub.bound(x, k)) {
@@ -337,7 +347,7 @@ impl<'s, 'a> SubMatcher<'s, 'a> {
             }
             let mut changed = false;
             for (rs, xs) in self.use_pairs(rside, x) {
-                if self.may_bind_by_use(x, xs, x_cand) {
+                if self.may_bind_by_use(x, xs, x_cand, ahead) {
                     changed |= self.bind_by_use_in(rside, rs, x, xs);
                 }
             }
@@ -372,9 +382,16 @@ impl<'s, 'a> SubMatcher<'s, 'a> {
     }
 
     /// Whether section `xs` of `x` still refers to a sub_resource not bound yet (only
-    /// such a section can bind one), remembered in `x_cand`.
-    fn may_bind_by_use(&self, x: usize, xs: usize, x_cand: &mut [Option<bool>]) -> bool {
-        let refers = || refers_unbound(self.sc[x], xs, &self.idx[x], &self.sub, x);
+    /// such a section can bind one), remembered in `x_cand` (`ahead`: for
+    /// [`refers_unbound`]).
+    fn may_bind_by_use(
+        &self,
+        x: usize,
+        xs: usize,
+        x_cand: &mut [Option<bool>],
+        ahead: &mut WordAhead,
+    ) -> bool {
+        let mut refers = || refers_unbound(self.sc[x], (xs, ahead), &self.idx[x], &self.sub, x);
         match x_cand[xs] {
             Some(c) => c && refers(),
             None => {

@@ -17,7 +17,7 @@ use crate::merge::shared::merged::MergedNode;
 use crate::merge::shared::sections::{Line, OutSec, Src};
 use crate::merge::shared::sequence::merge_order;
 use crate::model::FileKind;
-use crate::value::{may_name_sub, scan_refs_in_text, RefKind};
+use crate::value::{may_name_sub, scan_refs_in_text, RefKind, WordAhead};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// Deeper dependency chains than this are cut (hostile input).
@@ -195,12 +195,12 @@ fn side_uses(ctx: &Ctx, side: usize, section: usize) -> Uses {
 }
 
 /// The identities section `section` of side `side` names, properties in file order:
-/// `flat(side_uses(..), false)` without the keys, and with one search over the section
-/// for the many sections that name no sub_resource at all.
-fn side_subs_in_order(ctx: &Ctx, side: usize, section: usize) -> Vec<usize> {
+/// `flat(side_uses(..), false)` without the keys, the many sections that name no
+/// sub_resource at all passed over (`ahead`: `SubResource` in the side's text).
+fn side_subs_in_order(ctx: &Ctx, side: usize, section: usize, ahead: &mut WordAhead) -> Vec<usize> {
     let sec = ctx.sec(side, section);
     let mut out = Vec::new();
-    if may_name_sub(ctx.sc[side].doc.slice(&sec.span)) {
+    if ahead.within(sec.span.range()) {
         for p in &sec.props {
             src_subs_into(ctx, &(side, p.value.range()), &mut out);
         }
@@ -256,20 +256,30 @@ fn out_uses(ctx: &Ctx, out: &OutSec) -> Uses {
         .collect()
 }
 
+/// `SubResource` in each side's text.
+fn words_ahead<'c>(ctx: &Ctx<'c>) -> [WordAhead<'c>; 3] {
+    ctx.sc.map(|sc| WordAhead::sub(&sc.doc.text))
+}
+
 /// The identities a merged section names, lines in order: `flat(out_uses(..), false)`
-/// without a key per line (a node's properties are not sorted).
-fn out_subs_in_order(ctx: &Ctx, out: &OutSec) -> Vec<usize> {
+/// without a key per line (a node's properties are not sorted), the lines taken from a
+/// side that name no sub_resource passed over (`ahead`: [`words_ahead`]).
+fn out_subs_in_order(ctx: &Ctx, out: &OutSec, ahead: &mut [WordAhead; 3]) -> Vec<usize> {
     if let Some(w) = &out.whole {
         let side = whole_side(w);
         return w[side]
             .iter()
-            .flat_map(|&i| side_subs_in_order(ctx, side, i))
+            .flat_map(|&i| side_subs_in_order(ctx, side, i, &mut ahead[side]))
             .collect();
     }
     let mut acc = Vec::new();
     for l in &out.lines {
         match l {
-            Line::Src(s) => src_subs_into(ctx, s, &mut acc),
+            Line::Src(s) => {
+                if ahead[s.0].within(s.1.clone()) {
+                    src_subs_into(ctx, s, &mut acc);
+                }
+            }
             Line::Conflict(x) => {
                 if let Some(s) = pick(x) {
                     src_subs_into(ctx, s, &mut acc);
@@ -371,10 +381,11 @@ fn side_saver_order(ctx: &Ctx, side: usize) -> Vec<usize> {
             saver_walk(flat(side_uses(ctx, side, r), true), &children, &sought)
         }
         _ => {
+            let mut ahead = WordAhead::sub(&sc.doc.text);
             let roots = sc
                 .nodes
                 .iter()
-                .flat_map(|n| side_subs_in_order(ctx, side, n.section));
+                .flat_map(move |n| side_subs_in_order(ctx, side, n.section, &mut ahead));
             saver_walk(roots, &children, &sought)
         }
     }
@@ -404,7 +415,11 @@ fn saver_subs(
             saver_walk(flat(out_uses(ctx, r), true), &children, &sought)
         }
         _ => {
-            let roots = users.nodes.iter().flat_map(|n| out_subs_in_order(ctx, n));
+            let mut ahead = words_ahead(ctx);
+            let roots = users
+                .nodes
+                .iter()
+                .flat_map(move |n| out_subs_in_order(ctx, n, &mut ahead));
             saver_walk(roots, &children, &sought)
         }
     };
@@ -426,6 +441,130 @@ fn saver_subs(
             .is_none_or(|(_, w)| w.iter().all(|y| pos.get(y).is_none_or(|&p| p < pos[x])))
     });
     (fine && order.len() == merged.len()).then_some(order)
+}
+
+#[cfg(test)]
+mod walk_tests {
+    use super::*;
+    use crate::merge::identity::match_all;
+    use crate::merge::shared::sections::TagOut;
+    use crate::model::{Scene, SectionKind};
+
+    /// A small xorshift: the same numbers on every run.
+    fn rng(mut seed: u64) -> impl FnMut(usize) -> usize {
+        move |n| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n.max(1) as u64) as usize
+        }
+    }
+
+    /// Stopping once every sought identity is met leaves what the caller keeps as the
+    /// whole walk has it, on random graphs (cycles, unreached and unsought identities).
+    #[test]
+    fn the_walk_stops_only_when_nothing_kept_can_change() {
+        let mut next = rng(0x9e37_79b9_7f4a_7c15);
+        for _ in 0..3_000 {
+            let n = 1 + next(9);
+            let kids: Vec<Vec<usize>> = (0..n)
+                .map(|_| (0..next(3)).map(|_| next(n)).collect())
+                .collect();
+            let children = |x: usize| kids[x].clone();
+            let roots: Vec<usize> = (0..next(12)).map(|_| next(n)).collect();
+            let keep: BTreeSet<usize> = (0..n).filter(|_| next(3) > 0).collect();
+            let kept = |v: Vec<usize>| -> Vec<usize> {
+                v.into_iter().filter(|x| keep.contains(x)).collect()
+            };
+            let whole = Sought {
+                counts: &|_| true,
+                all: usize::MAX,
+            };
+            let want = kept(saver_walk(roots.clone(), &children, &whole));
+            let sought = Sought {
+                counts: &|x| keep.contains(&x),
+                all: keep.len(),
+            };
+            let got = saver_walk(roots.clone(), &children, &sought);
+            assert_eq!(kept(got), want, "{kids:?} {roots:?} {keep:?}");
+            // A side's walk: every identity counts, so the stop loses nothing at all.
+            let every = Sought {
+                counts: &|_| true,
+                all: n,
+            };
+            let all = saver_walk(roots.clone(), &children, &whole);
+            assert_eq!(saver_walk(roots, &children, &every), all);
+        }
+    }
+
+    /// A scene naming sub_resources in the places the quick paths pass over or look
+    /// into: strings, comments, a tag, a value over several lines.
+    const SCENE: &str = "[gd_scene format=3]
+
+[sub_resource type=\"A\" id=\"a\"]
+x = 1
+
+[sub_resource type=\"B\" id=\"b\"]
+a = SubResource(\"a\")
+
+[node name=\"R\" type=\"Node\"]
+s = \"SubResource(\\\"b\\\")\"
+; SubResource(\"b\")
+
+[node name=\"N\" type=\"Node\" parent=\".\"]
+z = [SubResource(\"b\"),
+SubResource(\"a\")]
+y = SubResource( \"a\" )
+
+[node name=\"M\" type=\"Node\" parent=\".\"]
+v = 1
+";
+
+    /// The node sections of `sc` read by the quick paths (in `order`) and by the ones
+    /// with keys agree: a side's sections, and merged sections made of their lines.
+    fn agree_on(sc: &Scene, order: &[usize]) {
+        let ctx = Ctx::new([sc, sc, sc], match_all([sc, sc, sc]));
+        let mut ahead = WordAhead::sub(&sc.doc.text);
+        let mut out_ahead = words_ahead(&ctx);
+        for (k, &n) in order.iter().enumerate() {
+            let section = sc.nodes[n].section;
+            let want = flat(side_uses(&ctx, O, section), false);
+            let got = side_subs_in_order(&ctx, O, section, &mut ahead);
+            assert_eq!(got, want, "section {section}");
+            let mut out = OutSec::tag_only(SectionKind::Node, None, TagOut::Src((O, 0..0)));
+            let side = [B, O, T][k % 3];
+            let props = ctx.sec(side, section).props.iter();
+            out.lines = props.map(|p| Line::Src((side, p.line.range()))).collect();
+            let want = flat(out_uses(&ctx, &out), false);
+            assert_eq!(out_subs_in_order(&ctx, &out, &mut out_ahead), want);
+        }
+    }
+
+    /// In file order, backwards, and on the corpus.
+    #[test]
+    fn the_quick_reading_of_sections_agrees_with_the_one_with_keys() {
+        let Ok(sc) = Scene::parse(SCENE.as_bytes()) else {
+            panic!("the test scene parses");
+        };
+        let order: Vec<usize> = (0..sc.nodes.len()).collect();
+        let uses = Ctx::new([&sc, &sc, &sc], match_all([&sc, &sc, &sc]));
+        let n = flat(side_uses(&uses, O, sc.nodes[1].section), false);
+        assert_eq!(n.len(), 3, "the test scene names sub_resources");
+        agree_on(&sc, &order);
+        agree_on(&sc, &order.iter().rev().copied().collect::<Vec<_>>());
+        let mut next = rng(7);
+        for (_, text) in crate::test_support::corpus_texts(11) {
+            let Ok(sc) = Scene::parse(text.as_bytes()) else {
+                continue;
+            };
+            let mut order: Vec<usize> = (0..sc.nodes.len()).collect();
+            if next(2) == 0 && order.len() > 1 {
+                let last = order.len() - 1;
+                order.swap(0, last);
+            }
+            agree_on(&sc, &order);
+        }
+    }
 }
 
 #[cfg(test)]
