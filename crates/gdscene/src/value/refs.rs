@@ -52,7 +52,7 @@ pub struct WordAhead<'t> {
     /// The whole text.
     text: &'t [u8],
     /// The word's search.
-    word: &'static Finder<'static>,
+    word: Finder<'static>,
     /// Where the remembered search started.
     from: usize,
     /// The first occurrence of the word at or after `from` (`None`: there is none).
@@ -70,13 +70,15 @@ impl<'t> WordAhead<'t> {
         Self::new(text, &REF_WORD)
     }
 
-    fn new(text: &'t str, word: &'static Finder<'static>) -> Self {
+    /// `word` in `text`.
+    fn new(text: &'t str, word: &Finder<'_>) -> Self {
         let text = text.as_bytes();
+        let word = word.clone().into_owned();
         WordAhead {
             text,
+            at: word.find(text),
             word,
             from: 0,
-            at: word.find(text),
         }
     }
 
@@ -98,6 +100,34 @@ impl<'t> WordAhead<'t> {
         }
         let len = self.word.needle().len();
         self.at.is_some_and(|a| a + len <= range.end)
+    }
+}
+
+/// Where a few ids could be named in a text, searched ahead ([`WordAhead`]): an id the
+/// walk reports is spelled out in the text as it is (a bare token, or a quoted one
+/// without escapes), unless the text holds a `\`; so a range that holds neither any of
+/// the ids nor a `\` names none of them (many ids: one pass over the text each, so
+/// callers keep to a few).
+pub struct IdsAhead<'t> {
+    /// A `\`, then each id.
+    words: Vec<WordAhead<'t>>,
+}
+
+impl<'t> IdsAhead<'t> {
+    /// `ids` in `text`.
+    pub fn new<'i>(text: &'t str, ids: impl IntoIterator<Item = &'i str>) -> Self {
+        let escape = std::iter::once(WordAhead::new(text, &Finder::new(b"\\")));
+        let ids = ids
+            .into_iter()
+            .map(|id| WordAhead::new(text, &Finder::new(id.as_bytes())));
+        IdsAhead {
+            words: escape.chain(ids).collect(),
+        }
+    }
+
+    /// Whether `range` of the text may name one of the ids (a range outside it: yes).
+    pub fn within(&mut self, range: std::ops::Range<usize>) -> bool {
+        self.words.iter_mut().any(|w| w.within(range.clone()))
     }
 }
 
@@ -418,6 +448,44 @@ mod tests {
                     "{text:?} {start}..{end}"
                 );
             }
+        }
+    }
+
+    /// Every id the walk reports in a text without a `\` is spelled out in it, so a
+    /// range [`IdsAhead`] passes over names none of its ids.
+    #[test]
+    fn ids_ahead_passes_over_only_ranges_that_name_none_of_them() {
+        let mut seed: u64 = 0x1234_5678_9abc_def1;
+        let mut next = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        const PIECES: &[&str] = &[
+            "SubResource(\"a\")",
+            "SubResource(\"b\\u0061\")",
+            "SubResource(\"\\u0062\")",
+            "ExtResource( 12 )",
+            "SubResource(",
+            "b",
+            "a\")",
+            "\"",
+            "1",
+            " ",
+        ];
+        for _ in 0..5_000 {
+            let text: String = (0..next(10)).map(|_| PIECES[next(PIECES.len())]).collect();
+            let ids = ["a", "b", "12", "ba"];
+            let id = ids[next(ids.len())];
+            let mut ahead = IdsAhead::new(&text, [id]);
+            let (start, end) = (next(text.len() + 1), next(text.len() + 1));
+            let Some(part) = text.get(start.min(end)..end.max(start)) else {
+                continue;
+            };
+            let mut names = false;
+            scan_refs_in_text(part, &mut |_, got| names |= got == id);
+            assert!(!names || ahead.within(start.min(end)..end.max(start)), "{text:?} {id}");
         }
     }
 

@@ -6,7 +6,8 @@
 use crate::merge::shared::idents::{FxMap, IdIndex, SubMatch, Table, B, O};
 use crate::model::Scene;
 use crate::value::{
-    may_name_ref, may_name_sub, rewrite_refs_in_text, scan_refs_in_text, RefKind, WordAhead,
+    may_name_ref, may_name_sub, rewrite_refs_in_text, scan_refs_in_text, IdsAhead, RefKind,
+    WordAhead,
 };
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
@@ -55,11 +56,47 @@ pub(super) fn sub_refs(text: &str, idx: &IdIndex) -> Vec<usize> {
     v
 }
 
+/// More sub_resources of a side left unbound by id than this are not searched for by
+/// their ids (a pass over the side's text each).
+const MAX_UNBOUND_AHEAD: usize = 4;
+
+/// What passes over the sections of a side that cannot refer to a sub_resource of it
+/// not bound yet, searching ahead through the side's text: those without the word
+/// `SubResource`, and (a few unbound) those without any of their ids.
+pub(super) struct UnboundAhead<'t> {
+    /// `SubResource`.
+    sub: WordAhead<'t>,
+    /// The ids of the sub_resources unbound when it was made, when there are few.
+    ids: Option<IdsAhead<'t>>,
+}
+
+impl<'t> UnboundAhead<'t> {
+    /// For side `x` of scene `s`, bound as `sub` has it now: bindings only add up, so a
+    /// sub_resource unbound later is among those unbound now.
+    pub(super) fn new(s: &'t Scene, sub: &Table, x: usize) -> Self {
+        let unbound = (0..s.sub_resources.len()).filter(|&k| !sub.bound(x, k));
+        let ids = (unbound.clone().count() <= MAX_UNBOUND_AHEAD).then(|| {
+            let ids = unbound.map(|k| s.sub_resources[k].id.as_str());
+            IdsAhead::new(&s.doc.text, ids)
+        });
+        UnboundAhead {
+            sub: WordAhead::sub(&s.doc.text),
+            ids,
+        }
+    }
+
+    /// Whether `range` of the side's text may refer to a sub_resource unbound.
+    pub(super) fn within(&mut self, range: std::ops::Range<usize>) -> bool {
+        let ids = self.ids.as_mut();
+        ids.is_none_or(|i| i.within(range.clone())) && self.sub.within(range)
+    }
+}
+
 /// Whether a section's properties refer to a sub_resource of `side` not bound yet; a
-/// section without the word `SubResource` (`ahead`, in the side's text) does not.
+/// section `ahead` (made for this side) passes over does not.
 pub(super) fn refers_unbound(
     s: &Scene,
-    (section, ahead): (usize, &mut WordAhead),
+    (section, ahead): (usize, &mut UnboundAhead),
     idx: &IdIndex,
     sub: &Table,
     side: usize,
@@ -313,8 +350,8 @@ impl<'s, 'a> SubMatcher<'s, 'a> {
         // first looked at: only those can bind one by use (bindings only ever add up, so
         // a section that did not cannot later).
         let mut x_cand: Vec<Option<bool>> = vec![None; self.sc[x].doc.sections.len()];
-        // `SubResource` in this side's text, for the sections asked about in turn.
-        let mut ahead = WordAhead::sub(&self.sc[x].doc.text);
+        // The sections that cannot refer to one, passed over in turn.
+        let mut ahead = UnboundAhead::new(self.sc[x], &self.sub, x);
         // Reference sides: base, and for theirs also what ours added. Not by use
         // between what ours and theirs both added: two new resources are one only
         // when identical (by content).
@@ -338,7 +375,7 @@ impl<'s, 'a> SubMatcher<'s, 'a> {
         &mut self,
         rside: usize,
         x: usize,
-        (x_cand, ahead): (&mut [Option<bool>], &mut WordAhead),
+        (x_cand, ahead): (&mut [Option<bool>], &mut UnboundAhead),
     ) {
         for _round in 0..4 {
             // Nothing left to bind on this side: no round can change anything.
@@ -389,7 +426,7 @@ impl<'s, 'a> SubMatcher<'s, 'a> {
         x: usize,
         xs: usize,
         x_cand: &mut [Option<bool>],
-        ahead: &mut WordAhead,
+        ahead: &mut UnboundAhead,
     ) -> bool {
         let mut refers = || refers_unbound(self.sc[x], (xs, ahead), &self.idx[x], &self.sub, x);
         match x_cand[xs] {
