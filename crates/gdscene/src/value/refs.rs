@@ -55,8 +55,9 @@ pub struct WordAhead<'t> {
     word: Finder<'static>,
     /// Where the remembered search started.
     from: usize,
-    /// The first occurrence of the word at or after `from` (`None`: there is none).
-    at: Option<usize>,
+    /// The first occurrence of the word at or after `from` (`Some(None)`: there is
+    /// none; `None`: not searched yet).
+    at: Option<Option<usize>>,
 }
 
 impl<'t> WordAhead<'t> {
@@ -72,13 +73,11 @@ impl<'t> WordAhead<'t> {
 
     /// `word` in `text`.
     fn new(text: &'t str, word: &Finder<'_>) -> Self {
-        let text = text.as_bytes();
-        let word = word.clone().into_owned();
         WordAhead {
-            text,
-            at: word.find(text),
-            word,
+            text: text.as_bytes(),
+            word: word.clone().into_owned(),
             from: 0,
+            at: None,
         }
     }
 
@@ -93,13 +92,18 @@ impl<'t> WordAhead<'t> {
         }
         // The first occurrence at or after `range.start`: the remembered one unless it
         // lies before (none between `from` and it, and `from <= range.start`).
-        if self.at.is_some_and(|a| a < range.start) {
-            self.from = range.start;
-            let rest = self.text.get(range.start..).unwrap_or_default();
-            self.at = self.word.find(rest).map(|k| k + range.start);
-        }
+        let at = match self.at {
+            Some(at) if at.is_none_or(|a| a >= range.start) => at,
+            _ => {
+                self.from = range.start;
+                let rest = self.text.get(range.start..).unwrap_or_default();
+                let at = self.word.find(rest).map(|k| k + range.start);
+                self.at = Some(at);
+                at
+            }
+        };
         let len = self.word.needle().len();
-        self.at.is_some_and(|a| a + len <= range.end)
+        at.is_some_and(|a| a + len <= range.end)
     }
 }
 
@@ -127,7 +131,22 @@ impl<'t> IdsAhead<'t> {
 
     /// Whether `range` of the text may name one of the ids (a range outside it: yes).
     pub fn within(&mut self, range: std::ops::Range<usize>) -> bool {
-        self.words.iter_mut().any(|w| w.within(range.clone()))
+        self.within_any(range, |_| true)
+    }
+
+    /// Whether `range` of the text may name one of the ids `asked` says yes to (by
+    /// their place in the list given).
+    pub fn within_any(
+        &mut self,
+        range: std::ops::Range<usize>,
+        asked: impl Fn(usize) -> bool,
+    ) -> bool {
+        let (escape, ids) = self.words.split_at_mut(1);
+        escape.iter_mut().any(|w| w.within(range.clone()))
+            || ids
+                .iter_mut()
+                .enumerate()
+                .any(|(i, w)| asked(i) && w.within(range.clone()))
     }
 }
 
@@ -485,7 +504,11 @@ mod tests {
             };
             let mut names = false;
             scan_refs_in_text(part, &mut |_, got| names |= got == id);
-            assert!(!names || ahead.within(start.min(end)..end.max(start)), "{text:?} {id}");
+            let range = start.min(end)..end.max(start);
+            assert!(!names || ahead.within(range.clone()), "{text:?} {id}");
+            // Asked about no id, only an escape can name one.
+            let escaped = part.contains('\\');
+            assert_eq!(ahead.within_any(range, |_| false), escaped, "{text:?}");
         }
     }
 

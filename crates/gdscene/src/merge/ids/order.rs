@@ -17,7 +17,7 @@ use crate::merge::shared::merged::MergedNode;
 use crate::merge::shared::sections::{Line, OutSec, Src};
 use crate::merge::shared::sequence::merge_order;
 use crate::model::FileKind;
-use crate::value::{may_name_sub, scan_refs_in_text, RefKind, WordAhead};
+use crate::value::{may_name_sub, scan_refs_in_text, IdsAhead, RefKind, WordAhead};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// Deeper dependency chains than this are cut (hostile input).
@@ -194,13 +194,17 @@ fn side_uses(ctx: &Ctx, side: usize, section: usize) -> Uses {
         .collect()
 }
 
+/// Whether a piece of a side's text may name a sub_resource the walk has not met yet
+/// (no: it is passed over, as naming nothing new).
+type Passes<'p> = dyn FnMut(&Src) -> bool + 'p;
+
 /// The identities section `section` of side `side` names, properties in file order:
-/// `flat(side_uses(..), false)` without the keys, the many sections that name no
-/// sub_resource at all passed over (`ahead`: `SubResource` in the side's text).
-fn side_subs_in_order(ctx: &Ctx, side: usize, section: usize, ahead: &mut WordAhead) -> Vec<usize> {
+/// `flat(side_uses(..), false)` without the keys, the many sections `passes` says no
+/// to passed over whole.
+fn side_subs_in_order(ctx: &Ctx, side: usize, section: usize, passes: &mut Passes) -> Vec<usize> {
     let sec = ctx.sec(side, section);
     let mut out = Vec::new();
-    if ahead.within(sec.span.range()) {
+    if passes(&(side, sec.span.range())) {
         for p in &sec.props {
             src_subs_into(ctx, &(side, p.value.range()), &mut out);
         }
@@ -256,27 +260,22 @@ fn out_uses(ctx: &Ctx, out: &OutSec) -> Uses {
         .collect()
 }
 
-/// `SubResource` in each side's text.
-fn words_ahead<'c>(ctx: &Ctx<'c>) -> [WordAhead<'c>; 3] {
-    ctx.sc.map(|sc| WordAhead::sub(&sc.doc.text))
-}
-
 /// The identities a merged section names, lines in order: `flat(out_uses(..), false)`
-/// without a key per line (a node's properties are not sorted), the lines taken from a
-/// side that name no sub_resource passed over (`ahead`: [`words_ahead`]).
-fn out_subs_in_order(ctx: &Ctx, out: &OutSec, ahead: &mut [WordAhead; 3]) -> Vec<usize> {
+/// without a key per line (a node's properties are not sorted), the lines and sections
+/// `passes` says no to passed over.
+fn out_subs_in_order(ctx: &Ctx, out: &OutSec, passes: &mut Passes) -> Vec<usize> {
     if let Some(w) = &out.whole {
         let side = whole_side(w);
         return w[side]
             .iter()
-            .flat_map(|&i| side_subs_in_order(ctx, side, i, &mut ahead[side]))
+            .flat_map(|&i| side_subs_in_order(ctx, side, i, passes))
             .collect();
     }
     let mut acc = Vec::new();
     for l in &out.lines {
         match l {
             Line::Src(s) => {
-                if ahead[s.0].within(s.1.clone()) {
+                if passes(s) {
                     src_subs_into(ctx, s, &mut acc);
                 }
             }
@@ -293,6 +292,51 @@ fn out_subs_in_order(ctx: &Ctx, out: &OutSec, ahead: &mut [WordAhead; 3]) -> Vec
     acc
 }
 
+/// A side with more sub_resources than this is searched for the word `SubResource`
+/// only, not for each id (a pass over the text each).
+const MAX_IDS_AHEAD: usize = 4;
+
+/// What passes over the pieces of a side's text that can name no sub_resource the walk
+/// has not met, searching ahead: those without the word `SubResource`, and (a side of a
+/// few sub_resources) those without the id of one not met yet nor a `\` (an id the
+/// scanner reports is spelled out unless escaped: [`IdsAhead`]). The many sections that
+/// name only sub_resources met long before are then passed over without reading their
+/// properties.
+struct NewAhead<'c> {
+    /// `SubResource`.
+    sub: WordAhead<'c>,
+    /// The side's sub_resources' ids, and the identity of each.
+    ids: Option<(IdsAhead<'c>, Vec<usize>)>,
+}
+
+impl<'c> NewAhead<'c> {
+    /// For side `side`.
+    fn of(ctx: &Ctx<'c>, side: usize) -> Self {
+        let sc = ctx.sc[side];
+        let ids = (sc.sub_resources.len() <= MAX_IDS_AHEAD).then(|| {
+            let ids = sc.sub_resources.iter().map(|r| r.id.as_str());
+            let ident = |k: usize| ctx.id.sub.of[side].get(k).copied();
+            let idents = (0..sc.sub_resources.len()).map(|k| ident(k).unwrap_or(usize::MAX));
+            (IdsAhead::new(&sc.doc.text, ids), idents.collect())
+        });
+        NewAhead {
+            sub: WordAhead::sub(&sc.doc.text),
+            ids,
+        }
+    }
+
+    /// Whether `range` of the side's text may name an identity not in `seen`.
+    fn within(&mut self, range: std::ops::Range<usize>, seen: &BTreeSet<usize>) -> bool {
+        let named = match &mut self.ids {
+            Some((ids, idents)) => ids.within_any(range.clone(), |k| {
+                idents.get(k).is_none_or(|x| !seen.contains(x))
+            }),
+            None => true,
+        };
+        named && self.sub.within(range)
+    }
+}
+
 /// The identities in `uses`, properties sorted by name (stable) or in file order.
 fn flat(mut uses: Uses, sorted: bool) -> Vec<usize> {
     if sorted {
@@ -302,7 +346,7 @@ fn flat(mut uses: Uses, sorted: bool) -> Vec<usize> {
 }
 
 /// Which identities the saver's walk is after: those `counts` says yes to, `all` of
-/// them in all. The walk reads no more roots once it has met every one.
+/// them in all. The walk takes no more roots once it has met every one.
 struct Sought<'a> {
     /// Whether an identity is one of them.
     counts: &'a dyn Fn(usize) -> bool,
@@ -310,55 +354,79 @@ struct Sought<'a> {
     all: usize,
 }
 
-/// The saver's order from `roots`: depth first, each identity after its children; the
-/// roots are read only until every identity `sought` is after has been met.
+/// The saver's walk: depth first from each root in turn, each identity after its
+/// children; roots are taken only until every identity `sought` is after has been met.
 ///
 /// Why stopping there changes nothing the caller keeps: an identity is pushed to the
 /// order exactly when it is first met (`seen` grows with the order, a root's walk
-/// finishing before the next root is read), and a later root's walk only pushes
+/// finishing before the next root is taken), and a later root's walk only pushes
 /// identities not met yet. Once all `sought.all` identities `sought.counts` says yes to
 /// are met, whatever a later root would push is one it says no to: past the end of the
 /// order, and dropped by a caller that keeps only those (a side's walk says yes to every
-/// identity the side can name, so there is nothing further at all).
+/// identity the side can name, so there is nothing further at all). For the same reason
+/// a root met already adds nothing, so a caller may pass over text that can only name
+/// such roots ([`NewAhead`]).
+struct Walk<'a, 'b> {
+    /// The identities an identity names.
+    children: &'a dyn Fn(usize) -> Vec<usize>,
+    /// What the walk is after.
+    sought: &'a Sought<'b>,
+    /// The identities met.
+    seen: BTreeSet<usize>,
+    /// How many of them are sought.
+    met: usize,
+    /// The order.
+    out: Vec<usize>,
+}
+
+impl<'a, 'b> Walk<'a, 'b> {
+    /// Nothing met yet.
+    fn new(children: &'a dyn Fn(usize) -> Vec<usize>, sought: &'a Sought<'b>) -> Self {
+        Walk {
+            children,
+            sought,
+            seen: BTreeSet::new(),
+            met: 0,
+            out: Vec::new(),
+        }
+    }
+
+    /// Whether every sought identity has been met.
+    fn done(&self) -> bool {
+        self.met >= self.sought.all
+    }
+
+    /// Walk from root `r`, unless done.
+    fn root(&mut self, r: usize) {
+        if !self.done() {
+            self.go(r, 0);
+        }
+    }
+
+    /// `x` after its children, the first time it is met.
+    fn go(&mut self, x: usize, depth: usize) {
+        if depth > MAX_DEPTH || !self.seen.insert(x) {
+            return;
+        }
+        if (self.sought.counts)(x) {
+            self.met += 1;
+        }
+        for y in (self.children)(x) {
+            self.go(y, depth + 1);
+        }
+        self.out.push(x);
+    }
+}
+
+/// The saver's order from `roots`.
 fn saver_walk(
     roots: impl IntoIterator<Item = usize>,
     children: &dyn Fn(usize) -> Vec<usize>,
     sought: &Sought,
 ) -> Vec<usize> {
-    /// The walk's state: identities met, how many of them are sought, the order.
-    struct Walk<'a, 'b> {
-        children: &'a dyn Fn(usize) -> Vec<usize>,
-        sought: &'a Sought<'b>,
-        seen: BTreeSet<usize>,
-        met: usize,
-        out: Vec<usize>,
-    }
-    impl Walk<'_, '_> {
-        fn go(&mut self, x: usize, depth: usize) {
-            if depth > MAX_DEPTH || !self.seen.insert(x) {
-                return;
-            }
-            if (self.sought.counts)(x) {
-                self.met += 1;
-            }
-            for y in (self.children)(x) {
-                self.go(y, depth + 1);
-            }
-            self.out.push(x);
-        }
-    }
-    let mut w = Walk {
-        children,
-        sought,
-        seen: BTreeSet::new(),
-        met: 0,
-        out: Vec::new(),
-    };
+    let mut w = Walk::new(children, sought);
     for r in roots {
-        if w.met >= sought.all {
-            break;
-        }
-        w.go(r, 0);
+        w.root(r);
     }
     w.out
 }
@@ -376,19 +444,22 @@ fn side_saver_order(ctx: &Ctx, side: usize) -> Vec<usize> {
         counts: &|_| true,
         all: own.len(),
     };
-    match (sc.kind, sc.resource) {
-        (FileKind::Resource, Some(r)) => {
-            saver_walk(flat(side_uses(ctx, side, r), true), &children, &sought)
+    if let (FileKind::Resource, Some(r)) = (sc.kind, sc.resource) {
+        return saver_walk(flat(side_uses(ctx, side, r), true), &children, &sought);
+    }
+    let mut w = Walk::new(&children, &sought);
+    let mut ahead = NewAhead::of(ctx, side);
+    for n in &sc.nodes {
+        if w.done() {
+            break;
         }
-        _ => {
-            let mut ahead = WordAhead::sub(&sc.doc.text);
-            let roots = sc
-                .nodes
-                .iter()
-                .flat_map(move |n| side_subs_in_order(ctx, side, n.section, &mut ahead));
-            saver_walk(roots, &children, &sought)
+        let seen = &w.seen;
+        let mut passes = |s: &Src| ahead.within(s.1.clone(), seen);
+        for r in side_subs_in_order(ctx, side, n.section, &mut passes) {
+            w.root(r);
         }
     }
+    w.out
 }
 
 /// The saver's order of the merged content, the kept sub_resources nothing reaches
@@ -415,12 +486,19 @@ fn saver_subs(
             saver_walk(flat(out_uses(ctx, r), true), &children, &sought)
         }
         _ => {
-            let mut ahead = words_ahead(ctx);
-            let roots = users
-                .nodes
-                .iter()
-                .flat_map(move |n| out_subs_in_order(ctx, n, &mut ahead));
-            saver_walk(roots, &children, &sought)
+            let mut w = Walk::new(&children, &sought);
+            let mut ahead = [B, O, T].map(|side| NewAhead::of(ctx, side));
+            for n in &users.nodes {
+                if w.done() {
+                    break;
+                }
+                let seen = &w.seen;
+                let mut passes = |s: &Src| ahead[s.0].within(s.1.clone(), seen);
+                for r in out_subs_in_order(ctx, n, &mut passes) {
+                    w.root(r);
+                }
+            }
+            w.out
         }
     };
     let mut order: Vec<usize> = walked.into_iter().filter(|x| keep.contains(x)).collect();
@@ -498,45 +576,56 @@ mod walk_tests {
     }
 
     /// A scene naming sub_resources in the places the quick paths pass over or look
-    /// into: strings, comments, a tag, a value over several lines.
+    /// into: strings, comments, a value over several lines, an id spelled with an
+    /// escape.
     const SCENE: &str = "[gd_scene format=3]
 
-[sub_resource type=\"A\" id=\"a\"]
+[sub_resource type=\"A\" id=\"x1\"]
 x = 1
 
-[sub_resource type=\"B\" id=\"b\"]
-a = SubResource(\"a\")
+[sub_resource type=\"B\" id=\"x2\"]
+a = SubResource(\"x1\")
 
 [node name=\"R\" type=\"Node\"]
-s = \"SubResource(\\\"b\\\")\"
-; SubResource(\"b\")
+s = \"SubResource(\\\"x2\\\")\"
+; SubResource(\"x2\")
 
 [node name=\"N\" type=\"Node\" parent=\".\"]
-z = [SubResource(\"b\"),
-SubResource(\"a\")]
-y = SubResource( \"a\" )
+z = [SubResource(\"x2\"),
+SubResource(\"x1\")]
+y = SubResource( \"x1\" )
 
 [node name=\"M\" type=\"Node\" parent=\".\"]
 v = 1
+w = SubResource(\"\\u00782\")
 ";
 
     /// The node sections of `sc` read by the quick paths (in `order`) and by the ones
-    /// with keys agree: a side's sections, and merged sections made of their lines.
-    fn agree_on(sc: &Scene, order: &[usize]) {
+    /// with keys agree: a side's sections, and merged sections made of their lines;
+    /// exactly with nothing met, and on the identities not met with some met.
+    fn agree_on(sc: &Scene, order: &[usize], next: &mut dyn FnMut(usize) -> usize) {
         let ctx = Ctx::new([sc, sc, sc], match_all([sc, sc, sc]));
-        let mut ahead = WordAhead::sub(&sc.doc.text);
-        let mut out_ahead = words_ahead(&ctx);
-        for (k, &n) in order.iter().enumerate() {
-            let section = sc.nodes[n].section;
-            let want = flat(side_uses(&ctx, O, section), false);
-            let got = side_subs_in_order(&ctx, O, section, &mut ahead);
-            assert_eq!(got, want, "section {section}");
-            let mut out = OutSec::tag_only(SectionKind::Node, None, TagOut::Src((O, 0..0)));
-            let side = [B, O, T][k % 3];
-            let props = ctx.sec(side, section).props.iter();
-            out.lines = props.map(|p| Line::Src((side, p.line.range()))).collect();
-            let want = flat(out_uses(&ctx, &out), false);
-            assert_eq!(out_subs_in_order(&ctx, &out, &mut out_ahead), want);
+        let met: BTreeSet<usize> = (0..ctx.id.sub.at.len()).filter(|_| next(3) == 0).collect();
+        for seen in [BTreeSet::new(), met] {
+            let new = |v: Vec<usize>| -> Vec<usize> {
+                v.into_iter().filter(|x| !seen.contains(x)).collect()
+            };
+            let mut ahead = [B, O, T].map(|side| NewAhead::of(&ctx, side));
+            let mut passes = |s: &Src| ahead[s.0].within(s.1.clone(), &seen);
+            for (k, &n) in order.iter().enumerate() {
+                let section = sc.nodes[n].section;
+                let want = flat(side_uses(&ctx, O, section), false);
+                let got = side_subs_in_order(&ctx, O, section, &mut passes);
+                assert_eq!(new(got), new(want), "section {section}");
+                let tag = TagOut::Src((O, 0..0));
+                let mut out = OutSec::tag_only(SectionKind::Node, None, tag);
+                let side = [B, T, O][k % 3];
+                let props = ctx.sec(side, section).props.iter();
+                out.lines = props.map(|p| Line::Src((side, p.line.range()))).collect();
+                let want = flat(out_uses(&ctx, &out), false);
+                let got = out_subs_in_order(&ctx, &out, &mut passes);
+                assert_eq!(new(got), new(want), "section {section}");
+            }
         }
     }
 
@@ -550,9 +639,15 @@ v = 1
         let uses = Ctx::new([&sc, &sc, &sc], match_all([&sc, &sc, &sc]));
         let n = flat(side_uses(&uses, O, sc.nodes[1].section), false);
         assert_eq!(n.len(), 3, "the test scene names sub_resources");
-        agree_on(&sc, &order);
-        agree_on(&sc, &order.iter().rev().copied().collect::<Vec<_>>());
+        let m = flat(side_uses(&uses, O, sc.nodes[2].section), false);
+        assert_eq!(m.len(), 1, "an escaped id names one");
         let mut next = rng(7);
+        agree_on(&sc, &order, &mut next);
+        agree_on(
+            &sc,
+            &order.iter().rev().copied().collect::<Vec<_>>(),
+            &mut next,
+        );
         for (_, text) in crate::test_support::corpus_texts(11) {
             let Ok(sc) = Scene::parse(text.as_bytes()) else {
                 continue;
@@ -562,7 +657,7 @@ v = 1
                 let last = order.len() - 1;
                 order.swap(0, last);
             }
-            agree_on(&sc, &order);
+            agree_on(&sc, &order, &mut next);
         }
     }
 }
