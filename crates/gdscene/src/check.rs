@@ -247,13 +247,15 @@ fn reference_problems(
                 }
             });
         };
-        for f in &s.tag.fields {
-            if f.key != "id" {
-                check_text(f.value.start(), doc.slice(&f.value));
+        // And so are the values without the word, in a section with it somewhere.
+        let fields = s.tag.fields.iter().filter(|f| f.key != "id");
+        let values = fields
+            .map(|f| f.value)
+            .chain(s.props.iter().map(|p| p.value));
+        for v in values {
+            if !quick || ahead.within(v.range()) {
+                check_text(v.start(), doc.slice(&v));
             }
-        }
-        for p in &s.props {
-            check_text(p.value.start(), doc.slice(&p.value));
         }
         if let Some(r) = own_sub {
             defined.insert(r.id.as_str());
