@@ -11,7 +11,7 @@
 //! `load_steps` or a BOM is a warning.
 
 use crate::model::{FileKind, Scene, SectionKind};
-use crate::value::{scan_refs_in_text, RefKind};
+use crate::value::{scan_refs_in_text, RefKind, WordAhead};
 use rustc_hash::FxHashSet as FxSet;
 use std::cell::OnceCell;
 use std::collections::BTreeSet;
@@ -139,7 +139,7 @@ pub fn check(scene: &Scene) -> Vec<Problem> {
     section_order(scene, &lines, &mut out);
 
     let (ext_ids, sub_ids) = duplicate_ids(scene, &lines, &mut out);
-    reference_problems(scene, &lines, &ext_ids, &sub_ids, &mut out);
+    reference_problems(scene, &lines, (&ext_ids, &sub_ids), true, &mut out);
 
     // Nodes: on a second thread for a big scene (they are independent of the rest).
     if scene.nodes.len() >= PARALLEL_NODES_MIN {
@@ -202,28 +202,27 @@ fn duplicate_ids<'a>(
 }
 
 /// References, in file order: an ExtResource must resolve, a SubResource must be
-/// defined earlier (and not be the section itself).
+/// defined earlier (and not be the section itself). `quick`: sections without the word
+/// `Resource` are passed over (tests compare with reading every one).
 fn reference_problems(
     scene: &Scene,
     lines: &LazyLines,
-    ext_ids: &BTreeSet<&str>,
-    sub_ids: &BTreeSet<&str>,
+    (ext_ids, sub_ids): (&BTreeSet<&str>, &BTreeSet<&str>),
+    quick: bool,
     out: &mut Vec<Problem>,
 ) {
     let doc = &scene.doc;
     let line_at = |offset: usize| lines.at(offset);
     let mut defined: BTreeSet<&str> = BTreeSet::new();
+    let mut ahead = WordAhead::any_ref(&doc.text);
     for (i, s) in doc.sections.iter().enumerate() {
-        // sub_resources are in file order: find this section's by bisection.
-        let own_sub = (scene.kinds[i] == SectionKind::SubResource)
-            .then(|| {
-                scene
-                    .sub_resources
-                    .binary_search_by_key(&i, |r| r.section)
-                    .ok()
-                    .map(|k| &scene.sub_resources[k])
-            })
-            .flatten();
+        // The many sections that name no resource are passed over (one search ahead
+        // through the text); a sub_resource's own id still counts as defined after it.
+        if quick && !ahead.within(s.span.range()) {
+            defined.extend(own_sub(scene, i).map(|r| r.id.as_str()));
+            continue;
+        }
+        let own_sub = own_sub(scene, i);
         let mut check_text = |start: usize, text: &str| {
             scan_refs_in_text(text, &mut |kind, id| match kind {
                 RefKind::Ext => {
@@ -248,18 +247,33 @@ fn reference_problems(
                 }
             });
         };
-        for f in &s.tag.fields {
-            if f.key != "id" {
-                check_text(f.value.start(), doc.slice(&f.value));
+        // And so are the values without the word, in a section with it somewhere.
+        let fields = s.tag.fields.iter().filter(|f| f.key != "id");
+        let values = fields
+            .map(|f| f.value)
+            .chain(s.props.iter().map(|p| p.value));
+        for v in values {
+            if !quick || ahead.within(v.range()) {
+                check_text(v.start(), doc.slice(&v));
             }
-        }
-        for p in &s.props {
-            check_text(p.value.start(), doc.slice(&p.value));
         }
         if let Some(r) = own_sub {
             defined.insert(r.id.as_str());
         }
     }
+}
+
+/// The sub_resource section `i` is, if it is one. sub_resources are in file order: found
+/// by bisection.
+fn own_sub(scene: &Scene, i: usize) -> Option<&crate::model::SubResource> {
+    if scene.kinds[i] != SectionKind::SubResource {
+        return None;
+    }
+    let k = scene
+        .sub_resources
+        .binary_search_by_key(&i, |r| r.section)
+        .ok()?;
+    scene.sub_resources.get(k)
 }
 
 /// Section order (spec §3.10): one header first, known tags only, ext_resources and
@@ -504,6 +518,41 @@ mod tests {
     }
 
     const OK: &str = "[gd_scene load_steps=3 format=3]\n\n[ext_resource type=\"Script\" path=\"res://a.gd\" id=\"1_a\"]\n\n[sub_resource type=\"CircleShape2D\" id=\"C_1\"]\n\n[node name=\"R\" type=\"Node2D\"]\nscript = ExtResource(\"1_a\")\n\n[node name=\"S\" type=\"CollisionShape2D\" parent=\".\"]\nshape = SubResource(\"C_1\")\n\n[node name=\"T\" type=\"Node\" parent=\"S\"]\n";
+
+    /// The references' problems found passing over sections without the word
+    /// `Resource`, and reading every section.
+    fn both_ways(src: &str) -> [Vec<Problem>; 2] {
+        let Ok(scene) = Scene::parse(src.as_bytes()) else {
+            return [Vec::new(), Vec::new()];
+        };
+        let lines = LazyLines::new(&scene.doc);
+        let mut ids = Vec::new();
+        let (ext, sub) = duplicate_ids(&scene, &lines, &mut ids);
+        [true, false].map(|quick| {
+            let mut out = Vec::new();
+            reference_problems(&scene, &lines, (&ext, &sub), quick, &mut out);
+            out
+        })
+    }
+
+    /// Passing over sections changes no finding: broken references (before, after
+    /// and without their sub_resource, which names nothing itself) and the corpus.
+    #[test]
+    fn passing_over_sections_without_resources_finds_the_same() {
+        let fwd = "[gd_resource type=\"X\" format=3]\n\n[sub_resource type=\"A\" id=\"a\"]\nb = SubResource(\"b\")\n\n[sub_resource type=\"B\" id=\"b\"]\n\n[resource]\nx = SubResource(\"a\")\ny = ExtResource(\"1\")\n";
+        let [quick, slow] = both_ways(fwd);
+        assert_eq!(quick.len(), 2, "{quick:?}");
+        assert_eq!(quick, slow);
+        let broken = OK.replace("SubResource(\"C_1\")", "SubResource(\"C_2\")");
+        for src in [OK.to_string(), broken] {
+            let [quick, slow] = both_ways(&src);
+            assert_eq!(quick, slow, "{src}");
+        }
+        for (stored, text) in crate::test_support::corpus_texts(5) {
+            let [quick, slow] = both_ways(&text);
+            assert_eq!(quick, slow, "{stored}");
+        }
+    }
 
     #[test]
     fn a_valid_scene_has_no_problems() {

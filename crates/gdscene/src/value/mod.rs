@@ -10,7 +10,9 @@ mod parse;
 mod refs;
 
 pub use packed::{PackedElems, PackedKind};
-pub use refs::{rewrite_refs_in_text, scan_refs_in_text};
+pub use refs::{
+    may_name_ref, may_name_sub, rewrite_refs_in_text, scan_refs_in_text, IdsAhead, WordAhead,
+};
 
 use std::borrow::Cow;
 use std::fmt;

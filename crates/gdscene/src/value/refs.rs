@@ -1,10 +1,34 @@
 //! Reference scanning and rewriting on raw text, without a full parse.
 //!
-//! Used to rename ids after a merge while keeping every other byte as written.
+//! Used to rename ids after a merge while keeping every other byte as written, and to
+//! pass over text that cannot hold a reference with one search ([`may_name_sub`],
+//! [`may_name_ref`]) instead of a walk.
 
 use super::parse::decode_string;
 use super::RefKind;
+use memchr::memmem::Finder;
 use std::borrow::Cow;
+use std::sync::LazyLock;
+
+/// The search for `SubResource`, built once: a caller asks it once per section of a big
+/// scene, where building it each time would cost more than the search.
+static SUB_WORD: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"SubResource"));
+
+/// The search for `Resource`, the word `ExtResource` and `SubResource` share.
+static REF_WORD: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"Resource"));
+
+/// Whether `text` may hold a `SubResource(...)` reference: the walk reports one only
+/// where the word is spelled out, so a text (a whole section) without the word holds
+/// none, and [`scan_refs_in_text`] over any part of it reports no sub_resource.
+pub fn may_name_sub(text: &str) -> bool {
+    SUB_WORD.find(text.as_bytes()).is_some()
+}
+
+/// Whether `text` may hold an `ExtResource(...)` or `SubResource(...)` reference: false
+/// only when [`scan_refs_in_text`] over any part of it reports nothing.
+pub fn may_name_ref(text: &str) -> bool {
+    REF_WORD.find(text.as_bytes()).is_some()
+}
 
 /// One `ExtResource(<id>)` / `SubResource(<id>)` occurrence: kind, id token span, decoded id.
 struct Hit<'a> {
@@ -18,6 +42,112 @@ struct Hit<'a> {
 
 fn is_ident(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_'
+}
+
+/// Where a word next occurs in a text, searched forward and remembered: ranges asked
+/// about in the text's order cost one pass over the text in all, where a search per
+/// range costs a call each (a big scene has a hundred thousand sections). A range
+/// before the last one asked about is searched on its own.
+pub struct WordAhead<'t> {
+    /// The whole text.
+    text: &'t [u8],
+    /// The word's search.
+    word: Finder<'static>,
+    /// Where the remembered search started.
+    from: usize,
+    /// The first occurrence of the word at or after `from` (`Some(None)`: there is
+    /// none; `None`: not searched yet).
+    at: Option<Option<usize>>,
+}
+
+impl<'t> WordAhead<'t> {
+    /// `SubResource` in `text`: [`WordAhead::within`] as [`may_name_sub`] of the range.
+    pub fn sub(text: &'t str) -> Self {
+        Self::new(text, &SUB_WORD)
+    }
+
+    /// `Resource` in `text`: [`WordAhead::within`] as [`may_name_ref`] of the range.
+    pub fn any_ref(text: &'t str) -> Self {
+        Self::new(text, &REF_WORD)
+    }
+
+    /// `word` in `text`.
+    fn new(text: &'t str, word: &Finder<'_>) -> Self {
+        WordAhead {
+            text: text.as_bytes(),
+            word: word.clone().into_owned(),
+            from: 0,
+            at: None,
+        }
+    }
+
+    /// Whether the word occurs inside `range` of the text (a range outside it: yes, so
+    /// that the caller looks for itself).
+    pub fn within(&mut self, range: std::ops::Range<usize>) -> bool {
+        let Some(hay) = self.text.get(range.clone()) else {
+            return true;
+        };
+        if range.start < self.from {
+            return self.word.find(hay).is_some();
+        }
+        // The first occurrence at or after `range.start`: the remembered one unless it
+        // lies before (none between `from` and it, and `from <= range.start`).
+        let at = match self.at {
+            Some(at) if at.is_none_or(|a| a >= range.start) => at,
+            _ => {
+                self.from = range.start;
+                let rest = self.text.get(range.start..).unwrap_or_default();
+                let at = self.word.find(rest).map(|k| k + range.start);
+                self.at = Some(at);
+                at
+            }
+        };
+        let len = self.word.needle().len();
+        at.is_some_and(|a| a + len <= range.end)
+    }
+}
+
+/// Where a few ids could be named in a text, searched ahead ([`WordAhead`]): an id the
+/// walk reports is spelled out in the text as it is (a bare token, or a quoted one
+/// without escapes), unless the text holds a `\`; so a range that holds neither any of
+/// the ids nor a `\` names none of them (many ids: one pass over the text each, so
+/// callers keep to a few).
+pub struct IdsAhead<'t> {
+    /// A `\`, then each id.
+    words: Vec<WordAhead<'t>>,
+}
+
+impl<'t> IdsAhead<'t> {
+    /// `ids` in `text`.
+    pub fn new<'i>(text: &'t str, ids: impl IntoIterator<Item = &'i str>) -> Self {
+        let escape = std::iter::once(WordAhead::new(text, &Finder::new(b"\\")));
+        let ids = ids
+            .into_iter()
+            .map(|id| WordAhead::new(text, &Finder::new(id.as_bytes())));
+        IdsAhead {
+            words: escape.chain(ids).collect(),
+        }
+    }
+
+    /// Whether `range` of the text may name one of the ids (a range outside it: yes).
+    pub fn within(&mut self, range: std::ops::Range<usize>) -> bool {
+        self.within_any(range, |_| true)
+    }
+
+    /// Whether `range` of the text may name one of the ids `asked` says yes to (by
+    /// their place in the list given).
+    pub fn within_any(
+        &mut self,
+        range: std::ops::Range<usize>,
+        asked: impl Fn(usize) -> bool,
+    ) -> bool {
+        let (escape, ids) = self.words.split_at_mut(1);
+        escape.iter_mut().any(|w| w.within(range.clone()))
+            || ids
+                .iter_mut()
+                .enumerate()
+                .any(|(i, w)| asked(i) && w.within(range.clone()))
+    }
 }
 
 /// Try to read a reference starting at `i` (the first letter of `ExtResource`/`SubResource`).
@@ -261,6 +391,145 @@ mod tests {
                 .map(|_| PIECES[(next() % PIECES.len() as u64) as usize])
                 .collect();
             assert_eq!(fast_walk(&text), reference_walk(&text), "{text:?}");
+        }
+    }
+
+    /// The kinds the walk reports in `text`.
+    fn kinds(text: &str) -> (bool, bool) {
+        let (mut ext, mut sub) = (false, false);
+        scan_refs_in_text(text, &mut |k, _| match k {
+            RefKind::Ext => ext = true,
+            RefKind::Sub => sub = true,
+        });
+        (ext, sub)
+    }
+
+    /// A text the quick searches pass over holds nothing the walk reports, and one the
+    /// walk finds a reference in is never passed over.
+    #[test]
+    fn the_quick_searches_pass_over_only_text_without_references() {
+        let texts = [
+            "",
+            "position = Vector2(1, 2)",
+            "shape = SubResource(\"a\")",
+            "script = ExtResource( 1 )",
+            "s = \"SubResource(1)\"",
+            "x = XSubResource(1)",
+            "m = [SubResource(\"a\"), ExtResource(\"2\")]",
+            "; SubResource(1)\nv = 1",
+            "Sub Resource(1)",
+        ];
+        for t in texts {
+            let (ext, sub) = kinds(t);
+            assert!(!sub || may_name_sub(t), "{t:?}");
+            assert!(!(ext || sub) || may_name_ref(t), "{t:?}");
+        }
+        assert!(!may_name_sub(
+            "position = Vector2(1, 2)\nscript = ExtResource(1)"
+        ));
+        assert!(!may_name_ref("position = Vector2(1, 2)\nname = \"Res\""));
+        assert!(may_name_sub("a = SubResource(1)") && may_name_ref("b = ExtResource(1)"));
+    }
+
+    /// Asked about ranges in any order, the remembered search answers as a search of
+    /// each range on its own.
+    #[test]
+    fn a_word_ahead_agrees_with_a_search_per_range() {
+        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        const PIECES: &[&str] = &["SubResource", "Sub", "Resource", "ExtResource", "x", "\n"];
+        for _ in 0..2_000 {
+            let text: String = (0..next(12)).map(|_| PIECES[next(PIECES.len())]).collect();
+            let (mut sub, mut any) = (WordAhead::sub(&text), WordAhead::any_ref(&text));
+            let mut start = 0;
+            for _ in 0..8 {
+                // Mostly forward, sometimes back, sometimes past the end.
+                start = if next(4) == 0 {
+                    next(text.len() + 2)
+                } else {
+                    start + next(9)
+                };
+                let end = start + next(30);
+                let want = |f: fn(&str) -> bool| text.get(start..end).is_none_or(f);
+                assert_eq!(
+                    sub.within(start..end),
+                    want(may_name_sub),
+                    "{text:?} {start}..{end}"
+                );
+                assert_eq!(
+                    any.within(start..end),
+                    want(may_name_ref),
+                    "{text:?} {start}..{end}"
+                );
+            }
+        }
+    }
+
+    /// Every id the walk reports in a text without a `\` is spelled out in it, so a
+    /// range [`IdsAhead`] passes over names none of its ids.
+    #[test]
+    fn ids_ahead_passes_over_only_ranges_that_name_none_of_them() {
+        let mut seed: u64 = 0x1234_5678_9abc_def1;
+        let mut next = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        const PIECES: &[&str] = &[
+            "SubResource(\"a\")",
+            "SubResource(\"b\\u0061\")",
+            "SubResource(\"\\u0062\")",
+            "ExtResource( 12 )",
+            "SubResource(",
+            "b",
+            "a\")",
+            "\"",
+            "1",
+            " ",
+        ];
+        for _ in 0..5_000 {
+            let text: String = (0..next(10)).map(|_| PIECES[next(PIECES.len())]).collect();
+            let ids = ["a", "b", "12", "ba"];
+            let id = ids[next(ids.len())];
+            let mut ahead = IdsAhead::new(&text, [id]);
+            let (start, end) = (next(text.len() + 1), next(text.len() + 1));
+            let Some(part) = text.get(start.min(end)..end.max(start)) else {
+                continue;
+            };
+            let mut names = false;
+            scan_refs_in_text(part, &mut |_, got| names |= got == id);
+            let range = start.min(end)..end.max(start);
+            assert!(!names || ahead.within(range.clone()), "{text:?} {id}");
+            // Asked about no id, only an escape can name one.
+            let escaped = part.contains('\\');
+            assert_eq!(ahead.within_any(range, |_| false), escaped, "{text:?}");
+        }
+    }
+
+    /// On every section of the corpus, a span the quick searches pass over has no
+    /// property or tag field the walk finds a reference in.
+    #[test]
+    fn the_quick_searches_agree_with_the_walk_on_the_corpus() {
+        for (stored, text) in &crate::test_support::corpus_texts(7) {
+            let Ok(scene) = crate::model::Scene::parse(text.as_bytes()) else {
+                continue;
+            };
+            let doc = &scene.doc;
+            for sec in &doc.sections {
+                let span = doc.slice(&sec.span);
+                let parts = sec.props.iter().map(|p| &p.value);
+                for v in parts.chain(sec.tag.fields.iter().map(|f| &f.value)) {
+                    let (ext, sub) = kinds(doc.slice(v));
+                    assert!(!sub || may_name_sub(span), "{stored}");
+                    assert!(!(ext || sub) || may_name_ref(span), "{stored}");
+                }
+            }
         }
     }
 

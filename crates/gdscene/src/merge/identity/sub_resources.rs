@@ -5,7 +5,10 @@
 
 use crate::merge::shared::idents::{FxMap, IdIndex, SubMatch, Table, B, O};
 use crate::model::Scene;
-use crate::value::{rewrite_refs_in_text, scan_refs_in_text, RefKind};
+use crate::value::{
+    may_name_ref, may_name_sub, rewrite_refs_in_text, scan_refs_in_text, IdsAhead, RefKind,
+    WordAhead,
+};
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
@@ -20,7 +23,7 @@ pub fn normalize<'a>(
     sub_ids: &FxMap<&str, usize>,
     ext_ids: &FxMap<&str, usize>,
 ) -> Cow<'a, str> {
-    if !text.contains("Resource") {
+    if !may_name_ref(text) {
         return Cow::Borrowed(text);
     }
     let _ = sc;
@@ -41,7 +44,7 @@ pub fn normalize<'a>(
 /// Sub refs (indexes) appearing in a text, in order.
 pub(super) fn sub_refs(text: &str, idx: &IdIndex) -> Vec<usize> {
     let mut v = Vec::new();
-    if text.contains("SubResource") {
+    if may_name_sub(text) {
         scan_refs_in_text(text, &mut |k, id| {
             if k == RefKind::Sub {
                 if let Some(&i) = idx.sub.get(id) {
@@ -53,22 +56,59 @@ pub(super) fn sub_refs(text: &str, idx: &IdIndex) -> Vec<usize> {
     v
 }
 
-/// Whether a section's properties refer to a sub_resource of `side` not bound yet.
+/// More sub_resources of a side left unbound by id than this are not searched for by
+/// their ids (a pass over the side's text each).
+const MAX_UNBOUND_AHEAD: usize = 4;
+
+/// What passes over the sections of a side that cannot refer to a sub_resource of it
+/// not bound yet, searching ahead through the side's text: those without the word
+/// `SubResource`, and (a few unbound) those without any of their ids.
+pub(super) struct UnboundAhead<'t> {
+    /// `SubResource`.
+    sub: WordAhead<'t>,
+    /// The ids of the sub_resources unbound when it was made, when there are few.
+    ids: Option<IdsAhead<'t>>,
+}
+
+impl<'t> UnboundAhead<'t> {
+    /// For side `x` of scene `s`, bound as `sub` has it now: bindings only add up, so a
+    /// sub_resource unbound later is among those unbound now.
+    pub(super) fn new(s: &'t Scene, sub: &Table, x: usize) -> Self {
+        let unbound = (0..s.sub_resources.len()).filter(|&k| !sub.bound(x, k));
+        let ids = (unbound.clone().count() <= MAX_UNBOUND_AHEAD).then(|| {
+            let ids = unbound.map(|k| s.sub_resources[k].id.as_str());
+            IdsAhead::new(&s.doc.text, ids)
+        });
+        UnboundAhead {
+            sub: WordAhead::sub(&s.doc.text),
+            ids,
+        }
+    }
+
+    /// Whether `range` of the side's text may refer to a sub_resource unbound.
+    pub(super) fn within(&mut self, range: std::ops::Range<usize>) -> bool {
+        let ids = self.ids.as_mut();
+        ids.is_none_or(|i| i.within(range.clone())) && self.sub.within(range)
+    }
+}
+
+/// Whether a section's properties refer to a sub_resource of `side` not bound yet; a
+/// section `ahead` (made for this side) passes over does not.
 pub(super) fn refers_unbound(
     s: &Scene,
-    section: usize,
+    (section, ahead): (usize, &mut UnboundAhead),
     idx: &IdIndex,
     sub: &Table,
     side: usize,
 ) -> bool {
     let sec = &s.doc.sections[section];
-    if !s.doc.slice(&sec.span).contains("SubResource") {
+    if !ahead.within(sec.span.range()) {
         return false;
     }
     sec.props.iter().any(|p| {
         let text = s.doc.slice(&p.value);
         let mut found = false;
-        if text.contains("SubResource") {
+        if may_name_sub(text) {
             scan_refs_in_text(text, &mut |k, id| {
                 if k == RefKind::Sub {
                     if let Some(&i) = idx.sub.get(id) {
@@ -310,13 +350,15 @@ impl<'s, 'a> SubMatcher<'s, 'a> {
         // first looked at: only those can bind one by use (bindings only ever add up, so
         // a section that did not cannot later).
         let mut x_cand: Vec<Option<bool>> = vec![None; self.sc[x].doc.sections.len()];
+        // The sections that cannot refer to one, passed over in turn.
+        let mut ahead = UnboundAhead::new(self.sc[x], &self.sub, x);
         // Reference sides: base, and for theirs also what ours added. Not by use
         // between what ours and theirs both added: two new resources are one only
         // when identical (by content).
         let refs: &[usize] = if x == O { &[B] } else { &[B, O] };
         for &rside in refs {
             if rside == B {
-                self.match_by_use(rside, x, &mut x_cand);
+                self.match_by_use(rside, x, (&mut x_cand, &mut ahead));
             }
             self.match_by_content(rside, x);
         }
@@ -329,7 +371,12 @@ impl<'s, 'a> SubMatcher<'s, 'a> {
 
     /// By use: the same property of the same node (or resource) refers to it. Rounds,
     /// since a binding lets the resources that refer to it bind theirs.
-    fn match_by_use(&mut self, rside: usize, x: usize, x_cand: &mut [Option<bool>]) {
+    fn match_by_use(
+        &mut self,
+        rside: usize,
+        x: usize,
+        (x_cand, ahead): (&mut [Option<bool>], &mut UnboundAhead),
+    ) {
         for _round in 0..4 {
             // Nothing left to bind on this side: no round can change anything.
             if (0..self.sc[x].sub_resources.len()).all(|k| self.sub.bound(x, k)) {
@@ -337,7 +384,7 @@ impl<'s, 'a> SubMatcher<'s, 'a> {
             }
             let mut changed = false;
             for (rs, xs) in self.use_pairs(rside, x) {
-                if self.may_bind_by_use(x, xs, x_cand) {
+                if self.may_bind_by_use(x, xs, x_cand, ahead) {
                     changed |= self.bind_by_use_in(rside, rs, x, xs);
                 }
             }
@@ -372,9 +419,16 @@ impl<'s, 'a> SubMatcher<'s, 'a> {
     }
 
     /// Whether section `xs` of `x` still refers to a sub_resource not bound yet (only
-    /// such a section can bind one), remembered in `x_cand`.
-    fn may_bind_by_use(&self, x: usize, xs: usize, x_cand: &mut [Option<bool>]) -> bool {
-        let refers = || refers_unbound(self.sc[x], xs, &self.idx[x], &self.sub, x);
+    /// such a section can bind one), remembered in `x_cand` (`ahead`: for
+    /// [`refers_unbound`]).
+    fn may_bind_by_use(
+        &self,
+        x: usize,
+        xs: usize,
+        x_cand: &mut [Option<bool>],
+        ahead: &mut UnboundAhead,
+    ) -> bool {
+        let mut refers = || refers_unbound(self.sc[x], (xs, ahead), &self.idx[x], &self.sub, x);
         match x_cand[xs] {
             Some(c) => c && refers(),
             None => {

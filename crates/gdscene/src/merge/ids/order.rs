@@ -17,7 +17,7 @@ use crate::merge::shared::merged::MergedNode;
 use crate::merge::shared::sections::{Line, OutSec, Src};
 use crate::merge::shared::sequence::merge_order;
 use crate::model::FileKind;
-use crate::value::{scan_refs_in_text, RefKind};
+use crate::value::{may_name_sub, scan_refs_in_text, IdsAhead, RefKind, WordAhead};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// Deeper dependency chains than this are cut (hostile input).
@@ -143,17 +143,22 @@ fn visit(
 /// One section's sub_resource uses, property by property: (key, identities in text order).
 type Uses = Vec<(String, Vec<usize>)>;
 
-/// The sub_resource identities a side's text names, in text order.
-fn src_subs(ctx: &Ctx, s: &Src) -> Vec<usize> {
-    let mut out = Vec::new();
+/// The sub_resource identities a side's text names, in text order, appended to `out`.
+fn src_subs_into(ctx: &Ctx, s: &Src, out: &mut Vec<usize>) {
     let text = ctx.text(s);
-    if text.contains("SubResource") {
+    if may_name_sub(text) {
         scan_refs_in_text(text, &mut |k, id| {
             if let (RefKind::Sub, Some(&i)) = (k, ctx.idx[s.0].sub.get(id)) {
                 out.push(ctx.id.sub.of[s.0][i]);
             }
         });
     }
+}
+
+/// The sub_resource identities a side's text names, in text order.
+fn src_subs(ctx: &Ctx, s: &Src) -> Vec<usize> {
+    let mut out = Vec::new();
+    src_subs_into(ctx, s, &mut out);
     out
 }
 
@@ -189,40 +194,147 @@ fn side_uses(ctx: &Ctx, side: usize, section: usize) -> Uses {
         .collect()
 }
 
+/// Whether a piece of a side's text may name a sub_resource the walk has not met yet
+/// (no: it is passed over, as naming nothing new).
+type Passes<'p> = dyn FnMut(&Src) -> bool + 'p;
+
+/// The identities section `section` of side `side` names, properties in file order:
+/// `flat(side_uses(..), false)` without the keys, the many sections `passes` says no
+/// to passed over whole.
+fn side_subs_in_order(ctx: &Ctx, side: usize, section: usize, passes: &mut Passes) -> Vec<usize> {
+    let sec = ctx.sec(side, section);
+    let mut out = Vec::new();
+    if passes(&(side, sec.span.range())) {
+        for p in &sec.props {
+            src_subs_into(ctx, &(side, p.value.range()), &mut out);
+        }
+    }
+    out
+}
+
+/// The side a whole-section conflict's uses are read from: ours, unless it lacks it.
+fn whole_side(w: &[Vec<usize>; 3]) -> usize {
+    if w[O].is_empty() {
+        T
+    } else {
+        O
+    }
+}
+
+/// The piece of a conflicting line whose uses count: ours', else theirs', else base's.
+fn pick(x: &[Option<Src>; 3]) -> Option<&Src> {
+    x[O].as_ref().or(x[T].as_ref()).or(x[B].as_ref())
+}
+
+/// The written conflicting line whose uses count: ours', else theirs'.
+fn pick_text(x: &[Option<String>; 3]) -> &str {
+    x[O].as_deref().or(x[T].as_deref()).unwrap_or_default()
+}
+
 /// The uses of a merged section: its lines (a conflict: ours' side, as the text with
 /// every conflict resolved to ours has it; a whole-section conflict: the sections it
 /// stands for). A section without lines has no properties, so no uses.
 fn out_uses(ctx: &Ctx, out: &OutSec) -> Uses {
     if let Some(w) = &out.whole {
-        let side = if w[O].is_empty() { T } else { O };
+        let side = whole_side(w);
         return w[side]
             .iter()
             .flat_map(|&i| side_uses(ctx, side, i))
             .collect();
     }
-    let pick = |x: &[Option<Src>; 3]| {
-        x[O].clone()
-            .or_else(|| x[T].clone())
-            .or_else(|| x[B].clone())
-    };
-    let pick_text =
-        |x: &[Option<String>; 3]| x[O].clone().or_else(|| x[T].clone()).unwrap_or_default();
     out.lines
         .iter()
         .map(|l| match l {
             Line::Src(s) => (key_of(ctx.text(s)), src_subs(ctx, s)),
             Line::Conflict(x) => pick(x).map_or_else(Default::default, |s| {
-                (key_of(ctx.text(&s)), src_subs(ctx, &s))
+                (key_of(ctx.text(s)), src_subs(ctx, s))
             }),
             Line::Lit(t) => (key_of(t), Vec::new()),
             Line::Idents(t) => (key_of(t), written_subs(t)),
             Line::Texts(x) => {
                 let t = pick_text(x);
-                (key_of(&t), written_subs(&t))
+                (key_of(t), written_subs(t))
             }
         })
         .filter(|(_, v)| !v.is_empty())
         .collect()
+}
+
+/// The identities a merged section names, lines in order: `flat(out_uses(..), false)`
+/// without a key per line (a node's properties are not sorted), the lines and sections
+/// `passes` says no to passed over.
+fn out_subs_in_order(ctx: &Ctx, out: &OutSec, passes: &mut Passes) -> Vec<usize> {
+    if let Some(w) = &out.whole {
+        let side = whole_side(w);
+        return w[side]
+            .iter()
+            .flat_map(|&i| side_subs_in_order(ctx, side, i, passes))
+            .collect();
+    }
+    let mut acc = Vec::new();
+    for l in &out.lines {
+        match l {
+            Line::Src(s) => {
+                if passes(s) {
+                    src_subs_into(ctx, s, &mut acc);
+                }
+            }
+            Line::Conflict(x) => {
+                if let Some(s) = pick(x) {
+                    src_subs_into(ctx, s, &mut acc);
+                }
+            }
+            Line::Lit(_) => {}
+            Line::Idents(t) => acc.extend(written_subs(t)),
+            Line::Texts(x) => acc.extend(written_subs(pick_text(x))),
+        }
+    }
+    acc
+}
+
+/// A side with more sub_resources than this is searched for the word `SubResource`
+/// only, not for each id (a pass over the text each).
+const MAX_IDS_AHEAD: usize = 4;
+
+/// What passes over the pieces of a side's text that can name no sub_resource the walk
+/// has not met, searching ahead: those without the word `SubResource`, and (a side of a
+/// few sub_resources) those without the id of one not met yet nor a `\` (an id the
+/// scanner reports is spelled out unless escaped: [`IdsAhead`]). The many sections that
+/// name only sub_resources met long before are then passed over without reading their
+/// properties.
+struct NewAhead<'c> {
+    /// `SubResource`.
+    sub: WordAhead<'c>,
+    /// The side's sub_resources' ids, and the identity of each.
+    ids: Option<(IdsAhead<'c>, Vec<usize>)>,
+}
+
+impl<'c> NewAhead<'c> {
+    /// For side `side`.
+    fn of(ctx: &Ctx<'c>, side: usize) -> Self {
+        let sc = ctx.sc[side];
+        let ids = (sc.sub_resources.len() <= MAX_IDS_AHEAD).then(|| {
+            let ids = sc.sub_resources.iter().map(|r| r.id.as_str());
+            let ident = |k: usize| ctx.id.sub.of[side].get(k).copied();
+            let idents = (0..sc.sub_resources.len()).map(|k| ident(k).unwrap_or(usize::MAX));
+            (IdsAhead::new(&sc.doc.text, ids), idents.collect())
+        });
+        NewAhead {
+            sub: WordAhead::sub(&sc.doc.text),
+            ids,
+        }
+    }
+
+    /// Whether `range` of the side's text may name an identity not in `seen`.
+    fn within(&mut self, range: std::ops::Range<usize>, seen: &BTreeSet<usize>) -> bool {
+        let named = match &mut self.ids {
+            Some((ids, idents)) => ids.within_any(range.clone(), |k| {
+                idents.get(k).is_none_or(|x| !seen.contains(x))
+            }),
+            None => true,
+        };
+        named && self.sub.within(range)
+    }
 }
 
 /// The identities in `uses`, properties sorted by name (stable) or in file order.
@@ -233,46 +345,121 @@ fn flat(mut uses: Uses, sorted: bool) -> Vec<usize> {
     uses.into_iter().flat_map(|(_, v)| v).collect()
 }
 
-/// The saver's order from `roots`: depth first, each identity after its children.
-fn saver_walk(roots: Vec<usize>, children: &dyn Fn(usize) -> Vec<usize>) -> Vec<usize> {
-    fn go(
-        x: usize,
-        children: &dyn Fn(usize) -> Vec<usize>,
-        seen: &mut BTreeSet<usize>,
-        out: &mut Vec<usize>,
-        depth: usize,
-    ) {
-        if depth > MAX_DEPTH || !seen.insert(x) {
+/// Which identities the saver's walk is after: those `counts` says yes to, `all` of
+/// them in all. The walk takes no more roots once it has met every one.
+struct Sought<'a> {
+    /// Whether an identity is one of them.
+    counts: &'a dyn Fn(usize) -> bool,
+    /// How many there are.
+    all: usize,
+}
+
+/// The saver's walk: depth first from each root in turn, each identity after its
+/// children; roots are taken only until every identity `sought` is after has been met.
+///
+/// Why stopping there changes nothing the caller keeps: an identity is pushed to the
+/// order exactly when it is first met (`seen` grows with the order, a root's walk
+/// finishing before the next root is taken), and a later root's walk only pushes
+/// identities not met yet. Once all `sought.all` identities `sought.counts` says yes to
+/// are met, whatever a later root would push is one it says no to: past the end of the
+/// order, and dropped by a caller that keeps only those (a side's walk says yes to every
+/// identity the side can name, so there is nothing further at all). For the same reason
+/// a root met already adds nothing, so a caller may pass over text that can only name
+/// such roots ([`NewAhead`]).
+struct Walk<'a, 'b> {
+    /// The identities an identity names.
+    children: &'a dyn Fn(usize) -> Vec<usize>,
+    /// What the walk is after.
+    sought: &'a Sought<'b>,
+    /// The identities met.
+    seen: BTreeSet<usize>,
+    /// How many of them are sought.
+    met: usize,
+    /// The order.
+    out: Vec<usize>,
+}
+
+impl<'a, 'b> Walk<'a, 'b> {
+    /// Nothing met yet.
+    fn new(children: &'a dyn Fn(usize) -> Vec<usize>, sought: &'a Sought<'b>) -> Self {
+        Walk {
+            children,
+            sought,
+            seen: BTreeSet::new(),
+            met: 0,
+            out: Vec::new(),
+        }
+    }
+
+    /// Whether every sought identity has been met.
+    fn done(&self) -> bool {
+        self.met >= self.sought.all
+    }
+
+    /// Walk from root `r`, unless done.
+    fn root(&mut self, r: usize) {
+        if !self.done() {
+            self.go(r, 0);
+        }
+    }
+
+    /// `x` after its children, the first time it is met.
+    fn go(&mut self, x: usize, depth: usize) {
+        if depth > MAX_DEPTH || !self.seen.insert(x) {
             return;
         }
-        for y in children(x) {
-            go(y, children, seen, out, depth + 1);
+        if (self.sought.counts)(x) {
+            self.met += 1;
         }
-        out.push(x);
+        for y in (self.children)(x) {
+            self.go(y, depth + 1);
+        }
+        self.out.push(x);
     }
-    let (mut seen, mut out) = (BTreeSet::new(), Vec::new());
+}
+
+/// The saver's order from `roots`.
+fn saver_walk(
+    roots: impl IntoIterator<Item = usize>,
+    children: &dyn Fn(usize) -> Vec<usize>,
+    sought: &Sought,
+) -> Vec<usize> {
+    let mut w = Walk::new(children, sought);
     for r in roots {
-        go(r, children, &mut seen, &mut out, 0);
+        w.root(r);
     }
-    out
+    w.out
 }
 
 /// A side's sub_resources in the order the saver would write them.
 fn side_saver_order(ctx: &Ctx, side: usize) -> Vec<usize> {
     let sc = ctx.sc[side];
-    let roots = match (sc.kind, sc.resource) {
-        (FileKind::Resource, Some(r)) => flat(side_uses(ctx, side, r), true),
-        _ => sc
-            .nodes
-            .iter()
-            .flat_map(|n| flat(side_uses(ctx, side, n.section), false))
-            .collect(),
-    };
     let children = |x: usize| match ctx.id.sub.at[x][side] {
         Some(i) => flat(side_uses(ctx, side, sc.sub_resources[i].section), true),
         None => Vec::new(),
     };
-    saver_walk(roots, &children)
+    // Every identity the walk meets is one of the side's own sub_resources'.
+    let own: BTreeSet<usize> = ctx.id.sub.of[side].iter().copied().collect();
+    let sought = Sought {
+        counts: &|_| true,
+        all: own.len(),
+    };
+    if let (FileKind::Resource, Some(r)) = (sc.kind, sc.resource) {
+        return saver_walk(flat(side_uses(ctx, side, r), true), &children, &sought);
+    }
+    let mut w = Walk::new(&children, &sought);
+    let mut ahead = NewAhead::of(ctx, side);
+    for n in &sc.nodes {
+        if w.done() {
+            break;
+        }
+        let seen = &w.seen;
+        let mut passes = |s: &Src| ahead.within(s.1.clone(), seen);
+        for r in side_subs_in_order(ctx, side, n.section, &mut passes) {
+            w.root(r);
+        }
+    }
+    w.out
 }
 
 /// The saver's order of the merged content, the kept sub_resources nothing reaches
@@ -285,22 +472,36 @@ fn saver_subs(
     merged: &[usize],
     refs: &BTreeMap<usize, (BTreeSet<usize>, Vec<usize>)>,
 ) -> Option<Vec<usize>> {
-    let roots: Vec<usize> = match (ctx.sc[O].kind, users.resource) {
-        (FileKind::Resource, Some(r)) => flat(out_uses(ctx, r), true),
-        _ => users
-            .nodes
-            .iter()
-            .flat_map(|n| flat(out_uses(ctx, n), false))
-            .collect(),
-    };
     let children = |x: usize| match users.subs.get(&x) {
         Some(out) => flat(out_uses(ctx, out), true),
         None => Vec::new(),
     };
-    let mut order: Vec<usize> = saver_walk(roots, &children)
-        .into_iter()
-        .filter(|x| keep.contains(x))
-        .collect();
+    // Only the kept ones stay in the order.
+    let sought = Sought {
+        counts: &|x| keep.contains(&x),
+        all: keep.len(),
+    };
+    let walked = match (ctx.sc[O].kind, users.resource) {
+        (FileKind::Resource, Some(r)) => {
+            saver_walk(flat(out_uses(ctx, r), true), &children, &sought)
+        }
+        _ => {
+            let mut w = Walk::new(&children, &sought);
+            let mut ahead = [B, O, T].map(|side| NewAhead::of(ctx, side));
+            for n in &users.nodes {
+                if w.done() {
+                    break;
+                }
+                let seen = &w.seen;
+                let mut passes = |s: &Src| ahead[s.0].within(s.1.clone(), seen);
+                for r in out_subs_in_order(ctx, n, &mut passes) {
+                    w.root(r);
+                }
+            }
+            w.out
+        }
+    };
+    let mut order: Vec<usize> = walked.into_iter().filter(|x| keep.contains(x)).collect();
     let reached: BTreeSet<usize> = order.iter().copied().collect();
     let mut after: Option<usize> = None;
     for &x in merged {
@@ -318,6 +519,147 @@ fn saver_subs(
             .is_none_or(|(_, w)| w.iter().all(|y| pos.get(y).is_none_or(|&p| p < pos[x])))
     });
     (fine && order.len() == merged.len()).then_some(order)
+}
+
+#[cfg(test)]
+mod walk_tests {
+    use super::*;
+    use crate::merge::identity::match_all;
+    use crate::merge::shared::sections::TagOut;
+    use crate::model::{Scene, SectionKind};
+
+    /// A small xorshift: the same numbers on every run.
+    fn rng(mut seed: u64) -> impl FnMut(usize) -> usize {
+        move |n| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n.max(1) as u64) as usize
+        }
+    }
+
+    /// Stopping once every sought identity is met leaves what the caller keeps as the
+    /// whole walk has it, on random graphs (cycles, unreached and unsought identities).
+    #[test]
+    fn the_walk_stops_only_when_nothing_kept_can_change() {
+        let mut next = rng(0x9e37_79b9_7f4a_7c15);
+        for _ in 0..3_000 {
+            let n = 1 + next(9);
+            let kids: Vec<Vec<usize>> = (0..n)
+                .map(|_| (0..next(3)).map(|_| next(n)).collect())
+                .collect();
+            let children = |x: usize| kids[x].clone();
+            let roots: Vec<usize> = (0..next(12)).map(|_| next(n)).collect();
+            let keep: BTreeSet<usize> = (0..n).filter(|_| next(3) > 0).collect();
+            let kept = |v: Vec<usize>| -> Vec<usize> {
+                v.into_iter().filter(|x| keep.contains(x)).collect()
+            };
+            let whole = Sought {
+                counts: &|_| true,
+                all: usize::MAX,
+            };
+            let want = kept(saver_walk(roots.clone(), &children, &whole));
+            let sought = Sought {
+                counts: &|x| keep.contains(&x),
+                all: keep.len(),
+            };
+            let got = saver_walk(roots.clone(), &children, &sought);
+            assert_eq!(kept(got), want, "{kids:?} {roots:?} {keep:?}");
+            // A side's walk: every identity counts, so the stop loses nothing at all.
+            let every = Sought {
+                counts: &|_| true,
+                all: n,
+            };
+            let all = saver_walk(roots.clone(), &children, &whole);
+            assert_eq!(saver_walk(roots, &children, &every), all);
+        }
+    }
+
+    /// A scene naming sub_resources in the places the quick paths pass over or look
+    /// into: strings, comments, a value over several lines, an id spelled with an
+    /// escape.
+    const SCENE: &str = "[gd_scene format=3]
+
+[sub_resource type=\"A\" id=\"x1\"]
+x = 1
+
+[sub_resource type=\"B\" id=\"x2\"]
+a = SubResource(\"x1\")
+
+[node name=\"R\" type=\"Node\"]
+s = \"SubResource(\\\"x2\\\")\"
+; SubResource(\"x2\")
+
+[node name=\"N\" type=\"Node\" parent=\".\"]
+z = [SubResource(\"x2\"),
+SubResource(\"x1\")]
+y = SubResource( \"x1\" )
+
+[node name=\"M\" type=\"Node\" parent=\".\"]
+v = 1
+w = SubResource(\"\\u00782\")
+";
+
+    /// The node sections of `sc` read by the quick paths (in `order`) and by the ones
+    /// with keys agree: a side's sections, and merged sections made of their lines;
+    /// exactly with nothing met, and on the identities not met with some met.
+    fn agree_on(sc: &Scene, order: &[usize], next: &mut dyn FnMut(usize) -> usize) {
+        let ctx = Ctx::new([sc, sc, sc], match_all([sc, sc, sc]));
+        let met: BTreeSet<usize> = (0..ctx.id.sub.at.len()).filter(|_| next(3) == 0).collect();
+        for seen in [BTreeSet::new(), met] {
+            let new = |v: Vec<usize>| -> Vec<usize> {
+                v.into_iter().filter(|x| !seen.contains(x)).collect()
+            };
+            let mut ahead = [B, O, T].map(|side| NewAhead::of(&ctx, side));
+            let mut passes = |s: &Src| ahead[s.0].within(s.1.clone(), &seen);
+            for (k, &n) in order.iter().enumerate() {
+                let section = sc.nodes[n].section;
+                let want = flat(side_uses(&ctx, O, section), false);
+                let got = side_subs_in_order(&ctx, O, section, &mut passes);
+                assert_eq!(new(got), new(want), "section {section}");
+                let tag = TagOut::Src((O, 0..0));
+                let mut out = OutSec::tag_only(SectionKind::Node, None, tag);
+                let side = [B, T, O][k % 3];
+                let props = ctx.sec(side, section).props.iter();
+                out.lines = props.map(|p| Line::Src((side, p.line.range()))).collect();
+                let want = flat(out_uses(&ctx, &out), false);
+                let got = out_subs_in_order(&ctx, &out, &mut passes);
+                assert_eq!(new(got), new(want), "section {section}");
+            }
+        }
+    }
+
+    /// In file order, backwards, and on the corpus.
+    #[test]
+    fn the_quick_reading_of_sections_agrees_with_the_one_with_keys() {
+        let Ok(sc) = Scene::parse(SCENE.as_bytes()) else {
+            panic!("the test scene parses");
+        };
+        let order: Vec<usize> = (0..sc.nodes.len()).collect();
+        let uses = Ctx::new([&sc, &sc, &sc], match_all([&sc, &sc, &sc]));
+        let n = flat(side_uses(&uses, O, sc.nodes[1].section), false);
+        assert_eq!(n.len(), 3, "the test scene names sub_resources");
+        let m = flat(side_uses(&uses, O, sc.nodes[2].section), false);
+        assert_eq!(m.len(), 1, "an escaped id names one");
+        let mut next = rng(7);
+        agree_on(&sc, &order, &mut next);
+        agree_on(
+            &sc,
+            &order.iter().rev().copied().collect::<Vec<_>>(),
+            &mut next,
+        );
+        for (_, text) in crate::test_support::corpus_texts(11) {
+            let Ok(sc) = Scene::parse(text.as_bytes()) else {
+                continue;
+            };
+            let mut order: Vec<usize> = (0..sc.nodes.len()).collect();
+            if next(2) == 0 && order.len() > 1 {
+                let last = order.len() - 1;
+                order.swap(0, last);
+            }
+            agree_on(&sc, &order, &mut next);
+        }
+    }
 }
 
 #[cfg(test)]
