@@ -20,6 +20,31 @@ use crate::merge::shared::idents::{B, O, T};
 use crate::merge::shared::merged::MergedNode;
 use crate::merge::shared::merged::MergedPaths;
 use crate::merge::shared::sections::Line;
+use memchr::memmem::Finder;
+use std::sync::LazyLock;
+
+/// The search for `NodePath(`, built once: asked of every property line of a big scene,
+/// where `str::contains` would build a searcher per line.
+static NODE_PATH_CALL: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"NodePath("));
+
+/// The search for `Resource(`, the call `ExtResource(` and `SubResource(` share.
+static RESOURCE_CALL: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"Resource("));
+
+/// Whether `text` spells `NodePath(` (as `text.contains("NodePath(")`).
+pub(in crate::merge) fn has_node_path_call(text: &str) -> bool {
+    NODE_PATH_CALL.find(text.as_bytes()).is_some()
+}
+
+/// Whether `text` spells `Resource(` (as `text.contains("Resource(")`).
+pub(in crate::merge) fn has_resource_call(text: &str) -> bool {
+    RESOURCE_CALL.find(text.as_bytes()).is_some()
+}
+
+/// Which sides' texts spell `NodePath(` anywhere, one search each: a line taken from a
+/// side that does not holds no NodePath for [`follow_node_paths`] to follow.
+pub(in crate::merge) fn sides_with_node_paths(ctx: &Ctx) -> [bool; 3] {
+    ctx.sc.map(|sc| has_node_path_call(&sc.doc.text))
+}
 
 /// Resolve a relative node path (no subnames) against the scene path of the node that
 /// holds it. Scene paths are `.` for the root, else `A/B` (as `parent=` spells them).
@@ -75,7 +100,7 @@ pub fn relative(from: &str, to: &str) -> String {
 pub(in crate::merge) fn node_paths(text: &str) -> Vec<(usize, usize)> {
     const CTOR: &str = "NodePath(";
     let mut found = Vec::new();
-    if !text.contains(CTOR) {
+    if !has_node_path_call(text) {
         return found;
     }
     let b = text.as_bytes();
@@ -198,7 +223,12 @@ pub(in crate::merge) fn follow_node_paths(
     merged: &mut [Option<MergedNode>],
     paths: &MergedPaths,
 ) {
-    crate::merge::values::unique_paths::follow_unique_names(ctx, merged, paths);
+    // No side spells a NodePath: no line to follow (nor places to compare).
+    let sides = sides_with_node_paths(ctx);
+    if !sides.contains(&true) {
+        return;
+    }
+    crate::merge::values::unique_paths::follow_unique_names(ctx, merged, paths, sides);
     if !any_place_changed(ctx, paths) {
         return;
     }
@@ -211,8 +241,11 @@ pub(in crate::merge) fn follow_node_paths(
         };
         for line in out.lines.iter_mut() {
             let Line::Src((side, r)) = line else { continue };
+            if !sides[*side] {
+                continue;
+            }
             let text = ctx.sc[*side].doc.slice(r);
-            if !text.contains("NodePath(") || text.contains("Resource(") {
+            if !has_node_path_call(text) || has_resource_call(text) {
                 continue;
             }
             let Some(targets) = merged_targets(ctx, ident, (*side, r), paths) else {

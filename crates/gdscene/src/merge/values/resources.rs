@@ -9,7 +9,7 @@ use crate::merge::shared::idents::{B, O, T};
 use crate::merge::shared::merged::MergedNode;
 use crate::merge::shared::sections::{Chunk, Line, Origin, OutSec, Src, TagOut};
 use crate::model::{FileKind, SectionKind};
-use crate::value::{scan_refs_in_text, RefKind};
+use crate::value::{may_name_ref, scan_refs_in_text, RefKind, WordAhead};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// What one sub_resource references: ext identities, and sub identities in text order.
@@ -123,13 +123,33 @@ fn merge_sub(ctx: &mut Ctx, ident: usize) -> Option<OutSec> {
 /// Add the references in a side's text: ext identities into the set, sub identities
 /// onto the list, in text order.
 fn refs_of(ctx: &Ctx, s: &Src, refs: &mut Refs) {
-    let side = s.0;
-    let text = ctx.text(s);
-    // No reference without the word (a long text is scanned at once: one pass).
-    if text.len() <= super::equality::LONG_TEXT && !text.contains("Resource") {
-        return;
+    // No reference without the word (one prebuilt search).
+    if may_name_ref(ctx.text(s)) {
+        scan_into(ctx, s, refs);
     }
-    scan_refs_in_text(text, &mut |k, id| match k {
+}
+
+/// [`refs_of`] for a caller that asks about ranges mostly in each side's file order:
+/// the word `Resource` is searched ahead once per side ([`WordAhead`]), so a line
+/// without it costs no search of its own.
+fn refs_ahead(ctx: &Ctx, s: &Src, ahead: &mut Ahead, refs: &mut Refs) {
+    if ahead[s.0].within(s.1.clone()) {
+        scan_into(ctx, s, refs);
+    }
+}
+
+/// Each side's search ahead for `Resource` ([`refs_ahead`]).
+type Ahead<'t> = [WordAhead<'t>; 3];
+
+/// The searches ahead over the three sides' texts.
+fn ahead<'t>(ctx: &Ctx<'t>) -> Ahead<'t> {
+    ctx.sc.map(|sc| WordAhead::any_ref(&sc.doc.text))
+}
+
+/// The references [`scan_refs_in_text`] finds in a side's text, added to `refs`.
+fn scan_into(ctx: &Ctx, s: &Src, refs: &mut Refs) {
+    let side = s.0;
+    scan_refs_in_text(ctx.text(s), &mut |k, id| match k {
         RefKind::Ext => {
             if let Some(&i) = ctx.idx[side].ext.get(id) {
                 refs.0.insert(ctx.id.ext.of[side][i]);
@@ -144,8 +164,8 @@ fn refs_of(ctx: &Ctx, s: &Src, refs: &mut Refs) {
 }
 
 /// The references of a section's texts (tag, lines, or whole-section conflict).
-fn sec_refs(ctx: &Ctx, out: &OutSec, refs: &mut Refs) {
-    let mut each = |s: &Src| refs_of(ctx, s, refs);
+fn sec_refs(ctx: &Ctx, out: &OutSec, ahead: &mut Ahead, refs: &mut Refs) {
+    let mut each = |s: &Src| refs_ahead(ctx, s, ahead, refs);
     let tag = match &out.tag {
         TagOut::PerSide(inner, _) => inner.as_ref(),
         t => t,
@@ -204,17 +224,18 @@ pub(in crate::merge) fn used(
     subs: &BTreeMap<usize, OutSec>,
 ) -> Used {
     // Each sub_resource's references, scanned once.
+    let mut ahead = ahead(ctx);
     let sub_refs: BTreeMap<usize, Refs> = subs
         .iter()
         .map(|(&i, out)| {
             let mut r = Refs::default();
-            sec_refs(ctx, out, &mut r);
+            sec_refs(ctx, out, &mut ahead, &mut r);
             (i, r)
         })
         .collect();
     let mut from_nodes = Refs::default();
     for out in nodes.iter().flatten().map(|m| &m.out).chain(resource) {
-        sec_refs(ctx, out, &mut from_nodes);
+        sec_refs(ctx, out, &mut ahead, &mut from_nodes);
     }
     let (mut ext_used, mut work) = from_nodes;
     let mut sub_used: BTreeSet<usize> = BTreeSet::new();
@@ -579,8 +600,9 @@ fn reached_subs(
     subs: &BTreeMap<usize, OutSec>,
 ) -> BTreeSet<usize> {
     let mut work = Refs::default();
+    let mut ahead = ahead(ctx);
     for out in nodes.iter().flatten().map(|m| &m.out).chain(resource) {
-        sec_refs(ctx, out, &mut work);
+        sec_refs(ctx, out, &mut ahead, &mut work);
     }
     let mut reached = BTreeSet::new();
     let mut stack = work.1;
@@ -588,7 +610,7 @@ fn reached_subs(
         if reached.insert(x) {
             if let Some(out) = subs.get(&x) {
                 let mut r = Refs::default();
-                sec_refs(ctx, out, &mut r);
+                sec_refs(ctx, out, &mut ahead, &mut r);
                 stack.extend(r.1);
             }
         }
