@@ -353,6 +353,28 @@ pub(in crate::merge) fn merge_meaning(m: [Option<Option<usize>>; 3]) -> Option<u
 mod tests {
     use super::*;
 
+    /// The prebuilt searches answer as `str::contains` does, on every way a line can
+    /// spell, split or miss the words.
+    #[test]
+    fn the_prebuilt_searches_agree_with_contains() {
+        let texts = [
+            "",
+            "NodePath(",
+            "target = NodePath(\"../Player\")\n",
+            "p = NodePath (\"x\")",
+            "NodePath",
+            "x = ExtResource(\"1_a\")",
+            "x = [NodePath(\"%A\"), SubResource(\"x1\")]",
+            "Resource (",
+            "aNodePath(Resource(",
+            "NodePat(h Resourc(e",
+        ];
+        for t in texts {
+            assert_eq!(has_node_path_call(t), t.contains("NodePath("), "{t}");
+            assert_eq!(has_resource_call(t), t.contains("Resource("), "{t}");
+        }
+    }
+
     #[test]
     fn resolves_relative_paths() {
         assert_eq!(resolve(".", "Player").as_deref(), Some("Player"));
