@@ -40,10 +40,55 @@ pub(in crate::merge) fn has_resource_call(text: &str) -> bool {
     RESOURCE_CALL.find(text.as_bytes()).is_some()
 }
 
-/// Which sides' texts spell `NodePath(` anywhere, one search each: a line taken from a
-/// side that does not holds no NodePath for [`follow_node_paths`] to follow.
-pub(in crate::merge) fn sides_with_node_paths(ctx: &Ctx) -> [bool; 3] {
-    ctx.sc.map(|sc| has_node_path_call(&sc.doc.text))
+/// Where each side's node sections lie (the first one's start to the last one's end)
+/// and whether that stretch spells `NodePath(`, one search each: a node's line taken
+/// from inside a stretch that spells none holds no NodePath for [`follow_node_paths`]
+/// to follow (a side's resources, mesh data mostly, are not searched).
+pub(in crate::merge) struct NodePathSides {
+    /// Each side's stretch of node sections.
+    span: [std::ops::Range<usize>; 3],
+    /// Whether it spells `NodePath(`.
+    spells: [bool; 3],
+}
+
+impl NodePathSides {
+    /// The three sides' stretches, searched.
+    pub(in crate::merge) fn of(ctx: &Ctx) -> Self {
+        let span = ctx.sc.map(|sc| {
+            let spans = sc
+                .nodes
+                .iter()
+                .map(|n| sc.doc.sections[n.section].span.range());
+            spans
+                .reduce(|a, b| a.start.min(b.start)..a.end.max(b.end))
+                .unwrap_or(0..0)
+        });
+        let spells = [0, 1, 2].map(|s| {
+            has_node_path_call(
+                ctx.sc[s]
+                    .doc
+                    .text
+                    .get(span[s].clone())
+                    .unwrap_or("NodePath("),
+            )
+        });
+        NodePathSides { span, spells }
+    }
+
+    /// Whether the line at `r` of `side` may spell `NodePath(`: false only inside a
+    /// stretch that spells none.
+    pub(in crate::merge) fn may_hold(&self, side: usize, r: &std::ops::Range<usize>) -> bool {
+        let span = &self.span[side];
+        self.spells[side] || !(span.start <= r.start && r.end <= span.end)
+    }
+
+    /// Whether some line of a merged node may spell `NodePath(` (range checks only).
+    fn any_in(&self, merged: &[Option<MergedNode>]) -> bool {
+        let outs = merged.iter().flatten().map(|m| &m.out);
+        outs.filter(|o| o.whole.is_none())
+            .flat_map(|o| &o.lines)
+            .any(|l| matches!(l, Line::Src((side, r)) if self.may_hold(*side, r)))
+    }
 }
 
 /// Resolve a relative node path (no subnames) against the scene path of the node that
@@ -223,12 +268,12 @@ pub(in crate::merge) fn follow_node_paths(
     merged: &mut [Option<MergedNode>],
     paths: &MergedPaths,
 ) {
-    // No side spells a NodePath: no line to follow (nor places to compare).
-    let sides = sides_with_node_paths(ctx);
-    if !sides.contains(&true) {
+    // No node's line spells a NodePath: none to follow (nor places to compare).
+    let sides = NodePathSides::of(ctx);
+    if !sides.any_in(merged) {
         return;
     }
-    crate::merge::values::unique_paths::follow_unique_names(ctx, merged, paths, sides);
+    crate::merge::values::unique_paths::follow_unique_names(ctx, merged, paths, &sides);
     if !any_place_changed(ctx, paths) {
         return;
     }
@@ -241,7 +286,7 @@ pub(in crate::merge) fn follow_node_paths(
         };
         for line in out.lines.iter_mut() {
             let Line::Src((side, r)) = line else { continue };
-            if !sides[*side] {
+            if !sides.may_hold(*side, r) {
                 continue;
             }
             let text = ctx.sc[*side].doc.slice(r);
@@ -352,6 +397,38 @@ pub(in crate::merge) fn merge_meaning(m: [Option<Option<usize>>; 3]) -> Option<u
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A line the stretches pass over spells no `NodePath(`; node lines of a scene
+    /// whose nodes spell none are passed over, a resource's line outside the stretch
+    /// is not.
+    #[test]
+    fn the_node_stretches_pass_over_only_lines_without_node_paths() {
+        use crate::merge::identity::match_all;
+        use crate::model::Scene;
+        let with = "[gd_scene format=3]\n\n[sub_resource type=\"Animation\" id=\"a\"]\ntracks/0/path = NodePath(\"A\")\n\n[node name=\"R\" type=\"Node\"]\n\n[node name=\"A\" type=\"Node\" parent=\".\"]\nx = 1\ntarget = NodePath(\"..\")\n";
+        let without = with.replace("target = NodePath(\"..\")", "target = 2");
+        for (text, spells) in [(with, true), (without.as_str(), false)] {
+            let Ok(sc) = Scene::parse(text.as_bytes()) else {
+                panic!("the test scene parses");
+            };
+            let ctx = Ctx::new([&sc, &sc, &sc], match_all([&sc, &sc, &sc]));
+            let sides = NodePathSides::of(&ctx);
+            let mut passed = 0;
+            for sec in &sc.doc.sections {
+                for p in &sec.props {
+                    let r = p.line.range();
+                    let line = sc.doc.slice(&r);
+                    if !sides.may_hold(O, &r) {
+                        assert!(!line.contains("NodePath("), "{line}");
+                        passed += 1;
+                    } else {
+                        assert!(spells || line.contains("NodePath("), "{line}");
+                    }
+                }
+            }
+            assert_eq!(passed, if spells { 0 } else { 2 });
+        }
+    }
 
     /// The prebuilt searches answer as `str::contains` does, on every way a line can
     /// spell, split or miss the words.

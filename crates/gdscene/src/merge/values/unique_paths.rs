@@ -25,7 +25,9 @@ use crate::merge::shared::idents::{O, T};
 use crate::merge::shared::merged::MergedNode;
 use crate::merge::shared::merged::MergedPaths;
 use crate::merge::shared::sections::Line;
-use crate::merge::values::nodepaths::{has_node_path_call, has_resource_call, node_paths};
+use crate::merge::values::nodepaths::{
+    has_node_path_call, has_resource_call, node_paths, NodePathSides,
+};
 use std::collections::BTreeMap;
 
 /// A side's unique names: name -> the identity of the one node of this scene marked
@@ -292,13 +294,13 @@ fn rewrite(
 }
 
 /// Rewrite the `%Name` paths of node properties whose unique node the result renamed.
-/// `sides`: which sides' texts spell `NodePath(` at all (lines of the others are passed
+/// `sides`: where the sides' node sections spell no `NodePath(` (lines there are passed
 /// over unread).
 pub(in crate::merge) fn follow_unique_names<'a>(
     ctx: &mut Ctx<'a>,
     merged: &mut [Option<MergedNode>],
     paths: &MergedPaths,
-    sides: [bool; 3],
+    sides: &NodePathSides,
 ) {
     let mut names: [Option<Names<'a>>; 3] = [None, None, None];
     let mut followed = Vec::new();
@@ -309,7 +311,7 @@ pub(in crate::merge) fn follow_unique_names<'a>(
         for line in out.lines.iter_mut() {
             let Line::Src((side, r)) = line else { continue };
             let side = *side;
-            if !sides[side] {
+            if !sides.may_hold(side, r) {
                 continue;
             }
             let text = ctx.sc[side].doc.slice(r);
