@@ -167,7 +167,10 @@ impl<'t> Scan<'t> {
     /// Add the references of a side's text (as [`refs_of`], less the repeats when read
     /// as sets).
     fn refs(&mut self, ctx: &Ctx<'t>, s: &Src, refs: &mut Refs) {
-        if !self.ahead[s.0].within(s.1.clone()) {
+        // A long text (mesh data) is scanned at once: one pass, where searching ahead
+        // from it could read far past it.
+        let long = s.1.len() > super::equality::LONG_TEXT;
+        if !long && !self.ahead[s.0].within(s.1.clone()) {
             return;
         }
         let text = ctx.text(s);
