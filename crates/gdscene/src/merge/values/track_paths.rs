@@ -142,10 +142,14 @@ fn any_moved(ctx: &Ctx, paths: &MergedPaths) -> bool {
 /// ([`Reader::follow_line`]); without one, the players and unique names of three sides
 /// (and every node's place) are not worth reading.
 fn any_track_path(ctx: &Ctx, subs: &BTreeMap<usize, OutSec>) -> bool {
-    subs.values().flat_map(|out| &out.lines).any(|line| {
-        matches!(line, Line::Src(_) | Line::Lit(_))
-            && track_path_value(&line_text(ctx, line)).is_some()
-    })
+    // The line's text borrowed, not copied: a mesh's line is megabytes long.
+    subs.values()
+        .flat_map(|out| &out.lines)
+        .any(|line| match line {
+            Line::Src((side, r)) => track_path_value(ctx.sc[*side].doc.slice(r)).is_some(),
+            Line::Lit(t) => track_path_value(t).is_some(),
+            Line::Conflict(_) | Line::Idents(_) | Line::Texts(_) => false,
+        })
 }
 
 /// Each (sub_resource identity, line index, outcome) of the merged Animations' lines
