@@ -54,14 +54,15 @@ pub(in crate::merge) struct NodePathSides {
 impl NodePathSides {
     /// The three sides' stretches, searched.
     pub(in crate::merge) fn of(ctx: &Ctx) -> Self {
+        // Sections lie in file order: the first and last node sections bound the rest.
         let span = ctx.sc.map(|sc| {
-            let spans = sc
-                .nodes
-                .iter()
-                .map(|n| sc.doc.sections[n.section].span.range());
-            spans
-                .reduce(|a, b| a.start.min(b.start)..a.end.max(b.end))
-                .unwrap_or(0..0)
+            let first = sc.nodes.iter().map(|n| n.section).min();
+            let last = sc.nodes.iter().map(|n| n.section).max();
+            let at = |i: Option<usize>| i.and_then(|i| sc.doc.sections.get(i));
+            match (at(first), at(last)) {
+                (Some(a), Some(b)) => a.span.range().start..b.span.range().end,
+                _ => 0..0,
+            }
         });
         let spells = [0, 1, 2].map(|s| {
             has_node_path_call(
