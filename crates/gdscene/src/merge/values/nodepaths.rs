@@ -20,6 +20,77 @@ use crate::merge::shared::idents::{B, O, T};
 use crate::merge::shared::merged::MergedNode;
 use crate::merge::shared::merged::MergedPaths;
 use crate::merge::shared::sections::Line;
+use memchr::memmem::Finder;
+use std::sync::LazyLock;
+
+/// The search for `NodePath(`, built once: asked of every property line of a big scene,
+/// where `str::contains` would build a searcher per line.
+static NODE_PATH_CALL: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"NodePath("));
+
+/// The search for `Resource(`, the call `ExtResource(` and `SubResource(` share.
+static RESOURCE_CALL: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"Resource("));
+
+/// Whether `text` spells `NodePath(` (as `text.contains("NodePath(")`).
+pub(in crate::merge) fn has_node_path_call(text: &str) -> bool {
+    NODE_PATH_CALL.find(text.as_bytes()).is_some()
+}
+
+/// Whether `text` spells `Resource(` (as `text.contains("Resource(")`).
+pub(in crate::merge) fn has_resource_call(text: &str) -> bool {
+    RESOURCE_CALL.find(text.as_bytes()).is_some()
+}
+
+/// Where each side's node sections lie (the first one's start to the last one's end)
+/// and whether that stretch spells `NodePath(`, one search each: a node's line taken
+/// from inside a stretch that spells none holds no NodePath for [`follow_node_paths`]
+/// to follow (a side's resources, mesh data mostly, are not searched).
+pub(in crate::merge) struct NodePathSides {
+    /// Each side's stretch of node sections.
+    span: [std::ops::Range<usize>; 3],
+    /// Whether it spells `NodePath(`.
+    spells: [bool; 3],
+}
+
+impl NodePathSides {
+    /// The three sides' stretches, searched.
+    pub(in crate::merge) fn of(ctx: &Ctx) -> Self {
+        // Sections lie in file order: the first and last node sections bound the rest.
+        let span = ctx.sc.map(|sc| {
+            let first = sc.nodes.iter().map(|n| n.section).min();
+            let last = sc.nodes.iter().map(|n| n.section).max();
+            let at = |i: Option<usize>| i.and_then(|i| sc.doc.sections.get(i));
+            match (at(first), at(last)) {
+                (Some(a), Some(b)) => a.span.range().start..b.span.range().end,
+                _ => 0..0,
+            }
+        });
+        let spells = [0, 1, 2].map(|s| {
+            has_node_path_call(
+                ctx.sc[s]
+                    .doc
+                    .text
+                    .get(span[s].clone())
+                    .unwrap_or("NodePath("),
+            )
+        });
+        NodePathSides { span, spells }
+    }
+
+    /// Whether the line at `r` of `side` may spell `NodePath(`: false only inside a
+    /// stretch that spells none.
+    pub(in crate::merge) fn may_hold(&self, side: usize, r: &std::ops::Range<usize>) -> bool {
+        let span = &self.span[side];
+        self.spells[side] || !(span.start <= r.start && r.end <= span.end)
+    }
+
+    /// Whether some line of a merged node may spell `NodePath(` (range checks only).
+    fn any_in(&self, merged: &[Option<MergedNode>]) -> bool {
+        let outs = merged.iter().flatten().map(|m| &m.out);
+        outs.filter(|o| o.whole.is_none())
+            .flat_map(|o| &o.lines)
+            .any(|l| matches!(l, Line::Src((side, r)) if self.may_hold(*side, r)))
+    }
+}
 
 /// Resolve a relative node path (no subnames) against the scene path of the node that
 /// holds it. Scene paths are `.` for the root, else `A/B` (as `parent=` spells them).
@@ -75,7 +146,7 @@ pub fn relative(from: &str, to: &str) -> String {
 pub(in crate::merge) fn node_paths(text: &str) -> Vec<(usize, usize)> {
     const CTOR: &str = "NodePath(";
     let mut found = Vec::new();
-    if !text.contains(CTOR) {
+    if !has_node_path_call(text) {
         return found;
     }
     let b = text.as_bytes();
@@ -198,7 +269,12 @@ pub(in crate::merge) fn follow_node_paths(
     merged: &mut [Option<MergedNode>],
     paths: &MergedPaths,
 ) {
-    crate::merge::values::unique_paths::follow_unique_names(ctx, merged, paths);
+    // No node's line spells a NodePath: none to follow (nor places to compare).
+    let sides = NodePathSides::of(ctx);
+    if !sides.any_in(merged) {
+        return;
+    }
+    crate::merge::values::unique_paths::follow_unique_names(ctx, merged, paths, &sides);
     if !any_place_changed(ctx, paths) {
         return;
     }
@@ -211,8 +287,11 @@ pub(in crate::merge) fn follow_node_paths(
         };
         for line in out.lines.iter_mut() {
             let Line::Src((side, r)) = line else { continue };
+            if !sides.may_hold(*side, r) {
+                continue;
+            }
             let text = ctx.sc[*side].doc.slice(r);
-            if !text.contains("NodePath(") || text.contains("Resource(") {
+            if !has_node_path_call(text) || has_resource_call(text) {
                 continue;
             }
             let Some(targets) = merged_targets(ctx, ident, (*side, r), paths) else {
@@ -319,6 +398,60 @@ pub(in crate::merge) fn merge_meaning(m: [Option<Option<usize>>; 3]) -> Option<u
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A line the stretches pass over spells no `NodePath(`; node lines of a scene
+    /// whose nodes spell none are passed over, a resource's line outside the stretch
+    /// is not.
+    #[test]
+    fn the_node_stretches_pass_over_only_lines_without_node_paths() {
+        use crate::merge::identity::match_all;
+        use crate::model::Scene;
+        let with = "[gd_scene format=3]\n\n[sub_resource type=\"Animation\" id=\"a\"]\ntracks/0/path = NodePath(\"A\")\n\n[node name=\"R\" type=\"Node\"]\n\n[node name=\"A\" type=\"Node\" parent=\".\"]\nx = 1\ntarget = NodePath(\"..\")\n";
+        let without = with.replace("target = NodePath(\"..\")", "target = 2");
+        for (text, spells) in [(with, true), (without.as_str(), false)] {
+            let Ok(sc) = Scene::parse(text.as_bytes()) else {
+                panic!("the test scene parses");
+            };
+            let ctx = Ctx::new([&sc, &sc, &sc], match_all([&sc, &sc, &sc]));
+            let sides = NodePathSides::of(&ctx);
+            let mut passed = 0;
+            for sec in &sc.doc.sections {
+                for p in &sec.props {
+                    let r = p.line.range();
+                    let line = sc.doc.slice(&r);
+                    if !sides.may_hold(O, &r) {
+                        assert!(!line.contains("NodePath("), "{line}");
+                        passed += 1;
+                    } else {
+                        assert!(spells || line.contains("NodePath("), "{line}");
+                    }
+                }
+            }
+            assert_eq!(passed, if spells { 0 } else { 2 });
+        }
+    }
+
+    /// The prebuilt searches answer as `str::contains` does, on every way a line can
+    /// spell, split or miss the words.
+    #[test]
+    fn the_prebuilt_searches_agree_with_contains() {
+        let texts = [
+            "",
+            "NodePath(",
+            "target = NodePath(\"../Player\")\n",
+            "p = NodePath (\"x\")",
+            "NodePath",
+            "x = ExtResource(\"1_a\")",
+            "x = [NodePath(\"%A\"), SubResource(\"x1\")]",
+            "Resource (",
+            "aNodePath(Resource(",
+            "NodePat(h Resourc(e",
+        ];
+        for t in texts {
+            assert_eq!(has_node_path_call(t), t.contains("NodePath("), "{t}");
+            assert_eq!(has_resource_call(t), t.contains("Resource("), "{t}");
+        }
+    }
 
     #[test]
     fn resolves_relative_paths() {

@@ -9,7 +9,8 @@ use crate::merge::shared::idents::{B, O, T};
 use crate::merge::shared::merged::MergedNode;
 use crate::merge::shared::sections::{Chunk, Line, Origin, OutSec, Src, TagOut};
 use crate::model::{FileKind, SectionKind};
-use crate::value::{scan_refs_in_text, RefKind};
+use crate::value::{may_name_ref, scan_refs_in_text, RefKind, WordAhead};
+use rustc_hash::FxHashSet;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// What one sub_resource references: ext identities, and sub identities in text order.
@@ -123,13 +124,69 @@ fn merge_sub(ctx: &mut Ctx, ident: usize) -> Option<OutSec> {
 /// Add the references in a side's text: ext identities into the set, sub identities
 /// onto the list, in text order.
 fn refs_of(ctx: &Ctx, s: &Src, refs: &mut Refs) {
-    let side = s.0;
-    let text = ctx.text(s);
-    // No reference without the word (a long text is scanned at once: one pass).
-    if text.len() <= super::equality::LONG_TEXT && !text.contains("Resource") {
-        return;
+    // No reference without the word (one prebuilt search).
+    if may_name_ref(ctx.text(s)) {
+        scan_into(ctx, s, refs);
     }
-    scan_refs_in_text(text, &mut |k, id| match k {
+}
+
+/// How [`sec_refs`] reads a side's texts: the word `Resource` searched ahead once per
+/// side ([`WordAhead`]; ranges asked mostly in each side's file order, so a line without
+/// the word costs no search of its own), and, for a caller that uses the references
+/// only as sets, the short texts already scanned, passed over when met again (a big
+/// scene repeats `texture = ExtResource("1_t1l3s")` thousands of times).
+struct Scan<'t> {
+    /// Each side's search ahead for `Resource`.
+    ahead: [WordAhead<'t>; 3],
+    /// (side, text) of the short texts scanned so far; `None`: scan every text (the
+    /// caller keeps order and repeats).
+    seen: Option<FxHashSet<(usize, &'t str)>>,
+}
+
+/// A text at most this long is remembered by [`Scan`] (hashing a long one would cost
+/// about what its scan costs, and keep much).
+const SEEN_TEXT: usize = 256;
+
+impl<'t> Scan<'t> {
+    /// Every text scanned, each time met: references in text order, repeats kept.
+    fn all(ctx: &Ctx<'t>) -> Self {
+        Scan {
+            ahead: ctx.sc.map(|sc| WordAhead::any_ref(&sc.doc.text)),
+            seen: None,
+        }
+    }
+
+    /// A text met again passed over: for references read as sets.
+    fn as_sets(ctx: &Ctx<'t>) -> Self {
+        Scan {
+            seen: Some(FxHashSet::default()),
+            ..Scan::all(ctx)
+        }
+    }
+
+    /// Add the references of a side's text (as [`refs_of`], less the repeats when read
+    /// as sets).
+    fn refs(&mut self, ctx: &Ctx<'t>, s: &Src, refs: &mut Refs) {
+        // A long text (mesh data) is scanned at once: one pass, where searching ahead
+        // from it could read far past it.
+        let long = s.1.len() > super::equality::LONG_TEXT;
+        if !long && !self.ahead[s.0].within(s.1.clone()) {
+            return;
+        }
+        let text = ctx.text(s);
+        if let Some(seen) = self.seen.as_mut().filter(|_| text.len() <= SEEN_TEXT) {
+            if !seen.insert((s.0, text)) {
+                return;
+            }
+        }
+        scan_into(ctx, s, refs);
+    }
+}
+
+/// The references [`scan_refs_in_text`] finds in a side's text, added to `refs`.
+fn scan_into(ctx: &Ctx, s: &Src, refs: &mut Refs) {
+    let side = s.0;
+    scan_refs_in_text(ctx.text(s), &mut |k, id| match k {
         RefKind::Ext => {
             if let Some(&i) = ctx.idx[side].ext.get(id) {
                 refs.0.insert(ctx.id.ext.of[side][i]);
@@ -144,8 +201,8 @@ fn refs_of(ctx: &Ctx, s: &Src, refs: &mut Refs) {
 }
 
 /// The references of a section's texts (tag, lines, or whole-section conflict).
-fn sec_refs(ctx: &Ctx, out: &OutSec, refs: &mut Refs) {
-    let mut each = |s: &Src| refs_of(ctx, s, refs);
+fn sec_refs<'t>(ctx: &Ctx<'t>, out: &OutSec, scan: &mut Scan<'t>, refs: &mut Refs) {
+    let mut each = |s: &Src| scan.refs(ctx, s, refs);
     let tag = match &out.tag {
         TagOut::PerSide(inner, _) => inner.as_ref(),
         t => t,
@@ -204,17 +261,20 @@ pub(in crate::merge) fn used(
     subs: &BTreeMap<usize, OutSec>,
 ) -> Used {
     // Each sub_resource's references, scanned once.
+    let mut scan = Scan::all(ctx);
     let sub_refs: BTreeMap<usize, Refs> = subs
         .iter()
         .map(|(&i, out)| {
             let mut r = Refs::default();
-            sec_refs(ctx, out, &mut r);
+            sec_refs(ctx, out, &mut scan, &mut r);
             (i, r)
         })
         .collect();
+    // The nodes' references are read as sets (what they reach).
+    let mut scan = Scan::as_sets(ctx);
     let mut from_nodes = Refs::default();
     for out in nodes.iter().flatten().map(|m| &m.out).chain(resource) {
-        sec_refs(ctx, out, &mut from_nodes);
+        sec_refs(ctx, out, &mut scan, &mut from_nodes);
     }
     let (mut ext_used, mut work) = from_nodes;
     let mut sub_used: BTreeSet<usize> = BTreeSet::new();
@@ -579,16 +639,19 @@ fn reached_subs(
     subs: &BTreeMap<usize, OutSec>,
 ) -> BTreeSet<usize> {
     let mut work = Refs::default();
+    // What the nodes reach, read as sets; each sub_resource's own texts then read anew.
+    let mut scan = Scan::as_sets(ctx);
     for out in nodes.iter().flatten().map(|m| &m.out).chain(resource) {
-        sec_refs(ctx, out, &mut work);
+        sec_refs(ctx, out, &mut scan, &mut work);
     }
+    let mut scan = Scan::all(ctx);
     let mut reached = BTreeSet::new();
     let mut stack = work.1;
     while let Some(x) = stack.pop() {
         if reached.insert(x) {
             if let Some(out) = subs.get(&x) {
                 let mut r = Refs::default();
-                sec_refs(ctx, out, &mut r);
+                sec_refs(ctx, out, &mut scan, &mut r);
                 stack.extend(r.1);
             }
         }
@@ -712,4 +775,99 @@ fn hold_line(
         .map_or(0, |i| i + 1);
     out.lines.insert(at, conflict);
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::merge::identity::match_all;
+    use crate::model::Scene;
+
+    /// References spelled every way the scanner reads or skips: repeated lines, an
+    /// escaped id, the word in a string and in a comment, a long line, lines without.
+    const SCENE: &str = "[gd_scene load_steps=4 format=3]
+
+[ext_resource type=\"Texture2D\" path=\"res://a.png\" id=\"1_a\"]
+[ext_resource type=\"Script\" path=\"res://b.gd\" id=\"2_b\"]
+
+[sub_resource type=\"CircleShape2D\" id=\"x1\"]
+radius = 6.0
+
+[sub_resource type=\"RectangleShape2D\" id=\"x2\"]
+size = Vector2(32, 8)
+
+[node name=\"Root\" type=\"Node2D\"]
+
+[node name=\"A\" type=\"Sprite2D\" parent=\".\"]
+texture = ExtResource(\"1_a\")
+s = \"SubResource(\\\"x2\\\")\"
+; SubResource(\"x2\")
+
+[node name=\"B\" type=\"Area2D\" parent=\".\"]
+script = ExtResource(\"2_b\")
+shape = SubResource(\"x1\")
+z = [SubResource(\"x2\"),
+SubResource(\"x1\")]
+position = Vector2(1, 2)
+
+[node name=\"C\" type=\"Area2D\" parent=\".\"]
+texture = ExtResource(\"1_a\")
+w = SubResource(\"\\u00782\")
+shape = SubResource(\"x1\")
+
+[node name=\"D\" type=\"Label\" parent=\".\"]
+text = \"Resource\"
+";
+
+    /// Every property line of the scene's nodes, each node's taken from ours or theirs
+    /// by pairs (B and C from theirs: a line repeated on one side).
+    fn lines(sc: &Scene) -> Vec<Src> {
+        let mut out = Vec::new();
+        for (k, n) in sc.nodes.iter().enumerate() {
+            let side = [O, T][k / 2 % 2];
+            for p in &sc.doc.sections[n.section].props {
+                out.push((side, p.line.range()));
+            }
+        }
+        out
+    }
+
+    /// A long line (past [`SEEN_TEXT`]) naming both sub_resources, repeated.
+    fn long_scene() -> String {
+        let pad = "0, ".repeat(SEEN_TEXT);
+        let line = format!("v = [{pad}SubResource(\"x2\"), ExtResource(\"2_b\")]\n");
+        format!("{SCENE}\n[node name=\"E\" type=\"Node\" parent=\".\"]\n{line}{line}")
+    }
+
+    /// The lines read one by one ([`refs_of`]), and by [`Scan::all`] (in file order and
+    /// backwards): the same references, in the same order, repeats kept; read as sets
+    /// ([`Scan::as_sets`]): the same sets.
+    #[test]
+    fn the_scans_agree_with_reading_each_line() {
+        let text = long_scene();
+        let Ok(sc) = Scene::parse(text.as_bytes()) else {
+            panic!("the test scene parses");
+        };
+        let ctx = Ctx::new([&sc, &sc, &sc], match_all([&sc, &sc, &sc]));
+        let forward = lines(&sc);
+        let mut want = Refs::default();
+        forward.iter().for_each(|s| refs_of(&ctx, s, &mut want));
+        assert_eq!(want.0.len(), 2, "the scene names both ext_resources");
+        assert_eq!(want.1.len(), 7, "and sub_resources, repeated");
+        for order in [forward.clone(), forward.iter().rev().cloned().collect()] {
+            let mut want = Refs::default();
+            order.iter().for_each(|s| refs_of(&ctx, s, &mut want));
+            let mut got = Refs::default();
+            let mut scan = Scan::all(&ctx);
+            order.iter().for_each(|s| scan.refs(&ctx, s, &mut got));
+            assert_eq!(got, want);
+            let mut sets = Refs::default();
+            let mut scan = Scan::as_sets(&ctx);
+            order.iter().for_each(|s| scan.refs(&ctx, s, &mut sets));
+            assert_eq!(sets.0, want.0);
+            let set = |v: &[usize]| v.iter().copied().collect::<BTreeSet<usize>>();
+            assert_eq!(set(&sets.1), set(&want.1));
+            assert!(sets.1.len() < want.1.len(), "repeats are passed over");
+        }
+    }
 }

@@ -89,7 +89,8 @@ pub(in crate::merge) fn follow_track_paths(
     subs: &mut BTreeMap<usize, OutSec>,
     paths: &MergedPaths,
 ) {
-    if !any_moved(ctx, paths) {
+    // The few sub_resource lines first: without a track path, no node's place matters.
+    if !any_track_path(ctx, subs) || !any_moved(ctx, paths) {
         return;
     }
     let found = find_follows(ctx, subs, paths);
@@ -137,21 +138,27 @@ fn any_moved(ctx: &Ctx, paths: &MergedPaths) -> bool {
     })
 }
 
-/// Each (sub_resource identity, line index, outcome) of the merged Animations' lines.
+/// Whether a merged sub_resource has a track path line: only such a line is followed
+/// ([`Reader::follow_line`]); without one, the players and unique names of three sides
+/// (and every node's place) are not worth reading.
+fn any_track_path(ctx: &Ctx, subs: &BTreeMap<usize, OutSec>) -> bool {
+    // The line's text borrowed, not copied: a mesh's line is megabytes long.
+    subs.values()
+        .flat_map(|out| &out.lines)
+        .any(|line| match line {
+            Line::Src((side, r)) => track_path_value(ctx.sc[*side].doc.slice(r)).is_some(),
+            Line::Lit(t) => track_path_value(t).is_some(),
+            Line::Conflict(_) | Line::Idents(_) | Line::Texts(_) => false,
+        })
+}
+
+/// Each (sub_resource identity, line index, outcome) of the merged Animations' lines
+/// (called once [`any_track_path`] says there is a line to follow).
 fn find_follows(
     ctx: &Ctx,
     subs: &BTreeMap<usize, OutSec>,
     paths: &MergedPaths,
 ) -> Vec<(usize, usize, Outcome)> {
-    // Only a track path line is followed ([`Reader::follow_line`]): without one, the
-    // players and unique names of three sides are not worth reading.
-    let any_track_path = subs.values().flat_map(|out| &out.lines).any(|line| {
-        matches!(line, Line::Src(_) | Line::Lit(_))
-            && track_path_value(&line_text(ctx, line)).is_some()
-    });
-    if !any_track_path {
-        return Vec::new();
-    }
     let reader = Reader {
         ctx,
         plays: [B, O, T].map(|s| animation_players(ctx, s)),

@@ -25,7 +25,9 @@ use crate::merge::shared::idents::{O, T};
 use crate::merge::shared::merged::MergedNode;
 use crate::merge::shared::merged::MergedPaths;
 use crate::merge::shared::sections::Line;
-use crate::merge::values::nodepaths::node_paths;
+use crate::merge::values::nodepaths::{
+    has_node_path_call, has_resource_call, node_paths, NodePathSides,
+};
 use std::collections::BTreeMap;
 
 /// A side's unique names: name -> the identity of the one node of this scene marked
@@ -292,10 +294,13 @@ fn rewrite(
 }
 
 /// Rewrite the `%Name` paths of node properties whose unique node the result renamed.
+/// `sides`: where the sides' node sections spell no `NodePath(` (lines there are passed
+/// over unread).
 pub(in crate::merge) fn follow_unique_names<'a>(
     ctx: &mut Ctx<'a>,
     merged: &mut [Option<MergedNode>],
     paths: &MergedPaths,
+    sides: &NodePathSides,
 ) {
     let mut names: [Option<Names<'a>>; 3] = [None, None, None];
     let mut followed = Vec::new();
@@ -306,11 +311,14 @@ pub(in crate::merge) fn follow_unique_names<'a>(
         for line in out.lines.iter_mut() {
             let Line::Src((side, r)) = line else { continue };
             let side = *side;
-            let text = ctx.sc[side].doc.slice(r);
-            if !text.contains("NodePath(") || !text.contains('%') {
+            if !sides.may_hold(side, r) {
                 continue;
             }
-            if side != O && text.contains("Resource(") {
+            let text = ctx.sc[side].doc.slice(r);
+            if !has_node_path_call(text) || !text.contains('%') {
+                continue;
+            }
+            if side != O && has_resource_call(text) {
                 continue;
             }
             let Some(h) = ctx.id.node.at[ident][side].filter(|&h| owned_here(ctx, side, h)) else {

@@ -484,26 +484,6 @@ impl<'a> Ctx<'a> {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn stand_ins_name_identities_and_keep_each_spelling() {
-        assert_eq!(ident_of(&stand_in(0)), Some(0));
-        assert_eq!(ident_of(&stand_in(41)), Some(41));
-        assert_eq!(ident_of("3"), None);
-        assert_eq!(ident_of("-0"), None);
-        assert_eq!(ident_of("1_abcde"), None);
-        let text = "[ ExtResource( -2 ), SubResource(\"-5\"), \"ExtResource( -9 )\" ]";
-        let mut seen = Vec::new();
-        idents_in(text, &mut |ext, i| seen.push((ext, i)));
-        assert_eq!(seen, vec![(true, 1), (false, 4)]);
-        assert!(matches!(written("a = 1\n".into()), Line::Lit(_)));
-        assert!(matches!(written(format!("a = {text}\n")), Line::Idents(_)));
-    }
-}
-
 impl Ctx<'_> {
     /// A transform both sides changed, merged by its parts ([`grain::merge_transform`]:
     /// one side's move with the other's rotation, one's rotation with the other's
@@ -525,5 +505,25 @@ impl Ctx<'_> {
                 parts: m.parts,
             });
         Some(Line::Lit(format!("{prefix}{}\n", m.text)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stand_ins_name_identities_and_keep_each_spelling() {
+        assert_eq!(ident_of(&stand_in(0)), Some(0));
+        assert_eq!(ident_of(&stand_in(41)), Some(41));
+        assert_eq!(ident_of("3"), None);
+        assert_eq!(ident_of("-0"), None);
+        assert_eq!(ident_of("1_abcde"), None);
+        let text = "[ ExtResource( -2 ), SubResource(\"-5\"), \"ExtResource( -9 )\" ]";
+        let mut seen = Vec::new();
+        idents_in(text, &mut |ext, i| seen.push((ext, i)));
+        assert_eq!(seen, vec![(true, 1), (false, 4)]);
+        assert!(matches!(written("a = 1\n".into()), Line::Lit(_)));
+        assert!(matches!(written(format!("a = {text}\n")), Line::Idents(_)));
     }
 }
