@@ -13,6 +13,7 @@ pub(super) mod nodepaths;
 pub(super) mod properties;
 pub(super) mod resources;
 pub(super) mod saved_state;
+pub(super) mod section_refs;
 pub(super) mod track_paths;
 pub(super) mod unique_paths;
 pub(super) mod value_grain;
