@@ -431,17 +431,21 @@ mod tests {
         assert!(may_name_sub("a = SubResource(1)") && may_name_ref("b = ExtResource(1)"));
     }
 
-    /// Asked about ranges in any order, the remembered search answers as a search of
-    /// each range on its own.
-    #[test]
-    fn a_word_ahead_agrees_with_a_search_per_range() {
-        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
-        let mut next = |n: usize| {
+    /// A fixed pseudo-random sequence: `next(n)` is below `n` (n > 0).
+    fn xorshift(mut seed: u64) -> impl FnMut(usize) -> usize {
+        move |n: usize| {
             seed ^= seed << 13;
             seed ^= seed >> 7;
             seed ^= seed << 17;
             (seed % n as u64) as usize
-        };
+        }
+    }
+
+    /// Asked about ranges in any order, the remembered search answers as a search of
+    /// each range on its own.
+    #[test]
+    fn a_word_ahead_agrees_with_a_search_per_range() {
+        let mut next = xorshift(0x2545_f491_4f6c_dd1d);
         const PIECES: &[&str] = &["SubResource", "Sub", "Resource", "ExtResource", "x", "\n"];
         for _ in 0..2_000 {
             let text: String = (0..next(12)).map(|_| PIECES[next(PIECES.len())]).collect();
@@ -474,13 +478,7 @@ mod tests {
     /// range [`IdsAhead`] passes over names none of its ids.
     #[test]
     fn ids_ahead_passes_over_only_ranges_that_name_none_of_them() {
-        let mut seed: u64 = 0x1234_5678_9abc_def1;
-        let mut next = |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as usize
-        };
+        let mut next = xorshift(0x1234_5678_9abc_def1);
         const PIECES: &[&str] = &[
             "SubResource(\"a\")",
             "SubResource(\"b\\u0061\")",
