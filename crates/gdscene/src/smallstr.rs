@@ -1,9 +1,9 @@
 //! A small immutable string that keeps up to 24 bytes inline, without a heap allocation.
 //!
-//! Tag names, field keys and property keys of a scene are almost always short
-//! identifiers (`node`, `name`, `position`, `metadata/_edit_lock_`); the splitter makes
-//! hundreds of thousands of them on a large scene, and an owned `String` for each one
-//! made allocation the main cost of parsing. [`SmallStr`] is as large as a `String`,
+//! Node names, parents and paths, and other short texts the model and the merge keep by
+//! the hundred thousand (`Item757`, `Room16/Item757`), where an owned `String` for each
+//! one made allocation a main cost. (The tree's own names, tag names and field and
+//! property keys, are [`crate::syntax::Key`]s: a small vocabulary, kept once.) [`SmallStr`] is as large as a `String`,
 //! derefs to `str`, and compares, orders and hashes exactly like the `str` it holds, so
 //! callers treat it as one (`key == "name"`, `&*key`, `key.as_str()`, `map.get(&*key)`).
 //!

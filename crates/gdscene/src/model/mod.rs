@@ -626,11 +626,7 @@ impl Scene {
 
 /// Scene or resource, by the first tag; any other first tag is an error.
 fn file_kind(doc: &Document) -> Result<FileKind, ModelError> {
-    let first = doc
-        .sections
-        .first()
-        .map(|s| s.tag.name.clone())
-        .unwrap_or_default();
+    let first = doc.sections.first().map(|s| s.tag.name).unwrap_or_default();
     match first.as_str() {
         "gd_scene" => Ok(FileKind::Scene),
         "gd_resource" => Ok(FileKind::Resource),

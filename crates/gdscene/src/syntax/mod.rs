@@ -18,6 +18,7 @@
 //! `span.rs` and the shared item lists `items.rs`.
 
 mod items;
+mod key;
 mod lines;
 mod reuse;
 mod span;
@@ -27,6 +28,8 @@ mod unescape;
 
 pub use crate::smallstr::SmallStr;
 pub use items::Items;
+pub use key::Key;
+pub(crate) use key::KeyMemo;
 pub use lines::string_open_after;
 pub use span::{ByteRange, Span};
 use splitter::Splitter;
@@ -74,7 +77,7 @@ pub struct Tag {
     /// From `[` to `]`, inclusive.
     pub span: Span,
     /// `gd_scene`, `ext_resource`, `sub_resource`, `node`, ...
-    pub name: SmallStr,
+    pub name: Key,
     /// `key=value` fields in written order (a repeated key: the last one wins).
     pub fields: Items<Field>,
 }
@@ -83,7 +86,7 @@ pub struct Tag {
 #[derive(Debug, Clone)]
 pub struct Field {
     /// The field name (an identifier).
-    pub key: SmallStr,
+    pub key: Key,
     /// Where the value's text is.
     pub value: Span,
 }
@@ -93,7 +96,7 @@ pub struct Field {
 pub struct Prop {
     /// The key as the engine reads it: whitespace dropped from a bare key, escapes
     /// decoded in a quoted one.
-    pub key: SmallStr,
+    pub key: Key,
     /// Where the value's text is.
     pub value: Span,
     /// The whole line(s): from the key's first byte through the newline that ends the

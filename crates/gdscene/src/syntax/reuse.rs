@@ -105,12 +105,12 @@ impl<'a> Like<'a> {
         let moved = |s: Span| Span::new(at(s.start())..at(s.end()));
         let first_field = to.fields.len();
         to.fields.extend(sec.tag.fields.iter().map(|f| Field {
-            key: f.key.clone(),
+            key: f.key,
             value: moved(f.value),
         }));
         let first_prop = to.props.len();
         to.props.extend(sec.props.iter().map(|p| Prop {
-            key: p.key.clone(),
+            key: p.key,
             value: moved(p.value),
             line: moved(p.line),
         }));
@@ -118,7 +118,7 @@ impl<'a> Like<'a> {
             span: moved(sec.span),
             tag: Tag {
                 span: moved(sec.tag.span),
-                name: sec.tag.name.clone(),
+                name: sec.tag.name,
                 fields: Items::pending(first_field, sec.tag.fields.len()),
             },
             props: Items::pending(first_prop, sec.props.len()),

@@ -6,7 +6,9 @@
 //! only measured here, decoded later by [`crate::value`].
 
 use super::reuse::{Like, Lists};
-use super::{unescape, Field, Items, ParseError, Prop, Section, SmallStr, Span, Tag, MAX_DEPTH};
+use super::{
+    unescape, Field, Items, Key, KeyMemo, ParseError, Prop, Section, Span, Tag, MAX_DEPTH,
+};
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -84,6 +86,8 @@ pub(super) struct Splitter<'a> {
     props: Vec<Prop>,
     /// A document this text is expected to share most sections with (see `reuse.rs`).
     like: Option<Like<'a>>,
+    /// The names read lately, made keys without the process-wide lock.
+    keys: KeyMemo,
 }
 
 impl<'a> Splitter<'a> {
@@ -95,6 +99,7 @@ impl<'a> Splitter<'a> {
             fields: Vec::new(),
             props: Vec::new(),
             like: None,
+            keys: KeyMemo::new(),
         }
     }
 
@@ -394,9 +399,9 @@ impl<'a> Splitter<'a> {
         self.err(here, "a field name or `]`")
     }
 
-    fn text(&self, r: Range<usize>) -> SmallStr {
+    fn text(&mut self, r: Range<usize>) -> Key {
         // Ranges are cut at ASCII bytes, so at character boundaries.
-        SmallStr::copy_from(self.src.get(r).unwrap_or_default())
+        self.keys.key(self.src.get(r).unwrap_or_default())
     }
 
     fn tag(&mut self) -> Result<Tag, ParseError> {
@@ -456,11 +461,11 @@ impl<'a> Splitter<'a> {
             let r = self.string()?;
             let body = std::str::from_utf8(&s[r.start + 1..r.end - 1]).unwrap_or("");
             key = if body.contains('\\') {
-                unescape(body)
-                    .map_err(|o| self.err(r.start + 1 + o, "a valid escape sequence"))?
-                    .into()
+                let decoded = unescape(body)
+                    .map_err(|o| self.err(r.start + 1 + o, "a valid escape sequence"))?;
+                self.keys.key(&decoded)
             } else {
-                SmallStr::copy_from(body)
+                self.keys.key(body)
             };
             self.skip_trivia();
             if self.pos >= s.len() || s[self.pos] != b'=' {
@@ -509,7 +514,7 @@ impl<'a> Splitter<'a> {
 
     /// A bare key with whitespace inside: every byte up to the first `=`, with
     /// whitespace dropped.
-    fn bare_key_slow(&mut self, start: usize) -> Result<SmallStr, ParseError> {
+    fn bare_key_slow(&mut self, start: usize) -> Result<Key, ParseError> {
         let s = self.s;
         let mut p = self.pos;
         let mut k = Vec::new();
@@ -534,7 +539,7 @@ impl<'a> Splitter<'a> {
         }
         self.pos = p;
         // Only ASCII whitespace is dropped: the rest is still valid UTF-8.
-        Ok(String::from_utf8(k).unwrap_or_default().into())
+        Ok(self.keys.key(&String::from_utf8(k).unwrap_or_default()))
     }
 
     fn string(&mut self) -> Result<Range<usize>, ParseError> {

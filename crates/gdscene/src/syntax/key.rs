@@ -1,0 +1,224 @@
+//! Names the syntax tree holds over and over: tag names (`node`), field keys (`name`,
+//! `parent`) and property keys (`position`, `metadata/_edit_lock_`), each kept once per
+//! process and referred to by an 8-byte [`Key`].
+//!
+//! A scene of a hundred thousand nodes has over a million of these names, three times
+//! over during a merge, drawn from a vocabulary of a few dozen. As 24-byte inline strings
+//! they were a third of the syntax tree (about 40 MB of a node-heavy merge's peak); as
+//! keys they are 8 bytes each, copied without a check on drop, and equal exactly when
+//! their pointers are.
+//!
+//! Decided here: how a name becomes a key (a process-wide table behind a lock, and a
+//! small [`KeyMemo`] per reader in front of it, so that a reader takes the lock only for
+//! a name it has not met). A key is never freed: the table grows with the distinct names
+//! a process reads, at most the size of the text it read them from (a hostile file of a
+//! million distinct keys keeps them for the life of the process). Our own code rather
+//! than the `ustr` crate: the same idea in safe Rust and forty lines, where `ustr` brings
+//! `ahash`, `zerocopy` and its own allocator of unsafe code for what this needs.
+//! What a name means is left to the readers of the tree.
+
+use std::borrow::Borrow;
+use std::cmp::Ordering;
+use std::collections::HashMap;
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::ops::Deref;
+use std::sync::{Mutex, OnceLock};
+
+/// A name kept once per process (see the module docs): derefs to `str`, and compares,
+/// orders and hashes exactly like the `str` it holds.
+#[derive(Clone, Copy)]
+pub struct Key(&'static &'static str);
+
+/// Every name made a key so far, by its text.
+fn table() -> &'static Mutex<HashMap<&'static str, Key>> {
+    static TABLE: OnceLock<Mutex<HashMap<&'static str, Key>>> = OnceLock::new();
+    TABLE.get_or_init(|| Mutex::new(HashMap::new()))
+}
+
+impl Key {
+    /// The key of `name`: the one every other reading of `name` in this process gets.
+    pub fn new(name: &str) -> Key {
+        // A poisoned lock still holds a consistent table (inserts cannot half happen).
+        let mut table = table().lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(&k) = table.get(name) {
+            return k;
+        }
+        let text: &'static str = Box::leak(Box::from(name));
+        let key = Key(Box::leak(Box::new(text)));
+        table.insert(text, key);
+        key
+    }
+
+    /// The text.
+    #[inline]
+    pub fn as_str(&self) -> &'static str {
+        self.0
+    }
+}
+
+impl Default for Key {
+    fn default() -> Key {
+        Key::new("")
+    }
+}
+
+impl Deref for Key {
+    type Target = str;
+    #[inline]
+    fn deref(&self) -> &str {
+        self.0
+    }
+}
+
+impl PartialEq for Key {
+    #[inline]
+    fn eq(&self, other: &Key) -> bool {
+        // One table: the same text is the same key. The text comparison only runs for
+        // different keys of the same length, which the table never makes.
+        std::ptr::eq(self.0, other.0) || (self.0.len() == other.0.len() && *self.0 == *other.0)
+    }
+}
+impl Eq for Key {}
+impl PartialOrd for Key {
+    fn partial_cmp(&self, other: &Key) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Key {
+    fn cmp(&self, other: &Key) -> Ordering {
+        self.0.cmp(other.0)
+    }
+}
+impl Hash for Key {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        self.0.hash(h)
+    }
+}
+impl PartialEq<str> for Key {
+    fn eq(&self, other: &str) -> bool {
+        **self.0 == *other
+    }
+}
+impl PartialEq<&str> for Key {
+    fn eq(&self, other: &&str) -> bool {
+        **self.0 == **other
+    }
+}
+impl PartialEq<Key> for str {
+    fn eq(&self, other: &Key) -> bool {
+        *self == **other.0
+    }
+}
+impl PartialEq<Key> for &str {
+    fn eq(&self, other: &Key) -> bool {
+        **self == **other.0
+    }
+}
+impl PartialEq<String> for Key {
+    fn eq(&self, other: &String) -> bool {
+        **self.0 == **other
+    }
+}
+impl PartialEq<Key> for String {
+    fn eq(&self, other: &Key) -> bool {
+        **self == **other.0
+    }
+}
+impl Borrow<str> for Key {
+    fn borrow(&self) -> &str {
+        self.0
+    }
+}
+impl AsRef<str> for Key {
+    fn as_ref(&self) -> &str {
+        self.0
+    }
+}
+impl From<&str> for Key {
+    fn from(s: &str) -> Key {
+        Key::new(s)
+    }
+}
+impl fmt::Debug for Key {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.0, f)
+    }
+}
+impl fmt::Display for Key {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self.0, f)
+    }
+}
+
+/// One reader's recent keys, in front of the process-wide table: a reader meets the
+/// same few dozen names over and over, and looks each up here without a lock. Slots
+/// are picked by length and the first and last bytes; a miss (or another name in the
+/// slot) asks the table and takes the slot.
+pub(crate) struct KeyMemo {
+    slots: [Option<Key>; 64],
+}
+
+impl KeyMemo {
+    /// An empty memo.
+    pub(crate) fn new() -> KeyMemo {
+        KeyMemo { slots: [None; 64] }
+    }
+
+    /// The key of `name`.
+    #[inline]
+    pub(crate) fn key(&mut self, name: &str) -> Key {
+        let b = name.as_bytes();
+        let (first, last) = (b.first().copied(), b.last().copied());
+        let mix =
+            b.len() ^ usize::from(first.unwrap_or(0)) << 1 ^ usize::from(last.unwrap_or(0)) << 3;
+        let slot = &mut self.slots[mix % 64];
+        match slot {
+            Some(k) if k.as_str() == name => *k,
+            _ => *slot.insert(Key::new(name)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_key_is_eight_bytes_and_reads_as_its_text() {
+        assert_eq!(std::mem::size_of::<Key>(), 8);
+        let k = Key::new("position");
+        assert_eq!(&*k, "position");
+        assert!(k == "position");
+        assert!("position" == k);
+        assert_eq!(format!("{k:?} {k}"), "\"position\" position");
+    }
+
+    #[test]
+    fn the_same_text_is_the_same_key_and_others_differ() {
+        let (a, b, c) = (Key::new("name"), Key::from("name"), Key::new("type"));
+        assert!(std::ptr::eq(a.0, b.0));
+        assert_eq!(a, b);
+        assert_ne!(a, c);
+        assert_eq!(a.cmp(&c), "name".cmp("type"));
+        let hash = |x: &dyn Fn(&mut std::collections::hash_map::DefaultHasher)| {
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            x(&mut h);
+            h.finish()
+        };
+        assert_eq!(hash(&|h| a.hash(h)), hash(&|h| "name".hash(h)));
+        let map: HashMap<Key, u8> = [(a, 1)].into_iter().collect();
+        assert_eq!(map.get("name"), Some(&1));
+    }
+
+    #[test]
+    fn the_memo_gives_the_tables_key_even_when_names_share_a_slot() {
+        let mut memo = KeyMemo::new();
+        // Same length, first and last byte: the same slot, taken in turn.
+        for name in ["ab1b", "ab2b", "ab1b", "", "ab2b", ""] {
+            let k = memo.key(name);
+            assert_eq!(&*k, name);
+            assert_eq!(k, Key::new(name));
+        }
+    }
+}
