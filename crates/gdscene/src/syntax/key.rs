@@ -159,7 +159,16 @@ impl fmt::Display for Key {
 /// another out (`name` and `node` shared a slot of the first memo, and missed a quarter
 /// of a million times in a node-heavy file).
 pub(crate) struct KeyMemo {
-    slots: Box<[Option<Key>; MEMO_SLOTS]>,
+    slots: Box<[Slot; MEMO_SLOTS]>,
+}
+
+/// A memo slot: a key, with its length and first eight bytes as one word, so that most
+/// names are told apart or found equal without a byte comparison.
+#[derive(Clone, Copy)]
+struct Slot {
+    key: Option<Key>,
+    len: usize,
+    word: u64,
 }
 
 /// Slots of a [`KeyMemo`] (a power of two).
@@ -171,20 +180,32 @@ const MEMO_PROBES: usize = 4;
 impl KeyMemo {
     /// An empty memo.
     pub(crate) fn new() -> KeyMemo {
+        let empty = Slot {
+            key: None,
+            len: 0,
+            word: 0,
+        };
         KeyMemo {
-            slots: Box::new([None; MEMO_SLOTS]),
+            slots: Box::new([empty; MEMO_SLOTS]),
         }
     }
 
     /// The key of `name`.
     #[inline]
     pub(crate) fn key(&mut self, name: &str) -> Key {
-        let home = memo_slot(name.as_bytes());
+        let b = name.as_bytes();
+        let word = first_word(b);
+        let home = memo_slot(b, word);
         let mut empty = None;
         for i in 0..MEMO_PROBES {
             let at = (home + i) % MEMO_SLOTS;
-            match self.slots[at] {
-                Some(k) if k.as_str() == name => return k,
+            let slot = self.slots[at];
+            match slot.key {
+                Some(k) if slot.word == word && slot.len == b.len() => {
+                    if b.len() <= 8 || k.as_bytes().get(8..) == b.get(8..) {
+                        return k;
+                    }
+                }
                 None => {
                     empty.get_or_insert(at);
                 }
@@ -192,20 +213,30 @@ impl KeyMemo {
             }
         }
         let key = Key::new(name);
-        self.slots[empty.unwrap_or(home)] = Some(key);
+        self.slots[empty.unwrap_or(home)] = Slot {
+            key: Some(key),
+            len: b.len(),
+            word,
+        };
         key
     }
+}
+
+/// A name's first eight bytes (zeros past its end) as one word.
+#[inline]
+fn first_word(b: &[u8]) -> u64 {
+    let mut w = [0u8; 8];
+    let n = b.len().min(8);
+    w[..n].copy_from_slice(&b[..n]);
+    u64::from_le_bytes(w)
 }
 
 /// The home slot of a name: its length, first eight bytes and last byte, multiplied by
 /// the 64-bit golden ratio (Fibonacci hashing), top bits.
 #[inline]
-fn memo_slot(b: &[u8]) -> usize {
-    let mut w = [0u8; 8];
-    let n = b.len().min(8);
-    w[..n].copy_from_slice(&b[..n]);
+fn memo_slot(b: &[u8], word: u64) -> usize {
     let last = u64::from(b.last().copied().unwrap_or(0));
-    let x = u64::from_le_bytes(w) ^ (b.len() as u64) << 56 ^ last << 48;
+    let x = word ^ (b.len() as u64) << 56 ^ last << 48;
     (x.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56) as usize % MEMO_SLOTS
 }
 
@@ -277,9 +308,12 @@ mod tests {
             memo.key(n);
         }
         for n in names {
-            let home = memo_slot(n.as_bytes());
-            let found = (0..MEMO_PROBES)
-                .any(|i| memo.slots[(home + i) % MEMO_SLOTS].is_some_and(|k| k == n));
+            let home = memo_slot(n.as_bytes(), first_word(n.as_bytes()));
+            let found = (0..MEMO_PROBES).any(|i| {
+                memo.slots[(home + i) % MEMO_SLOTS]
+                    .key
+                    .is_some_and(|k| k == n)
+            });
             assert!(found, "{n} was pushed out");
         }
     }
@@ -293,8 +327,14 @@ mod tests {
         names.push(String::new());
         names.extend((0..40).map(|i| format!("k{i}")));
         for (i, slot) in memo.slots.iter_mut().enumerate() {
-            *slot = (i % 3 == 0).then(|| Key::new("filler"));
+            if i % 3 == 0 {
+                let b = b"filler";
+                (slot.key, slot.len, slot.word) = (Some(Key::new("filler")), 6, first_word(b));
+            }
         }
+        // Same first eight bytes, length and last byte: one home slot, told apart by
+        // the bytes past the eighth.
+        names.extend(["metadata/aa_z", "metadata/bb_z", "metadata/aa_z"].map(String::from));
         for name in &names {
             let name = name.as_str();
             let k = memo.key(name);
