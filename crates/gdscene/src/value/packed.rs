@@ -174,6 +174,26 @@ fn tokens(body: &str) -> Result<Vec<(usize, &str)>, ValueError> {
     }
 }
 
+/// Whether two elements' texts of a numeric `kind` read as equal elements, as
+/// [`Packed::elements`] reads and [`Packed::sem_eq`] compares them (`false` when one
+/// does not read).
+fn element_eq(kind: PackedKind, floats: bool, a: (usize, &str), b: (usize, &str)) -> bool {
+    if floats {
+        return match (number(a.0, a.1), number(b.0, b.1)) {
+            (Ok(x), Ok(y)) => super::float_eq(x, y),
+            _ => false,
+        };
+    }
+    let int = |(at, t): (usize, &str)| {
+        integer(at, t).map(|i| match kind {
+            PackedKind::Byte => i64::from(i as u8),
+            PackedKind::Int32 => i64::from(i as i32),
+            _ => i,
+        })
+    };
+    matches!((int(a), int(b)), (Ok(x), Ok(y)) if x == y)
+}
+
 fn number(at: usize, t: &str) -> Result<f64, ValueError> {
     if t.starts_with('"') {
         return Err(ValueError::new(at, "number"));
@@ -347,6 +367,38 @@ impl Packed {
         }
     }
 
+    /// Whether two lists of one numeric kind surely differ: their element counts do, or
+    /// one element, compared where the texts differ (equal texts are equal elements),
+    /// differs or does not read as a number. Only ever `true` where [`Packed::sem_eq`]'s
+    /// element by element comparison is `false` (an unreadable element anywhere makes
+    /// that `false` too), and it reads just the elements whose texts differ: a diff of
+    /// two meshes that differ in a vertex no longer decodes a million numbers per side
+    /// to say so. `false` says nothing (base64, strings, or no difference found).
+    fn surely_differs(&self, other: &Packed, kind: PackedKind) -> bool {
+        let (PackedBody::List(a), PackedBody::List(b)) = (&self.body, &other.body) else {
+            return false;
+        };
+        if kind == PackedKind::String {
+            return false;
+        }
+        let (Ok(ta), Ok(tb)) = (tokens(a), tokens(b)) else {
+            return true;
+        };
+        let n = kind.components();
+        let whole = |len: usize| len / n * n;
+        if whole(ta.len()) != whole(tb.len()) {
+            return true;
+        }
+        let floats = !matches!(
+            kind,
+            PackedKind::Byte | PackedKind::Int32 | PackedKind::Int64
+        );
+        ta.iter()
+            .zip(&tb)
+            .take(whole(ta.len()))
+            .any(|(&(pa, x), &(pb, y))| x != y && !element_eq(kind, floats, (pa, x), (pb, y)))
+    }
+
     /// Engine equality: same kind, then equal raw text (fast path) or equal elements
     /// (floats as float32).
     pub fn sem_eq(&self, other: &Packed) -> bool {
@@ -358,6 +410,9 @@ impl Packed {
         }
         if self.body == other.body {
             return true;
+        }
+        if self.surely_differs(other, ka) {
+            return false;
         }
         match (self.elements(), other.elements()) {
             (Ok(PackedElems::Floats(a)), Ok(PackedElems::Floats(b))) => {

@@ -442,6 +442,99 @@ fn packed_arrays() {
     assert_eq!(pk.elements().map_err(|e| e.offset), Err(3));
 }
 
+/// Every element compared, as `Packed::sem_eq` did before its quick refusal
+/// (`surely_differs`): the reference the quick answer is held to.
+fn packed_eq_every_element(a: &Packed, b: &Packed) -> bool {
+    if a.kind() != b.kind() || a.kind().is_none() {
+        return a.kind().is_none() && b.kind().is_none() && a == b;
+    }
+    if a.body == b.body {
+        return true;
+    }
+    match (a.elements(), b.elements()) {
+        (Ok(PackedElems::Floats(x)), Ok(PackedElems::Floats(y))) => {
+            x.len() == y.len() && x.iter().zip(&y).all(|(&p, &q)| float_eq(p, q))
+        }
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
+    }
+}
+
+#[test]
+fn packed_equality_refuses_quickly_only_where_every_element_says_so() {
+    let kinds = [
+        "PackedFloat32Array",
+        "PackedVector2Array",
+        "PackedVector3Array",
+        "PackedColorArray",
+        "PackedInt32Array",
+        "PackedInt64Array",
+        "PackedByteArray",
+        "PackedStringArray",
+    ];
+    let atoms = [
+        "0",
+        "1",
+        "1.0",
+        "1.00000001",
+        "-0",
+        "256",
+        "257",
+        "1e3",
+        "1000",
+        "0.1",
+        "0.100000001",
+        "nan",
+        "inf",
+        "2.5",
+        "4294967297",
+        "1",
+        "\"x\"",
+    ];
+    let mut seed = 0x9E37_79B9_7F4A_7C15_u64;
+    let mut next = |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n as u64) as usize
+    };
+    let (mut compared, mut unequal) = (0, 0);
+    for _ in 0..6000 {
+        let kind = kinds[next(kinds.len())];
+        let mut a: Vec<&str> = (0..next(8)).map(|_| atoms[next(atoms.len())]).collect();
+        let mut b = a.clone();
+        for _ in 0..next(3) {
+            match next(3) {
+                0 if !b.is_empty() => {
+                    let i = next(b.len());
+                    b[i] = atoms[next(atoms.len())];
+                }
+                1 => b.push(atoms[next(atoms.len())]),
+                _ => {
+                    b.pop();
+                }
+            }
+        }
+        if next(2) == 0 {
+            std::mem::swap(&mut a, &mut b);
+        }
+        let text = |v: &[&str]| format!("{kind}({})", v.join(", "));
+        let (Ok(Value::Packed(x)), Ok(Value::Packed(y))) = (parse(&text(&a)), parse(&text(&b)))
+        else {
+            continue;
+        };
+        let want = packed_eq_every_element(&x, &y);
+        assert_eq!(x.sem_eq(&y), want, "{} against {}", text(&a), text(&b));
+        compared += 1;
+        unequal += usize::from(!want);
+    }
+    // Both answers were met often enough for the comparison to mean something.
+    assert!(
+        compared > 3000 && unequal > 500,
+        "{compared} compared, {unequal} unequal"
+    );
+}
+
 #[test]
 fn depth_bound() {
     let deep = "[".repeat(100_000);
