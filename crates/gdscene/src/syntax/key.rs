@@ -222,13 +222,15 @@ impl KeyMemo {
     }
 }
 
-/// A name's first eight bytes (zeros past its end) as one word.
+/// A name's first eight bytes (zeros past its end) as one little-endian word, built in
+/// a register: copying a short name into a zeroed array called `memcpy`, whose byte
+/// stores the word's load then waited for (half the memo's time on a fresh reading).
 #[inline]
 fn first_word(b: &[u8]) -> u64 {
-    let mut w = [0u8; 8];
-    let n = b.len().min(8);
-    w[..n].copy_from_slice(&b[..n]);
-    u64::from_le_bytes(w)
+    if let Some(w) = b.first_chunk::<8>() {
+        return u64::from_le_bytes(*w);
+    }
+    b.iter().rev().fold(0, |w, &x| w << 8 | u64::from(x))
 }
 
 /// The home slot of a name: its length, first eight bytes and last byte, multiplied by
@@ -269,6 +271,23 @@ mod tests {
         assert_eq!(hash(&|h| a.hash(h)), hash(&|h| "name".hash(h)));
         let map: HashMap<Key, u8> = [(a, 1)].into_iter().collect();
         assert_eq!(map.get("name"), Some(&1));
+    }
+
+    #[test]
+    fn a_first_word_is_the_zero_padded_bytes() {
+        for name in [
+            "",
+            "a",
+            "name",
+            "abcdefg",
+            "abcdefgh",
+            "metadata/_edit_lock_",
+        ] {
+            let mut w = [0u8; 8];
+            let n = name.len().min(8);
+            w[..n].copy_from_slice(&name.as_bytes()[..n]);
+            assert_eq!(first_word(name.as_bytes()), u64::from_le_bytes(w), "{name}");
+        }
     }
 
     #[test]
