@@ -102,7 +102,7 @@ impl<'a> Like<'a> {
         let from = sec.span.start();
         // Every offset inside a section is at or after its start.
         let at = |x: usize| x.saturating_sub(from) + pos;
-        let moved = |s: Span| Span::new(at(s.start())..at(s.end()));
+        let moved = |s: Span| s.moved(from, pos);
         let first_field = to.fields.len();
         to.fields.extend(sec.tag.fields.iter().map(|f| Field {
             key: f.key,
