@@ -16,7 +16,7 @@ use crate::merge::shared::sections::{Line, Origin, OutSec, TagOut};
 use crate::merge::tree::held::Needs;
 use crate::model::{Scene, SectionKind};
 use crate::syntax::{Section, Span};
-use crate::value::{scan_refs_in_text, RefKind};
+use crate::value::{may_name_ref, scan_refs_in_text, RefKind};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// A rename or move of one side that the other side's changes followed.
@@ -366,7 +366,7 @@ impl<'a> Disputed<'a> {
     /// that could spell one. An empty id is found in any text.
     fn may_name(&self, text: &str) -> bool {
         !self.finders.is_empty()
-            && (text.contains('\\')
+            && (memchr::memchr(b'\\', text.as_bytes()).is_some()
                 || self
                     .finders
                     .iter()
@@ -378,7 +378,7 @@ impl<'a> Disputed<'a> {
 /// every id in `text` names the same identity on all three sides. Only a text that may
 /// name a disputed id is read reference by reference.
 fn same_idents_everywhere(ctx: &Ctx, text: &str, disputed: &Disputed) -> bool {
-    if !text.contains("Resource") || !disputed.may_name(text) {
+    if !may_name_ref(text) || !disputed.may_name(text) {
         return true;
     }
     let mut same = true;
