@@ -17,7 +17,7 @@ use crate::merge::shared::merged::MergedNode;
 use crate::merge::shared::sections::{Line, OutSec, Src};
 use crate::merge::shared::sequence::merge_order;
 use crate::model::FileKind;
-use crate::value::{may_name_sub, scan_refs_in_text, IdsAhead, RefKind, WordAhead};
+use crate::value::{may_name_sub, scan_refs_in_text, RefKind, SubsSpelled};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// Deeper dependency chains than this are cut (hostile input).
@@ -87,11 +87,12 @@ pub(in crate::merge) fn subs(
     users: &Users,
 ) -> Vec<usize> {
     let merged = merged_subs(ctx, keep, refs);
-    let in_saver_order = |side: usize| side_saver_order(ctx, side) == ctx.id.sub.of[side];
+    let ahead = Aheads::new(ctx);
+    let in_saver_order = |side: usize| side_saver_order(ctx, side, &ahead) == ctx.id.sub.of[side];
     if merged.is_empty() || !in_saver_order(O) || !in_saver_order(T) {
         return merged;
     }
-    saver_subs(ctx, keep, users, &merged, refs).unwrap_or(merged)
+    saver_subs(ctx, keep, (users, &ahead), &merged, refs).unwrap_or(merged)
 }
 
 /// [`subs`]'s fallback: merged order, dependencies first.
@@ -292,48 +293,52 @@ fn out_subs_in_order(ctx: &Ctx, out: &OutSec, passes: &mut Passes) -> Vec<usize>
     acc
 }
 
-/// A side with more sub_resources than this is searched for the word `SubResource`
-/// only, not for each id (a pass over the text each).
-const MAX_IDS_AHEAD: usize = 4;
-
 /// What passes over the pieces of a side's text that can name no sub_resource the walk
-/// has not met, searching ahead: those without the word `SubResource`, and (a side of a
-/// few sub_resources) those without the id of one not met yet nor a `\` (an id the
-/// scanner reports is spelled out unless escaped: [`IdsAhead`]). The many sections that
-/// name only sub_resources met long before are then passed over without reading their
-/// properties.
-struct NewAhead<'c> {
-    /// `SubResource`.
-    sub: WordAhead<'c>,
-    /// The side's sub_resources' ids, and the identity of each.
-    ids: Option<(IdsAhead<'c>, Vec<usize>)>,
+/// has not met: those that spell no reference to one not met ([`SubsSpelled`], one
+/// search through the side's text). The many sections that name only sub_resources met
+/// long before are then passed over without reading their properties.
+struct NewAhead {
+    /// The identities of the sub_resources the side's text spells references to.
+    named: SubsSpelled<usize>,
 }
 
-impl<'c> NewAhead<'c> {
+impl NewAhead {
     /// For side `side`.
-    fn of(ctx: &Ctx<'c>, side: usize) -> Self {
+    fn of(ctx: &Ctx, side: usize) -> Self {
         let sc = ctx.sc[side];
-        let ids = (sc.sub_resources.len() <= MAX_IDS_AHEAD).then(|| {
-            let ids = sc.sub_resources.iter().map(|r| r.id.as_str());
-            let ident = |k: usize| ctx.id.sub.of[side].get(k).copied();
-            let idents = (0..sc.sub_resources.len()).map(|k| ident(k).unwrap_or(usize::MAX));
-            (IdsAhead::new(&sc.doc.text, ids), idents.collect())
-        });
-        NewAhead {
-            sub: WordAhead::sub(&sc.doc.text),
-            ids,
-        }
+        let (idx, of) = (&ctx.idx[side], &ctx.id.sub.of[side]);
+        let named = SubsSpelled::new(&sc.doc.text, |id| of.get(*idx.sub.get(id)?).copied());
+        NewAhead { named }
     }
 
     /// Whether `range` of the side's text may name an identity not in `seen`.
-    fn within(&mut self, range: std::ops::Range<usize>, seen: &BTreeSet<usize>) -> bool {
-        let named = match &mut self.ids {
-            Some((ids, idents)) => ids.within_any(range.clone(), |k| {
-                idents.get(k).is_none_or(|x| !seen.contains(x))
-            }),
-            None => true,
-        };
-        named && self.sub.within(range)
+    fn within(&self, range: std::ops::Range<usize>, seen: &BTreeSet<usize>) -> bool {
+        let named = self.named.within(range);
+        named.iter().any(|(_, x)| !seen.contains(x))
+    }
+}
+
+/// Each side's [`NewAhead`], made when first asked for: the side's walk and the
+/// merged content's share one search through the side's text.
+struct Aheads<'c, 'a> {
+    /// What the searches are made from.
+    ctx: &'c Ctx<'a>,
+    /// Each side's, once made.
+    made: [std::cell::OnceCell<NewAhead>; 3],
+}
+
+impl<'c, 'a> Aheads<'c, 'a> {
+    /// None made yet.
+    fn new(ctx: &'c Ctx<'a>) -> Self {
+        Aheads {
+            ctx,
+            made: Default::default(),
+        }
+    }
+
+    /// Side `side`'s.
+    fn of(&self, side: usize) -> &NewAhead {
+        self.made[side].get_or_init(|| NewAhead::of(self.ctx, side))
     }
 }
 
@@ -432,7 +437,7 @@ fn saver_walk(
 }
 
 /// A side's sub_resources in the order the saver would write them.
-fn side_saver_order(ctx: &Ctx, side: usize) -> Vec<usize> {
+fn side_saver_order(ctx: &Ctx, side: usize, ahead: &Aheads) -> Vec<usize> {
     let sc = ctx.sc[side];
     let children = |x: usize| match ctx.id.sub.at[x][side] {
         Some(i) => flat(side_uses(ctx, side, sc.sub_resources[i].section), true),
@@ -448,7 +453,7 @@ fn side_saver_order(ctx: &Ctx, side: usize) -> Vec<usize> {
         return saver_walk(flat(side_uses(ctx, side, r), true), &children, &sought);
     }
     let mut w = Walk::new(&children, &sought);
-    let mut ahead = NewAhead::of(ctx, side);
+    let ahead = ahead.of(side);
     for n in &sc.nodes {
         if w.done() {
             break;
@@ -468,7 +473,7 @@ fn side_saver_order(ctx: &Ctx, side: usize) -> Vec<usize> {
 fn saver_subs(
     ctx: &Ctx,
     keep: &BTreeSet<usize>,
-    users: &Users,
+    (users, ahead): (&Users, &Aheads),
     merged: &[usize],
     refs: &BTreeMap<usize, (BTreeSet<usize>, Vec<usize>)>,
 ) -> Option<Vec<usize>> {
@@ -487,13 +492,12 @@ fn saver_subs(
         }
         _ => {
             let mut w = Walk::new(&children, &sought);
-            let mut ahead = [B, O, T].map(|side| NewAhead::of(ctx, side));
             for n in &users.nodes {
                 if w.done() {
                     break;
                 }
                 let seen = &w.seen;
-                let mut passes = |s: &Src| ahead[s.0].within(s.1.clone(), seen);
+                let mut passes = |s: &Src| ahead.of(s.0).within(s.1.clone(), seen);
                 for r in out_subs_in_order(ctx, n, &mut passes) {
                     w.root(r);
                 }
@@ -610,7 +614,7 @@ w = SubResource(\"\\u00782\")
             let new = |v: Vec<usize>| -> Vec<usize> {
                 v.into_iter().filter(|x| !seen.contains(x)).collect()
             };
-            let mut ahead = [B, O, T].map(|side| NewAhead::of(&ctx, side));
+            let ahead = [B, O, T].map(|side| NewAhead::of(&ctx, side));
             let mut passes = |s: &Src| ahead[s.0].within(s.1.clone(), &seen);
             for (k, &n) in order.iter().enumerate() {
                 let section = sc.nodes[n].section;
