@@ -311,6 +311,13 @@ impl NewAhead {
         NewAhead { named }
     }
 
+    /// Where the side's text next spells a reference to an identity not in `seen`, at or
+    /// after `from`.
+    fn next_new(&self, from: usize, seen: &BTreeSet<usize>) -> Option<usize> {
+        let rest = self.named.within(from..usize::MAX);
+        rest.iter().find(|(_, x)| !seen.contains(x)).map(|e| e.0)
+    }
+
     /// Whether `range` of the side's text may name an identity not in `seen`.
     fn within(&self, range: std::ops::Range<usize>, seen: &BTreeSet<usize>) -> bool {
         let named = self.named.within(range);
@@ -453,18 +460,37 @@ fn side_saver_order(ctx: &Ctx, side: usize, ahead: &Aheads) -> Vec<usize> {
         return saver_walk(flat(side_uses(ctx, side, r), true), &children, &sought);
     }
     let mut w = Walk::new(&children, &sought);
-    let ahead = ahead.of(side);
-    for n in &sc.nodes {
-        if w.done() {
-            break;
+    side_roots(ctx, side, ahead.of(side), &mut w, true);
+    w.out
+}
+
+/// Walk from the identities a side's nodes name, in order, until done. `jump`: when
+/// the nodes are in file order (as a parsed scene has them), the run of nodes before
+/// the next reference to an identity not met is passed over at once (each of them would
+/// be: [`NewAhead`] passes over its section, so it gives no root); tests compare with
+/// asking node by node.
+fn side_roots(ctx: &Ctx, side: usize, ahead: &NewAhead, w: &mut Walk, jump: bool) {
+    let nodes = &ctx.sc[side].nodes;
+    let span = |k: usize| ctx.sec(side, nodes[k].section).span;
+    let jump = jump && nodes.windows(2).all(|p| p[0].section < p[1].section);
+    let mut k = 0;
+    while k < nodes.len() && !w.done() {
+        if jump {
+            let Some(at) = ahead.next_new(span(k).start(), &w.seen) else {
+                break;
+            };
+            k += nodes[k..].partition_point(|n| ctx.sec(side, n.section).span.end() <= at);
+            if k >= nodes.len() {
+                break;
+            }
         }
         let seen = &w.seen;
         let mut passes = |s: &Src| ahead.within(s.1.clone(), seen);
-        for r in side_subs_in_order(ctx, side, n.section, &mut passes) {
+        for r in side_subs_in_order(ctx, side, nodes[k].section, &mut passes) {
             w.root(r);
         }
+        k += 1;
     }
-    w.out
 }
 
 /// The saver's order of the merged content, the kept sub_resources nothing reaches
@@ -631,6 +657,42 @@ w = SubResource(\"\\u00782\")
                 assert_eq!(new(got), new(want), "section {section}");
             }
         }
+    }
+
+    /// A side's walk passing over runs of nodes at once meets what asking node by node
+    /// meets, in the same order (sought until every identity is met, or to the end), on
+    /// the test scene and the corpus.
+    #[test]
+    fn the_side_walk_passes_over_only_nodes_that_give_no_root() {
+        let corpus = crate::test_support::corpus_texts(3)
+            .into_iter()
+            .map(|(_, t)| t);
+        let mut roots = 0;
+        for text in std::iter::once(SCENE.to_string()).chain(corpus) {
+            let Ok(sc) = Scene::parse(text.as_bytes()) else {
+                continue;
+            };
+            let ctx = Ctx::new([&sc, &sc, &sc], match_all([&sc, &sc, &sc]));
+            let children = |x: usize| match ctx.id.sub.at[x][O] {
+                Some(i) => flat(side_uses(&ctx, O, sc.sub_resources[i].section), true),
+                None => Vec::new(),
+            };
+            for all in [ctx.id.sub.of[O].len(), usize::MAX] {
+                let sought = Sought {
+                    counts: &|_| true,
+                    all,
+                };
+                let walk = |jump: bool| {
+                    let mut w = Walk::new(&children, &sought);
+                    side_roots(&ctx, O, &NewAhead::of(&ctx, O), &mut w, jump);
+                    w.out
+                };
+                let want = walk(false);
+                assert_eq!(walk(true), want);
+                roots += want.len();
+            }
+        }
+        assert!(roots > 0, "the walks met nothing");
     }
 
     /// In file order, backwards, and on the corpus.
