@@ -168,6 +168,15 @@ impl<T> SubsSpelled<T> {
         &rest[..gallop(rest, |e| e.0 < range.end)]
     }
 
+    /// The entries `f` makes something of, as it makes them.
+    pub fn filter_map<U>(&self, mut f: impl FnMut(&T) -> Option<U>) -> SubsSpelled<U> {
+        let at = self.at.iter().filter_map(|(i, t)| Some((*i, f(t)?)));
+        SubsSpelled {
+            at: at.collect(),
+            hint: std::cell::Cell::new(0),
+        }
+    }
+
     /// Whether there is no entry at all.
     pub fn is_empty(&self) -> bool {
         self.at.is_empty()

@@ -65,21 +65,47 @@ pub(super) struct UnboundAhead {
 }
 
 impl UnboundAhead {
-    /// For side `x` of scene `s` (ids as `idx` has them), bound as `sub` has it now.
-    pub(super) fn new(s: &Scene, idx: &IdIndex, sub: &Table, x: usize) -> Self {
+    /// For side `x`, bound as `sub` has it now, from the references its text spells
+    /// (`named`, asked for only when some sub_resource of the side is unbound).
+    pub(super) fn new<'n>(
+        named: impl FnOnce() -> &'n SubsSpelled<usize>,
+        sub: &Table,
+        x: usize,
+    ) -> Self {
         // All bound: no reference can be to one unbound, and the text is not searched.
-        let all_bound = (0..s.sub_resources.len()).all(|k| sub.bound(x, k));
-        let text = if all_bound { "" } else { s.doc.text.as_str() };
-        let unbound = SubsSpelled::new(text, |id| {
-            let k = *idx.sub.get(id)?;
-            (!sub.bound(x, k)).then_some(())
-        });
+        let all_bound = (0..sub.of[x].len()).all(|k| sub.bound(x, k));
+        let unbound = match all_bound {
+            true => SubsSpelled::new("", |_| None),
+            false => named().filter_map(|&k| (!sub.bound(x, k)).then_some(())),
+        };
         UnboundAhead { unbound }
     }
 
     /// Whether `range` of the side's text may refer to a sub_resource unbound.
     pub(super) fn within(&self, range: std::ops::Range<usize>) -> bool {
         !self.unbound.within(range).is_empty()
+    }
+}
+
+/// The `SubResource(...)` references each side's text spells, by the index of the
+/// sub_resource named (ids as [`IdIndex`] reads them), searched once per side when first
+/// asked for: matching and the saver's order ([`crate::merge::ids`]) read one list.
+#[derive(Default)]
+pub(in crate::merge) struct SubsNamed {
+    /// Each side's, once searched.
+    sides: [std::cell::OnceCell<SubsSpelled<usize>>; 3],
+}
+
+impl SubsNamed {
+    /// Side `side`'s, whose scene is `s` and ids `idx`.
+    pub(in crate::merge) fn of(
+        &self,
+        s: &Scene,
+        idx: &IdIndex,
+        side: usize,
+    ) -> &SubsSpelled<usize> {
+        self.sides[side]
+            .get_or_init(|| SubsSpelled::new(&s.doc.text, |id| idx.sub.get(id).copied()))
     }
 }
 
@@ -309,13 +335,19 @@ pub(super) struct SubMatcher<'s, 'a> {
     idx: [IdIndex<'a>; 3],
     ext: &'s Table,
     node: &'s Table,
+    /// The references each side spells, shared with later stages.
+    named: &'s SubsNamed,
     pub(super) sub: Table,
     pub(super) sub_matches: Vec<SubMatch>,
 }
 
 impl<'s, 'a> SubMatcher<'s, 'a> {
     /// Every sub_resource of base is its own identity; ours' and theirs' are unbound.
-    pub(super) fn new(sc: [&'a Scene; 3], ext: &'s Table, node: &'s Table) -> Self {
+    pub(super) fn new(
+        sc: [&'a Scene; 3],
+        (ext, node): (&'s Table, &'s Table),
+        named: &'s SubsNamed,
+    ) -> Self {
         let mut sub = Table::new(sc.map(|s| s.sub_resources.len()));
         for i in 0..sc[B].sub_resources.len() {
             sub.fresh(B, i);
@@ -325,6 +357,7 @@ impl<'s, 'a> SubMatcher<'s, 'a> {
             idx: sc.map(IdIndex::new),
             ext,
             node,
+            named,
             sub,
             sub_matches: Vec::new(),
         }
@@ -342,7 +375,8 @@ impl<'s, 'a> SubMatcher<'s, 'a> {
         // a section that did not cannot later).
         let mut x_cand: Vec<Option<bool>> = vec![None; self.sc[x].doc.sections.len()];
         // The sections that cannot refer to one, passed over in turn.
-        let ahead = UnboundAhead::new(self.sc[x], &self.idx[x], &self.sub, x);
+        let named = || self.named.of(self.sc[x], &self.idx[x], x);
+        let ahead = UnboundAhead::new(named, &self.sub, x);
         // Reference sides: base, and for theirs also what ours added. Not by use
         // between what ours and theirs both added: two new resources are one only
         // when identical (by content).
@@ -571,7 +605,8 @@ mod tests {
             for k in (0..n).filter(|_| next(3) == 0) {
                 sub.fresh(O, k);
             }
-            let ahead = UnboundAhead::new(&s, &idx, &sub, O);
+            let named = SubsSpelled::new(&s.doc.text, |id| idx.sub.get(id).copied());
+            let ahead = UnboundAhead::new(|| &named, &sub, O);
             for k in (0..n).filter(|_| next(4) == 0) {
                 if !sub.bound(O, k) {
                     sub.fresh(O, k);

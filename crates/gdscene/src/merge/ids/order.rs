@@ -305,9 +305,9 @@ struct NewAhead {
 impl NewAhead {
     /// For side `side`.
     fn of(ctx: &Ctx, side: usize) -> Self {
-        let sc = ctx.sc[side];
-        let (idx, of) = (&ctx.idx[side], &ctx.id.sub.of[side]);
-        let named = SubsSpelled::new(&sc.doc.text, |id| of.get(*idx.sub.get(id)?).copied());
+        let of = &ctx.id.sub.of[side];
+        let named = ctx.subs_named.of(ctx.sc[side], &ctx.idx[side], side);
+        let named = named.filter_map(|&k| of.get(k).copied());
         NewAhead { named }
     }
 

@@ -44,6 +44,9 @@ pub(in crate::merge) struct Ctx<'a> {
     /// the hunks are spelled (a `unique_id` theirs' part renumbers): the start of
     /// [`crate::merge::output::hunk_parts::HunkParts`]'s fields.
     pub(in crate::merge) hunk_fields: crate::merge::shared::sections::TagFields,
+    /// The `SubResource(...)` references each side spells, searched once for matching
+    /// and the resource order.
+    pub(in crate::merge) subs_named: crate::merge::identity::SubsNamed,
 }
 
 /// Where a node hangs, by identity where it can.
@@ -121,6 +124,7 @@ impl<'a> Ctx<'a> {
             state_policy: true,
             driven: HashMap::new(),
             hunk_fields: Default::default(),
+            subs_named: Default::default(),
         }
     }
 
