@@ -60,31 +60,61 @@ pub(super) fn sub_refs(text: &str, idx: &IdIndex) -> Vec<usize> {
 /// search through the side's text, [`SubsSpelled`]; bindings only add up, so a
 /// sub_resource unbound later is among those unbound then).
 pub(super) struct UnboundAhead {
-    /// The references the side's text spells to sub_resources unbound.
-    unbound: SubsSpelled<()>,
+    /// The sections whose span holds such a reference, in order.
+    sections: Vec<usize>,
 }
 
 impl UnboundAhead {
-    /// For side `x`, bound as `sub` has it now, from the references its text spells
-    /// (`named`, asked for only when some sub_resource of the side is unbound).
+    /// For side `x` of scene `s`, bound as `sub` has it now, from the references its
+    /// text spells (`named`, asked for only when some sub_resource of it is unbound).
     pub(super) fn new<'n>(
+        s: &Scene,
         named: impl FnOnce() -> &'n SubsSpelled<usize>,
         sub: &Table,
         x: usize,
     ) -> Self {
         // All bound: no reference can be to one unbound, and the text is not searched.
-        let all_bound = (0..sub.of[x].len()).all(|k| sub.bound(x, k));
-        let unbound = match all_bound {
-            true => SubsSpelled::new("", |_| None),
-            false => named().filter_map(|&k| (!sub.bound(x, k)).then_some(())),
-        };
-        UnboundAhead { unbound }
+        if (0..sub.of[x].len()).all(|k| sub.bound(x, k)) {
+            return UnboundAhead {
+                sections: Vec::new(),
+            };
+        }
+        let unbound = named().filter_map(|&k| (!sub.bound(x, k)).then_some(()));
+        UnboundAhead {
+            sections: sections_holding(s, &unbound),
+        }
     }
 
-    /// Whether `range` of the side's text may refer to a sub_resource unbound.
-    pub(super) fn within(&self, range: std::ops::Range<usize>) -> bool {
-        !self.unbound.within(range).is_empty()
+    /// Whether section `section` of the side may refer to a sub_resource unbound.
+    pub(super) fn may_refer(&self, section: usize) -> bool {
+        self.sections.binary_search(&section).is_ok()
     }
+}
+
+/// The sections of `s` whose span holds an entry of `at`, in order: found from the
+/// entries when the sections lie in file order (as a parsed scene's do), else section by
+/// section.
+fn sections_holding<T>(s: &Scene, at: &SubsSpelled<T>) -> Vec<usize> {
+    let secs = &s.doc.sections;
+    let span = |i: usize| secs[i].span.range();
+    if !secs
+        .windows(2)
+        .all(|w| w[0].span.end() <= w[1].span.start())
+    {
+        let holds = |&i: &usize| !at.within(span(i)).is_empty();
+        return (0..secs.len()).filter(holds).collect();
+    }
+    let mut out: Vec<usize> = Vec::new();
+    for &(offset, _) in at.within(0..usize::MAX) {
+        let i = secs.partition_point(|sec| sec.span.start() <= offset);
+        let Some(i) = i.checked_sub(1).filter(|&i| span(i).contains(&offset)) else {
+            continue;
+        };
+        if out.last() != Some(&i) {
+            out.push(i);
+        }
+    }
+    out
 }
 
 /// The `SubResource(...)` references each side's text spells, by the index of the
@@ -119,7 +149,7 @@ pub(super) fn refers_unbound(
     side: usize,
 ) -> bool {
     let sec = &s.doc.sections[section];
-    if !ahead.within(sec.span.range()) {
+    if !ahead.may_refer(section) {
         return false;
     }
     sec.props.iter().any(|p| {
@@ -376,7 +406,7 @@ impl<'s, 'a> SubMatcher<'s, 'a> {
         let mut x_cand: Vec<Option<bool>> = vec![None; self.sc[x].doc.sections.len()];
         // The sections that cannot refer to one, passed over in turn.
         let named = || self.named.of(self.sc[x], &self.idx[x], x);
-        let ahead = UnboundAhead::new(named, &self.sub, x);
+        let ahead = UnboundAhead::new(self.sc[x], named, &self.sub, x);
         // Reference sides: base, and for theirs also what ours added. Not by use
         // between what ours and theirs both added: two new resources are one only
         // when identical (by content).
@@ -582,6 +612,27 @@ mod tests {
         })
     }
 
+    /// The sections found from the references' offsets are those whose span holds one,
+    /// section by section, on the corpus.
+    #[test]
+    fn the_sections_holding_references_are_found_from_their_offsets() {
+        let mut holding = 0;
+        for (stored, text) in crate::test_support::corpus_texts(3) {
+            let Ok(s) = Scene::parse(text.as_bytes()) else {
+                continue;
+            };
+            let named = SubsSpelled::new(&s.doc.text, |_| Some(()));
+            let span = |i: usize| s.doc.sections[i].span.range();
+            let slow: Vec<usize> = (0..s.doc.sections.len())
+                .filter(|&i| !named.within(span(i)).is_empty())
+                .collect();
+            assert_eq!(sections_holding(&s, &named), slow, "{stored}");
+            holding += slow.len();
+        }
+        let shared = crate::test_support::shared_dir().is_some();
+        assert!(!shared || holding > 0);
+    }
+
     /// A section the quick path passes over refers to no sub_resource unbound, with
     /// some bound when it was made and more bound after, on the corpus; and it passes
     /// over some (a test that can fail).
@@ -606,14 +657,14 @@ mod tests {
                 sub.fresh(O, k);
             }
             let named = SubsSpelled::new(&s.doc.text, |id| idx.sub.get(id).copied());
-            let ahead = UnboundAhead::new(|| &named, &sub, O);
+            let ahead = UnboundAhead::new(&s, || &named, &sub, O);
             for k in (0..n).filter(|_| next(4) == 0) {
                 if !sub.bound(O, k) {
                     sub.fresh(O, k);
                 }
             }
             for section in 0..s.doc.sections.len() {
-                let quick = ahead.within(s.doc.sections[section].span.range());
+                let quick = ahead.may_refer(section);
                 let slow = refers_slowly(&s, section, &idx, &sub);
                 assert!(quick || !slow, "{stored} section {section}");
                 passed += usize::from(!quick);
