@@ -318,12 +318,29 @@ impl NewAhead {
         rest.iter().find(|(_, x)| !seen.contains(x)).map(|e| e.0)
     }
 
-    /// Whether `range` of the side's text may name an identity not in `seen`.
-    fn within(&self, range: std::ops::Range<usize>, seen: &BTreeSet<usize>) -> bool {
-        let named = self.named.within(range);
-        named.iter().any(|(_, x)| !seen.contains(x))
+    /// Whether `range` of the side's text may name an identity not in `seen`, which
+    /// only grows between the calls of one walk, whose [`Clear`] this is.
+    fn within(&self, range: std::ops::Range<usize>, seen: &BTreeSet<usize>, clear: &Clear) -> bool {
+        let (from, to) = clear.get();
+        if from <= range.start && range.end <= to {
+            return false;
+        }
+        let named = self.named.within(range.clone());
+        let new = named.iter().any(|(_, x)| !seen.contains(x));
+        // Moving on past the stretch: the next one runs to the next new reference (the
+        // entries between are read once as the walk goes forward).
+        if !new && range.start >= to {
+            let next = self.next_new(range.start, seen).unwrap_or(usize::MAX);
+            clear.set((range.start, next));
+        }
+        new
     }
 }
+
+/// A stretch of a side's text (from, to) that spells no reference to an identity one
+/// walk has not met: the walk meets more, never fewer, so it stays so, and
+/// [`NewAhead::within`] passes over a range inside it with two comparisons.
+type Clear = std::cell::Cell<(usize, usize)>;
 
 /// Each side's [`NewAhead`], made when first asked for: the side's walk and the
 /// merged content's share one search through the side's text.
@@ -473,6 +490,7 @@ fn side_roots(ctx: &Ctx, side: usize, ahead: &NewAhead, w: &mut Walk, jump: bool
     let nodes = &ctx.sc[side].nodes;
     let span = |k: usize| ctx.sec(side, nodes[k].section).span;
     let jump = jump && nodes.windows(2).all(|p| p[0].section < p[1].section);
+    let clear = Clear::default();
     let mut k = 0;
     while k < nodes.len() && !w.done() {
         if jump {
@@ -485,7 +503,7 @@ fn side_roots(ctx: &Ctx, side: usize, ahead: &NewAhead, w: &mut Walk, jump: bool
             }
         }
         let seen = &w.seen;
-        let mut passes = |s: &Src| ahead.within(s.1.clone(), seen);
+        let mut passes = |s: &Src| ahead.within(s.1.clone(), seen, &clear);
         for r in side_subs_in_order(ctx, side, nodes[k].section, &mut passes) {
             w.root(r);
         }
@@ -518,12 +536,13 @@ fn saver_subs(
         }
         _ => {
             let mut w = Walk::new(&children, &sought);
+            let clear: [Clear; 3] = Default::default();
             for n in &users.nodes {
                 if w.done() {
                     break;
                 }
                 let seen = &w.seen;
-                let mut passes = |s: &Src| ahead.of(s.0).within(s.1.clone(), seen);
+                let mut passes = |s: &Src| ahead.of(s.0).within(s.1.clone(), seen, &clear[s.0]);
                 for r in out_subs_in_order(ctx, n, &mut passes) {
                     w.root(r);
                 }
@@ -641,7 +660,8 @@ w = SubResource(\"\\u00782\")
                 v.into_iter().filter(|x| !seen.contains(x)).collect()
             };
             let ahead = [B, O, T].map(|side| NewAhead::of(&ctx, side));
-            let mut passes = |s: &Src| ahead[s.0].within(s.1.clone(), &seen);
+            let clear: [Clear; 3] = Default::default();
+            let mut passes = |s: &Src| ahead[s.0].within(s.1.clone(), &seen, &clear[s.0]);
             for (k, &n) in order.iter().enumerate() {
                 let section = sc.nodes[n].section;
                 let want = flat(side_uses(&ctx, O, section), false);
@@ -693,6 +713,39 @@ w = SubResource(\"\\u00782\")
             }
         }
         assert!(roots > 0, "the walks met nothing");
+    }
+
+    /// Asked about ranges mostly forward while the identities met grow, a walk's
+    /// passing over agrees with reading the references in each range, on the corpus.
+    #[test]
+    fn the_clear_stretch_passes_over_only_ranges_without_new_references() {
+        let mut next = rng(13);
+        let mut new = 0;
+        for (_, text) in crate::test_support::corpus_texts(3) {
+            let Ok(sc) = Scene::parse(text.as_bytes()) else {
+                continue;
+            };
+            let ctx = Ctx::new([&sc, &sc, &sc], match_all([&sc, &sc, &sc]));
+            let (ahead, clear) = (NewAhead::of(&ctx, O), Clear::default());
+            let (n, len) = (ctx.id.sub.at.len(), sc.doc.text.len());
+            let (mut seen, mut start) = (BTreeSet::new(), 0);
+            for _ in 0..200 {
+                start = match next(8) {
+                    0 => next(len + 1),
+                    _ => (start + next(400)).min(len),
+                };
+                let end = (start + next(300)).min(len);
+                let named = ahead.named.within(start..end);
+                let want = named.iter().any(|(_, x)| !seen.contains(x));
+                assert_eq!(ahead.within(start..end, &seen, &clear), want);
+                new += usize::from(want);
+                if n > 0 && next(4) == 0 {
+                    seen.insert(next(n));
+                }
+            }
+        }
+        let shared = crate::test_support::shared_dir().is_some();
+        assert!(!shared || new > 0, "no range named a new identity");
     }
 
     /// In file order, backwards, and on the corpus.
