@@ -203,7 +203,8 @@ fn duplicate_ids<'a>(
 
 /// References, in file order: an ExtResource must resolve, a SubResource must be
 /// defined earlier (and not be the section itself). `quick`: sections without the word
-/// `Resource` are passed over (tests compare with reading every one).
+/// `Resource`, and short values read before without a problem, are passed over (tests
+/// compare with reading every one).
 fn reference_problems(
     scene: &Scene,
     lines: &LazyLines,
@@ -215,6 +216,11 @@ fn reference_problems(
     let line_at = |offset: usize| lines.at(offset);
     let mut defined: BTreeSet<&str> = BTreeSet::new();
     let mut ahead = WordAhead::any_ref(&doc.text);
+    // The short values read without a problem: one met again has none again (the ext
+    // ids stay, and the sub ids it names were defined then and still are), and is
+    // passed over (a big scene repeats `texture = ExtResource("1_t1l3s")` thousands
+    // of times).
+    let mut fine: FxSet<&str> = FxSet::default();
     for (i, s) in doc.sections.iter().enumerate() {
         // The many sections that name no resource are passed over (one search ahead
         // through the text); a sub_resource's own id still counts as defined after it.
@@ -223,7 +229,9 @@ fn reference_problems(
             continue;
         }
         let own_sub = own_sub(scene, i);
+        // Whether the text added no problem.
         let mut check_text = |start: usize, text: &str| {
+            let before = out.len();
             scan_refs_in_text(text, &mut |kind, id| match kind {
                 RefKind::Ext => {
                     if !ext_ids.contains(id) {
@@ -246,6 +254,7 @@ fn reference_problems(
                     }
                 }
             });
+            out.len() == before
         };
         // And so are the values without the word, in a section with it somewhere.
         let fields = s.tag.fields.iter().filter(|f| f.key != "id");
@@ -253,8 +262,16 @@ fn reference_problems(
             .map(|f| f.value)
             .chain(s.props.iter().map(|p| p.value));
         for v in values {
-            if !quick || ahead.within(v.range()) {
-                check_text(v.start(), doc.slice(&v));
+            if quick && !ahead.within(v.range()) {
+                continue;
+            }
+            let text = doc.slice(&v);
+            let short = quick && text.len() <= FINE_TEXT;
+            if short && fine.contains(text) {
+                continue;
+            }
+            if check_text(v.start(), text) && short {
+                fine.insert(text);
             }
         }
         if let Some(r) = own_sub {
@@ -262,6 +279,10 @@ fn reference_problems(
         }
     }
 }
+
+/// A value at most this long is remembered by [`reference_problems`] when it has no
+/// problem (hashing a long one costs about what reading it does).
+const FINE_TEXT: usize = 256;
 
 /// The sub_resource section `i` is, if it is one. sub_resources are in file order: found
 /// by bisection.
@@ -544,7 +565,20 @@ mod tests {
         assert_eq!(quick.len(), 2, "{quick:?}");
         assert_eq!(quick, slow);
         let broken = OK.replace("SubResource(\"C_1\")", "SubResource(\"C_2\")");
-        for src in [OK.to_string(), broken] {
+        // The same values again: a broken one is reported each time, and a sub_resource
+        // used before its definition and after it only before.
+        let twice = OK.replace(
+            "shape = SubResource(\"C_1\")\n",
+            "shape = SubResource(\"C_1\")\nx = SubResource(\"C_2\")\ny = ExtResource(\"9\")\n",
+        );
+        let early = twice.replace(
+            "[sub_resource type=\"CircleShape2D\" id=\"C_1\"]\n",
+            "[sub_resource type=\"CircleShape2D\" id=\"C_0\"]\nshape = SubResource(\"C_1\")\nx = SubResource(\"C_2\")\ny = ExtResource(\"9\")\n\n[sub_resource type=\"CircleShape2D\" id=\"C_1\"]\n",
+        );
+        let [quick, slow] = both_ways(&early);
+        assert_eq!(quick.len(), 5, "{quick:?}");
+        assert_eq!(quick, slow);
+        for src in [OK.to_string(), broken, twice] {
             let [quick, slow] = both_ways(&src);
             assert_eq!(quick, slow, "{src}");
         }

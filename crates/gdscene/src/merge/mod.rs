@@ -451,7 +451,9 @@ struct Structural {
 ///    with every conflict resolved to ours.
 fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, opts: &MergeOptions) -> Structural {
     let markers = &opts.markers;
-    let mut ctx = context::Ctx::new([b, o, t], identity::match_all([b, o, t]));
+    let named = identity::SubsNamed::default();
+    let mut ctx = context::Ctx::new([b, o, t], identity::match_all_sharing([b, o, t], &named));
+    ctx.subs_named = named;
     identity::record_identity_decisions(&mut ctx);
     ctx.layout_policy = !opts.no_layout_policy;
     ctx.state_policy = !opts.saved_state_conflicts;

@@ -11,7 +11,7 @@ mod refs;
 
 pub use packed::{PackedElems, PackedKind};
 pub use refs::{
-    may_name_ref, may_name_sub, rewrite_refs_in_text, scan_refs_in_text, IdsAhead, WordAhead,
+    may_name_ref, may_name_sub, rewrite_refs_in_text, scan_refs_in_text, SubsSpelled, WordAhead,
 };
 
 use std::borrow::Cow;

@@ -107,47 +107,91 @@ impl<'t> WordAhead<'t> {
     }
 }
 
-/// Where a few ids could be named in a text, searched ahead ([`WordAhead`]): an id the
-/// walk reports is spelled out in the text as it is (a bare token, or a quoted one
-/// without escapes), unless the text holds a `\`; so a range that holds neither any of
-/// the ids nor a `\` names none of them (many ids: one pass over the text each, so
-/// callers keep to a few).
-pub struct IdsAhead<'t> {
-    /// A `\`, then each id.
-    words: Vec<WordAhead<'t>>,
+/// Every `SubResource(<id>)` a text spells, found with one search for the word: the
+/// offset of each word and what the caller makes of its id (those it makes nothing of
+/// left out). A walk over any range of the text ([`scan_refs_in_text`]) reports a
+/// sub_resource only where its word lies inside the range, with the id read there, and
+/// reading from the word in the whole text gives the same id (a read that ends inside
+/// the range ends there in the whole text too); so the entries inside a range are all
+/// the walk can report of it (and more: those in strings, comments, cut by the range).
+/// Ranges asked mostly in the text's order cost a step each.
+pub struct SubsSpelled<T> {
+    /// (offset of the word, what its id stands for), in text order.
+    at: Vec<(usize, T)>,
+    /// Where the last range asked started in `at`: the next answer starts its search
+    /// there when its range does not start before.
+    hint: std::cell::Cell<usize>,
 }
 
-impl<'t> IdsAhead<'t> {
-    /// `ids` in `text`.
-    pub fn new<'i>(text: &'t str, ids: impl IntoIterator<Item = &'i str>) -> Self {
-        let escape = std::iter::once(WordAhead::new(text, &Finder::new(b"\\")));
-        let ids = ids
-            .into_iter()
-            .map(|id| WordAhead::new(text, &Finder::new(id.as_bytes())));
-        IdsAhead {
-            words: escape.chain(ids).collect(),
+impl<T> SubsSpelled<T> {
+    /// The `SubResource(...)` references `text` spells whose id `of` makes something of.
+    pub fn new(text: &str, mut of: impl FnMut(&str) -> Option<T>) -> Self
+    where
+        T: Clone,
+    {
+        // A big scene spells the same reference thousands of times: one spelled as the
+        // last one read (to its `)`) is that one again, not read nor looked up anew.
+        let mut last: Option<(&[u8], Option<T>)> = None;
+        let bytes = text.as_bytes();
+        let at = SUB_WORD
+            .find_iter(bytes)
+            .filter_map(|i| {
+                if let Some((spelled, t)) = &last {
+                    if bytes[i..].starts_with(spelled) {
+                        return Some((i, t.clone()?));
+                    }
+                }
+                let h = reference_at(text, i)?;
+                let t = of(&h.id);
+                let end = bytes[h.tok_end..].iter().position(|&b| b == b')');
+                last = end.map(|e| (&bytes[i..h.tok_end + e + 1], t.clone()));
+                Some((i, t?))
+            })
+            .collect();
+        SubsSpelled {
+            at,
+            hint: std::cell::Cell::new(0),
         }
     }
 
-    /// Whether `range` of the text may name one of the ids (a range outside it: yes).
-    pub fn within(&mut self, range: std::ops::Range<usize>) -> bool {
-        self.within_any(range, |_| true)
+    /// The entries whose word starts inside `range`, in text order.
+    pub fn within(&self, range: std::ops::Range<usize>) -> &[(usize, T)] {
+        let from = self.hint.get().min(self.at.len());
+        let before = |e: &(usize, T)| e.0 < range.start;
+        let first = if self.at[..from].last().is_none_or(before) {
+            from + gallop(&self.at[from..], before)
+        } else {
+            self.at.partition_point(before)
+        };
+        self.hint.set(first);
+        let rest = &self.at[first..];
+        &rest[..gallop(rest, |e| e.0 < range.end)]
     }
 
-    /// Whether `range` of the text may name one of the ids `asked` says yes to (by
-    /// their place in the list given).
-    pub fn within_any(
-        &mut self,
-        range: std::ops::Range<usize>,
-        asked: impl Fn(usize) -> bool,
-    ) -> bool {
-        let (escape, ids) = self.words.split_at_mut(1);
-        escape.iter_mut().any(|w| w.within(range.clone()))
-            || ids
-                .iter_mut()
-                .enumerate()
-                .any(|(i, w)| asked(i) && w.within(range.clone()))
+    /// The entries `f` makes something of, as it makes them.
+    pub fn filter_map<U>(&self, mut f: impl FnMut(&T) -> Option<U>) -> SubsSpelled<U> {
+        let at = self.at.iter().filter_map(|(i, t)| Some((*i, f(t)?)));
+        SubsSpelled {
+            at: at.collect(),
+            hint: std::cell::Cell::new(0),
+        }
     }
+
+    /// Whether there is no entry at all.
+    pub fn is_empty(&self) -> bool {
+        self.at.is_empty()
+    }
+}
+
+/// [`slice::partition_point`] searched from the front in growing steps: a cost in the
+/// log of the answer, not of the slice's length.
+fn gallop<T>(v: &[T], pred: impl Fn(&T) -> bool) -> usize {
+    let mut step = 1;
+    while step < v.len() && pred(&v[step - 1]) {
+        step *= 2;
+    }
+    let end = step.min(v.len());
+    v[..end].partition_point(pred)
 }
 
 /// Try to read a reference starting at `i` (the first letter of `ExtResource`/`SubResource`).
@@ -474,39 +518,62 @@ mod tests {
         }
     }
 
-    /// Every id the walk reports in a text without a `\` is spelled out in it, so a
-    /// range [`IdsAhead`] passes over names none of its ids.
+    /// Whether `small` is `big` with some entries left out.
+    fn is_subsequence(small: &[String], big: &[String]) -> bool {
+        let mut big = big.iter();
+        small.iter().all(|x| big.any(|y| y == x))
+    }
+
+    /// Asked about ranges in any order, the entries inside a range are those of the
+    /// whole list there, and every sub_resource id the walk reports over the range is
+    /// among them, in order (escaped ids, strings, comments, references cut by the
+    /// range).
     #[test]
-    fn ids_ahead_passes_over_only_ranges_that_name_none_of_them() {
+    fn the_subs_spelled_hold_every_id_the_walk_reports_in_a_range() {
         let mut next = xorshift(0x1234_5678_9abc_def1);
         const PIECES: &[&str] = &[
             "SubResource(\"a\")",
             "SubResource(\"b\\u0061\")",
-            "SubResource(\"\\u0062\")",
+            "SubResource( 7 )",
             "ExtResource( 12 )",
             "SubResource(",
+            "XSubResource(\"a\")",
             "b",
             "a\")",
             "\"",
+            ";",
+            "\n",
             "1",
             " ",
         ];
-        for _ in 0..5_000 {
-            let text: String = (0..next(10)).map(|_| PIECES[next(PIECES.len())]).collect();
-            let ids = ["a", "b", "12", "ba"];
-            let id = ids[next(ids.len())];
-            let mut ahead = IdsAhead::new(&text, [id]);
-            let (start, end) = (next(text.len() + 1), next(text.len() + 1));
-            let Some(part) = text.get(start.min(end)..end.max(start)) else {
-                continue;
-            };
-            let mut names = false;
-            scan_refs_in_text(part, &mut |_, got| names |= got == id);
-            let range = start.min(end)..end.max(start);
-            assert!(!names || ahead.within(range.clone()), "{text:?} {id}");
-            // Asked about no id, only an escape can name one.
-            let escaped = part.contains('\\');
-            assert_eq!(ahead.within_any(range, |_| false), escaped, "{text:?}");
+        for _ in 0..3_000 {
+            let text: String = (0..next(14)).map(|_| PIECES[next(PIECES.len())]).collect();
+            let spelled = SubsSpelled::new(&text, |id| Some(id.to_string()));
+            let all = spelled.at.clone();
+            let mut start = 0;
+            for _ in 0..8 {
+                start = if next(3) == 0 {
+                    next(text.len() + 1)
+                } else {
+                    (start + next(12)).min(text.len())
+                };
+                let end = (start + next(40)).min(text.len());
+                let got = spelled.within(start..end);
+                let inside = all.iter().filter(|e| (start..end).contains(&e.0));
+                let want: Vec<(usize, String)> = inside.cloned().collect();
+                assert_eq!(got, &want[..], "{text:?} {start}..{end}");
+                let Some(part) = text.get(start..end) else {
+                    continue;
+                };
+                let mut walked = Vec::new();
+                scan_refs_in_text(part, &mut |k, id| {
+                    if k == RefKind::Sub {
+                        walked.push(id.to_string());
+                    }
+                });
+                let ids: Vec<String> = got.iter().map(|e| e.1.clone()).collect();
+                assert!(is_subsequence(&walked, &ids), "{text:?} {start}..{end}");
+            }
         }
     }
 

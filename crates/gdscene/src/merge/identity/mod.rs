@@ -19,13 +19,21 @@ use crate::model::Scene;
 use ext_resources::match_exts;
 use nodes::match_nodes;
 use std::collections::BTreeMap;
+pub(in crate::merge) use sub_resources::SubsNamed;
 use sub_resources::{SubMatcher, REIMPORT};
 
-/// Match everything.
+/// Match everything (tests: the merge keeps what it searches, [`match_all_sharing`]).
+#[cfg(test)]
 pub fn match_all<'a>(sc: [&'a Scene; 3]) -> Idents<'a> {
+    match_all_sharing(sc, &SubsNamed::default())
+}
+
+/// [`match_all`], the sub_resource references it searches the sides for kept in `named`
+/// for later stages.
+pub(in crate::merge) fn match_all_sharing<'a>(sc: [&'a Scene; 3], named: &SubsNamed) -> Idents<'a> {
     let ext = match_exts(sc);
     let (node, paths, parent_at, shared_changes, same_place) = match_nodes(sc);
-    let mut m = SubMatcher::new(sc, &ext, &node);
+    let mut m = SubMatcher::new(sc, (&ext, &node), named);
     for x in [O, T] {
         m.match_side(x);
     }

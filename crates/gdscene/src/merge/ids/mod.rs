@@ -4,5 +4,6 @@
 //! the printer rewrites every reference with.
 
 pub(super) mod assign;
+mod new_refs;
 pub(super) mod node_uids;
 pub(super) mod order;

@@ -10,6 +10,7 @@
 //! values are its nodes' properties in file order; a sub_resource's (and a `.tres`'s
 //! `[resource]`'s) properties are visited sorted by name (`property_list.sort()`).
 
+use super::new_refs::{Aheads, Clear, NewAhead};
 use crate::merge::ids::assign::natural_cmp;
 use crate::merge::shared::context::Ctx;
 use crate::merge::shared::idents::{B, O, T};
@@ -17,7 +18,7 @@ use crate::merge::shared::merged::MergedNode;
 use crate::merge::shared::sections::{Line, OutSec, Src};
 use crate::merge::shared::sequence::merge_order;
 use crate::model::FileKind;
-use crate::value::{may_name_sub, scan_refs_in_text, IdsAhead, RefKind, WordAhead};
+use crate::value::{may_name_sub, scan_refs_in_text, RefKind};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// Deeper dependency chains than this are cut (hostile input).
@@ -87,11 +88,12 @@ pub(in crate::merge) fn subs(
     users: &Users,
 ) -> Vec<usize> {
     let merged = merged_subs(ctx, keep, refs);
-    let in_saver_order = |side: usize| side_saver_order(ctx, side) == ctx.id.sub.of[side];
+    let ahead = Aheads::new(ctx);
+    let in_saver_order = |side: usize| side_saver_order(ctx, side, &ahead) == ctx.id.sub.of[side];
     if merged.is_empty() || !in_saver_order(O) || !in_saver_order(T) {
         return merged;
     }
-    saver_subs(ctx, keep, users, &merged, refs).unwrap_or(merged)
+    saver_subs(ctx, keep, (users, &ahead), &merged, refs).unwrap_or(merged)
 }
 
 /// [`subs`]'s fallback: merged order, dependencies first.
@@ -292,51 +294,6 @@ fn out_subs_in_order(ctx: &Ctx, out: &OutSec, passes: &mut Passes) -> Vec<usize>
     acc
 }
 
-/// A side with more sub_resources than this is searched for the word `SubResource`
-/// only, not for each id (a pass over the text each).
-const MAX_IDS_AHEAD: usize = 4;
-
-/// What passes over the pieces of a side's text that can name no sub_resource the walk
-/// has not met, searching ahead: those without the word `SubResource`, and (a side of a
-/// few sub_resources) those without the id of one not met yet nor a `\` (an id the
-/// scanner reports is spelled out unless escaped: [`IdsAhead`]). The many sections that
-/// name only sub_resources met long before are then passed over without reading their
-/// properties.
-struct NewAhead<'c> {
-    /// `SubResource`.
-    sub: WordAhead<'c>,
-    /// The side's sub_resources' ids, and the identity of each.
-    ids: Option<(IdsAhead<'c>, Vec<usize>)>,
-}
-
-impl<'c> NewAhead<'c> {
-    /// For side `side`.
-    fn of(ctx: &Ctx<'c>, side: usize) -> Self {
-        let sc = ctx.sc[side];
-        let ids = (sc.sub_resources.len() <= MAX_IDS_AHEAD).then(|| {
-            let ids = sc.sub_resources.iter().map(|r| r.id.as_str());
-            let ident = |k: usize| ctx.id.sub.of[side].get(k).copied();
-            let idents = (0..sc.sub_resources.len()).map(|k| ident(k).unwrap_or(usize::MAX));
-            (IdsAhead::new(&sc.doc.text, ids), idents.collect())
-        });
-        NewAhead {
-            sub: WordAhead::sub(&sc.doc.text),
-            ids,
-        }
-    }
-
-    /// Whether `range` of the side's text may name an identity not in `seen`.
-    fn within(&mut self, range: std::ops::Range<usize>, seen: &BTreeSet<usize>) -> bool {
-        let named = match &mut self.ids {
-            Some((ids, idents)) => ids.within_any(range.clone(), |k| {
-                idents.get(k).is_none_or(|x| !seen.contains(x))
-            }),
-            None => true,
-        };
-        named && self.sub.within(range)
-    }
-}
-
 /// The identities in `uses`, properties sorted by name (stable) or in file order.
 fn flat(mut uses: Uses, sorted: bool) -> Vec<usize> {
     if sorted {
@@ -432,7 +389,7 @@ fn saver_walk(
 }
 
 /// A side's sub_resources in the order the saver would write them.
-fn side_saver_order(ctx: &Ctx, side: usize) -> Vec<usize> {
+fn side_saver_order(ctx: &Ctx, side: usize, ahead: &Aheads) -> Vec<usize> {
     let sc = ctx.sc[side];
     let children = |x: usize| match ctx.id.sub.at[x][side] {
         Some(i) => flat(side_uses(ctx, side, sc.sub_resources[i].section), true),
@@ -448,18 +405,38 @@ fn side_saver_order(ctx: &Ctx, side: usize) -> Vec<usize> {
         return saver_walk(flat(side_uses(ctx, side, r), true), &children, &sought);
     }
     let mut w = Walk::new(&children, &sought);
-    let mut ahead = NewAhead::of(ctx, side);
-    for n in &sc.nodes {
-        if w.done() {
-            break;
+    side_roots(ctx, side, ahead.of(side), &mut w, true);
+    w.out
+}
+
+/// Walk from the identities a side's nodes name, in order, until done. `jump`: when
+/// the nodes are in file order (as a parsed scene has them), the run of nodes before
+/// the next reference to an identity not met is passed over at once (each of them would
+/// be: [`NewAhead`] passes over its section, so it gives no root); tests compare with
+/// asking node by node.
+fn side_roots(ctx: &Ctx, side: usize, ahead: &NewAhead, w: &mut Walk, jump: bool) {
+    let nodes = &ctx.sc[side].nodes;
+    let span = |k: usize| ctx.sec(side, nodes[k].section).span;
+    let jump = jump && nodes.windows(2).all(|p| p[0].section < p[1].section);
+    let clear = Clear::default();
+    let mut k = 0;
+    while k < nodes.len() && !w.done() {
+        if jump {
+            let Some(at) = ahead.next_new(span(k).start(), &w.seen) else {
+                break;
+            };
+            k += nodes[k..].partition_point(|n| ctx.sec(side, n.section).span.end() <= at);
+            if k >= nodes.len() {
+                break;
+            }
         }
         let seen = &w.seen;
-        let mut passes = |s: &Src| ahead.within(s.1.clone(), seen);
-        for r in side_subs_in_order(ctx, side, n.section, &mut passes) {
+        let mut passes = |s: &Src| ahead.within(s.1.clone(), seen, &clear);
+        for r in side_subs_in_order(ctx, side, nodes[k].section, &mut passes) {
             w.root(r);
         }
+        k += 1;
     }
-    w.out
 }
 
 /// The saver's order of the merged content, the kept sub_resources nothing reaches
@@ -468,7 +445,7 @@ fn side_saver_order(ctx: &Ctx, side: usize) -> Vec<usize> {
 fn saver_subs(
     ctx: &Ctx,
     keep: &BTreeSet<usize>,
-    users: &Users,
+    (users, ahead): (&Users, &Aheads),
     merged: &[usize],
     refs: &BTreeMap<usize, (BTreeSet<usize>, Vec<usize>)>,
 ) -> Option<Vec<usize>> {
@@ -487,13 +464,13 @@ fn saver_subs(
         }
         _ => {
             let mut w = Walk::new(&children, &sought);
-            let mut ahead = [B, O, T].map(|side| NewAhead::of(ctx, side));
+            let clear: [Clear; 3] = Default::default();
             for n in &users.nodes {
                 if w.done() {
                     break;
                 }
                 let seen = &w.seen;
-                let mut passes = |s: &Src| ahead[s.0].within(s.1.clone(), seen);
+                let mut passes = |s: &Src| ahead.of(s.0).within(s.1.clone(), seen, &clear[s.0]);
                 for r in out_subs_in_order(ctx, n, &mut passes) {
                     w.root(r);
                 }
@@ -610,8 +587,9 @@ w = SubResource(\"\\u00782\")
             let new = |v: Vec<usize>| -> Vec<usize> {
                 v.into_iter().filter(|x| !seen.contains(x)).collect()
             };
-            let mut ahead = [B, O, T].map(|side| NewAhead::of(&ctx, side));
-            let mut passes = |s: &Src| ahead[s.0].within(s.1.clone(), &seen);
+            let ahead = [B, O, T].map(|side| NewAhead::of(&ctx, side));
+            let clear: [Clear; 3] = Default::default();
+            let mut passes = |s: &Src| ahead[s.0].within(s.1.clone(), &seen, &clear[s.0]);
             for (k, &n) in order.iter().enumerate() {
                 let section = sc.nodes[n].section;
                 let want = flat(side_uses(&ctx, O, section), false);
@@ -627,6 +605,42 @@ w = SubResource(\"\\u00782\")
                 assert_eq!(new(got), new(want), "section {section}");
             }
         }
+    }
+
+    /// A side's walk passing over runs of nodes at once meets what asking node by node
+    /// meets, in the same order (sought until every identity is met, or to the end), on
+    /// the test scene and the corpus.
+    #[test]
+    fn the_side_walk_passes_over_only_nodes_that_give_no_root() {
+        let corpus = crate::test_support::corpus_texts(3)
+            .into_iter()
+            .map(|(_, t)| t);
+        let mut roots = 0;
+        for text in std::iter::once(SCENE.to_string()).chain(corpus) {
+            let Ok(sc) = Scene::parse(text.as_bytes()) else {
+                continue;
+            };
+            let ctx = Ctx::new([&sc, &sc, &sc], match_all([&sc, &sc, &sc]));
+            let children = |x: usize| match ctx.id.sub.at[x][O] {
+                Some(i) => flat(side_uses(&ctx, O, sc.sub_resources[i].section), true),
+                None => Vec::new(),
+            };
+            for all in [ctx.id.sub.of[O].len(), usize::MAX] {
+                let sought = Sought {
+                    counts: &|_| true,
+                    all,
+                };
+                let walk = |jump: bool| {
+                    let mut w = Walk::new(&children, &sought);
+                    side_roots(&ctx, O, &NewAhead::of(&ctx, O), &mut w, jump);
+                    w.out
+                };
+                let want = walk(false);
+                assert_eq!(walk(true), want);
+                roots += want.len();
+            }
+        }
+        assert!(roots > 0, "the walks met nothing");
     }
 
     /// In file order, backwards, and on the corpus.

@@ -44,6 +44,9 @@ pub(in crate::merge) struct Ctx<'a> {
     /// the hunks are spelled (a `unique_id` theirs' part renumbers): the start of
     /// [`crate::merge::output::hunk_parts::HunkParts`]'s fields.
     pub(in crate::merge) hunk_fields: crate::merge::shared::sections::TagFields,
+    /// The `SubResource(...)` references each side spells, searched once for matching
+    /// and the resource order.
+    pub(in crate::merge) subs_named: crate::merge::identity::SubsNamed,
 }
 
 /// Where a node hangs, by identity where it can.
@@ -121,17 +124,19 @@ impl<'a> Ctx<'a> {
             state_policy: true,
             driven: HashMap::new(),
             hunk_fields: Default::default(),
+            subs_named: Default::default(),
         }
     }
 
     /// Free the lookups only the deciding phases use (node paths to indices, parents,
-    /// normalized values): printing needs none of them, and on a scene of a hundred
+    /// normalized values, the sides' sub_resource references): printing needs none of them, and on a scene of a hundred
     /// thousand nodes they hold about 25 MB while the result is written.
     pub(in crate::merge) fn drop_lookups(&mut self) {
         self.paths = Default::default();
         self.id.parent_at = Default::default();
         self.norm_cache = Default::default();
         self.disagree = Default::default();
+        self.subs_named = Default::default();
     }
 
     /// The text a piece of a side names.
