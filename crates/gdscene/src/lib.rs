@@ -102,6 +102,18 @@ pub(crate) mod test_support {
         found
     }
 
+    /// A fixed pseudo-random sequence (xorshift): `next(n)` is below `n` (0 for `n` of
+    /// 0), the same numbers on every run, for the tests that compare a quick path with
+    /// a slow one on random input.
+    pub fn rng(mut seed: u64) -> impl FnMut(usize) -> usize {
+        move |n| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n.max(1) as u64) as usize
+        }
+    }
+
     /// Every `step`-th corpus file as (stored name, text); empty without `../shared`.
     pub fn corpus_texts(step: usize) -> Vec<(String, String)> {
         let Some(root) = shared_dir() else {

@@ -475,21 +475,11 @@ mod tests {
         assert!(may_name_sub("a = SubResource(1)") && may_name_ref("b = ExtResource(1)"));
     }
 
-    /// A fixed pseudo-random sequence: `next(n)` is below `n` (n > 0).
-    fn xorshift(mut seed: u64) -> impl FnMut(usize) -> usize {
-        move |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as usize
-        }
-    }
-
     /// Asked about ranges in any order, the remembered search answers as a search of
     /// each range on its own.
     #[test]
     fn a_word_ahead_agrees_with_a_search_per_range() {
-        let mut next = xorshift(0x2545_f491_4f6c_dd1d);
+        let mut next = crate::test_support::rng(0x2545_f491_4f6c_dd1d);
         const PIECES: &[&str] = &["SubResource", "Sub", "Resource", "ExtResource", "x", "\n"];
         for _ in 0..2_000 {
             let text: String = (0..next(12)).map(|_| PIECES[next(PIECES.len())]).collect();
@@ -530,7 +520,7 @@ mod tests {
     /// range).
     #[test]
     fn the_subs_spelled_hold_every_id_the_walk_reports_in_a_range() {
-        let mut next = xorshift(0x1234_5678_9abc_def1);
+        let mut next = crate::test_support::rng(0x1234_5678_9abc_def1);
         const PIECES: &[&str] = &[
             "SubResource(\"a\")",
             "SubResource(\"b\\u0061\")",

@@ -491,13 +491,7 @@ fn packed_equality_refuses_quickly_only_where_every_element_says_so() {
         "1",
         "\"x\"",
     ];
-    let mut seed = 0x9E37_79B9_7F4A_7C15_u64;
-    let mut next = |n: usize| {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        (seed % n as u64) as usize
-    };
+    let mut next = crate::test_support::rng(0x9E37_79B9_7F4A_7C15);
     let (mut compared, mut unequal) = (0, 0);
     for _ in 0..6000 {
         let kind = kinds[next(kinds.len())];

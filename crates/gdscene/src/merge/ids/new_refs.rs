@@ -90,16 +90,7 @@ mod tests {
     use crate::merge::identity::match_all;
     use crate::merge::shared::idents::O;
     use crate::model::Scene;
-
-    /// A small xorshift: the same numbers on every run.
-    fn rng(mut seed: u64) -> impl FnMut(usize) -> usize {
-        move |n| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n.max(1) as u64) as usize
-        }
-    }
+    use crate::test_support::rng;
 
     /// Asked about ranges mostly forward while the identities met grow, a walk's
     /// passing over agrees with reading the references in each range, on the corpus.

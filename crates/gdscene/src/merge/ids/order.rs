@@ -504,16 +504,7 @@ mod walk_tests {
     use crate::merge::identity::match_all;
     use crate::merge::shared::sections::TagOut;
     use crate::model::{Scene, SectionKind};
-
-    /// A small xorshift: the same numbers on every run.
-    fn rng(mut seed: u64) -> impl FnMut(usize) -> usize {
-        move |n| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n.max(1) as u64) as usize
-        }
-    }
+    use crate::test_support::rng;
 
     /// Stopping once every sought identity is met leaves what the caller keeps as the
     /// whole walk has it, on random graphs (cycles, unreached and unsought identities).
