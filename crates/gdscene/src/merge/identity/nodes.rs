@@ -30,8 +30,9 @@ pub(super) fn match_nodes<'a>(
     // Lockstep needs certainty: paths unique on both sides and unique_id keys unique in
     // base (see [`lockstep_ident`]).
     let unique_paths = |s: usize| all_paths[s].len() == sc[s].nodes.len();
-    let base_ok = base_uids_unique(sc[B]) && unique_paths(B);
     for side in [B, O, T] {
+        // Base's uid keys are known once base's pass has read them.
+        let base_ok = !keys.base_uid_twice && unique_paths(B);
         let lockstep = side != B && base_ok && unique_paths(side);
         keys.unique = unique_paths(side);
         keys.match_side(sc, side, &all_paths[side], lockstep);
@@ -238,7 +239,9 @@ pub(super) fn own_uids(s: &Scene) -> FxMap<i64, ()> {
         .collect()
 }
 
-/// Whether no two base nodes share a unique_id key.
+/// Whether no two base nodes share a unique_id key (matching learns it in base's pass,
+/// [`NodeKeys::note_base`]; this walk is the test's reference).
+#[cfg(test)]
 pub(super) fn base_uids_unique(base: &Scene) -> bool {
     let mut keys: FxMap<&NodeKey, ()> = FxMap::default();
     base.nodes
@@ -271,6 +274,56 @@ pub(super) struct NodeKeys<'a> {
     /// No two nodes of the side being matched share a path: a node found at a path
     /// is the one the path map gives (see [`parent_near`]).
     unique: bool,
+    /// What lockstep asks of each base node, read while base's pass reads the node
+    /// anyway: lockstep then reads a few bytes per base node, not its whole record.
+    base: Vec<BaseNode>,
+    /// Base's unique_id keys seen so far, and whether one was seen twice (what
+    /// [`base_uids_unique`] tells, gathered in base's pass: no walk of its own).
+    base_uids: FxMap<&'a NodeKey, ()>,
+    base_uid_twice: bool,
+}
+
+/// A base node as lockstep sees it ([`lockstep_ident`]).
+#[derive(Clone, Copy)]
+pub(super) struct BaseNode {
+    /// Its section in base's document.
+    sec: u32,
+    /// Its key is its path (no `unique_id`): a node copied from its section has that
+    /// key, path and parent.
+    path_key: bool,
+    /// Its `parent=`.
+    parent: ParentKind,
+}
+
+/// A node's `parent=`, as lockstep tells parents apart.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum ParentKind {
+    /// None: the root.
+    Root,
+    /// `"."`: under the root.
+    Dot,
+    /// Any other path.
+    Path,
+}
+
+impl ParentKind {
+    fn of(n: &crate::model::Node) -> ParentKind {
+        match n.parent.as_deref() {
+            None => ParentKind::Root,
+            Some(".") => ParentKind::Dot,
+            Some(_) => ParentKind::Path,
+        }
+    }
+}
+
+impl BaseNode {
+    fn of(n: &crate::model::Node) -> BaseNode {
+        BaseNode {
+            sec: u32::try_from(n.section).unwrap_or(u32::MAX),
+            path_key: matches!(n.key, NodeKey::Path(_)),
+            parent: ParentKind::of(n),
+        }
+    }
 }
 
 /// Whether a node is an override entry: listed only to change a node inside an
@@ -296,6 +349,9 @@ impl<'a> NodeKeys<'a> {
             last_parent: None,
             locked: Default::default(),
             unique: false,
+            base: Vec::with_capacity(sc[B].nodes.len()),
+            base_uids: FxMap::default(),
+            base_uid_twice: false,
         }
     }
 
@@ -316,6 +372,9 @@ impl<'a> NodeKeys<'a> {
         // The base node expected next.
         let mut bc = 0usize;
         for (i, n) in scene.nodes.iter().enumerate() {
+            if side == B {
+                self.note_base(n);
+            }
             if lockstep && self.join_lockstep(sc, side, i, bc, base_root, side_root) {
                 bc += 1;
                 continue;
@@ -324,6 +383,14 @@ impl<'a> NodeKeys<'a> {
             if let Some(bi) = self.t.at[id][B].filter(|_| side != B) {
                 bc = bi + 1;
             }
+        }
+    }
+
+    /// Note what lockstep and [`base_uids_unique`]'s answer need of base node `n`.
+    fn note_base(&mut self, n: &'a crate::model::Node) {
+        self.base.push(BaseNode::of(n));
+        if matches!(n.key, NodeKey::UniqueId { .. }) {
+            self.base_uid_twice |= self.base_uids.insert(&n.key, ()).is_some();
         }
     }
 
@@ -340,20 +407,31 @@ impl<'a> NodeKeys<'a> {
         base_root: Option<usize>,
         side_root: Option<usize>,
     ) -> bool {
-        let t = &mut self.t;
-        let n = &sc[side].nodes[i];
-        let Some(id) = lockstep_ident(sc, t, &self.parent_at, side, n, bc, base_root, side_root)
-        else {
+        let Some(&base) = self.base.get(bc) else {
             return false;
         };
+        let n = &sc[side].nodes[i];
+        let at = Lockstep {
+            sc,
+            t: &self.t,
+            parent_at: &self.parent_at,
+            locked: &self.locked[side],
+            side,
+            roots: (base_root, side_root),
+        };
+        let Some(id) = at.ident(n, bc, base) else {
+            return false;
+        };
+        let t = &mut self.t;
         t.bind(id, side, i);
         if let (Some(l), Ok(b)) = (self.locked[side].get_mut(i), u32::try_from(bc)) {
             *l = b;
         }
-        let direct = match n.parent.as_deref() {
-            None => None,
-            Some(".") => side_root,
-            Some(_) => self.parent_at[B][bc].and_then(|bp| t.at[t.of[B][bp]][side]),
+        // `n`'s parent is `base`'s (lockstep saw to it).
+        let direct = match base.parent {
+            ParentKind::Root => None,
+            ParentKind::Dot => side_root,
+            ParentKind::Path => self.parent_at[B][bc].and_then(|bp| t.at[t.of[B][bp]][side]),
         };
         self.parent_at[side].push(direct);
         true
@@ -556,42 +634,75 @@ pub(super) fn parent_near(
     None
 }
 
-/// The base identity node `n` of `side` certainly joins, when `n` is the base node at
-/// `bc` unchanged in key, path and parent identity (see [`NodeKeys::join_lockstep`]).
-#[allow(clippy::too_many_arguments)]
-pub(super) fn lockstep_ident(
-    sc: [&Scene; 3],
-    t: &Table,
-    parent_at: &ParentAt,
-    side: usize,
-    n: &crate::model::Node,
-    bc: usize,
-    base_root: Option<usize>,
-    side_root: Option<usize>,
-) -> Option<usize> {
-    let bn = sc[B].nodes.get(bc)?;
-    let own = match &n.key {
-        NodeKey::UniqueId { scope, .. } => scope.is_empty(),
-        NodeKey::Path(_) => true,
-    };
-    if !own || !same_key(bn, n) || bn.path != n.path || bn.parent != n.parent {
-        return None;
+/// What [`Lockstep::ident`] reads: the scenes, the identities so far, base's parents,
+/// and the side's nodes joined by lockstep so far.
+pub(super) struct Lockstep<'t, 's> {
+    pub(super) sc: [&'s Scene; 3],
+    pub(super) t: &'t Table,
+    pub(super) parent_at: &'t ParentAt,
+    /// For each node of the side, the base node it joined by lockstep (`u32::MAX`:
+    /// none yet).
+    pub(super) locked: &'t [u32],
+    pub(super) side: usize,
+    /// Base's root and the side's.
+    pub(super) roots: (Option<usize>, Option<usize>),
+}
+
+impl Lockstep<'_, '_> {
+    /// The base identity node `n` of the side certainly joins, when `n` is the base
+    /// node at `bc` (seen as `base`) unchanged in key, path and parent identity (see
+    /// [`NodeKeys::join_lockstep`]). A node whose section was copied from the base
+    /// node's ([`Scene::copied_from`]) has its path and parent, and its key when that
+    /// is the path: those are not compared.
+    pub(super) fn ident(&self, n: &crate::model::Node, bc: usize, base: BaseNode) -> Option<usize> {
+        let (sc, t, side) = (self.sc, self.t, self.side);
+        let bn = || sc[B].nodes.get(bc);
+        let own = |n: &crate::model::Node| match &n.key {
+            NodeKey::UniqueId { scope, .. } => scope.is_empty(),
+            NodeKey::Path(_) => true,
+        };
+        let copied = sc[side].copied_from(sc[B], n.section) == Some(base.sec as usize);
+        let same = match (copied, base.path_key) {
+            (true, true) => true,
+            (true, false) => own(n) && bn().is_some_and(|bn| bn.key == n.key),
+            (false, _) => bn().is_some_and(|bn| {
+                own(n) && same_key(bn, n) && bn.path == n.path && bn.parent == n.parent
+            }),
+        };
+        if !same {
+            return None;
+        }
+        let id = t.of[B][bc];
+        if id == usize::MAX || t.claimed(id, side) {
+            return None;
+        }
+        let same_parent = match base.parent {
+            ParentKind::Root => true,
+            ParentKind::Dot => match self.roots {
+                (Some(br), Some(sr)) => t.bound(side, sr) && t.of[side][sr] == t.of[B][br],
+                _ => false,
+            },
+            ParentKind::Path => self.parent_at[B][bc]
+                .and_then(|bp| Some((bp, t.at[t.of[B][bp]][side]?)))
+                .is_some_and(|(bp, spi)| self.parent_path_is(spi, bp, n)),
+        };
+        same_parent.then_some(id)
     }
-    let id = t.of[B][bc];
-    if id == usize::MAX || t.claimed(id, side) {
-        return None;
+
+    /// Whether the side's node `spi`, base node `bp`'s, sits at `n`'s parent path. Base
+    /// found `bp` at that path (base node `bc`'s parent path, which is `n`'s); a node
+    /// that joined `bp` by lockstep has `bp`'s path: no compare.
+    fn parent_path_is(&self, spi: usize, bp: usize, n: &crate::model::Node) -> bool {
+        if self
+            .locked
+            .get(spi)
+            .is_some_and(|&l| l != u32::MAX && l as usize == bp)
+        {
+            return true;
+        }
+        let p = n.parent.as_deref();
+        p.is_some() && self.sc[self.side].nodes.get(spi).map(|s| s.path.as_str()) == p
     }
-    let same_parent = match n.parent.as_deref() {
-        None => true,
-        Some(".") => match (base_root, side_root) {
-            (Some(br), Some(sr)) => t.bound(side, sr) && t.of[side][sr] == t.of[B][br],
-            _ => false,
-        },
-        Some(p) => parent_at[B][bc]
-            .and_then(|bp| t.at[t.of[B][bp]][side])
-            .is_some_and(|spi| sc[side].nodes[spi].path == p),
-    };
-    same_parent.then_some(id)
 }
 
 #[cfg(test)]
@@ -738,5 +849,111 @@ mod tests {
         let b = ident(sc, &t, B, "P/A/S");
         assert_eq!(ident(sc, &t, O, "P/A/S"), b);
         assert_eq!(ident(sc, &t, T, "P/A/S"), b);
+    }
+
+    /// A base with nested nodes, and with unique ids or an instance's override entries
+    /// when asked.
+    fn lockstep_base(uids: bool) -> String {
+        let mut text = String::from("[gd_scene format=3]\n\n[ext_resource type=\"PackedScene\" path=\"res://m.tscn\" id=\"1_m\"]\n\n[node name=\"R\" type=\"Node\"]\n");
+        let mut uid = 10;
+        let mut id = || {
+            uid += 1;
+            if uids {
+                format!(" unique_id={uid}")
+            } else {
+                String::new()
+            }
+        };
+        for a in 0..3 {
+            text += &format!(
+                "\n[node name=\"A{a}\" type=\"Node\" parent=\".\"{}]\nv = {a}\n",
+                id()
+            );
+            for b in 0..3 {
+                text += &format!(
+                    "\n[node name=\"B{b}\" type=\"Node\" parent=\"A{a}\"{}]\n",
+                    id()
+                );
+                text += &format!(
+                    "\n[node name=\"C\" type=\"Node\" parent=\"A{a}/B{b}\"{}]\nw = {b}\n",
+                    id()
+                );
+            }
+        }
+        text += &format!(
+            "\n[node name=\"P\" parent=\".\" instance=ExtResource(\"1_m\"){}]\n",
+            id()
+        );
+        text += &format!("\n[node name=\"S\" parent=\"P/X\"{}]\nz = 1\n", id());
+        text
+    }
+
+    /// Lockstep answers alike whether ours and theirs were read following base (their
+    /// copied sections then skip the compares) or afresh, over edits, renames, moves,
+    /// additions and removals, with and without unique ids; and the copies are there.
+    #[test]
+    fn lockstep_over_copies_answers_as_over_compares() {
+        for uids in [false, true] {
+            let base = lockstep_base(uids);
+            let edits: [(&str, &str); 6] = [
+                ("v = 1", "v = 9"),
+                (
+                    "name=\"B1\" type=\"Node\" parent=\"A0\"",
+                    "name=\"B7\" type=\"Node\" parent=\"A0\"",
+                ),
+                ("parent=\"A2/B0\"", "parent=\"A1/B0\""),
+                (
+                    "w = 2",
+                    "w = 2\n\n[node name=\"New\" type=\"Node\" parent=\"A1\"]\n",
+                ),
+                ("name=\"A1\" type=\"Node\"", "name=\"A1\" type=\"Node2D\""),
+                ("z = 1", "z = 2"),
+            ];
+            for (i, (from, to)) in edits.iter().enumerate() {
+                let (of, ot) = edits[(i + 2) % edits.len()];
+                let ours = base.replacen(from, to, 1);
+                let theirs = base.replacen(of, ot, 1);
+                let b = Scene::parse(base.as_bytes()).expect("parses");
+                let like = [&ours, &theirs].map(|t| Scene::parse_like(t.as_bytes(), &b));
+                let fresh = [&ours, &theirs].map(|t| Scene::parse(t.as_bytes()));
+                let [Ok(lo), Ok(lt)] = &like else {
+                    panic!("parses")
+                };
+                let [Ok(fo), Ok(ft)] = &fresh else {
+                    panic!("parses")
+                };
+                let copied = (0..lo.doc.sections.len())
+                    .filter(|&k| lo.copied_from(&b, k).is_some())
+                    .count();
+                assert!(copied > 10, "{copied}");
+                let a = match_nodes([&b, lo, lt]);
+                let f = match_nodes([&b, fo, ft]);
+                assert_eq!(
+                    (&a.0.at, &a.0.of, &a.2, &a.4),
+                    (&f.0.at, &f.0.of, &f.2, &f.4)
+                );
+            }
+        }
+    }
+
+    /// What base's pass learns of its unique ids is what a walk of them tells.
+    #[test]
+    fn base_s_pass_knows_its_uids_twice() {
+        for (text, unique) in [
+            (lockstep_base(true), true),
+            (lockstep_base(false), true),
+            (
+                lockstep_base(true).replace("unique_id=13", "unique_id=12"),
+                false,
+            ),
+        ] {
+            let b = Scene::parse(text.as_bytes()).expect("parses");
+            assert_eq!(base_uids_unique(&b), unique);
+            let sc = [&b, &b, &b];
+            let mut keys = NodeKeys::new(sc);
+            let paths = NodePaths::of(&b.nodes);
+            keys.match_side(sc, B, &paths, false);
+            assert_eq!(keys.base_uid_twice, !unique);
+        }
     }
 }
