@@ -339,7 +339,7 @@ impl<'a> NodeKeys<'a> {
         t.at.reserve(total);
         NodeKeys {
             t,
-            keys: KeyStore::new(sc[B].nodes.len() + 64),
+            keys: KeyStore::new(&sc[B].nodes, sc[B].nodes.len() + 64),
             uid_in_base: Vec::with_capacity(total),
             has_uid: Vec::with_capacity(total),
             uid_of: Vec::with_capacity(total),
@@ -482,7 +482,7 @@ impl<'a> NodeKeys<'a> {
                 self.t.fresh(side, i)
             }
         };
-        self.record(side, id, keys);
+        self.record(side, i, id, keys);
         id
     }
 
@@ -584,8 +584,8 @@ impl<'a> NodeKeys<'a> {
         self.keys.find(keys, side, claimed, usable)
     }
 
-    /// Record a node's keys for the sides after it.
-    fn record(&mut self, side: usize, id: usize, keys: NodeKey3<'a>) {
+    /// Record node `i`'s keys for the sides after it.
+    fn record(&mut self, side: usize, i: usize, id: usize, keys: NodeKey3<'a>) {
         if let Some(k) = &keys.uid {
             if k.0.is_empty() && self.uid_of[id].is_none() {
                 self.uid_of[id] = Some(k.1);
@@ -595,7 +595,7 @@ impl<'a> NodeKeys<'a> {
                 self.uid_in_base[id] = true;
             }
         }
-        self.keys.record(id, keys);
+        self.keys.record(id, keys, (side == B).then_some(i));
     }
 }
 
