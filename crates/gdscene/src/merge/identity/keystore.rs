@@ -35,20 +35,21 @@ pub(super) struct NodeKey3<'a> {
 const LINEAR_LOOKUPS: usize = 16;
 
 /// A base node's keys in the list: its path and the name a place key ends in are the
-/// node's own, read from it.
+/// node's own, read from it. Its place key's anchor and its path's length, which a
+/// lookup compares first, are listed apart ([`KeyStore::anchors`],
+/// [`KeyStore::path_lens`]): a lookup walks 4 bytes an entry, not all of it.
 #[derive(Clone, Copy)]
 struct BaseEntry {
     /// The identity.
     id: u32,
     /// The base node.
     node: u32,
-    /// The place key's anchor identity (`u32::MAX`: no place key).
-    anchor: u32,
     /// The place key's rest: the node's name (`u32::MAX`), else an index into
     /// [`KeyStore::rests`].
     rest: u32,
-    /// The path's length, compared before the path.
-    path_len: u32,
+    /// The rest's length, compared before the rest (names under one anchor are
+    /// many: the root's children).
+    rest_len: u32,
 }
 
 /// The keys recorded, each with its identity.
@@ -61,6 +62,10 @@ pub(super) struct KeyStore<'a> {
     nodes: &'a [crate::model::Node],
     /// Base's keys not in the maps yet, in the order recorded (all before `pending`).
     base: Vec<BaseEntry>,
+    /// For each of `base`, its place key's anchor identity (`u32::MAX`: none).
+    anchors: Vec<u32>,
+    /// For each of `base`, its path's length.
+    path_lens: Vec<u32>,
     /// The place keys' rests that are not the node's name, for [`BaseEntry::rest`].
     rests: Vec<Cow<'a, str>>,
     /// The unique_id keys of `base`, with the index of their entry there.
@@ -85,6 +90,8 @@ impl<'a> KeyStore<'a> {
             by_skey: MultiMap::with_capacity(0),
             nodes,
             base: Vec::with_capacity(nodes.len()),
+            anchors: Vec::with_capacity(nodes.len()),
+            path_lens: Vec::with_capacity(nodes.len()),
             rests: Vec::new(),
             base_uids: Vec::new(),
             pending: Vec::new(),
@@ -102,7 +109,7 @@ impl<'a> KeyStore<'a> {
             return;
         }
         match base.and_then(|b| self.base_entry(id, b, &keys)) {
-            Some(e) => {
+            Some((e, anchor, path_len)) => {
                 if let Some(k) = keys.uid {
                     self.base_uids.push((self.base.len() as u32, k));
                 }
@@ -110,14 +117,21 @@ impl<'a> KeyStore<'a> {
                     self.rests.push(rest);
                 }
                 self.base.push(e);
+                self.anchors.push(anchor);
+                self.path_lens.push(path_len);
             }
             None => self.pending.push((id, keys)),
         }
     }
 
-    /// `keys` as base node `b`'s entry, when they are that node's keys (path and name)
-    /// and every base key recorded so far is listed small too.
-    fn base_entry(&self, id: usize, b: usize, keys: &NodeKey3<'a>) -> Option<BaseEntry> {
+    /// `keys` as base node `b`'s entry, anchor and path length, when they are that
+    /// node's keys (path and name) and every base key recorded so far is listed small.
+    fn base_entry(
+        &self,
+        id: usize,
+        b: usize,
+        keys: &NodeKey3<'a>,
+    ) -> Option<(BaseEntry, u32, u32)> {
         let n = self.nodes.get(b)?;
         let small = |x: usize| u32::try_from(x).ok().filter(|&x| x != u32::MAX);
         // Equal strings, told at once when they are the node's own (as they are).
@@ -125,18 +139,18 @@ impl<'a> KeyStore<'a> {
         if !self.pending.is_empty() || !same(&n.path, keys.path) {
             return None;
         }
-        let (anchor, rest) = match &keys.skey {
-            None => (u32::MAX, u32::MAX),
-            Some((a, r)) if same(r, &n.name) => (small(*a)?, u32::MAX),
-            Some((a, _)) => (small(*a)?, small(self.rests.len())?),
+        let (anchor, rest, rest_len) = match &keys.skey {
+            None => (u32::MAX, u32::MAX, 0),
+            Some((a, r)) if same(r, &n.name) => (small(*a)?, u32::MAX, small(r.len())?),
+            Some((a, r)) => (small(*a)?, small(self.rests.len())?, small(r.len())?),
         };
-        Some(BaseEntry {
+        let e = BaseEntry {
             id: small(id)?,
             node: small(b)?,
-            anchor,
             rest,
-            path_len: small(keys.path.len())?,
-        })
+            rest_len,
+        };
+        Some((e, anchor, small(keys.path.len())?))
     }
 
     /// Base entry `e`'s place key's rest.
@@ -160,12 +174,13 @@ impl<'a> KeyStore<'a> {
         let nodes: &'a [crate::model::Node] = self.nodes;
         let node = nodes.get(e.node as usize);
         let uid = uid.next_if(|(at, _)| *at as usize == k).map(|(_, key)| key);
-        let skey = (e.anchor != u32::MAX).then(|| {
+        let anchor = self.anchors.get(k).copied().unwrap_or(u32::MAX);
+        let skey = (anchor != u32::MAX).then(|| {
             let rest = match e.rest {
                 u32::MAX => Cow::Borrowed(node.map_or("", |n| n.name.as_str())),
                 r => self.rests.get(r as usize).cloned().unwrap_or_default(),
             };
-            (e.anchor as usize, rest)
+            (anchor as usize, rest)
         });
         NodeKey3 {
             uid,
@@ -199,7 +214,7 @@ impl<'a> KeyStore<'a> {
             let keys = self.keys_of(k, e, &mut uids);
             self.enter(e.id as usize, keys);
         }
-        self.rests = Vec::new();
+        (self.rests, self.anchors, self.path_lens) = Default::default();
         for (id, keys) in pending {
             self.enter(id, keys);
         }
@@ -220,12 +235,19 @@ impl<'a> KeyStore<'a> {
                 .map(|&(id, _)| id)
                 .find(|&id| ok(id))
         };
-        let base_ids = |same: &dyn Fn(&BaseEntry) -> bool, ok: &dyn Fn(usize) -> bool| {
-            (self.base.iter())
-                .filter(|e| same(e))
-                .map(|e| e.id as usize)
+        // The first of base's entries whose `column` holds `want` (told apart from
+        // `u32::MAX`, which no entry holds) and that `same` and `ok` accept.
+        let base_ids = |column: &[u32],
+                        want: Option<u32>,
+                        same: &dyn Fn(&BaseEntry) -> bool,
+                        ok: &dyn Fn(usize) -> bool| {
+            let want = want.filter(|&w| w != u32::MAX)?;
+            (column.iter().zip(&self.base))
+                .filter(|&(&v, e)| v == want && same(e))
+                .map(|(_, e)| e.id as usize)
                 .find(|&id| ok(id))
         };
+        let small = |x: usize| u32::try_from(x).ok();
         let by_uid = |k: &(String, i64)| {
             (self.base_uids.iter())
                 .find(|(_, u)| u == k)
@@ -234,11 +256,8 @@ impl<'a> KeyStore<'a> {
                 .or_else(|| first(&|e| e.uid.as_ref() == Some(k), &|_| true))
         };
         let by_skey = |(a, r): &(usize, Cow<'a, str>)| {
-            base_ids(
-                &|e| e.anchor as usize == *a && e.anchor != u32::MAX && self.rest_of(e) == r,
-                &usable,
-            )
-            .or_else(|| {
+            let rest = |e: &BaseEntry| e.rest_len as usize == r.len() && self.rest_of(e) == r;
+            base_ids(&self.anchors, small(*a), &rest, &usable).or_else(|| {
                 first(
                     &|e| e.skey.as_ref().is_some_and(|(ea, er)| ea == a && er == r),
                     &usable,
@@ -249,7 +268,9 @@ impl<'a> KeyStore<'a> {
         let by_path = || {
             let at = |e: &BaseEntry| self.nodes.get(e.node as usize).map(|n| n.path.as_str());
             base_ids(
-                &|e| e.path_len as usize == path.len() && at(e) == Some(path),
+                &self.path_lens,
+                small(path.len()),
+                &|e| at(e) == Some(path),
                 &usable,
             )
             .or_else(|| first(&|e| e.path == path, &usable))

@@ -12,7 +12,7 @@ use super::shared_ids::follow_shared;
 use crate::merge::shared::idents::{
     FxMap, NodePaths, ParentAt, Paths, SharedChange, Table, B, O, T,
 };
-use crate::model::{NodeKey, Scene};
+use crate::model::{NodeKey, Scene, SectionKind};
 use std::borrow::Cow;
 
 /// Node identities, in named steps: each side's path map
@@ -228,6 +228,20 @@ pub(super) fn side_paths<'a>(sc: [&'a Scene; 3]) -> Paths<'a> {
     })
 }
 
+/// Each node's section, in node order, told by the sections' kinds: the model builds
+/// one node for each `[node]` section, in file order (`model::nodes::build_nodes`), so
+/// lockstep need not read a node to learn its section. `None` when the counts differ
+/// (then each node is asked).
+pub(super) fn node_sections(s: &Scene) -> Option<impl Iterator<Item = usize> + '_> {
+    let node = |k: &SectionKind| *k == SectionKind::Node;
+    let secs = || {
+        (s.kinds.iter().enumerate())
+            .filter(move |(_, k)| node(k))
+            .map(|(i, _)| i)
+    };
+    (secs().count() == s.nodes.len()).then(secs)
+}
+
 /// The unique_ids of a scene's own nodes (not of override entries inside instances).
 pub(super) fn own_uids(s: &Scene) -> FxMap<i64, ()> {
     s.nodes
@@ -371,11 +385,13 @@ impl<'a> NodeKeys<'a> {
         }
         // The base node expected next.
         let mut bc = 0usize;
+        let mut secs = lockstep.then(|| node_sections(scene)).flatten();
         for (i, n) in scene.nodes.iter().enumerate() {
             if side == B {
                 self.note_base(n);
             }
-            if lockstep && self.join_lockstep(sc, side, i, bc, base_root, side_root) {
+            let sec = secs.as_mut().and_then(|s| s.next());
+            if lockstep && self.join_lockstep(sc, side, (i, sec), bc, base_root, side_root) {
                 bc += 1;
                 continue;
             }
@@ -402,7 +418,7 @@ impl<'a> NodeKeys<'a> {
         &mut self,
         sc: [&'a Scene; 3],
         side: usize,
-        i: usize,
+        (i, sec): (usize, Option<usize>),
         bc: usize,
         base_root: Option<usize>,
         side_root: Option<usize>,
@@ -419,7 +435,7 @@ impl<'a> NodeKeys<'a> {
             side,
             roots: (base_root, side_root),
         };
-        let Some(id) = at.ident(n, bc, base) else {
+        let Some(id) = at.ident((n, sec), bc, base) else {
             return false;
         };
         let t = &mut self.t;
@@ -654,14 +670,20 @@ impl Lockstep<'_, '_> {
     /// [`NodeKeys::join_lockstep`]). A node whose section was copied from the base
     /// node's ([`Scene::copied_from`]) has its path and parent, and its key when that
     /// is the path: those are not compared.
-    pub(super) fn ident(&self, n: &crate::model::Node, bc: usize, base: BaseNode) -> Option<usize> {
+    pub(super) fn ident(
+        &self,
+        (n, sec): (&crate::model::Node, Option<usize>),
+        bc: usize,
+        base: BaseNode,
+    ) -> Option<usize> {
         let (sc, t, side) = (self.sc, self.t, self.side);
         let bn = || sc[B].nodes.get(bc);
         let own = |n: &crate::model::Node| match &n.key {
             NodeKey::UniqueId { scope, .. } => scope.is_empty(),
             NodeKey::Path(_) => true,
         };
-        let copied = sc[side].copied_from(sc[B], n.section) == Some(base.sec as usize);
+        let sec = sec.unwrap_or(n.section);
+        let copied = sc[side].copied_from(sc[B], sec) == Some(base.sec as usize);
         let same = match (copied, base.path_key) {
             (true, true) => true,
             (true, false) => own(n) && bn().is_some_and(|bn| bn.key == n.key),
@@ -933,6 +955,21 @@ mod tests {
                     (&f.0.at, &f.0.of, &f.2, &f.4)
                 );
             }
+        }
+    }
+
+    /// The sections the kinds tell are the nodes' own, read afresh or following base.
+    #[test]
+    fn node_sections_are_the_nodes_own() {
+        let base = lockstep_base(true);
+        let b = Scene::parse(base.as_bytes()).expect("parses");
+        let o = base.replace("v = 1", "v = 9\n\n[sub_resource type=\"X\" id=\"x\"]\n");
+        let o = Scene::parse_like(o.as_bytes(), &b).expect("parses");
+        for s in [&b, &o] {
+            let secs: Vec<usize> = node_sections(s).expect("counts agree").collect();
+            let own: Vec<usize> = s.nodes.iter().map(|n| n.section).collect();
+            assert_eq!(secs, own);
+            assert!(own.len() > 20);
         }
     }
 
