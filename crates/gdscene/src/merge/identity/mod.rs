@@ -8,6 +8,7 @@
 mod ext_resources;
 mod keystore;
 mod kinds;
+mod lockstep;
 mod moves;
 mod multimap;
 mod nodes;

@@ -1,5 +1,6 @@
 //! Which node of base, ours and theirs is the same node: by unique_id, by its place under
-//! a matched parent, by path; a node beside an unchanged base node in lockstep; roots
+//! a matched parent, by path; a node beside an unchanged base node in lockstep (when
+//! that is certain is [`super::lockstep`]'s); roots
 //! paired; nodes both sides re-identified alike (re-saved with the same new unique_id,
 //! moved under the same new parent) paired with base's. Moves and renames without a
 //! unique_id are [`super::moves`]'. Last, which identities sit at one place on all
@@ -7,6 +8,7 @@
 
 use super::keystore::{KeyStore, NodeKey3};
 use super::kinds::{node_kind, root_of};
+use super::lockstep::{node_sections, BaseNode, Lockstep, ParentKind};
 use super::moves::follow_moves;
 use super::shared_ids::follow_shared;
 use crate::merge::shared::idents::{
@@ -17,7 +19,7 @@ use std::borrow::Cow;
 
 /// Node identities, in named steps: each side's path map
 /// ([`side_paths`]), then base, ours and theirs in turn ([`NodeKeys::match_side`]): a
-/// node joins the base node it sits beside unchanged ([`lockstep_ident`]), else the
+/// node joins the base node it sits beside unchanged ([`Lockstep::ident`]), else the
 /// identity its unique_id, its place under a matched parent, or its path finds
 /// ([`NodeKeys::find`]), else a new one. Then moves without unique ids are paired
 /// ([`follow_moves`]), and last the identities placed alike everywhere are marked
@@ -28,10 +30,11 @@ pub(super) fn match_nodes<'a>(
     let all_paths = side_paths(sc);
     let mut keys = NodeKeys::new(sc);
     // Lockstep needs certainty: paths unique on both sides and unique_id keys unique in
-    // base (see [`lockstep_ident`]).
+    // base (see [`Lockstep::ident`]).
     let unique_paths = |s: usize| all_paths[s].len() == sc[s].nodes.len();
-    let base_ok = base_uids_unique(sc[B]) && unique_paths(B);
     for side in [B, O, T] {
+        // Base's uid keys are known once base's pass has read them.
+        let base_ok = !keys.base_uid_twice && unique_paths(B);
         let lockstep = side != B && base_ok && unique_paths(side);
         keys.unique = unique_paths(side);
         keys.match_side(sc, side, &all_paths[side], lockstep);
@@ -238,7 +241,9 @@ pub(super) fn own_uids(s: &Scene) -> FxMap<i64, ()> {
         .collect()
 }
 
-/// Whether no two base nodes share a unique_id key.
+/// Whether no two base nodes share a unique_id key (matching learns it in base's pass,
+/// [`NodeKeys::note_base`]; this walk is the test's reference).
+#[cfg(test)]
 pub(super) fn base_uids_unique(base: &Scene) -> bool {
     let mut keys: FxMap<&NodeKey, ()> = FxMap::default();
     base.nodes
@@ -271,6 +276,13 @@ pub(super) struct NodeKeys<'a> {
     /// No two nodes of the side being matched share a path: a node found at a path
     /// is the one the path map gives (see [`parent_near`]).
     unique: bool,
+    /// What lockstep asks of each base node, read while base's pass reads the node
+    /// anyway: lockstep then reads a few bytes per base node, not its whole record.
+    base: Vec<BaseNode>,
+    /// Base's unique_id keys seen so far, and whether one was seen twice (what
+    /// [`base_uids_unique`] tells, gathered in base's pass: no walk of its own).
+    base_uids: FxMap<&'a NodeKey, ()>,
+    base_uid_twice: bool,
 }
 
 /// Whether a node is an override entry: listed only to change a node inside an
@@ -286,7 +298,7 @@ impl<'a> NodeKeys<'a> {
         t.at.reserve(total);
         NodeKeys {
             t,
-            keys: KeyStore::new(sc[B].nodes.len() + 64),
+            keys: KeyStore::new(&sc[B].nodes, sc[B].nodes.len() + 64),
             uid_in_base: Vec::with_capacity(total),
             has_uid: Vec::with_capacity(total),
             uid_of: Vec::with_capacity(total),
@@ -296,6 +308,9 @@ impl<'a> NodeKeys<'a> {
             last_parent: None,
             locked: Default::default(),
             unique: false,
+            base: Vec::with_capacity(sc[B].nodes.len()),
+            base_uids: FxMap::default(),
+            base_uid_twice: false,
         }
     }
 
@@ -315,8 +330,13 @@ impl<'a> NodeKeys<'a> {
         }
         // The base node expected next.
         let mut bc = 0usize;
+        let mut secs = lockstep.then(|| node_sections(scene)).flatten();
         for (i, n) in scene.nodes.iter().enumerate() {
-            if lockstep && self.join_lockstep(sc, side, i, bc, base_root, side_root) {
+            if side == B {
+                self.note_base(n);
+            }
+            let sec = secs.as_mut().and_then(|s| s.next());
+            if lockstep && self.join_lockstep(sc, side, (i, sec), bc, base_root, side_root) {
                 bc += 1;
                 continue;
             }
@@ -324,6 +344,14 @@ impl<'a> NodeKeys<'a> {
             if let Some(bi) = self.t.at[id][B].filter(|_| side != B) {
                 bc = bi + 1;
             }
+        }
+    }
+
+    /// Note what lockstep and [`base_uids_unique`]'s answer need of base node `n`.
+    fn note_base(&mut self, n: &'a crate::model::Node) {
+        self.base.push(BaseNode::of(n));
+        if matches!(n.key, NodeKey::UniqueId { .. }) {
+            self.base_uid_twice |= self.base_uids.insert(&n.key, ()).is_some();
         }
     }
 
@@ -335,25 +363,36 @@ impl<'a> NodeKeys<'a> {
         &mut self,
         sc: [&'a Scene; 3],
         side: usize,
-        i: usize,
+        (i, sec): (usize, Option<usize>),
         bc: usize,
         base_root: Option<usize>,
         side_root: Option<usize>,
     ) -> bool {
-        let t = &mut self.t;
-        let n = &sc[side].nodes[i];
-        let Some(id) = lockstep_ident(sc, t, &self.parent_at, side, n, bc, base_root, side_root)
-        else {
+        let Some(&base) = self.base.get(bc) else {
             return false;
         };
+        let n = &sc[side].nodes[i];
+        let at = Lockstep {
+            sc,
+            t: &self.t,
+            parent_at: &self.parent_at,
+            locked: &self.locked[side],
+            side,
+            roots: (base_root, side_root),
+        };
+        let Some(id) = at.ident((n, sec), bc, base) else {
+            return false;
+        };
+        let t = &mut self.t;
         t.bind(id, side, i);
         if let (Some(l), Ok(b)) = (self.locked[side].get_mut(i), u32::try_from(bc)) {
             *l = b;
         }
-        let direct = match n.parent.as_deref() {
-            None => None,
-            Some(".") => side_root,
-            Some(_) => self.parent_at[B][bc].and_then(|bp| t.at[t.of[B][bp]][side]),
+        // `n`'s parent is `base`'s (lockstep saw to it).
+        let direct = match base.parent {
+            ParentKind::Root => None,
+            ParentKind::Dot => side_root,
+            ParentKind::Path => self.parent_at[B][bc].and_then(|bp| t.at[t.of[B][bp]][side]),
         };
         self.parent_at[side].push(direct);
         true
@@ -404,7 +443,7 @@ impl<'a> NodeKeys<'a> {
                 self.t.fresh(side, i)
             }
         };
-        self.record(side, id, keys);
+        self.record(side, i, id, keys);
         id
     }
 
@@ -506,8 +545,8 @@ impl<'a> NodeKeys<'a> {
         self.keys.find(keys, side, claimed, usable)
     }
 
-    /// Record a node's keys for the sides after it.
-    fn record(&mut self, side: usize, id: usize, keys: NodeKey3<'a>) {
+    /// Record node `i`'s keys for the sides after it.
+    fn record(&mut self, side: usize, i: usize, id: usize, keys: NodeKey3<'a>) {
         if let Some(k) = &keys.uid {
             if k.0.is_empty() && self.uid_of[id].is_none() {
                 self.uid_of[id] = Some(k.1);
@@ -517,17 +556,7 @@ impl<'a> NodeKeys<'a> {
                 self.uid_in_base[id] = true;
             }
         }
-        self.keys.record(id, keys);
-    }
-}
-
-/// Whether two nodes have one key, their paths apart: a path key is the node's path
-/// (the model keys a node without `unique_id` by it), which lockstep compares next, so
-/// two path keys are not compared twice (each a read of a cold part of the node).
-fn same_key(a: &crate::model::Node, b: &crate::model::Node) -> bool {
-    match (&a.key, &b.key) {
-        (NodeKey::Path(_), NodeKey::Path(_)) => true,
-        (x, y) => x == y,
+        self.keys.record(id, keys, (side == B).then_some(i));
     }
 }
 
@@ -556,46 +585,9 @@ pub(super) fn parent_near(
     None
 }
 
-/// The base identity node `n` of `side` certainly joins, when `n` is the base node at
-/// `bc` unchanged in key, path and parent identity (see [`NodeKeys::join_lockstep`]).
-#[allow(clippy::too_many_arguments)]
-pub(super) fn lockstep_ident(
-    sc: [&Scene; 3],
-    t: &Table,
-    parent_at: &ParentAt,
-    side: usize,
-    n: &crate::model::Node,
-    bc: usize,
-    base_root: Option<usize>,
-    side_root: Option<usize>,
-) -> Option<usize> {
-    let bn = sc[B].nodes.get(bc)?;
-    let own = match &n.key {
-        NodeKey::UniqueId { scope, .. } => scope.is_empty(),
-        NodeKey::Path(_) => true,
-    };
-    if !own || !same_key(bn, n) || bn.path != n.path || bn.parent != n.parent {
-        return None;
-    }
-    let id = t.of[B][bc];
-    if id == usize::MAX || t.claimed(id, side) {
-        return None;
-    }
-    let same_parent = match n.parent.as_deref() {
-        None => true,
-        Some(".") => match (base_root, side_root) {
-            (Some(br), Some(sr)) => t.bound(side, sr) && t.of[side][sr] == t.of[B][br],
-            _ => false,
-        },
-        Some(p) => parent_at[B][bc]
-            .and_then(|bp| t.at[t.of[B][bp]][side])
-            .is_some_and(|spi| sc[side].nodes[spi].path == p),
-    };
-    same_parent.then_some(id)
-}
-
 #[cfg(test)]
 mod tests {
+    use super::super::lockstep::tests::lockstep_base;
     use super::*;
 
     fn parse(texts: [&str; 3]) -> [Scene; 3] {
@@ -664,28 +656,6 @@ mod tests {
         assert!(near > 20 && far >= 1, "{near} {far}");
     }
 
-    /// [`same_key`] leaves path keys to the path compare: a path key is the node's
-    /// path, with and without unique ids around, inside an instance too.
-    #[test]
-    fn a_path_key_is_the_node_s_path() {
-        let uid = BASE.replace(
-            "name=\"X\" type=\"Node2D\"",
-            "name=\"X\" type=\"Node2D\" unique_id=5",
-        );
-        let inst = "[gd_scene format=3]\n\n[ext_resource type=\"PackedScene\" path=\"res://m.tscn\" id=\"1_m\"]\n\n[node name=\"W\" type=\"Node3D\"]\n\n[node name=\"P\" parent=\".\" instance=ExtResource(\"1_m\")]\n\n[node name=\"S\" parent=\"P/A\"]\n";
-        let mut paths = 0;
-        for text in [BASE, uid.as_str(), inst] {
-            let scene = Scene::parse(text.as_bytes()).expect("parses");
-            for n in &scene.nodes {
-                if let NodeKey::Path(k) = &n.key {
-                    paths += 1;
-                    assert_eq!(k, &n.path);
-                }
-            }
-        }
-        assert!(paths > 6);
-    }
-
     #[test]
     fn two_renames_onto_one_path_are_two_nodes_each_with_its_base_node() {
         let ours = BASE.replace("name=\"X\"", "name=\"Y\"");
@@ -738,5 +708,26 @@ mod tests {
         let b = ident(sc, &t, B, "P/A/S");
         assert_eq!(ident(sc, &t, O, "P/A/S"), b);
         assert_eq!(ident(sc, &t, T, "P/A/S"), b);
+    }
+
+    /// What base's pass learns of its unique ids is what a walk of them tells.
+    #[test]
+    fn base_s_pass_knows_its_uids_twice() {
+        for (text, unique) in [
+            (lockstep_base(true), true),
+            (lockstep_base(false), true),
+            (
+                lockstep_base(true).replace("unique_id=13", "unique_id=12"),
+                false,
+            ),
+        ] {
+            let b = Scene::parse(text.as_bytes()).expect("parses");
+            assert_eq!(base_uids_unique(&b), unique);
+            let sc = [&b, &b, &b];
+            let mut keys = NodeKeys::new(sc);
+            let paths = NodePaths::of(&b.nodes);
+            keys.match_side(sc, B, &paths, false);
+            assert_eq!(keys.base_uid_twice, !unique);
+        }
     }
 }
