@@ -451,7 +451,7 @@ struct Structural {
 ///    with every conflict resolved to ours.
 fn merge_scenes(b: &Scene, o: &Scene, t: &Scene, opts: &MergeOptions) -> Structural {
     let markers = &opts.markers;
-    let named = identity::SubsNamed::default();
+    let named = shared::subs_named::SubsNamed::default();
     let mut ctx = context::Ctx::new([b, o, t], identity::match_all_sharing([b, o, t], &named));
     ctx.subs_named = named;
     identity::record_identity_decisions(&mut ctx);

@@ -16,11 +16,11 @@ mod shared_ids;
 mod sub_resources;
 
 use crate::merge::shared::idents::{Idents, B, O, T};
+use crate::merge::shared::subs_named::SubsNamed;
 use crate::model::Scene;
 use ext_resources::match_exts;
 use nodes::match_nodes;
 use std::collections::BTreeMap;
-pub(in crate::merge) use sub_resources::SubsNamed;
 use sub_resources::{SubMatcher, REIMPORT};
 
 /// Match everything (tests: the merge keeps what it searches, [`match_all_sharing`]).

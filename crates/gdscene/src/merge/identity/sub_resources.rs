@@ -4,6 +4,7 @@
 //! across renumbered ids through [`normalize`].
 
 use crate::merge::shared::idents::{FxMap, IdIndex, SubMatch, Table, B, O};
+use crate::merge::shared::subs_named::SubsNamed;
 use crate::model::Scene;
 use crate::value::{
     may_name_ref, may_name_sub, rewrite_refs_in_text, scan_refs_in_text, RefKind, SubsSpelled,
@@ -115,28 +116,6 @@ fn sections_holding<T>(s: &Scene, at: &SubsSpelled<T>) -> Vec<usize> {
         }
     }
     out
-}
-
-/// The `SubResource(...)` references each side's text spells, by the index of the
-/// sub_resource named (ids as [`IdIndex`] reads them), searched once per side when first
-/// asked for: matching and the saver's order ([`crate::merge::ids`]) read one list.
-#[derive(Default)]
-pub(in crate::merge) struct SubsNamed {
-    /// Each side's, once searched.
-    sides: [std::cell::OnceCell<SubsSpelled<usize>>; 3],
-}
-
-impl SubsNamed {
-    /// Side `side`'s, whose scene is `s` and ids `idx`.
-    pub(in crate::merge) fn of(
-        &self,
-        s: &Scene,
-        idx: &IdIndex,
-        side: usize,
-    ) -> &SubsSpelled<usize> {
-        self.sides[side]
-            .get_or_init(|| SubsSpelled::new(&s.doc.text, |id| idx.sub.get(id).copied()))
-    }
 }
 
 /// Whether a section's properties refer to a sub_resource of `side` not bound yet; a

@@ -46,7 +46,7 @@ pub(in crate::merge) struct Ctx<'a> {
     pub(in crate::merge) hunk_fields: crate::merge::shared::sections::TagFields,
     /// The `SubResource(...)` references each side spells, searched once for matching
     /// and the resource order.
-    pub(in crate::merge) subs_named: crate::merge::identity::SubsNamed,
+    pub(in crate::merge) subs_named: crate::merge::shared::subs_named::SubsNamed,
 }
 
 /// Where a node hangs, by identity where it can.
