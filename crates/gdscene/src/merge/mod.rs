@@ -146,9 +146,14 @@ fn validates(text: &[u8]) -> Result<(), String> {
 /// parse then needs no copy of it (20 MB of fresh memory for a big scene). The sections
 /// it shares with `like` (ours) are copied from ours' tree, not read again: the same
 /// tree and model as reading them gives ([`Scene::from_text_like`]).
-fn validates_owned(text: String, like: &Scene, exit_after: bool) -> Result<String, String> {
+fn validates_owned(
+    text: String,
+    like: &Scene,
+    spare: crate::syntax::Spare,
+    exit_after: bool,
+) -> Result<String, String> {
     let big = text.len() > 1 << 20;
-    let mut scene = Scene::from_text_like(text, like)
+    let mut scene = Scene::from_text_like_in(text, like, spare)
         .map_err(|e| format!("the merged text does not parse: {e}"))?;
     let verdict = judge(&scene);
     let text = std::mem::take(&mut scene.doc.text).into_string();
@@ -270,18 +275,23 @@ fn merge_inputs<I: Input>(
     };
     let mut structural = merge_scenes(&b, &o, &t, opts);
     let big = base.len() + ours.len() + theirs.len() > 1 << 20;
+    let mut spare = crate::syntax::Spare::default();
     if big {
         // A syntax tree is a few large lists: freed at once even with `exit_after`, it
-        // makes room for the validating parse (a 20 MB scene's tree is 53 MB). Ours'
-        // is kept for that parse to copy from.
-        drop([&mut b, &mut t].map(|s| std::mem::take(&mut s.doc.sections)));
+        // makes room for the validating parse (a 20 MB scene's tree is 27 MB). Ours'
+        // is kept for that parse to copy from; theirs' lists (one of each, read in one
+        // pass following base) are that parse's to fill, so that their pages, already
+        // touched, are not given back and asked for again.
+        spare = t.doc.take_spare();
+        drop(std::mem::take(&mut b.doc.sections));
         dispose((b, t), opts.exit_after);
     }
     // Validate: the clean text itself, or ours' resolution of every conflict. Either is
     // given to the validating parse, and the clean text taken back.
+    let exit_after = opts.exit_after;
     let verdict = match structural.take_ours.take() {
-        Some(resolved) => validates_owned(resolved, &o, opts.exit_after).map(drop),
-        None => validates_owned(std::mem::take(&mut structural.text), &o, opts.exit_after)
+        Some(resolved) => validates_owned(resolved, &o, spare, exit_after).map(drop),
+        None => validates_owned(std::mem::take(&mut structural.text), &o, spare, exit_after)
             .map(|text| structural.text = text),
     };
     if big {

@@ -451,7 +451,7 @@ fn shorten_cuts_long_values_as_the_whole_join_would() {
 #[test]
 fn validation_following_ours_still_refuses_a_broken_result() {
     let ours = Scene::parse(BASE.as_bytes()).expect("parses");
-    let ok = validates_owned(BASE.to_string(), &ours, false);
+    let ok = validates_owned(BASE.to_string(), &ours, Default::default(), false);
     assert_eq!(ok.as_deref(), Ok(BASE));
     let broken = [
         format!("{BASE}[node name=\"Sprite\" type=\"Sprite2D\" parent=\".\"]\n"),
@@ -465,7 +465,7 @@ fn validation_following_ours_still_refuses_a_broken_result() {
     ];
     for text in broken {
         assert!(
-            validates_owned(text.clone(), &ours, false).is_err(),
+            validates_owned(text.clone(), &ours, Default::default(), false).is_err(),
             "{text}"
         );
     }

@@ -495,9 +495,28 @@ impl Scene {
         Scene::read_like(Text::from(text), like)
     }
 
+    /// [`Scene::from_text_like`], the tree's lists filled into the room of a dropped one
+    /// ([`crate::syntax::Spare`]): the same scene.
+    pub fn from_text_like_in(
+        text: String,
+        like: &Scene,
+        spare: crate::syntax::Spare,
+    ) -> Result<Scene, ModelError> {
+        Scene::read_like_in(Text::from(text), like, spare)
+    }
+
     /// Read following `like`, keeping the record of the sections copied from it.
     fn read_like(text: Text, like: &Scene) -> Result<Scene, ModelError> {
-        let (doc, from) = Document::read_like(text, &like.doc)?;
+        Scene::read_like_in(text, like, crate::syntax::Spare::default())
+    }
+
+    /// [`Scene::read_like`] into the room of `spare`.
+    fn read_like_in(
+        text: Text,
+        like: &Scene,
+        spare: crate::syntax::Spare,
+    ) -> Result<Scene, ModelError> {
+        let (doc, from) = Document::read_like_in(text, &like.doc, spare)?;
         let copied = Copied {
             nodes: &like.nodes,
             from: &from,

@@ -42,6 +42,11 @@ impl<T> Items<T> {
         }
     }
 
+    /// The shared list these items are a run of (`None` while it is being read).
+    pub(super) fn list(&self) -> Option<&Arc<Vec<T>>> {
+        self.all.as_ref()
+    }
+
     /// The same run, in another list (the splitter's list once it is complete).
     pub(super) fn moved_to(&mut self, all: &Arc<Vec<T>>) {
         self.all = Some(Arc::clone(all));

@@ -22,6 +22,7 @@ mod key;
 mod lines;
 mod reuse;
 mod span;
+mod spare;
 mod splitter;
 mod text;
 mod unescape;
@@ -32,6 +33,7 @@ pub use key::Key;
 pub(crate) use key::KeyMemo;
 pub use lines::string_open_after;
 pub use span::{ByteRange, Span};
+pub use spare::Spare;
 use splitter::Splitter;
 use std::fmt;
 use std::ops::Range;
@@ -220,6 +222,16 @@ impl Document {
         Document::from_shared_like(Text::from(text), Some(like))
     }
 
+    /// [`Document::from_text_like`], its lists filled into the room of a dropped tree
+    /// ([`Spare`]) instead of fresh memory: the same document.
+    pub fn from_text_like_in(
+        text: String,
+        like: &Document,
+        spare: Spare,
+    ) -> Result<Document, ParseError> {
+        Document::read_like_in(Text::from(text), like, spare).map(|(doc, _)| doc)
+    }
+
     /// [`Document::parse`] of bytes expected to share most sections with `like`, copying
     /// those (see [`Document::from_text_like`]).
     pub fn parse_like(bytes: &[u8], like: &Document) -> Result<Document, ParseError> {
@@ -263,8 +275,18 @@ impl Document {
         text: Text,
         like: &Document,
     ) -> Result<(Document, Vec<u32>), ParseError> {
+        Document::read_like_in(text, like, Spare::default())
+    }
+
+    /// [`Document::read_like`] into the room of `spare`.
+    pub(crate) fn read_like_in(
+        text: Text,
+        like: &Document,
+        spare: Spare,
+    ) -> Result<(Document, Vec<u32>), ParseError> {
         Splitter::new(&text)
             .like(like)
+            .spare(spare)
             .run_like()
             .map(|(prefix, sections, copied)| {
                 let doc = Document {

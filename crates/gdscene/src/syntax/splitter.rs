@@ -115,6 +115,8 @@ pub(super) struct Splitter<'a> {
     like: Option<Like<'a>>,
     /// The names read lately, made keys without the process-wide lock.
     keys: KeyMemo,
+    /// An empty sections list with room, from a dropped tree (see `spare.rs`).
+    spare_sections: Vec<Section>,
 }
 
 impl<'a> Splitter<'a> {
@@ -127,7 +129,17 @@ impl<'a> Splitter<'a> {
             props: Vec::new(),
             like: None,
             keys: KeyMemo::new(),
+            spare_sections: Vec::new(),
         }
+    }
+
+    /// Fill the lists of a dropped tree (see `spare.rs`); its sections list is taken
+    /// by [`Splitter::run_like`].
+    pub(super) fn spare(mut self, spare: super::Spare) -> Self {
+        self.fields = spare.fields;
+        self.props = spare.props;
+        self.spare_sections = spare.sections;
+        self
     }
 
     /// Copy the sections this text shares with `doc` instead of reading them.
@@ -167,7 +179,8 @@ impl<'a> Splitter<'a> {
     pub(super) fn run_like(mut self) -> Result<ReadLike, ParseError> {
         self.skip_to_header()?;
         let (prefix, from) = (0..self.pos, self.pos);
-        let mut sections = Vec::with_capacity(self.reserve(from, self.s.len()));
+        let mut sections = std::mem::take(&mut self.spare_sections);
+        sections.reserve(self.reserve(from, self.s.len()));
         self.sections(usize::MAX, &mut sections)?;
         self.seal(&mut sections);
         let copied = self.like.map(Like::into_copied).unwrap_or_default();
