@@ -17,6 +17,7 @@
 //! is `splitter.rs`, string escapes `unescape.rs`, the shared text `text.rs`, byte ranges
 //! `span.rs` and the shared item lists `items.rs`.
 
+mod bytes;
 mod items;
 mod key;
 mod lines;

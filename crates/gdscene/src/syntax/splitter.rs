@@ -5,6 +5,7 @@
 //! parse errors of the layout; the tree types themselves live in `mod.rs`, and values are
 //! only measured here, decoded later by [`crate::value`].
 
+use super::bytes::{is_ident_char, is_ident_start, next_stop, BARE_KEY};
 use super::reuse::{Like, Lists};
 use super::{
     unescape, Field, Items, Key, KeyMemo, ParseError, Prop, Section, Span, Tag, MAX_DEPTH,
@@ -15,90 +16,6 @@ use std::sync::Arc;
 /// What reading a document like another gives: the prefix before the first section, the
 /// sections, and for each the followed section it was copied from (`u32::MAX`: read afresh).
 pub(super) type ReadLike = (Range<usize>, Vec<Section>, Vec<u32>);
-
-fn is_ident_start(b: u8) -> bool {
-    b.is_ascii_alphabetic() || b == b'_'
-}
-
-/// Bytes that continue an identifier (ASCII letters, digits, `_`), as one table lookup:
-/// the tag names and field keys of a 100,000-node scene are millions of them, and the
-/// three range tests `is_ascii_alphanumeric` makes cost 2% of a merge's instructions.
-static IDENT_CHAR: [bool; 256] = {
-    let mut t = [false; 256];
-    let mut i = 0;
-    while i < 256 {
-        let b = i as u8;
-        t[i] = b.is_ascii_alphanumeric() || b == b'_';
-        i += 1;
-    }
-    t
-};
-
-/// Bytes of a bare property key's fast path (neither whitespace, `=` nor `;`), as one
-/// table lookup: every property line's key is scanned with it.
-static BARE_KEY: [bool; 256] = {
-    let mut t = [false; 256];
-    let mut i = 0;
-    while i < 256 {
-        let b = i as u8;
-        t[i] = b > b' ' && b != b'=' && b != b';';
-        i += 1;
-    }
-    t
-};
-
-fn is_ident_char(b: u8) -> bool {
-    IDENT_CHAR[b as usize]
-}
-
-/// Bytes that end a run of plain value text inside a bracket group: brackets, quotes and
-/// comments (see `Splitter::group`).
-static GROUP_STOP: [bool; 256] = {
-    let mut t = [false; 256];
-    let stops = *b"([{)]}\";";
-    let mut i = 0;
-    while i < stops.len() {
-        t[stops[i] as usize] = true;
-        i += 1;
-    }
-    t
-};
-
-/// The first byte at or after `p` that [`GROUP_STOP`] marks, or `s.len()`: the end of
-/// a run of plain value text in a bracket group. A short run (most of them: `1, 2)`) is
-/// read a byte at a time; past 16 bytes (the numbers of a packed array, megabytes in a
-/// mesh) three memchr passes look for the eight stop bytes in windows that double up to
-/// 64 KiB, each pass only up to the first stop an earlier one found, so a run costs a
-/// few passes over its own length and never a look past the window beyond it.
-fn next_stop(s: &[u8], mut p: usize) -> usize {
-    let short = s.len().min(p.saturating_add(16));
-    while p < short {
-        if GROUP_STOP[s[p] as usize] {
-            return p;
-        }
-        p += 1;
-    }
-    let mut window = 64;
-    while p < s.len() {
-        let end = s.len().min(p.saturating_add(window));
-        let mut stop = end;
-        if let Some(k) = memchr::memchr3(b'(', b')', b'"', &s[p..stop]) {
-            stop = p + k;
-        }
-        if let Some(k) = memchr::memchr3(b'[', b']', b';', &s[p..stop]) {
-            stop = p + k;
-        }
-        if let Some(k) = memchr::memchr2(b'{', b'}', &s[p..stop]) {
-            stop = p + k;
-        }
-        if stop < end {
-            return stop;
-        }
-        p = end;
-        window = (window * 2).min(1 << 16);
-    }
-    s.len()
-}
 
 /// Files at least this big are split on two threads (see `Splitter::run`).
 const PARALLEL_SPLIT_MIN: usize = 4 << 20;
@@ -761,48 +678,5 @@ impl<'a> Splitter<'a> {
             self.pos = save;
         }
         Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{next_stop, GROUP_STOP};
-
-    /// `next_stop` finds what a byte-at-a-time scan finds, wherever the stop lies (in the
-    /// short run, at a window's edge, far past it) and whichever byte it is.
-    #[test]
-    fn next_stop_is_the_first_stop_byte() {
-        let naive = |s: &[u8], p: usize| {
-            (p..s.len())
-                .find(|&i| GROUP_STOP[s[i] as usize])
-                .unwrap_or(s.len())
-        };
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        for len in [
-            0usize, 1, 15, 16, 17, 63, 64, 65, 80, 81, 200, 4000, 70_000, 300_000,
-        ] {
-            let plain: Vec<u8> = (0..len).map(|i| b"0123456789., -e\n"[i % 16]).collect();
-            assert_eq!(next_stop(&plain, 0), len);
-            for &stop in b"([{)]}\";" {
-                for _ in 0..6 {
-                    seed ^= seed << 13;
-                    seed ^= seed >> 7;
-                    seed ^= seed << 17;
-                    if len == 0 {
-                        continue;
-                    }
-                    let mut s = plain.clone();
-                    let at = (seed % len as u64) as usize;
-                    s[at] = stop;
-                    let from = ((seed >> 32) % (at as u64 + 1)) as usize;
-                    assert_eq!(
-                        next_stop(&s, from),
-                        naive(&s, from),
-                        "len {len} at {at} from {from}"
-                    );
-                    assert_eq!(next_stop(&s, at + 1), len);
-                }
-            }
-        }
     }
 }
