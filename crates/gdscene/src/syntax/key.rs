@@ -166,8 +166,11 @@ pub(crate) struct KeyMemo {
 /// names are told apart or found equal without a byte comparison.
 #[derive(Clone, Copy)]
 struct Slot {
+    /// The key kept here, if any.
     key: Option<Key>,
+    /// Its name's length in bytes.
     len: usize,
+    /// Its name's first eight bytes ([`first_word`]).
     word: u64,
 }
 

@@ -15,8 +15,11 @@ use std::sync::Arc;
 /// Emptied lists of a dropped document, with their room (see the module docs).
 #[derive(Default)]
 pub struct Spare {
+    /// An empty sections list, with the room of the dropped tree's.
     pub(super) sections: Vec<Section>,
+    /// An empty list of tag fields, with the room of the dropped tree's largest.
     pub(super) fields: Vec<Field>,
+    /// An empty list of property lines, with the room of the dropped tree's largest.
     pub(super) props: Vec<Prop>,
 }
 
