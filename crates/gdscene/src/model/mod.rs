@@ -154,8 +154,9 @@ pub struct Node {
     pub section: usize,
     /// `name=`.
     pub name: SmallStr,
-    /// `type=`; absent on instanced roots and on override entries.
-    pub type_name: Option<SmallStr>,
+    /// `type=`; absent on instanced roots and on override entries. A [`Key`]: node types
+    /// are a small vocabulary, and a scene has a hundred thousand nodes.
+    pub type_name: Option<crate::syntax::Key>,
     /// `parent=` as written (decoded); `None` on the root.
     pub parent: Option<SmallStr>,
     /// Path relative to the root: `.` for the root, `A/B` for a grandchild.

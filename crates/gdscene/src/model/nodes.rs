@@ -8,7 +8,7 @@
 use super::{
     field_int, field_small, field_text, ref_id, Node, NodeKey, RareNodeFields, SectionKind,
 };
-use crate::syntax::{Document, Section, SmallStr};
+use crate::syntax::{Document, Key, Section, SmallStr};
 use std::collections::BTreeSet;
 
 /// The nodes of a scene whose document was read following another scene's, for the
@@ -143,7 +143,7 @@ fn build_node(doc: &Document, i: usize, s: &Section) -> Node {
     };
     Node {
         section: i,
-        type_name: type_name.map(|r| field_small(doc, r)),
+        type_name: type_name.map(|r| Key::memoized(&field_small(doc, r))),
         rare: (instance.is_some() || placeholder.is_some() || owner.is_some() || index.is_some())
             .then(|| {
                 Box::new(RareNodeFields {

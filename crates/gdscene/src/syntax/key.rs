@@ -57,6 +57,23 @@ impl Key {
     }
 }
 
+thread_local! {
+    /// This thread's memo for [`Key::memoized`].
+    static MEMO: std::cell::RefCell<KeyMemo> = std::cell::RefCell::new(KeyMemo::new());
+}
+
+impl Key {
+    /// [`Key::new`] through this thread's [`KeyMemo`]: for readers that make keys one at
+    /// a time far from the splitter (a node's type), without the lock for a name the
+    /// thread has met.
+    pub fn memoized(name: &str) -> Key {
+        MEMO.with(|m| match m.try_borrow_mut() {
+            Ok(mut memo) => memo.key(name),
+            Err(_) => Key::new(name),
+        })
+    }
+}
+
 impl Default for Key {
     fn default() -> Key {
         Key::new("")
@@ -274,6 +291,14 @@ mod tests {
         assert_eq!(hash(&|h| a.hash(h)), hash(&|h| "name".hash(h)));
         let map: HashMap<Key, u8> = [(a, 1)].into_iter().collect();
         assert_eq!(map.get("name"), Some(&1));
+    }
+
+    #[test]
+    fn a_memoized_key_is_the_tables() {
+        for name in ["Sprite2D", "Node2D", "Sprite2D", ""] {
+            assert_eq!(Key::memoized(name), Key::new(name));
+            assert!(std::ptr::eq(Key::memoized(name).0, Key::new(name).0));
+        }
     }
 
     #[test]
