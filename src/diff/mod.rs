@@ -24,7 +24,7 @@ use gdscene::diff::diff_files;
 use gdscene::model::Scene;
 use gdscene::render::escape::{visible, visible_lines};
 use gdscene::render::{json, markdown, text, Options};
-use gdscene::syntax::Document;
+use gdscene::syntax::{Document, Source};
 use std::path::Path;
 
 /// Why a side has no scene to diff.
@@ -43,20 +43,38 @@ impl LoadError {
     }
 }
 
+/// One side as read: its scene (`None` for a missing side), or why there is none.
+type Loaded = Result<Option<Scene>, LoadError>;
+
 /// Read and parse one side; `/dev/null` (git's name for a missing side) is `None`. A
 /// side whose lines end in CRLF (an autocrlf work tree, which git hands an external
-/// diff as it is) is read with LF ends, so a line ending is never a change.
-fn load(path: &Path) -> Result<Option<(Vec<u8>, Scene)>, LoadError> {
+/// diff as it is) is read with LF ends, so a line ending is never a change. The bytes
+/// are read once and shared by the scene (no copy of a 20 MB text); with `like` (the
+/// other side, already read), the sections both sides spell alike are copied from its
+/// tree instead of read again: the scene is the same as a fresh reading gives.
+fn load(path: &Path, like: Option<&Scene>) -> Loaded {
     if path == Path::new("/dev/null") {
         return Ok(None);
     }
     let bytes = std::fs::read(path)
         .map(crate::io::eol::to_lf)
         .map_err(|e| LoadError::Unreadable(format!("{}: cannot read: {e}", path.display())))?;
-    match Scene::parse(&bytes) {
-        Ok(s) => Ok(Some((bytes, s))),
-        Err(e) => Err(LoadError::NotAScene(format!("{}: {e}", path.display()))),
-    }
+    let src = Source::new(bytes);
+    let scene = match like {
+        Some(like) => Scene::parse_source_like(&src, like),
+        None => Scene::parse_source(&src),
+    };
+    scene
+        .map(Some)
+        .map_err(|e| LoadError::NotAScene(format!("{}: {e}", path.display())))
+}
+
+/// Both sides, the new one read following the old one ([`load`]).
+fn load_both(old: &Path, new: &Path) -> (Loaded, Loaded) {
+    let old = load(old, None);
+    let like = old.as_ref().ok().and_then(Option::as_ref);
+    let new = load(new, like);
+    (old, new)
 }
 
 /// A side's bytes for the line diff (`/dev/null` is empty).
@@ -94,7 +112,7 @@ fn emit(s: &str) -> Result<()> {
 }
 
 /// The two sides' scenes, `None` for a missing side (`/dev/null`).
-type Sides = (Option<(Vec<u8>, Scene)>, Option<(Vec<u8>, Scene)>);
+type Sides = (Option<Scene>, Option<Scene>);
 
 /// Diff two loaded sides and render the report in the chosen format; Markdown's
 /// Mermaid root carries the root node's name (the new side's, else the old one's).
@@ -105,7 +123,7 @@ fn render_one(
     opts: &Options,
     sources: &[pictures::Source],
 ) -> (String, bool) {
-    let (old, new) = (old.as_ref().map(|x| &x.1), new.as_ref().map(|x| &x.1));
+    let (old, new) = (old.as_ref(), new.as_ref());
     let report = diff_files(old, new);
     let out = match format {
         DiffFormat::Text => text::render(&report, opts),
@@ -268,7 +286,7 @@ fn run_file(a: &DiffArgs, listed: bool) -> Result<i32> {
     if config::is_config_diff(a) {
         return config::run_diff(a, header.as_deref());
     }
-    let (old, new) = match (load(&a.files[0]), load(&a.files[1])) {
+    let (old, new) = match load_both(&a.files[0], &a.files[1]) {
         (Ok(o), Ok(n)) => (o, n),
         (Err(LoadError::Unreadable(e)), _) | (_, Err(LoadError::Unreadable(e))) => bail!("{e}"),
         (Err(e), _) | (_, Err(e)) if !listed && !line_diff_allowed(&a.files) => {
@@ -378,7 +396,7 @@ fn run_git_external(a: &DiffArgs, opts: &Options) -> Result<i32> {
         header
     };
     let (old_file, new_file) = (&a.files[1], &a.files[4]);
-    let why = match (load(old_file), load(new_file)) {
+    let why = match load_both(old_file, new_file) {
         (Ok(old), Ok(new)) => {
             let secs = deadline::limit(a.timeout);
             match render_within(
