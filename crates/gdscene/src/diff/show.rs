@@ -77,6 +77,13 @@ fn over(out: &str, detail: Detail) -> bool {
     matches!(detail, Detail::Short { limit } if out.len() > limit)
 }
 
+/// Whether nothing more written can show: [`shorten`] keeps fewer than `limit` bytes,
+/// all already written, and anything appended makes the text long enough to be cut. A
+/// 90,000-vertex array past the cut is not decoded just to be cut away.
+fn past_the_cut(out: &str, detail: Detail) -> bool {
+    matches!(detail, Detail::Short { limit } if out.len() >= limit)
+}
+
 fn write_str(out: &mut String, s: &str, detail: Detail) {
     out.push('"');
     match detail {
@@ -233,6 +240,10 @@ pub fn packed_len(e: &PackedElems, comps: usize) -> usize {
 }
 
 fn write(out: &mut String, v: &Value, names: Namer<'_>, detail: Detail) {
+    if past_the_cut(out, detail) {
+        out.push('…');
+        return;
+    }
     match v {
         Value::Null => out.push_str("null"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
@@ -400,6 +411,29 @@ mod tests {
     }
     fn names(k: RefKind, id: &str) -> String {
         format!("{}:{id}", if k == RefKind::Ext { "e" } else { "s" })
+    }
+
+    #[test]
+    fn a_short_value_is_the_whole_value_cut_whatever_is_skipped_past_the_cut() {
+        let values = [
+            "[{\"aabb\": AABB(-50, -50, 0, 1, 1, 1), \"format\": 4097, \"vertex_data\": PackedVector3Array(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)}]",
+            "{\"é\": \"ünïcødé ✓ text\", 2: [1, 2.5, \"x\"], \"c\": Color(1, 0, 0, 1)}",
+            "Object(Node, \"a\": 1, \"b\": PackedStringArray(\"x\", \"y\"), \"c\": SubResource(\"s\"))",
+            "Array[int]([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19])",
+            "PackedByteArray(1, 2, 3)",
+            "\"✓✓✓✓✓✓✓✓\"",
+        ];
+        for t in values {
+            let v = p(t);
+            let whole = show(&v, &names, Detail::Short { limit: usize::MAX });
+            for limit in 0..whole.len() + 3 {
+                assert_eq!(
+                    show(&v, &names, Detail::Short { limit }),
+                    shorten(&whole, limit),
+                    "{t} at {limit}"
+                );
+            }
+        }
     }
 
     #[test]

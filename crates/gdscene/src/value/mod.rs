@@ -265,14 +265,15 @@ fn typeref_eq(a: &TypeRef, b: &TypeRef) -> bool {
     }
 }
 
-/// Last-wins view of a dictionary literal (the engine keeps the last duplicate).
-fn dedup_entries<K, V>(entries: &[(K, V)], eq: impl Fn(&K, &K) -> bool) -> Vec<&(K, V)> {
-    let mut out: Vec<&(K, V)> = Vec::with_capacity(entries.len());
-    for e in entries {
-        if let Some(slot) = out.iter_mut().find(|o| eq(&o.0, &e.0)) {
-            *slot = e;
+/// Last-wins view of a dictionary literal (the engine keeps the last duplicate): the
+/// indices of the entries that count.
+fn dedup_entries<K, V>(entries: &[(K, V)], eq: impl Fn(&K, &K) -> bool) -> Vec<usize> {
+    let mut out: Vec<usize> = Vec::with_capacity(entries.len());
+    for (i, e) in entries.iter().enumerate() {
+        if let Some(slot) = out.iter_mut().find(|o| eq(&entries[**o].0, &e.0)) {
+            *slot = i;
         } else {
-            out.push(e);
+            out.push(i);
         }
     }
     out
@@ -287,6 +288,8 @@ fn dict_key_same(a: &Value, b: &Value) -> bool {
     }
 }
 
+/// Two dictionaries (or objects' property lists) as maps: last-wins duplicates by `same`,
+/// then every entry of `a` meets one of `b` with an equal key (`keq`) and value (`veq`).
 fn map_eq<K, V>(
     a: &[(K, V)],
     b: &[(K, V)],
@@ -294,26 +297,39 @@ fn map_eq<K, V>(
     keq: impl Fn(&K, &K) -> bool,
     veq: impl Fn(&V, &V) -> bool,
 ) -> bool {
-    // Fast path: same order, no duplicates to worry about when everything lines up.
-    if a.len() == b.len()
-        && a.iter()
-            .zip(b)
-            .all(|(x, y)| keq(&x.0, &y.0) && veq(&x.1, &y.1))
-    {
-        let distinct = a.len() < 2
-            || a.iter()
-                .enumerate()
-                .all(|(i, x)| a[..i].iter().all(|y| !same(&x.0, &y.0)));
-        if distinct {
-            return true;
+    // Fast path: same order, no duplicates to worry about when everything lines up. The
+    // values compared on the way are remembered: a mesh's arrays are not compared twice.
+    let mut known: Vec<bool> = Vec::new();
+    if a.len() == b.len() {
+        for (x, y) in a.iter().zip(b) {
+            if !keq(&x.0, &y.0) {
+                break;
+            }
+            known.push(veq(&x.1, &y.1));
+            if !known[known.len() - 1] {
+                break;
+            }
+        }
+        if known.len() == a.len() && known.iter().all(|&k| k) {
+            let distinct = a.len() < 2
+                || a.iter()
+                    .enumerate()
+                    .all(|(i, x)| a[..i].iter().all(|y| !same(&x.0, &y.0)));
+            if distinct {
+                return true;
+            }
         }
     }
+    let value_eq = |i: usize, j: usize| match known.get(i) {
+        Some(&k) if i == j => k,
+        _ => veq(&a[i].1, &b[j].1),
+    };
     let da = dedup_entries(a, &same);
     let db = dedup_entries(b, &same);
     da.len() == db.len()
         && da
             .iter()
-            .all(|x| db.iter().any(|y| keq(&x.0, &y.0) && veq(&x.1, &y.1)))
+            .all(|&i| db.iter().any(|&j| keq(&a[i].0, &b[j].0) && value_eq(i, j)))
 }
 
 fn ctor_eq(an: &str, aa: &[Value], bn: &str, ba: &[Value]) -> bool {
