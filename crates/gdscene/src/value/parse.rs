@@ -15,6 +15,14 @@ pub(crate) struct TscnParser;
 /// Reject nesting deeper than [`MAX_DEPTH`] before pest (which recurses) sees the text.
 /// String- and comment-aware; counts `[`, `{` and `(`.
 pub(crate) fn check_depth(text: &str) -> Result<(), ValueError> {
+    if few_openers(text.as_bytes()) {
+        return Ok(());
+    }
+    walk_depth(text)
+}
+
+/// [`check_depth`] the long way: every byte, strings and comments skipped.
+fn walk_depth(text: &str) -> Result<(), ValueError> {
     let b = text.as_bytes();
     let mut depth = 0usize;
     let mut i = 0;
@@ -49,6 +57,15 @@ pub(crate) fn check_depth(text: &str) -> Result<(), ValueError> {
         i += 1;
     }
     Ok(())
+}
+
+/// Whether `text` holds at most [`MAX_DEPTH`] opening brackets in all, so that no nesting
+/// can pass the limit: one vectorised count instead of the byte by byte walk (a mesh's
+/// 10 MB value has half a dozen brackets; strings and comments only count more).
+fn few_openers(text: &[u8]) -> bool {
+    let round = memchr::memchr2_iter(b'(', b'[', text);
+    let curly = memchr::memchr_iter(b'{', text);
+    round.take(MAX_DEPTH + 1).count() + curly.take(MAX_DEPTH + 1).count() <= MAX_DEPTH
 }
 
 fn rule_name(r: &Rule) -> &'static str {
@@ -512,5 +529,40 @@ fn convert_typeref(p: Option<Pair<Rule>>) -> Result<TypeRef, ValueError> {
                 "type name, ExtResource, SubResource or Resource",
             )),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_bracket_count_agrees_with_the_walk() {
+        let bytes = [
+            b'[', b'(', b'{', b']', b')', b'}', b'"', b';', b'\n', b'a', b'\\',
+        ];
+        let mut next = crate::test_support::rng(0x2545_F491_4F6C_DD1D);
+        let (mut skipped, mut refused) = (0, 0);
+        for _ in 0..3000 {
+            let len = MAX_DEPTH / 2 + next(MAX_DEPTH * 3);
+            // Mostly openers, so that texts near and past the limit are met.
+            let text: String = (0..len)
+                .map(|_| {
+                    bytes[if next(3) == 0 {
+                        next(bytes.len())
+                    } else {
+                        next(3)
+                    }] as char
+                })
+                .collect();
+            let walked = walk_depth(&text).map_err(|e| e.offset);
+            assert_eq!(check_depth(&text).map_err(|e| e.offset), walked, "{text}");
+            skipped += usize::from(few_openers(text.as_bytes()));
+            refused += usize::from(walked.is_err());
+        }
+        assert!(
+            skipped > 300 && refused > 100,
+            "{skipped} skipped, {refused} refused"
+        );
     }
 }
