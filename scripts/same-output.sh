@@ -19,7 +19,9 @@
 #    this checkout's `examples/fuzz_merge.rs` with FUZZ_DUMP (law edits, hostile
 #    mutations, history triples);
 #  - `diff --format json OLD NEW` on every consecutive pair of corpus files that share a
-#    repository and path (../shared/corpus/INDEX.tsv order).
+#    repository and path (../shared/corpus/INDEX.tsv order);
+#  - `diff` (the text report) of base against ours and against theirs of every real and
+#    modern merge scenario and of the big scenes.
 # Prints one line per group and every difference; exit 0 when all are identical, 1 if not.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -169,6 +171,17 @@ for key in sorted(groups):
         total += 1
         same += compare("corpus diff", f"{os.path.basename(a)} -> {os.path.basename(b)}", ["diff", "--format", "json", a, b])
 print(f"corpus diff pairs: {same}/{total} identical")
+# The text report (values cut to a line's budget) of base against each side.
+pairs = [(n, sides(os.path.join(merges, n))) for n in scenarios("merges")]
+pairs += [(n, sides(os.path.join(shared, "merges-modern", n))) for n in scenarios("merges-modern")]
+if os.path.isdir(big):
+    pairs += [(k, [os.path.join(big, f"{k}.{s}.tscn") for s in ("base", "ours", "theirs")]) for k in kinds]
+same = total = 0
+for name, (base, ours, theirs) in pairs:
+    for side in (ours, theirs):
+        total += 1
+        same += compare("scenario diff", f"{name} {os.path.basename(side)}", ["diff", "--color", "never", base, side])
+print(f"scenario text diffs: {same}/{total} identical")
 for d in diffs[:50]:
     print("DIFFERENT", d)
 if len(diffs) > 50:
