@@ -232,7 +232,7 @@ pub(super) fn lis_members(seq: &[usize]) -> Vec<bool> {
 /// relative order changed (outside the longest run kept in order).
 fn reorders(d: &Differ) -> BTreeMap<usize, (usize, usize)> {
     let mut out = BTreeMap::new();
-    for kids in d.new.children.values() {
+    for kids in d.new.children.groups() {
         let mut seq = Vec::new();
         let mut who = Vec::new();
         for (new_pos, &j) in kids.iter().enumerate() {

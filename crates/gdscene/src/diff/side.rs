@@ -9,6 +9,7 @@ use crate::model::Scene;
 use crate::syntax::Section;
 use crate::value::{self, RefKind};
 use std::borrow::Cow;
+use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -57,13 +58,122 @@ pub(super) struct Side<'a> {
     pub(super) node_by_path: PathMap<'a, usize>,
     /// Index of each node's parent node (`None` for the root or a missing parent).
     pub(super) parent_of: Vec<Option<usize>>,
-    /// Children of each node path, in file order.
-    pub(super) children: PathMap<'a, Vec<usize>>,
+    /// Children of each parent path, in file order ([`Siblings`]).
+    pub(super) children: Siblings<'a>,
     /// Each node's place among its parent's children.
     pub(super) sibling_pos: Vec<usize>,
     /// Refs of each node's props and instance field, of each sub, and of `[resource]`;
     /// computed on first use (only changed resources need their users).
     refs: std::cell::OnceCell<Refs>,
+}
+
+/// Node index by path (the first node with that path), and whether two nodes share a
+/// path.
+fn paths_of(sc: &Scene) -> (PathMap<'_, usize>, bool) {
+    let mut by_path = PathMap::with_capacity_and_hasher(sc.nodes.len(), Default::default());
+    let mut twins = false;
+    for (i, n) in sc.nodes.iter().enumerate() {
+        match by_path.entry(n.path.as_str()) {
+            Entry::Occupied(_) => twins = true,
+            Entry::Vacant(v) => {
+                v.insert(i);
+            }
+        }
+    }
+    (by_path, twins)
+}
+
+/// Each node's parent: the first node whose path is its `parent=` ([`parent_path`]).
+///
+/// In file order a node's parent is mostly the node before it or one of that node's
+/// ancestors, so those are tried first by comparing paths; when no two nodes share a
+/// path, the node found there is the one the lookup by path would give. Otherwise (a
+/// parent written later, or twins) the lookup decides.
+fn parents_of(sc: &Scene, by_path: &PathMap<usize>, twins: bool) -> Vec<Option<usize>> {
+    let mut parent_of: Vec<Option<usize>> = Vec::with_capacity(sc.nodes.len());
+    for (i, n) in sc.nodes.iter().enumerate() {
+        let found = n.parent.as_deref().and_then(|p| {
+            let p = parent_path(p);
+            let near = if twins {
+                None
+            } else {
+                near_ancestor(sc, &parent_of, i, p)
+            };
+            near.or_else(|| by_path.get(p).copied())
+        });
+        parent_of.push(found);
+    }
+    parent_of
+}
+
+/// The node at path `p` among node `i - 1` and its ancestors written before it (parents
+/// already known; the walk only goes back in the file, so it ends).
+fn near_ancestor(sc: &Scene, parent_of: &[Option<usize>], i: usize, p: &str) -> Option<usize> {
+    let mut at = i.checked_sub(1);
+    while let Some(k) = at {
+        if sc.nodes[k].path.as_str() == p {
+            return Some(k);
+        }
+        at = parent_of.get(k).copied().flatten().filter(|&q| q < k);
+    }
+    None
+}
+
+/// The children of each parent path, in file order: of each node (indexed by the
+/// parent's node index, as one flat list cut in runs), and of each `parent=` that names
+/// no node (by that path; rare).
+pub(super) struct Siblings<'a> {
+    /// Where the children of node `k` start in `list` (`start[k]..start[k + 1]`).
+    start: Vec<usize>,
+    /// Children grouped by parent, in file order within a group.
+    list: Vec<usize>,
+    /// Children of each parent path that names no node, in file order.
+    orphans: PathMap<'a, Vec<usize>>,
+}
+
+impl<'a> Siblings<'a> {
+    /// The children of every parent of `sc`, and each node's place among them.
+    fn of(sc: &'a Scene, parent_of: &[Option<usize>]) -> (Siblings<'a>, Vec<usize>) {
+        let n = sc.nodes.len();
+        let mut sibling_pos = vec![0; n];
+        let mut start = vec![0usize; n + 1];
+        let mut orphans: PathMap<Vec<usize>> = PathMap::default();
+        for (i, nd) in sc.nodes.iter().enumerate() {
+            match (parent_of[i], nd.parent.as_deref()) {
+                (Some(p), _) => {
+                    sibling_pos[i] = start[p + 1];
+                    start[p + 1] += 1;
+                }
+                (None, Some(p)) => {
+                    let kids = orphans.entry(parent_path(p)).or_default();
+                    sibling_pos[i] = kids.len();
+                    kids.push(i);
+                }
+                (None, None) => {}
+            }
+        }
+        for k in 0..n {
+            start[k + 1] += start[k];
+        }
+        let mut list = vec![0; start[n]];
+        for (i, p) in parent_of.iter().enumerate() {
+            if let Some(p) = *p {
+                list[start[p] + sibling_pos[i]] = i;
+            }
+        }
+        let siblings = Siblings {
+            start,
+            list,
+            orphans,
+        };
+        (siblings, sibling_pos)
+    }
+
+    /// Every group of children (some empty), in no particular order.
+    pub(super) fn groups(&self) -> impl Iterator<Item = &[usize]> {
+        let of_nodes = self.start.windows(2).map(|w| &self.list[w[0]..w[1]]);
+        of_nodes.chain(self.orphans.values().map(Vec::as_slice))
+    }
 }
 
 /// Every reference of every node, sub_resource and the main resource of one side.
@@ -92,29 +202,16 @@ impl<'a> Side<'a> {
         let ext_by_id = ext_by_id.map(|(i, e)| (e.id.as_str(), i)).collect();
         let sub_by_id = sc.sub_resources.iter().enumerate();
         let sub_by_id = sub_by_id.map(|(i, s)| (s.id.as_str(), i)).collect();
-        let mut node_by_path =
-            PathMap::with_capacity_and_hasher(sc.nodes.len(), Default::default());
-        let mut children: PathMap<Vec<usize>> = PathMap::default();
-        let mut sibling_pos = vec![0; sc.nodes.len()];
-        for (i, n) in sc.nodes.iter().enumerate() {
-            node_by_path.entry(n.path.as_str()).or_insert(i);
-            if let Some(p) = n.parent.as_deref() {
-                let kids = children.entry(parent_path(p)).or_default();
-                sibling_pos[i] = kids.len();
-                kids.push(i);
-            }
-        }
-        let parent_of = sc.nodes.iter().map(|n| {
-            let p = n.parent.as_deref()?;
-            node_by_path.get(parent_path(p)).copied()
-        });
+        let (node_by_path, twins) = paths_of(sc);
+        let parent_of = parents_of(sc, &node_by_path, twins);
+        let (children, sibling_pos) = Siblings::of(sc, &parent_of);
         Side {
             sc,
             ext_by_id,
             sub_by_id,
             ext_label: Vec::new(),
             sub_label: Vec::new(),
-            parent_of: parent_of.collect(),
+            parent_of,
             node_by_path,
             children,
             sibling_pos,
@@ -269,4 +366,60 @@ pub(super) fn all_props(side: &Side, s: &Section) -> Vec<(String, String)> {
         .into_iter()
         .map(|(k, v)| (k.to_string(), side.short(v)))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Scenes whose parents are near, far, written later, missing, or shared by twins.
+    const SCENES: [&str; 3] = [
+        "[gd_scene format=3]\n\n[node name=\"R\" type=\"Node\"]\n\n\
+         [node name=\"A\" type=\"Node\" parent=\".\"]\n\n\
+         [node name=\"B\" type=\"Node\" parent=\"A\"]\n\n\
+         [node name=\"C\" type=\"Node\" parent=\"A/B\"]\n\n\
+         [node name=\"D\" type=\"Node\" parent=\".\"]\n\n\
+         [node name=\"E\" type=\"Node\" parent=\"A\"]\n\n\
+         [node name=\"F\" type=\"Node\" parent=\"\"]\n",
+        "[gd_scene format=3]\n\n[node name=\"R\" type=\"Node\"]\n\n\
+         [node name=\"X\" type=\"Node\" parent=\"Later\"]\n\n\
+         [node name=\"Y\" type=\"Node\" parent=\"Nowhere\"]\n\n\
+         [node name=\"Later\" type=\"Node\" parent=\".\"]\n\n\
+         [node name=\"Z\" type=\"Node\" parent=\"Nowhere\"]\n",
+        "[gd_scene format=3]\n\n[node name=\"R\" type=\"Node\"]\n\n\
+         [node name=\"A\" type=\"Node\" parent=\".\"]\n\n\
+         [node name=\"A\" type=\"Node\" parent=\".\"]\n\n\
+         [node name=\"K\" type=\"Node\" parent=\"A\"]\n\n\
+         [node name=\"L\" type=\"Node\" parent=\"A\"]\n",
+    ];
+
+    /// The parents found near agree with the lookup by path (the slow path), and the
+    /// sibling groups and places with grouping by `parent=` text.
+    #[test]
+    fn near_parents_and_groups_agree_with_lookup_by_path() {
+        for text in SCENES {
+            let sc = Scene::parse(text.as_bytes()).expect("scene");
+            let side = Side::new(&sc);
+            let slow = sc.nodes.iter().map(|n| {
+                let p = n.parent.as_deref()?;
+                side.node_by_path.get(parent_path(p)).copied()
+            });
+            let slow: Vec<Option<usize>> = slow.collect();
+            assert_eq!(side.parent_of, slow, "{text}");
+            let mut by_text: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+            for (i, n) in sc.nodes.iter().enumerate() {
+                if let Some(p) = n.parent.as_deref() {
+                    let kids = by_text.entry(parent_path(p)).or_default();
+                    assert_eq!(side.sibling_pos[i], kids.len(), "{text}");
+                    kids.push(i);
+                }
+            }
+            let mut want: Vec<Vec<usize>> = by_text.into_values().collect();
+            let groups = side.children.groups().filter(|g| !g.is_empty());
+            let mut got: Vec<Vec<usize>> = groups.map(<[usize]>::to_vec).collect();
+            want.sort();
+            got.sort();
+            assert_eq!(got, want, "{text}");
+        }
+    }
 }
