@@ -12,16 +12,13 @@
 use super::context::Differ;
 use super::godot3;
 use super::noise::labelled;
-use super::side::{parent_path, props_of, PathHasher, Side};
+use super::side::{parent_path, props_of, Side};
 use crate::model::likeness::{likeness, mutual_best_among, Budget};
 use crate::model::{join_path, NodeKey};
 use crate::value::{self, RefKind, Value};
+use rustc_hash::FxHashMap;
 use std::cell::OnceCell;
-use std::collections::{BTreeMap, HashMap};
-use std::hash::BuildHasherDefault;
-
-/// The cheap hash of [`PathHasher`], for the unique_id lookup.
-type PathHash = BuildHasherDefault<PathHasher>;
+use std::collections::BTreeMap;
 
 /// Rounds of rename/move pairing (each may reveal more pairs by path).
 const RENAME_ROUNDS: usize = 8;
@@ -29,7 +26,8 @@ const RENAME_ROUNDS: usize = 8;
 /// Pair nodes by unique_id (both sides), then by path with renamed/moved parents followed.
 pub(super) fn pair_nodes_by_key(d: &mut Differ) {
     let (o, n) = (&d.old.sc.nodes, &d.new.sc.nodes);
-    let mut by_key: HashMap<&NodeKey, usize, PathHash> = HashMap::default();
+    let mut by_key: FxHashMap<&NodeKey, usize> =
+        FxHashMap::with_capacity_and_hasher(n.len(), Default::default());
     for (j, nd) in n.iter().enumerate() {
         if matches!(nd.key, NodeKey::UniqueId { .. }) {
             by_key.entry(&nd.key).or_insert(j);

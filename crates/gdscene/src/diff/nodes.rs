@@ -9,7 +9,7 @@ use super::report::NoiseKind;
 use super::report::{Change, Detail, Subject};
 use super::side::{all_props, parent_path, Side};
 use crate::syntax::Section;
-use crate::value::{self, Value};
+use crate::value::{self, RefKind, Value};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// A node in report order: on the old side (removed) or the new side.
@@ -22,6 +22,7 @@ enum At {
 /// Node changes of the whole tree, appended to `changes`.
 pub(super) fn node_changes(d: &mut Differ, changes: &mut Vec<Change>) {
     let reordered = reorders(d);
+    let refs_agree = labels_agree(d);
     for at in merged_order(d) {
         match at {
             At::Old(i) => {
@@ -44,7 +45,11 @@ pub(super) fn node_changes(d: &mut Differ, changes: &mut Vec<Change>) {
                     });
                 }
                 Some(i) => {
-                    let out = paired_changes(d, (i, j), reordered.get(&j).copied());
+                    let place = reordered.get(&j).copied();
+                    let out = paired_changes(d, (i, j), place, refs_agree);
+                    if out.is_empty() {
+                        continue;
+                    }
                     let subject = node_subject(&d.new, j);
                     changes.extend(out.into_iter().map(|detail| Change {
                         subject: subject.clone(),
@@ -88,18 +93,19 @@ fn node_subject(side: &Side, i: usize) -> Subject {
 }
 
 /// Everything that changed between partners `(i, j)`; `reordered` is their old and new
-/// place among siblings when that changed.
+/// place among siblings when that changed; `refs_agree` is [`labels_agree`]'s answer.
 fn paired_changes(
     d: &mut Differ,
     (i, j): (usize, usize),
     reordered: Option<(usize, usize)>,
+    refs_agree: bool,
 ) -> Vec<Detail> {
-    let os = d.old.sc.section(d.old.sc.nodes[i].section);
-    let ns = d.new.sc.section(d.new.sc.nodes[j].section);
     let mut out = Vec::new();
-    if reordered.is_none() && unchanged(d, (i, j), (os, ns)) {
+    if reordered.is_none() && unchanged(d, (i, j), refs_agree) {
         return out;
     }
+    let os = d.old.sc.section(d.old.sc.nodes[i].section);
+    let ns = d.new.sc.section(d.new.sc.nodes[j].section);
     let path = d.new.sc.nodes[j].path.clone();
     place_changes(d, (i, j), reordered, &mut out);
     let (on, nn) = (&d.old.sc.nodes[i], &d.new.sc.nodes[j]);
@@ -129,9 +135,35 @@ fn paired_changes(
 }
 
 /// Fast path: the same bytes, the same targets, the same parent.
-fn unchanged(d: &Differ, (i, j): (usize, usize), (os, ns): (&Section, &Section)) -> bool {
-    let (ot, nt) = (d.old.sc.slice(&os.span), d.new.sc.slice(&ns.span));
-    ot.trim_end() == nt.trim_end() && d.same_refs(nt) && d.same_parent(i, j)
+///
+/// A new section the reading copied from the old one ([`crate::model::Scene::copied_from`])
+/// has the same bytes without comparing them; when every reference names the same thing
+/// on both sides ([`labels_agree`]), a text's references need no scan.
+fn unchanged(d: &Differ, (i, j): (usize, usize), refs_agree: bool) -> bool {
+    let (old, new) = (d.old.sc, d.new.sc);
+    let (osec, nsec) = (old.nodes[i].section, new.nodes[j].section);
+    let nt = new.slice(&new.section(nsec).span);
+    let same_bytes = new.copied_from(old, nsec) == Some(osec)
+        || old.slice(&old.section(osec).span).trim_end() == nt.trim_end();
+    same_bytes && (refs_agree || d.same_refs(nt)) && d.same_parent(i, j)
+}
+
+/// Whether every resource id of either side has the same label on both
+/// ([`Side::label`]): then [`Differ::same_refs`] holds for any text (an id neither side
+/// has reads `?id` on both), and the unchanged nodes' texts need no scan.
+fn labels_agree(d: &Differ) -> bool {
+    let ids = |s: &Side, k: RefKind| -> Vec<String> {
+        match k {
+            RefKind::Ext => s.sc.ext_resources.iter().map(|e| e.id.clone()).collect(),
+            RefKind::Sub => s.sc.sub_resources.iter().map(|e| e.id.clone()).collect(),
+        }
+    };
+    [RefKind::Ext, RefKind::Sub].into_iter().all(|k| {
+        let mut all = ids(&d.old, k);
+        all.extend(ids(&d.new, k));
+        all.iter()
+            .all(|id| d.old.label(k, id) == d.new.label(k, id))
+    })
 }
 
 /// Renamed, moved to another parent, or placed elsewhere among its siblings.
