@@ -142,10 +142,10 @@ fn paired_changes(
 fn unchanged(d: &Differ, (i, j): (usize, usize), refs_agree: bool) -> bool {
     let (old, new) = (d.old.sc, d.new.sc);
     let (osec, nsec) = (old.nodes[i].section, new.nodes[j].section);
-    let nt = new.slice(&new.section(nsec).span);
+    let nt = || new.slice(&new.section(nsec).span);
     let same_bytes = new.copied_from(old, nsec) == Some(osec)
-        || old.slice(&old.section(osec).span).trim_end() == nt.trim_end();
-    same_bytes && (refs_agree || d.same_refs(nt)) && d.same_parent(i, j)
+        || old.slice(&old.section(osec).span).trim_end() == nt().trim_end();
+    same_bytes && (refs_agree || d.same_refs(nt())) && d.same_parent(i, j)
 }
 
 /// Whether every resource id of either side has the same label on both

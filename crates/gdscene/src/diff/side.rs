@@ -139,17 +139,13 @@ impl<'a> Siblings<'a> {
         let mut start = vec![0usize; n + 1];
         let mut orphans: PathMap<Vec<usize>> = PathMap::default();
         for (i, nd) in sc.nodes.iter().enumerate() {
-            match (parent_of[i], nd.parent.as_deref()) {
-                (Some(p), _) => {
-                    sibling_pos[i] = start[p + 1];
-                    start[p + 1] += 1;
-                }
-                (None, Some(p)) => {
-                    let kids = orphans.entry(parent_path(p)).or_default();
-                    sibling_pos[i] = kids.len();
-                    kids.push(i);
-                }
-                (None, None) => {}
+            if let Some(p) = parent_of[i] {
+                sibling_pos[i] = start[p + 1];
+                start[p + 1] += 1;
+            } else if let Some(p) = nd.parent.as_deref() {
+                let kids = orphans.entry(parent_path(p)).or_default();
+                sibling_pos[i] = kids.len();
+                kids.push(i);
             }
         }
         for k in 0..n {
