@@ -14,10 +14,11 @@ use super::godot3;
 use super::noise::labelled;
 use super::side::{parent_path, props_of, Side};
 use crate::model::likeness::{likeness, mutual_best_among, Budget};
-use crate::model::{join_path, NodeKey};
+use crate::model::{join_path, Node, NodeKey};
 use crate::value::{self, RefKind, Value};
 use rustc_hash::FxHashMap;
 use std::cell::OnceCell;
+use std::collections::hash_map::Entry;
 use std::collections::BTreeMap;
 
 /// Rounds of rename/move pairing (each may reveal more pairs by path).
@@ -26,18 +27,19 @@ const RENAME_ROUNDS: usize = 8;
 /// Pair nodes by unique_id (both sides), then by path with renamed/moved parents followed.
 pub(super) fn pair_nodes_by_key(d: &mut Differ) {
     let (o, n) = (&d.old.sc.nodes, &d.new.sc.nodes);
-    let mut by_key: FxHashMap<&NodeKey, usize> =
-        FxHashMap::with_capacity_and_hasher(n.len(), Default::default());
-    for (j, nd) in n.iter().enumerate() {
-        if matches!(nd.key, NodeKey::UniqueId { .. }) {
-            by_key.entry(&nd.key).or_insert(j);
-        }
-    }
+    let (by_key, twins) = new_by_key(n);
+    let mut next = 0; // the new node after the last partner found: the likely next one
     for (i, nd) in o.iter().enumerate() {
-        if !matches!(nd.key, NodeKey::UniqueId { .. }) {
+        if !has_id(nd) {
             continue;
         }
-        if let Some(&j) = by_key.get(&nd.key) {
+        let found = match n.get(next) {
+            // No two new keys alike: the node there is the one the lookup would give.
+            Some(m) if !twins && m.key == nd.key => Some(next),
+            _ => by_key.get(&nd.key).copied(),
+        };
+        if let Some(j) = found {
+            next = j + 1;
             if d.node_pair_rev[j].is_none() {
                 d.node_pair[i] = Some(j);
                 d.node_pair_rev[j] = Some(i);
@@ -47,11 +49,35 @@ pub(super) fn pair_nodes_by_key(d: &mut Differ) {
     pair_nodes_by_path(d);
 }
 
+/// Whether a node is keyed by its `unique_id`.
+fn has_id(nd: &Node) -> bool {
+    matches!(nd.key, NodeKey::UniqueId { .. })
+}
+
+/// The first new node of each unique_id key, and whether two new nodes share a key.
+fn new_by_key(n: &[Node]) -> (FxHashMap<&NodeKey, usize>, bool) {
+    let count = n.iter().filter(|nd| has_id(nd)).count();
+    let mut by_key = FxHashMap::with_capacity_and_hasher(count, Default::default());
+    let mut twins = false;
+    for (j, nd) in n.iter().enumerate().filter(|(_, nd)| has_id(nd)) {
+        match by_key.entry(&nd.key) {
+            Entry::Occupied(_) => twins = true,
+            Entry::Vacant(v) => {
+                v.insert(j);
+            }
+        }
+    }
+    (by_key, twins)
+}
+
 /// Renames and moves, each round followed by pairing by path; returns how many
 /// likenesses were computed (at most the [`Budget`] for the two scenes: beyond it the
 /// nodes left are reported removed and added).
 pub(super) fn pair_renamed_and_moved(d: &mut Differ) -> usize {
     let (o, n) = (d.old.sc.nodes.len(), d.new.sc.nodes.len());
+    if d.node_pair.iter().all(Option::is_some) || d.node_pair_rev.iter().all(Option::is_some) {
+        return 0; // a side with every node paired: no node left to be renamed or moved
+    }
     let mut lk = Likeness {
         budget: Budget::for_nodes(o + n),
         old: (0..o).map(|_| OnceCell::new()).collect(),
