@@ -144,7 +144,7 @@ fn pair_nodes_by_path(d: &mut Differ) {
             None => ".".to_string(),
             Some(p) => join_path(&p, &on.name),
         };
-        if let Some(&j) = d.new.node_by_path.get(target.as_str()) {
+        if let Some(j) = d.new.node_at(&target) {
             let nn = &d.new.sc.nodes[j];
             // Both sides with unique ids that differ: different nodes.
             let both_ids = on.unique_id.is_some() && nn.unique_id.is_some() && on.key != nn.key;

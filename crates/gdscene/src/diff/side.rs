@@ -9,9 +9,8 @@ use crate::model::Scene;
 use crate::syntax::Section;
 use crate::value::{self, RefKind};
 use std::borrow::Cow;
-use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::{BuildHasher, BuildHasherDefault, Hasher};
 
 /// A map keyed by node paths or resource ids, for lookups only (never iterated into
 /// output), with a hash cheaper than SipHash: these keys are many and short.
@@ -54,8 +53,9 @@ pub(super) struct Side<'a> {
     pub(super) ext_label: Vec<String>,
     /// Cross-side label of each sub_resource (set by [`super::identity::pair_sub`]).
     pub(super) sub_label: Vec<String>,
-    /// Node index by path (the first node with that path).
-    pub(super) node_by_path: PathMap<'a, usize>,
+    /// Node index by path (the first node with that path); made on first use (a diff
+    /// whose nodes all keep their unique_id and parent asks few paths).
+    by_path: std::cell::OnceCell<hashbrown::HashTable<usize>>,
     /// Index of each node's parent node (`None` for the root or a missing parent).
     pub(super) parent_of: Vec<Option<usize>>,
     /// Children of each parent path, in file order ([`Siblings`]).
@@ -67,43 +67,66 @@ pub(super) struct Side<'a> {
     refs: std::cell::OnceCell<Refs>,
 }
 
-/// Node index by path (the first node with that path), and whether two nodes share a
-/// path.
-fn paths_of(sc: &Scene) -> (PathMap<'_, usize>, bool) {
-    let mut by_path = PathMap::with_capacity_and_hasher(sc.nodes.len(), Default::default());
-    let mut twins = false;
-    for (i, n) in sc.nodes.iter().enumerate() {
-        match by_path.entry(n.path.as_str()) {
-            Entry::Occupied(_) => twins = true,
-            Entry::Vacant(v) => {
-                v.insert(i);
-            }
+/// Node index by path (the first node with that path), hashed by [`path_hash`].
+fn paths_of(sc: &Scene) -> hashbrown::HashTable<usize> {
+    let nodes = &sc.nodes;
+    let mut table = hashbrown::HashTable::with_capacity(nodes.len());
+    let rehash = |&i: &usize| path_hash(&nodes[i].path);
+    for (i, n) in nodes.iter().enumerate() {
+        let p = n.path.as_str();
+        let same = |&k: &usize| nodes[k].path.as_str() == p;
+        if let hashbrown::hash_table::Entry::Vacant(v) = table.entry(path_hash(p), same, rehash) {
+            v.insert(i);
         }
     }
-    (by_path, twins)
+    table
+}
+
+/// The hash of a node path in [`paths_of`]'s table.
+fn path_hash(p: &str) -> u64 {
+    BuildHasherDefault::<PathHasher>::default().hash_one(p)
 }
 
 /// Each node's parent: the first node whose path is its `parent=` ([`parent_path`]).
 ///
 /// In file order a node's parent is mostly the node before it or one of that node's
-/// ancestors, so those are tried first by comparing paths; when no two nodes share a
-/// path, the node found there is the one the lookup by path would give. Otherwise (a
-/// parent written later, or twins) the lookup decides.
-fn parents_of(sc: &Scene, by_path: &PathMap<usize>, twins: bool) -> Vec<Option<usize>> {
+/// ancestors, so with `near` those are tried first by comparing paths: when no two nodes
+/// share a path ([`twins`]), the node found there is the one the lookup by path gives.
+/// Otherwise (a parent written later) the lookup decides.
+fn parents_of(
+    sc: &Scene,
+    by_path: impl Fn(&str) -> Option<usize>,
+    near: bool,
+) -> Vec<Option<usize>> {
     let mut parent_of: Vec<Option<usize>> = Vec::with_capacity(sc.nodes.len());
     for (i, n) in sc.nodes.iter().enumerate() {
         let found = n.parent.as_deref().and_then(|p| {
             let p = parent_path(p);
-            let near = if twins {
-                None
-            } else {
-                near_ancestor(sc, &parent_of, i, p)
-            };
-            near.or_else(|| by_path.get(p).copied())
+            let close = near.then(|| near_ancestor(sc, &parent_of, i, p)).flatten();
+            close.or_else(|| by_path(p))
         });
         parent_of.push(found);
     }
     parent_of
+}
+
+/// Whether two nodes may share a path, told from the sibling groups: a path is its
+/// `parent=` and its name (when no name holds a `/` or is `.`), so the shortest twins
+/// are two parentless nodes or namesakes under one parent path, whose parent (no twin
+/// itself) they both found, or both missed (the same group of orphans).
+fn twins(sc: &Scene, groups: &Siblings) -> bool {
+    let nodes = &sc.nodes;
+    if nodes.iter().filter(|n| n.parent.is_none()).count() > 1 {
+        return true;
+    }
+    if nodes.iter().any(|n| n.name.contains('/') || n.name == ".") {
+        return true;
+    }
+    let mut seen: rustc_hash::FxHashSet<&str> = Default::default();
+    groups.groups().any(|g| {
+        seen.clear();
+        !g.iter().all(|&k| seen.insert(nodes[k].name.as_str()))
+    })
 }
 
 /// The node at path `p` among node `i - 1` and its ancestors written before it (parents
@@ -122,6 +145,7 @@ fn near_ancestor(sc: &Scene, parent_of: &[Option<usize>], i: usize, p: &str) -> 
 /// The children of each parent path, in file order: of each node (indexed by the
 /// parent's node index, as one flat list cut in runs), and of each `parent=` that names
 /// no node (by that path; rare).
+#[derive(Default)]
 pub(super) struct Siblings<'a> {
     /// Where the children of node `k` start in `list` (`start[k]..start[k + 1]`).
     start: Vec<usize>,
@@ -198,21 +222,34 @@ impl<'a> Side<'a> {
         let ext_by_id = ext_by_id.map(|(i, e)| (e.id.as_str(), i)).collect();
         let sub_by_id = sc.sub_resources.iter().enumerate();
         let sub_by_id = sub_by_id.map(|(i, s)| (s.id.as_str(), i)).collect();
-        let (node_by_path, twins) = paths_of(sc);
-        let parent_of = parents_of(sc, &node_by_path, twins);
-        let (children, sibling_pos) = Siblings::of(sc, &parent_of);
-        Side {
+        let mut side = Side {
             sc,
             ext_by_id,
             sub_by_id,
             ext_label: Vec::new(),
             sub_label: Vec::new(),
-            parent_of,
-            node_by_path,
-            children,
-            sibling_pos,
+            parent_of: Vec::new(),
+            by_path: std::cell::OnceCell::new(),
+            children: Siblings::default(),
+            sibling_pos: Vec::new(),
             refs: std::cell::OnceCell::new(),
+        };
+        side.parent_of = parents_of(sc, |p| side.node_at(p), true);
+        (side.children, side.sibling_pos) = Siblings::of(sc, &side.parent_of);
+        if twins(sc, &side.children) {
+            // Found near may be a later twin: the lookup gives the first.
+            side.parent_of = parents_of(sc, |p| side.node_at(p), false);
+            (side.children, side.sibling_pos) = Siblings::of(sc, &side.parent_of);
         }
+        side
+    }
+
+    /// Node index by path (the first node with that path).
+    pub(super) fn node_at(&self, path: &str) -> Option<usize> {
+        let table = self.by_path.get_or_init(|| paths_of(self.sc));
+        let nodes = &self.sc.nodes;
+        let found = table.find(path_hash(path), |&i| nodes[i].path.as_str() == path);
+        found.copied()
     }
 
     fn refs(&self) -> &Refs {
@@ -398,7 +435,7 @@ mod tests {
             let side = Side::new(&sc);
             let slow = sc.nodes.iter().map(|n| {
                 let p = n.parent.as_deref()?;
-                side.node_by_path.get(parent_path(p)).copied()
+                side.node_at(parent_path(p))
             });
             let slow: Vec<Option<usize>> = slow.collect();
             assert_eq!(side.parent_of, slow, "{text}");

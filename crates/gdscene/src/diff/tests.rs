@@ -671,3 +671,57 @@ fn rename_pairing_is_bounded_on_replaced_siblings() {
 fn d_renamed(a: &str, b: &str) -> String {
     format!("{:?}", d(a, b).changes)
 }
+
+/// Two versions of a scene, the new one read following the old (its unchanged sections
+/// copied, as the command line reads them).
+fn d_like(a: &str, b: &str) -> DiffReport {
+    let old = sc(a);
+    let new = Scene::parse_like(b.as_bytes(), &old).unwrap();
+    diff(&old, &new)
+}
+
+/// The unchanged fast path (bytes copied by the reading, references not scanned when
+/// every label agrees) reports what comparing and scanning reports: a node copied byte
+/// for byte whose reference now names another file, or whose parent was renamed, or
+/// whose reordering among siblings, is still a change.
+#[test]
+fn copied_nodes_agree_with_compared_nodes() {
+    let old = "[gd_scene format=3]\n\n\
+        [ext_resource type=\"Texture2D\" path=\"res://a.png\" id=\"1_a\"]\n\n\
+        [node name=\"R\" type=\"Node2D\"]\n\n\
+        [node name=\"P\" type=\"Node2D\" parent=\".\"]\n\n\
+        [node name=\"S\" type=\"Sprite2D\" parent=\"P\"]\ntexture = ExtResource(\"1_a\")\n\n\
+        [node name=\"T\" type=\"Node2D\" parent=\".\"]\n\n\
+        [node name=\"U\" type=\"Node2D\" parent=\".\"]\n";
+    let edits = [
+        ("res://a.png", "res://b.png"),
+        ("name=\"P\"", "name=\"Q\""),
+        ("[node name=\"T\" type=\"Node2D\" parent=\".\"]\n\n", ""),
+    ];
+    for (from, to) in edits {
+        let mut new = old.replacen(from, to, 1);
+        if from.starts_with("[node name=\"T\"") {
+            new.push_str("\n[node name=\"T\" type=\"Node2D\" parent=\".\"]\n");
+        }
+        let (fast, slow) = (d_like(old, &new), d(old, &new));
+        let nodes = fast.changes.iter().filter(|c| c.subject.kind() == "node");
+        assert!(nodes.count() > 0, "{from}: {:?}", kinds(&fast));
+        assert_eq!(format!("{fast:?}"), format!("{slow:?}"), "{from}");
+    }
+    assert!(d_like(old, old).changes.is_empty());
+}
+
+/// Parents found near the node agree with the lookup by path when a name holds a `/`
+/// (two paths alike without being namesakes under one parent).
+#[test]
+fn slash_in_a_name_keeps_the_first_parent() {
+    let t = "[gd_scene format=3]\n\n[node name=\"R\" type=\"Node\"]\n\n\
+        [node name=\"A/B\" type=\"Node\" parent=\".\"]\n\n\
+        [node name=\"A\" type=\"Node\" parent=\".\"]\n\n\
+        [node name=\"B\" type=\"Node\" parent=\"A\"]\n\n\
+        [node name=\"C\" type=\"Node\" parent=\"A/B\"]\n";
+    let scene = sc(t);
+    let side = side::Side::new(&scene);
+    assert_eq!(side.parent_of[4], Some(1));
+    assert_eq!(side.node_at("A/B"), Some(1));
+}
