@@ -264,9 +264,10 @@ pub(super) fn lis_members(seq: &[usize]) -> Vec<bool> {
 /// relative order changed (outside the longest run kept in order).
 fn reorders(d: &Differ) -> BTreeMap<usize, (usize, usize)> {
     let mut out = BTreeMap::new();
+    let (mut seq, mut who) = (Vec::new(), Vec::new());
     for kids in d.new.children.groups() {
-        let mut seq = Vec::new();
-        let mut who = Vec::new();
+        seq.clear();
+        who.clear();
         for (new_pos, &j) in kids.iter().enumerate() {
             let Some(i) = d.node_pair_rev[j] else {
                 continue;
@@ -283,7 +284,10 @@ fn reorders(d: &Differ) -> BTreeMap<usize, (usize, usize)> {
             seq.push(old_pos);
             who.push((j, old_pos, new_pos));
         }
-        for (keep, (j, o, n)) in lis_members(&seq).into_iter().zip(who) {
+        if seq.windows(2).all(|w| w[0] < w[1]) {
+            continue; // in order: the longest run kept in order is all of them
+        }
+        for (keep, &(j, o, n)) in lis_members(&seq).into_iter().zip(&who) {
             if !keep {
                 out.insert(j, (o, n));
             }

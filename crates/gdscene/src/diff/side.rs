@@ -116,14 +116,19 @@ fn parents_of(
 /// itself) they both found, or both missed (the same group of orphans).
 fn twins(sc: &Scene, groups: &Siblings) -> bool {
     let nodes = &sc.nodes;
-    if nodes.iter().filter(|n| n.parent.is_none()).count() > 1 {
-        return true;
+    let mut parentless = 0;
+    for n in nodes {
+        let name = n.name.as_bytes();
+        if name.contains(&b'/') || name == b"." {
+            return true;
+        }
+        parentless += usize::from(n.parent.is_none());
     }
-    if nodes.iter().any(|n| n.name.contains('/') || n.name == ".") {
+    if parentless > 1 {
         return true;
     }
     let mut seen: rustc_hash::FxHashSet<&str> = Default::default();
-    groups.groups().any(|g| {
+    groups.groups().filter(|g| g.len() > 1).any(|g| {
         seen.clear();
         !g.iter().all(|&k| seen.insert(nodes[k].name.as_str()))
     })

@@ -725,3 +725,16 @@ fn slash_in_a_name_keeps_the_first_parent() {
     assert_eq!(side.parent_of[4], Some(1));
     assert_eq!(side.node_at("A/B"), Some(1));
 }
+
+/// The reorder pass skips groups already in order: for those the longest run kept in
+/// order is every child (a sequence with a repeat is not in order and is not skipped).
+#[test]
+fn in_order_siblings_are_all_kept() {
+    for seq in [vec![0], vec![0, 1, 2], vec![3, 7, 9, 40], vec![2, 5]] {
+        assert!(seq.windows(2).all(|w| w[0] < w[1]));
+        assert!(lis_members(&seq).into_iter().all(|k| k), "{seq:?}");
+    }
+    let repeat = [1, 1];
+    assert!(!repeat.windows(2).all(|w| w[0] < w[1]));
+    assert_eq!(lis_members(&repeat), vec![false, true]);
+}
