@@ -12,57 +12,59 @@ use crate::syntax::Section;
 use crate::value::{self, RefKind, Value};
 use std::collections::{BTreeMap, BTreeSet};
 
-/// A node in report order: on the old side (removed) or the new side.
-#[derive(Clone, Copy)]
-enum At {
-    Old(usize),
-    New(usize),
-}
-
-/// Node changes of the whole tree, appended to `changes`.
+/// Node changes of the whole tree, appended to `changes`: in new file order, each
+/// removed node after its old predecessor's partner.
 pub(super) fn node_changes(d: &mut Differ, changes: &mut Vec<Change>) {
     let reordered = reorders(d);
     let refs_agree = labels_agree(d);
-    for at in merged_order(d) {
-        match at {
-            At::Old(i) => {
-                let s = d.old.sc.section(d.old.sc.nodes[i].section);
+    let removed_after = removed_after(d);
+    let removed = |after: Option<usize>| removed_after.get(&after).into_iter().flatten();
+    for &i in removed(None) {
+        changes.push(removed_change(d, i));
+    }
+    for j in 0..d.new.sc.nodes.len() {
+        match d.node_pair_rev[j] {
+            None => {
+                let s = d.new.sc.section(d.new.sc.nodes[j].section);
                 changes.push(Change {
-                    subject: node_subject(&d.old, i),
-                    detail: Detail::Removed {
-                        properties: all_props(&d.old, s),
+                    subject: node_subject(&d.new, j),
+                    detail: Detail::Added {
+                        properties: all_props(&d.new, s),
                     },
                 });
             }
-            At::New(j) => match d.node_pair_rev[j] {
-                None => {
-                    let s = d.new.sc.section(d.new.sc.nodes[j].section);
-                    changes.push(Change {
-                        subject: node_subject(&d.new, j),
-                        detail: Detail::Added {
-                            properties: all_props(&d.new, s),
-                        },
-                    });
-                }
-                Some(i) => {
-                    let place = reordered.get(&j).copied();
-                    let out = paired_changes(d, (i, j), place, refs_agree);
-                    if out.is_empty() {
-                        continue;
-                    }
+            Some(i) => {
+                let place = reordered.get(&j).copied();
+                let out = paired_changes(d, (i, j), place, refs_agree);
+                if !out.is_empty() {
                     let subject = node_subject(&d.new, j);
                     changes.extend(out.into_iter().map(|detail| Change {
                         subject: subject.clone(),
                         detail,
                     }));
                 }
-            },
+            }
+        }
+        for &i in removed(Some(j)) {
+            changes.push(removed_change(d, i));
         }
     }
 }
 
-/// New file order, each removed node after its old predecessor's partner.
-fn merged_order(d: &Differ) -> Vec<At> {
+/// Old node `i` removed.
+fn removed_change(d: &Differ, i: usize) -> Change {
+    let s = d.old.sc.section(d.old.sc.nodes[i].section);
+    Change {
+        subject: node_subject(&d.old, i),
+        detail: Detail::Removed {
+            properties: all_props(&d.old, s),
+        },
+    }
+}
+
+/// The removed old nodes by the new node they follow (their old predecessor's partner;
+/// `None`: before every new node).
+fn removed_after(d: &Differ) -> BTreeMap<Option<usize>, Vec<usize>> {
     let mut removed_after: BTreeMap<Option<usize>, Vec<usize>> = BTreeMap::new();
     let mut last_paired: Option<usize> = None;
     for i in 0..d.old.sc.nodes.len() {
@@ -71,16 +73,7 @@ fn merged_order(d: &Differ) -> Vec<At> {
             None => removed_after.entry(last_paired).or_default().push(i),
         }
     }
-    let removed = |after: Option<usize>| {
-        let list = removed_after.get(&after).into_iter().flatten();
-        list.map(|&i| At::Old(i))
-    };
-    let mut order: Vec<At> = removed(None).collect();
-    for j in 0..d.new.sc.nodes.len() {
-        order.push(At::New(j));
-        order.extend(removed(Some(j)));
-    }
-    order
+    removed_after
 }
 
 fn node_subject(side: &Side, i: usize) -> Subject {
@@ -260,6 +253,15 @@ pub(super) fn lis_members(seq: &[usize]) -> Vec<bool> {
     keep
 }
 
+/// Whether node `j`'s `parent=` is written `""`: read only under the root (a parent
+/// found whose path is not `.` is written as that path).
+fn parent_written_empty(side: &Side, j: usize) -> bool {
+    match side.parent_of[j] {
+        Some(p) if side.sc.nodes[p].path.as_str() != "." => false,
+        _ => side.sc.nodes[j].parent.as_deref() == Some(""),
+    }
+}
+
 /// Sibling reorderings: per new parent, children paired under the same parent whose
 /// relative order changed (outside the longest run kept in order).
 fn reorders(d: &Differ) -> BTreeMap<usize, (usize, usize)> {
@@ -272,13 +274,18 @@ fn reorders(d: &Differ) -> BTreeMap<usize, (usize, usize)> {
             let Some(i) = d.node_pair_rev[j] else {
                 continue;
             };
-            let Some(op) = d.old.sc.nodes[i].parent.as_deref().map(parent_path) else {
-                continue;
-            };
-            let np = d.new.sc.nodes[j].parent.as_deref().unwrap_or(".");
-            let kept = (d.parents_paired(i, j) && !np.is_empty()) || d.translate(op) == np;
-            if !kept {
-                continue; // moved
+            // Partners under paired parents stay (the parent's path is never empty, and
+            // a paired parent means an old parent): no parent text read.
+            let stayed = d.parents_paired(i, j) && !parent_written_empty(&d.new, j);
+            if !stayed {
+                let Some(op) = d.old.sc.nodes[i].parent.as_deref().map(parent_path) else {
+                    continue;
+                };
+                let np = d.new.sc.nodes[j].parent.as_deref().unwrap_or(".");
+                let kept = (d.parents_paired(i, j) && !np.is_empty()) || d.translate(op) == np;
+                if !kept {
+                    continue; // moved
+                }
             }
             let old_pos = d.old.sibling_pos[i];
             seq.push(old_pos);

@@ -738,3 +738,26 @@ fn in_order_siblings_are_all_kept() {
     assert!(!repeat.windows(2).all(|w| w[0] < w[1]));
     assert_eq!(lis_members(&repeat), vec![false, true]);
 }
+
+/// Children written under `parent="."` swapped are reordered; written under `parent=""`
+/// they never were (their parent text is read, not taken from the paired parent).
+#[test]
+fn reorder_reads_a_parent_written_empty() {
+    let scene = |first: &str, second: &str, parent: &str| {
+        format!(
+            "[gd_scene format=3]\n\n[node name=\"R\" type=\"Node\"]\n\n\
+             [node name=\"{first}\" type=\"Node\" parent=\"{parent}\"]\n\n\
+             [node name=\"{second}\" type=\"Node\" parent=\"{parent}\"]\n"
+        )
+    };
+    let dot = d(&scene("A", "B", "."), &scene("B", "A", "."));
+    assert!(
+        kinds(&dot).contains(&"node:reordered".to_string()),
+        "{dot:?}"
+    );
+    let empty = d(&scene("A", "B", ""), &scene("B", "A", ""));
+    assert!(
+        !kinds(&empty).contains(&"node:reordered".to_string()),
+        "{empty:?}"
+    );
+}
