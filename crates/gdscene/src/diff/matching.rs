@@ -135,16 +135,22 @@ fn readings<'s>(side: &Side<'s>, i: usize) -> Vec<(&'s str, Reading)> {
 
 /// Unpaired old nodes to the new node at their (translated) path.
 fn pair_nodes_by_path(d: &mut Differ) {
+    let mut next = 0; // the new node after the last partner: the likely next one
     for i in 0..d.old.sc.nodes.len() {
-        if d.node_pair[i].is_some() {
+        if let Some(j) = d.node_pair[i] {
+            next = j + 1;
             continue;
         }
         let on = &d.old.sc.nodes[i];
-        let target = match d.old_parent_translated(i) {
-            None => ".".to_string(),
-            Some(p) => join_path(&p, &on.name),
-        };
-        if let Some(j) = d.new.node_at(&target) {
+        let found = near_target(d, i, next).or_else(|| {
+            let target = match d.old_parent_translated(i) {
+                None => ".".to_string(),
+                Some(p) => join_path(&p, &on.name),
+            };
+            d.new.node_at(&target)
+        });
+        if let Some(j) = found {
+            next = j + 1;
             let nn = &d.new.sc.nodes[j];
             // Both sides with unique ids that differ: different nodes.
             let both_ids = on.unique_id.is_some() && nn.unique_id.is_some() && on.key != nn.key;
@@ -154,6 +160,18 @@ fn pair_nodes_by_path(d: &mut Differ) {
             }
         }
     }
+}
+
+/// The new node at old node `i`'s translated path, when it is new node `g` found
+/// without writing the path: `g`'s parent is the partner of `i`'s parent (so its parent
+/// path is the translated one), `g` has `i`'s name, and no two new nodes share a path.
+fn near_target(d: &Differ, i: usize, g: usize) -> Option<usize> {
+    if d.new.twins {
+        return None;
+    }
+    let q = d.node_pair[d.old.parent_of[i]?]?;
+    let m = d.new.sc.nodes.get(g)?;
+    (d.new.parent_of[g] == Some(q) && m.name == d.old.sc.nodes[i].name).then_some(g)
 }
 
 impl<'a> Differ<'a> {

@@ -62,6 +62,8 @@ pub(super) struct Side<'a> {
     pub(super) children: Siblings<'a>,
     /// Each node's place among its parent's children.
     pub(super) sibling_pos: Vec<usize>,
+    /// Whether two nodes may share a path ([`twins`]; `false`: every path is one node's).
+    pub(super) twins: bool,
     /// Refs of each node's props and instance field, of each sub, and of `[resource]`;
     /// computed on first use (only changed resources need their users).
     refs: std::cell::OnceCell<Refs>,
@@ -237,11 +239,13 @@ impl<'a> Side<'a> {
             by_path: std::cell::OnceCell::new(),
             children: Siblings::default(),
             sibling_pos: Vec::new(),
+            twins: false,
             refs: std::cell::OnceCell::new(),
         };
         side.parent_of = parents_of(sc, |p| side.node_at(p), true);
         (side.children, side.sibling_pos) = Siblings::of(sc, &side.parent_of);
-        if twins(sc, &side.children) {
+        side.twins = twins(sc, &side.children);
+        if side.twins {
             // Found near may be a later twin: the lookup gives the first.
             side.parent_of = parents_of(sc, |p| side.node_at(p), false);
             (side.children, side.sibling_pos) = Siblings::of(sc, &side.parent_of);

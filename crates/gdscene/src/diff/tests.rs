@@ -761,3 +761,37 @@ fn reorder_reads_a_parent_written_empty() {
         "{empty:?}"
     );
 }
+
+/// Pairing by path finds the next new node without writing its path only when no two
+/// new nodes share a path: with twins, the old node pairs with the first of them, as the
+/// lookup by path says, not with the one that follows its predecessor's partner.
+#[test]
+fn pairing_by_path_near_agrees_with_the_lookup() {
+    let node = |n: &str, p: &str| format!("[node name=\"{n}\" type=\"Node\" parent=\"{p}\"]\n\n");
+    let head = "[gd_scene format=3]\n\n[node name=\"R\" type=\"Node\"]\n\n";
+    let old = format!(
+        "{head}{}{}{}",
+        node("P", "."),
+        node("A", "P"),
+        node("X", "P")
+    );
+    let twins = format!(
+        "{head}{}{}{}{}",
+        node("P", "."),
+        node("X", "P"),
+        node("A", "P"),
+        node("X", "P")
+    );
+    let plain = format!(
+        "{head}{}{}{}",
+        node("P", "."),
+        node("A", "P"),
+        node("X", "P")
+    );
+    for (new, want) in [(&twins, [0, 1, 3, 2]), (&plain, [0, 1, 2, 3])] {
+        let (o, n) = (sc(&old), sc(new));
+        let mut d = context::Differ::new(&o, &n);
+        matching::pair_nodes_by_key(&mut d);
+        assert_eq!(d.node_pair, want.map(Some).to_vec(), "{new}");
+    }
+}
