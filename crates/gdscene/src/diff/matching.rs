@@ -16,10 +16,10 @@ use super::side::{parent_path, props_of, Side};
 use crate::model::likeness::{likeness, mutual_best_among, Budget};
 use crate::model::{join_path, Node, NodeKey};
 use crate::value::{self, RefKind, Value};
-use rustc_hash::FxHashMap;
+use hashbrown::{hash_table, HashTable};
 use std::cell::OnceCell;
-use std::collections::hash_map::Entry;
 use std::collections::BTreeMap;
+use std::hash::BuildHasher;
 
 /// Rounds of rename/move pairing (each may reveal more pairs by path).
 const RENAME_ROUNDS: usize = 8;
@@ -36,7 +36,7 @@ pub(super) fn pair_nodes_by_key(d: &mut Differ) {
         let found = match n.get(next) {
             // No two new keys alike: the node there is the one the lookup would give.
             Some(m) if !twins && m.key == nd.key => Some(next),
-            _ => by_key.get(&nd.key).copied(),
+            _ => by_key.get(&nd.key),
         };
         if let Some(j) = found {
             next = j + 1;
@@ -54,20 +54,59 @@ fn has_id(nd: &Node) -> bool {
     matches!(nd.key, NodeKey::UniqueId { .. })
 }
 
-/// The first new node of each unique_id key, and whether two new nodes share a key.
-fn new_by_key(n: &[Node]) -> (FxHashMap<&NodeKey, usize>, bool) {
+/// The first new node of each unique_id key ([`KeyTable`]), and whether two new nodes
+/// share a key.
+fn new_by_key(n: &[Node]) -> (KeyTable<'_>, bool) {
     let count = n.iter().filter(|nd| has_id(nd)).count();
-    let mut by_key = FxHashMap::with_capacity_and_hasher(count, Default::default());
+    let mut table = KeyTable {
+        nodes: n,
+        first: HashTable::with_capacity(count),
+        beyond: false,
+    };
     let mut twins = false;
+    let rehash = |&j: &u32| key_hash(&n[j as usize].key);
     for (j, nd) in n.iter().enumerate().filter(|(_, nd)| has_id(nd)) {
-        match by_key.entry(&nd.key) {
-            Entry::Occupied(_) => twins = true,
-            Entry::Vacant(v) => {
+        let Ok(j) = u32::try_from(j) else {
+            table.beyond = true; // never in practice: 4 billion nodes
+            return (table, true);
+        };
+        let same = |&k: &u32| n[k as usize].key == nd.key;
+        match table.first.entry(key_hash(&nd.key), same, rehash) {
+            hash_table::Entry::Occupied(_) => twins = true,
+            hash_table::Entry::Vacant(v) => {
                 v.insert(j);
             }
         }
     }
-    (by_key, twins)
+    (table, twins)
+}
+
+/// New nodes by unique_id key: the index of the first node of each key, four bytes an
+/// entry (the table of a scene of 100,000 nodes stays small in the cache).
+struct KeyTable<'n> {
+    nodes: &'n [Node],
+    first: HashTable<u32>,
+    /// More nodes than a `u32` counts: the table is not made, lookups scan.
+    beyond: bool,
+}
+
+impl KeyTable<'_> {
+    /// The first new node with `key`.
+    fn get(&self, key: &NodeKey) -> Option<usize> {
+        if self.beyond {
+            return self
+                .nodes
+                .iter()
+                .position(|nd| has_id(nd) && nd.key == *key);
+        }
+        let same = |&k: &u32| self.nodes[k as usize].key == *key;
+        self.first.find(key_hash(key), same).map(|&j| j as usize)
+    }
+}
+
+/// The hash of a node key in a [`KeyTable`].
+fn key_hash(key: &NodeKey) -> u64 {
+    rustc_hash::FxBuildHasher.hash_one(key)
 }
 
 /// Renames and moves, each round followed by pairing by path; returns how many

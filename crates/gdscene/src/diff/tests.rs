@@ -795,3 +795,27 @@ fn pairing_by_path_near_agrees_with_the_lookup() {
         assert_eq!(d.node_pair, want.map(Some).to_vec(), "{new}");
     }
 }
+
+/// Pairing by unique_id takes the node after the last partner only when no two new
+/// nodes share a key: with two, the old node pairs with the first, as the lookup says.
+#[test]
+fn pairing_by_id_in_step_agrees_with_the_lookup() {
+    let node = |n: &str, p: &str, id: u32| {
+        format!("[node name=\"{n}\" type=\"Node\" parent=\"{p}\" unique_id={id}]\n\n")
+    };
+    let head = "[gd_scene format=3]\n\n[node name=\"R\" type=\"Node\" unique_id=1]\n\n";
+    let old = format!("{head}{}{}", node("A", ".", 2), node("B", ".", 5));
+    let twins = format!(
+        "{head}{}{}{}",
+        node("X", ".", 5),
+        node("A", ".", 2),
+        node("B", ".", 5)
+    );
+    let plain = format!("{head}{}{}", node("A", ".", 2), node("B", ".", 5));
+    for (new, want) in [(&twins, [0, 2, 1]), (&plain, [0, 1, 2])] {
+        let (o, n) = (sc(&old), sc(new));
+        let mut d = context::Differ::new(&o, &n);
+        matching::pair_nodes_by_key(&mut d);
+        assert_eq!(d.node_pair, want.map(Some).to_vec(), "{new}");
+    }
+}
