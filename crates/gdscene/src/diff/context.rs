@@ -43,7 +43,7 @@ impl<'a> Differ<'a> {
 
     /// Translate an old node path to the new tree (following renames and moves).
     pub(super) fn translate(&self, old_path: &str) -> String {
-        if let Some(&i) = self.old.node_by_path.get(old_path) {
+        if let Some(i) = self.old.node_at(old_path) {
             if let Some(j) = self.node_pair[i] {
                 return self.new.sc.nodes[j].path.to_string();
             }

@@ -207,7 +207,7 @@ impl Differ<'_> {
             } else {
                 format!("{root}/{node}")
             };
-            if !self.old.node_by_path.contains_key(full.as_str()) {
+            if self.old.node_at(&full).is_none() {
                 continue;
             }
             let (new_root, new_full) = (self.translate(root), self.translate(&full));

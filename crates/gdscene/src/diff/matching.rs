@@ -12,16 +12,14 @@
 use super::context::Differ;
 use super::godot3;
 use super::noise::labelled;
-use super::side::{parent_path, props_of, PathHasher, Side};
+use super::side::{parent_path, props_of, Side};
 use crate::model::likeness::{likeness, mutual_best_among, Budget};
-use crate::model::{join_path, NodeKey};
+use crate::model::{join_path, Node, NodeKey};
 use crate::value::{self, RefKind, Value};
+use hashbrown::{hash_table, HashTable};
 use std::cell::OnceCell;
-use std::collections::{BTreeMap, HashMap};
-use std::hash::BuildHasherDefault;
-
-/// The cheap hash of [`PathHasher`], for the unique_id lookup.
-type PathHash = BuildHasherDefault<PathHasher>;
+use std::collections::BTreeMap;
+use std::hash::BuildHasher;
 
 /// Rounds of rename/move pairing (each may reveal more pairs by path).
 const RENAME_ROUNDS: usize = 8;
@@ -29,17 +27,19 @@ const RENAME_ROUNDS: usize = 8;
 /// Pair nodes by unique_id (both sides), then by path with renamed/moved parents followed.
 pub(super) fn pair_nodes_by_key(d: &mut Differ) {
     let (o, n) = (&d.old.sc.nodes, &d.new.sc.nodes);
-    let mut by_key: HashMap<&NodeKey, usize, PathHash> = HashMap::default();
-    for (j, nd) in n.iter().enumerate() {
-        if matches!(nd.key, NodeKey::UniqueId { .. }) {
-            by_key.entry(&nd.key).or_insert(j);
-        }
-    }
+    let (by_key, twins) = new_by_key(n);
+    let mut next = 0; // the new node after the last partner found: the likely next one
     for (i, nd) in o.iter().enumerate() {
-        if !matches!(nd.key, NodeKey::UniqueId { .. }) {
+        if !has_id(nd) {
             continue;
         }
-        if let Some(&j) = by_key.get(&nd.key) {
+        let found = match n.get(next) {
+            // No two new keys alike: the node there is the one the lookup would give.
+            Some(m) if !twins && m.key == nd.key => Some(next),
+            _ => by_key.get(&nd.key),
+        };
+        if let Some(j) = found {
+            next = j + 1;
             if d.node_pair_rev[j].is_none() {
                 d.node_pair[i] = Some(j);
                 d.node_pair_rev[j] = Some(i);
@@ -49,11 +49,74 @@ pub(super) fn pair_nodes_by_key(d: &mut Differ) {
     pair_nodes_by_path(d);
 }
 
+/// Whether a node is keyed by its `unique_id`.
+fn has_id(nd: &Node) -> bool {
+    matches!(nd.key, NodeKey::UniqueId { .. })
+}
+
+/// The first new node of each unique_id key ([`KeyTable`]), and whether two new nodes
+/// share a key.
+fn new_by_key(n: &[Node]) -> (KeyTable<'_>, bool) {
+    let count = n.iter().filter(|nd| has_id(nd)).count();
+    let mut table = KeyTable {
+        nodes: n,
+        first: HashTable::with_capacity(count),
+        beyond: false,
+    };
+    let mut twins = false;
+    let rehash = |&j: &u32| key_hash(&n[j as usize].key);
+    for (j, nd) in n.iter().enumerate().filter(|(_, nd)| has_id(nd)) {
+        let Ok(j) = u32::try_from(j) else {
+            table.beyond = true; // never in practice: 4 billion nodes
+            return (table, true);
+        };
+        let same = |&k: &u32| n[k as usize].key == nd.key;
+        match table.first.entry(key_hash(&nd.key), same, rehash) {
+            hash_table::Entry::Occupied(_) => twins = true,
+            hash_table::Entry::Vacant(v) => {
+                v.insert(j);
+            }
+        }
+    }
+    (table, twins)
+}
+
+/// New nodes by unique_id key: the index of the first node of each key, four bytes an
+/// entry (the table of a scene of 100,000 nodes stays small in the cache).
+struct KeyTable<'n> {
+    nodes: &'n [Node],
+    first: HashTable<u32>,
+    /// More nodes than a `u32` counts: the table is not made, lookups scan.
+    beyond: bool,
+}
+
+impl KeyTable<'_> {
+    /// The first new node with `key`.
+    fn get(&self, key: &NodeKey) -> Option<usize> {
+        if self.beyond {
+            return self
+                .nodes
+                .iter()
+                .position(|nd| has_id(nd) && nd.key == *key);
+        }
+        let same = |&k: &u32| self.nodes[k as usize].key == *key;
+        self.first.find(key_hash(key), same).map(|&j| j as usize)
+    }
+}
+
+/// The hash of a node key in a [`KeyTable`].
+fn key_hash(key: &NodeKey) -> u64 {
+    rustc_hash::FxBuildHasher.hash_one(key)
+}
+
 /// Renames and moves, each round followed by pairing by path; returns how many
 /// likenesses were computed (at most the [`Budget`] for the two scenes: beyond it the
 /// nodes left are reported removed and added).
 pub(super) fn pair_renamed_and_moved(d: &mut Differ) -> usize {
     let (o, n) = (d.old.sc.nodes.len(), d.new.sc.nodes.len());
+    if d.node_pair.iter().all(Option::is_some) || d.node_pair_rev.iter().all(Option::is_some) {
+        return 0; // a side with every node paired: no node left to be renamed or moved
+    }
     let mut lk = Likeness {
         budget: Budget::for_nodes(o + n),
         old: (0..o).map(|_| OnceCell::new()).collect(),
@@ -111,16 +174,22 @@ fn readings<'s>(side: &Side<'s>, i: usize) -> Vec<(&'s str, Reading)> {
 
 /// Unpaired old nodes to the new node at their (translated) path.
 fn pair_nodes_by_path(d: &mut Differ) {
+    let mut next = 0; // the new node after the last partner: the likely next one
     for i in 0..d.old.sc.nodes.len() {
-        if d.node_pair[i].is_some() {
+        if let Some(j) = d.node_pair[i] {
+            next = j + 1;
             continue;
         }
         let on = &d.old.sc.nodes[i];
-        let target = match d.old_parent_translated(i) {
-            None => ".".to_string(),
-            Some(p) => join_path(&p, &on.name),
-        };
-        if let Some(&j) = d.new.node_by_path.get(target.as_str()) {
+        let found = near_target(d, i, next).or_else(|| {
+            let target = match d.old_parent_translated(i) {
+                None => ".".to_string(),
+                Some(p) => join_path(&p, &on.name),
+            };
+            d.new.node_at(&target)
+        });
+        if let Some(j) = found {
+            next = j + 1;
             let nn = &d.new.sc.nodes[j];
             // Both sides with unique ids that differ: different nodes.
             let both_ids = on.unique_id.is_some() && nn.unique_id.is_some() && on.key != nn.key;
@@ -130,6 +199,18 @@ fn pair_nodes_by_path(d: &mut Differ) {
             }
         }
     }
+}
+
+/// The new node at old node `i`'s translated path, when it is new node `g` found
+/// without writing the path: `g`'s parent is the partner of `i`'s parent (so its parent
+/// path is the translated one), `g` has `i`'s name, and no two new nodes share a path.
+fn near_target(d: &Differ, i: usize, g: usize) -> Option<usize> {
+    if d.new.twins {
+        return None;
+    }
+    let q = d.node_pair[d.old.parent_of[i]?]?;
+    let m = d.new.sc.nodes.get(g)?;
+    (d.new.parent_of[g] == Some(q) && m.name == d.old.sc.nodes[i].name).then_some(g)
 }
 
 impl<'a> Differ<'a> {

@@ -9,55 +9,62 @@ use super::report::NoiseKind;
 use super::report::{Change, Detail, Subject};
 use super::side::{all_props, parent_path, Side};
 use crate::syntax::Section;
-use crate::value::{self, Value};
+use crate::value::{self, RefKind, Value};
 use std::collections::{BTreeMap, BTreeSet};
 
-/// A node in report order: on the old side (removed) or the new side.
-#[derive(Clone, Copy)]
-enum At {
-    Old(usize),
-    New(usize),
-}
-
-/// Node changes of the whole tree, appended to `changes`.
+/// Node changes of the whole tree, appended to `changes`: in new file order, each
+/// removed node after its old predecessor's partner.
 pub(super) fn node_changes(d: &mut Differ, changes: &mut Vec<Change>) {
     let reordered = reorders(d);
-    for at in merged_order(d) {
-        match at {
-            At::Old(i) => {
-                let s = d.old.sc.section(d.old.sc.nodes[i].section);
+    let refs_agree = labels_agree(d);
+    let removed_after = removed_after(d);
+    let removed = |after: Option<usize>| removed_after.get(&after).into_iter().flatten();
+    for &i in removed(None) {
+        changes.push(removed_change(d, i));
+    }
+    for j in 0..d.new.sc.nodes.len() {
+        match d.node_pair_rev[j] {
+            None => {
+                let s = d.new.sc.section(d.new.sc.nodes[j].section);
                 changes.push(Change {
-                    subject: node_subject(&d.old, i),
-                    detail: Detail::Removed {
-                        properties: all_props(&d.old, s),
+                    subject: node_subject(&d.new, j),
+                    detail: Detail::Added {
+                        properties: all_props(&d.new, s),
                     },
                 });
             }
-            At::New(j) => match d.node_pair_rev[j] {
-                None => {
-                    let s = d.new.sc.section(d.new.sc.nodes[j].section);
-                    changes.push(Change {
-                        subject: node_subject(&d.new, j),
-                        detail: Detail::Added {
-                            properties: all_props(&d.new, s),
-                        },
-                    });
-                }
-                Some(i) => {
-                    let out = paired_changes(d, (i, j), reordered.get(&j).copied());
+            Some(i) => {
+                let place = reordered.get(&j).copied();
+                let out = paired_changes(d, (i, j), place, refs_agree);
+                if !out.is_empty() {
                     let subject = node_subject(&d.new, j);
                     changes.extend(out.into_iter().map(|detail| Change {
                         subject: subject.clone(),
                         detail,
                     }));
                 }
-            },
+            }
+        }
+        for &i in removed(Some(j)) {
+            changes.push(removed_change(d, i));
         }
     }
 }
 
-/// New file order, each removed node after its old predecessor's partner.
-fn merged_order(d: &Differ) -> Vec<At> {
+/// Old node `i` removed.
+fn removed_change(d: &Differ, i: usize) -> Change {
+    let s = d.old.sc.section(d.old.sc.nodes[i].section);
+    Change {
+        subject: node_subject(&d.old, i),
+        detail: Detail::Removed {
+            properties: all_props(&d.old, s),
+        },
+    }
+}
+
+/// The removed old nodes by the new node they follow (their old predecessor's partner;
+/// `None`: before every new node).
+fn removed_after(d: &Differ) -> BTreeMap<Option<usize>, Vec<usize>> {
     let mut removed_after: BTreeMap<Option<usize>, Vec<usize>> = BTreeMap::new();
     let mut last_paired: Option<usize> = None;
     for i in 0..d.old.sc.nodes.len() {
@@ -66,16 +73,7 @@ fn merged_order(d: &Differ) -> Vec<At> {
             None => removed_after.entry(last_paired).or_default().push(i),
         }
     }
-    let removed = |after: Option<usize>| {
-        let list = removed_after.get(&after).into_iter().flatten();
-        list.map(|&i| At::Old(i))
-    };
-    let mut order: Vec<At> = removed(None).collect();
-    for j in 0..d.new.sc.nodes.len() {
-        order.push(At::New(j));
-        order.extend(removed(Some(j)));
-    }
-    order
+    removed_after
 }
 
 fn node_subject(side: &Side, i: usize) -> Subject {
@@ -88,18 +86,19 @@ fn node_subject(side: &Side, i: usize) -> Subject {
 }
 
 /// Everything that changed between partners `(i, j)`; `reordered` is their old and new
-/// place among siblings when that changed.
+/// place among siblings when that changed; `refs_agree` is [`labels_agree`]'s answer.
 fn paired_changes(
     d: &mut Differ,
     (i, j): (usize, usize),
     reordered: Option<(usize, usize)>,
+    refs_agree: bool,
 ) -> Vec<Detail> {
-    let os = d.old.sc.section(d.old.sc.nodes[i].section);
-    let ns = d.new.sc.section(d.new.sc.nodes[j].section);
     let mut out = Vec::new();
-    if reordered.is_none() && unchanged(d, (i, j), (os, ns)) {
+    if reordered.is_none() && unchanged(d, (i, j), refs_agree) {
         return out;
     }
+    let os = d.old.sc.section(d.old.sc.nodes[i].section);
+    let ns = d.new.sc.section(d.new.sc.nodes[j].section);
     let path = d.new.sc.nodes[j].path.clone();
     place_changes(d, (i, j), reordered, &mut out);
     let (on, nn) = (&d.old.sc.nodes[i], &d.new.sc.nodes[j]);
@@ -129,9 +128,35 @@ fn paired_changes(
 }
 
 /// Fast path: the same bytes, the same targets, the same parent.
-fn unchanged(d: &Differ, (i, j): (usize, usize), (os, ns): (&Section, &Section)) -> bool {
-    let (ot, nt) = (d.old.sc.slice(&os.span), d.new.sc.slice(&ns.span));
-    ot.trim_end() == nt.trim_end() && d.same_refs(nt) && d.same_parent(i, j)
+///
+/// A new section the reading copied from the old one ([`crate::model::Scene::copied_from`])
+/// has the same bytes without comparing them; when every reference names the same thing
+/// on both sides ([`labels_agree`]), a text's references need no scan.
+fn unchanged(d: &Differ, (i, j): (usize, usize), refs_agree: bool) -> bool {
+    let (old, new) = (d.old.sc, d.new.sc);
+    let (osec, nsec) = (old.nodes[i].section, new.nodes[j].section);
+    let nt = || new.slice(&new.section(nsec).span);
+    let same_bytes = new.copied_from(old, nsec) == Some(osec)
+        || old.slice(&old.section(osec).span).trim_end() == nt().trim_end();
+    same_bytes && (refs_agree || d.same_refs(nt())) && d.same_parent(i, j)
+}
+
+/// Whether every resource id of either side has the same label on both
+/// ([`Side::label`]): then [`Differ::same_refs`] holds for any text (an id neither side
+/// has reads `?id` on both), and the unchanged nodes' texts need no scan.
+fn labels_agree(d: &Differ) -> bool {
+    let ids = |s: &Side, k: RefKind| -> Vec<String> {
+        match k {
+            RefKind::Ext => s.sc.ext_resources.iter().map(|e| e.id.clone()).collect(),
+            RefKind::Sub => s.sc.sub_resources.iter().map(|e| e.id.clone()).collect(),
+        }
+    };
+    [RefKind::Ext, RefKind::Sub].into_iter().all(|k| {
+        let mut all = ids(&d.old, k);
+        all.extend(ids(&d.new, k));
+        all.iter()
+            .all(|id| d.old.label(k, id) == d.new.label(k, id))
+    })
 }
 
 /// Renamed, moved to another parent, or placed elsewhere among its siblings.
@@ -228,30 +253,48 @@ pub(super) fn lis_members(seq: &[usize]) -> Vec<bool> {
     keep
 }
 
+/// Whether node `j`'s `parent=` is written `""`: read only under the root (a parent
+/// found whose path is not `.` is written as that path).
+fn parent_written_empty(side: &Side, j: usize) -> bool {
+    match side.parent_of[j] {
+        Some(p) if side.sc.nodes[p].path.as_str() != "." => false,
+        _ => side.sc.nodes[j].parent.as_deref() == Some(""),
+    }
+}
+
 /// Sibling reorderings: per new parent, children paired under the same parent whose
 /// relative order changed (outside the longest run kept in order).
 fn reorders(d: &Differ) -> BTreeMap<usize, (usize, usize)> {
     let mut out = BTreeMap::new();
-    for kids in d.new.children.values() {
-        let mut seq = Vec::new();
-        let mut who = Vec::new();
+    let (mut seq, mut who) = (Vec::new(), Vec::new());
+    for kids in d.new.children.groups() {
+        seq.clear();
+        who.clear();
         for (new_pos, &j) in kids.iter().enumerate() {
             let Some(i) = d.node_pair_rev[j] else {
                 continue;
             };
-            let Some(op) = d.old.sc.nodes[i].parent.as_deref().map(parent_path) else {
-                continue;
-            };
-            let np = d.new.sc.nodes[j].parent.as_deref().unwrap_or(".");
-            let kept = (d.parents_paired(i, j) && !np.is_empty()) || d.translate(op) == np;
-            if !kept {
-                continue; // moved
+            // Partners under paired parents stay (the parent's path is never empty, and
+            // a paired parent means an old parent): no parent text read.
+            let stayed = d.parents_paired(i, j) && !parent_written_empty(&d.new, j);
+            if !stayed {
+                let Some(op) = d.old.sc.nodes[i].parent.as_deref().map(parent_path) else {
+                    continue;
+                };
+                let np = d.new.sc.nodes[j].parent.as_deref().unwrap_or(".");
+                let kept = (d.parents_paired(i, j) && !np.is_empty()) || d.translate(op) == np;
+                if !kept {
+                    continue; // moved
+                }
             }
             let old_pos = d.old.sibling_pos[i];
             seq.push(old_pos);
             who.push((j, old_pos, new_pos));
         }
-        for (keep, (j, o, n)) in lis_members(&seq).into_iter().zip(who) {
+        if seq.windows(2).all(|w| w[0] < w[1]) {
+            continue; // in order: the longest run kept in order is all of them
+        }
+        for (keep, &(j, o, n)) in lis_members(&seq).into_iter().zip(&who) {
             if !keep {
                 out.insert(j, (o, n));
             }
