@@ -21,6 +21,7 @@
 //! - `properties.rs`: property lists and header fields of two paired sections, with
 //!   `grain.rs` describing a changed value by its own parts (cells, tracks, keys, ...);
 //! - `nodes.rs`, `resources.rs`, `connections.rs`, `header.rs`: the changes of each part;
+//! - `users.rs`: who uses a resource (a report's "used by");
 //! - `report.rs`: the result types; `show.rs`: how values read in a report.
 
 mod connections;
@@ -37,6 +38,7 @@ mod report;
 mod resources;
 pub mod show;
 mod side;
+mod users;
 
 use crate::model::{id_text, Scene};
 use crate::syntax::Section;

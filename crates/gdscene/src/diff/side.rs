@@ -4,12 +4,13 @@
 //! ([`super::identity`]) and the phases read from it.
 
 use super::show::{self, Detail as ShowDetail};
+use super::users::Refs;
 use super::VALUE_LIMIT;
 use crate::model::Scene;
 use crate::syntax::Section;
 use crate::value::{self, RefKind};
 use std::borrow::Cow;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap};
 use std::hash::{BuildHasher, BuildHasherDefault, Hasher};
 
 /// A map keyed by node paths or resource ids, for lookups only (never iterated into
@@ -203,26 +204,6 @@ impl<'a> Siblings<'a> {
     }
 }
 
-/// Every reference of every node, sub_resource and the main resource of one side.
-struct Refs {
-    node_refs: Vec<Vec<(RefKind, String)>>,
-    sub_refs: Vec<Vec<(RefKind, String)>>,
-    main_refs: Vec<(RefKind, String)>,
-}
-
-/// Every reference in a section's `instance`/`script` fields and its properties.
-fn scan_section(sc: &Scene, s: &Section, out: &mut Vec<(RefKind, String)>) {
-    let mut f = |k: RefKind, id: &str| out.push((k, id.to_string()));
-    for fl in &s.tag.fields {
-        if fl.key == "instance" || fl.key == "script" {
-            value::scan_refs_in_text(sc.slice(&fl.value), &mut f);
-        }
-    }
-    for p in &s.props {
-        value::scan_refs_in_text(sc.slice(&p.value), &mut f);
-    }
-}
-
 impl<'a> Side<'a> {
     pub(super) fn new(sc: &'a Scene) -> Side<'a> {
         let ext_by_id = sc.ext_resources.iter().enumerate();
@@ -262,19 +243,7 @@ impl<'a> Side<'a> {
     }
 
     fn refs(&self) -> &Refs {
-        self.refs.get_or_init(|| {
-            let sc = self.sc;
-            let scan = |sec: usize| {
-                let mut v = Vec::new();
-                scan_section(sc, sc.section(sec), &mut v);
-                v
-            };
-            Refs {
-                node_refs: sc.nodes.iter().map(|n| scan(n.section)).collect(),
-                sub_refs: sc.sub_resources.iter().map(|n| scan(n.section)).collect(),
-                main_refs: sc.resource.map(scan).unwrap_or_default(),
-            }
-        })
+        self.refs.get_or_init(|| Refs::of(self))
     }
 
     pub(super) fn label(&self, k: RefKind, id: &str) -> String {
@@ -335,32 +304,9 @@ impl<'a> Side<'a> {
         n.instance().map(|id| self.display(RefKind::Ext, id))
     }
 
-    /// Nodes using a resource, directly or through sub_resources.
+    /// Nodes using a resource, directly or through sub_resources ([`super::users`]).
     pub(super) fn users(&self, kind: RefKind, idx: usize) -> Vec<String> {
-        let id = match kind {
-            RefKind::Ext => &self.sc.ext_resources[idx].id,
-            RefKind::Sub => &self.sc.sub_resources[idx].id,
-        };
-        let mut out = BTreeSet::new();
-        let mut seen_subs = BTreeSet::new();
-        let mut stack = vec![(kind, id.clone())];
-        let all = self.refs();
-        while let Some((k, id)) = stack.pop() {
-            for (ni, refs) in all.node_refs.iter().enumerate() {
-                if refs.iter().any(|(rk, rid)| *rk == k && *rid == id) {
-                    out.insert(self.sc.nodes[ni].path.to_string());
-                }
-            }
-            if all.main_refs.iter().any(|(rk, rid)| *rk == k && *rid == id) {
-                out.insert("(resource)".to_string());
-            }
-            for (si, refs) in all.sub_refs.iter().enumerate() {
-                if refs.iter().any(|(rk, rid)| *rk == k && *rid == id) && seen_subs.insert(si) {
-                    stack.push((RefKind::Sub, self.sc.sub_resources[si].id.clone()));
-                }
-            }
-        }
-        out.into_iter().collect()
+        super::users::users(self, self.refs(), kind, idx)
     }
 }
 
