@@ -4,7 +4,9 @@
 
 use super::report::{Noise, NoiseKind};
 use super::side::{parent_path, Side};
+use super::users::Refs;
 use crate::model::{join_path, Scene};
+use std::cell::OnceCell;
 
 /// Shared state of one diff.
 pub(super) struct Differ<'a> {
@@ -18,6 +20,10 @@ pub(super) struct Differ<'a> {
     pub(super) node_pair_rev: Vec<Option<usize>>,
     /// Re-save noise found so far (sorted and deduplicated at the end).
     pub(super) noise: Vec<Noise>,
+    /// Every reference of the old side, read when a resource's users are first asked.
+    pub(super) old_refs: OnceCell<Refs>,
+    /// The same of the new side.
+    pub(super) new_refs: OnceCell<Refs>,
 }
 
 impl<'a> Differ<'a> {
@@ -29,6 +35,8 @@ impl<'a> Differ<'a> {
             node_pair: vec![None; old.nodes.len()],
             node_pair_rev: vec![None; new.nodes.len()],
             noise: Vec::new(),
+            old_refs: OnceCell::new(),
+            new_refs: OnceCell::new(),
         }
     }
 

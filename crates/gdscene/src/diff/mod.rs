@@ -105,4 +105,6 @@ pub fn section_id(sc: &Scene, s: &Section) -> Option<String> {
 }
 
 #[cfg(test)]
+mod shortcut_tests;
+#[cfg(test)]
 mod tests;

@@ -7,6 +7,7 @@ use super::context::Differ;
 use super::report::NoiseKind;
 use super::report::{Change, Detail, Subject};
 use super::side::all_props;
+use super::users::users_of;
 use crate::model::ExtResource;
 use crate::value::RefKind;
 
@@ -65,7 +66,7 @@ pub(super) fn ext_changes(d: &mut Differ, pair: &[Option<usize>], changes: &mut 
         let subject = Subject::ExtResource {
             path: e.path.clone(),
             type_name: e.type_name.clone(),
-            users: d.new.users(RefKind::Ext, j),
+            users: users_of(&d.new, &d.new_refs, RefKind::Ext, j),
         };
         changes.extend(details.into_iter().map(|detail| Change {
             subject: subject.clone(),
@@ -77,7 +78,7 @@ pub(super) fn ext_changes(d: &mut Differ, pair: &[Option<usize>], changes: &mut 
             let subject = Subject::ExtResource {
                 path: e.path.clone(),
                 type_name: e.type_name.clone(),
-                users: d.old.users(RefKind::Ext, i),
+                users: users_of(&d.old, &d.old_refs, RefKind::Ext, i),
             };
             let properties = Vec::new();
             let detail = Detail::Removed { properties };
@@ -131,7 +132,7 @@ pub(super) fn sub_changes(d: &mut Differ, pair: &[Option<usize>], changes: &mut 
         let subject = Subject::SubResource {
             id: s.id.clone(),
             type_name: s.type_name.clone(),
-            users: d.new.users(RefKind::Sub, j),
+            users: users_of(&d.new, &d.new_refs, RefKind::Sub, j),
         };
         changes.extend(details.into_iter().map(|detail| Change {
             subject: subject.clone(),
@@ -143,7 +144,7 @@ pub(super) fn sub_changes(d: &mut Differ, pair: &[Option<usize>], changes: &mut 
             let subject = Subject::SubResource {
                 id: s.id.clone(),
                 type_name: s.type_name.clone(),
-                users: d.old.users(RefKind::Sub, i),
+                users: users_of(&d.old, &d.old_refs, RefKind::Sub, i),
             };
             let properties = all_props(&d.old, d.old.sc.section(s.section));
             let detail = Detail::Removed { properties };

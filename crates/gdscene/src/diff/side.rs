@@ -4,7 +4,6 @@
 //! ([`super::identity`]) and the phases read from it.
 
 use super::show::{self, Detail as ShowDetail};
-use super::users::Refs;
 use super::VALUE_LIMIT;
 use crate::model::Scene;
 use crate::syntax::Section;
@@ -65,9 +64,6 @@ pub(super) struct Side<'a> {
     pub(super) sibling_pos: Vec<usize>,
     /// Whether two nodes may share a path ([`twins`]; `false`: every path is one node's).
     pub(super) twins: bool,
-    /// Refs of each node's props and instance field, of each sub, and of `[resource]`;
-    /// computed on first use (only changed resources need their users).
-    refs: std::cell::OnceCell<Refs>,
 }
 
 /// Node index by path (the first node with that path), hashed by [`path_hash`].
@@ -221,7 +217,6 @@ impl<'a> Side<'a> {
             children: Siblings::default(),
             sibling_pos: Vec::new(),
             twins: false,
-            refs: std::cell::OnceCell::new(),
         };
         side.parent_of = parents_of(sc, |p| side.node_at(p), true);
         (side.children, side.sibling_pos) = Siblings::of(sc, &side.parent_of);
@@ -240,10 +235,6 @@ impl<'a> Side<'a> {
         let nodes = &self.sc.nodes;
         let found = table.find(path_hash(path), |&i| nodes[i].path.as_str() == path);
         found.copied()
-    }
-
-    fn refs(&self) -> &Refs {
-        self.refs.get_or_init(|| Refs::of(self))
     }
 
     pub(super) fn label(&self, k: RefKind, id: &str) -> String {
@@ -302,11 +293,6 @@ impl<'a> Side<'a> {
     pub(super) fn instance_path(&self, node: usize) -> Option<String> {
         let n = &self.sc.nodes[node];
         n.instance().map(|id| self.display(RefKind::Ext, id))
-    }
-
-    /// Nodes using a resource, directly or through sub_resources ([`super::users`]).
-    pub(super) fn users(&self, kind: RefKind, idx: usize) -> Vec<String> {
-        super::users::users(self, self.refs(), kind, idx)
     }
 }
 

@@ -11,6 +11,7 @@ use super::side::Side;
 use crate::model::Scene;
 use crate::syntax::Section;
 use crate::value::{self, RefKind};
+use std::cell::OnceCell;
 use std::collections::BTreeSet;
 
 /// A resource referred to: its kind and the index its id finds in the side's lookup (the
@@ -75,9 +76,20 @@ fn scan_section(side: &Side, s: &Section, out: &mut dyn FnMut(Target)) {
     }
 }
 
+/// [`users`], the side's references read into `refs` on first use (only a diff with a
+/// resource added, removed or changed needs them).
+pub(super) fn users_of(
+    side: &Side,
+    refs: &OnceCell<Refs>,
+    kind: RefKind,
+    idx: usize,
+) -> Vec<String> {
+    users(side, refs.get_or_init(|| Refs::of(side)), kind, idx)
+}
+
 /// Paths of the nodes using resource `idx` of `kind`, directly or through
 /// sub_resources, sorted; `(resource)` for the main resource.
-pub(super) fn users(side: &Side, refs: &Refs, kind: RefKind, idx: usize) -> Vec<String> {
+fn users(side: &Side, refs: &Refs, kind: RefKind, idx: usize) -> Vec<String> {
     let id = match kind {
         RefKind::Ext => &side.sc.ext_resources[idx].id,
         RefKind::Sub => &side.sc.sub_resources[idx].id,
