@@ -20,10 +20,12 @@
 //! - `noise.rs`: whether a difference counts, and the re-save noise found;
 //! - `properties.rs`: property lists and header fields of two paired sections, with
 //!   `grain.rs` describing a changed value by its own parts (cells, tracks, keys, ...);
+//! - `agree.rs`: which texts may name a resource whose label differs between the sides;
 //! - `nodes.rs`, `resources.rs`, `connections.rs`, `header.rs`: the changes of each part;
 //! - `users.rs`: who uses a resource (a report's "used by");
 //! - `report.rs`: the result types; `show.rs`: how values read in a report.
 
+mod agree;
 mod connections;
 mod context;
 mod godot3;

@@ -4,19 +4,20 @@
 //! groups and properties. Which nodes are partners is [`super::matching`]'s decision;
 //! whether a difference is only noise is [`super::noise`]'s.
 
+use super::agree::Agreement;
 use super::context::Differ;
 use super::report::NoiseKind;
 use super::report::{Change, Detail, Subject};
 use super::side::{all_props, parent_path, Side};
 use crate::syntax::Section;
-use crate::value::{self, RefKind, Value};
+use crate::value::{self, Value};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Node changes of the whole tree, appended to `changes`: in new file order, each
 /// removed node after its old predecessor's partner.
 pub(super) fn node_changes(d: &mut Differ, changes: &mut Vec<Change>) {
     let reordered = reorders(d);
-    let refs_agree = labels_agree(d);
+    let refs_agree = Agreement::of(d);
     let removed_after = removed_after(d);
     let removed = |after: Option<usize>| removed_after.get(&after).into_iter().flatten();
     for &i in removed(None) {
@@ -35,7 +36,7 @@ pub(super) fn node_changes(d: &mut Differ, changes: &mut Vec<Change>) {
             }
             Some(i) => {
                 let place = reordered.get(&j).copied();
-                let out = paired_changes(d, (i, j), place, refs_agree);
+                let out = paired_changes(d, (i, j), place, &refs_agree);
                 if !out.is_empty() {
                     let subject = node_subject(&d.new, j);
                     changes.extend(out.into_iter().map(|detail| Change {
@@ -86,12 +87,13 @@ fn node_subject(side: &Side, i: usize) -> Subject {
 }
 
 /// Everything that changed between partners `(i, j)`; `reordered` is their old and new
-/// place among siblings when that changed; `refs_agree` is [`labels_agree`]'s answer.
+/// place among siblings when that changed; `refs_agree` says which texts need no
+/// reference scan ([`Agreement`]).
 fn paired_changes(
     d: &mut Differ,
     (i, j): (usize, usize),
     reordered: Option<(usize, usize)>,
-    refs_agree: bool,
+    refs_agree: &Agreement,
 ) -> Vec<Detail> {
     let mut out = Vec::new();
     if reordered.is_none() && unchanged(d, (i, j), refs_agree) {
@@ -130,33 +132,16 @@ fn paired_changes(
 /// Fast path: the same bytes, the same targets, the same parent.
 ///
 /// A new section the reading copied from the old one ([`crate::model::Scene::copied_from`])
-/// has the same bytes without comparing them; when every reference names the same thing
-/// on both sides ([`labels_agree`]), a text's references need no scan.
-fn unchanged(d: &Differ, (i, j): (usize, usize), refs_agree: bool) -> bool {
+/// has the same bytes without comparing them; a text that can name no resource whose
+/// label differs between the sides ([`Agreement`]) needs no reference scan.
+fn unchanged(d: &Differ, (i, j): (usize, usize), refs_agree: &Agreement) -> bool {
     let (old, new) = (d.old.sc, d.new.sc);
     let (osec, nsec) = (old.nodes[i].section, new.nodes[j].section);
     let nt = || new.slice(&new.section(nsec).span);
     let same_bytes = new.copied_from(old, nsec) == Some(osec)
         || old.slice(&old.section(osec).span).trim_end() == nt().trim_end();
-    same_bytes && (refs_agree || d.same_refs(nt())) && d.same_parent(i, j)
-}
-
-/// Whether every resource id of either side has the same label on both
-/// ([`Side::label`]): then [`Differ::same_refs`] holds for any text (an id neither side
-/// has reads `?id` on both), and the unchanged nodes' texts need no scan.
-fn labels_agree(d: &Differ) -> bool {
-    let ids = |s: &Side, k: RefKind| -> Vec<String> {
-        match k {
-            RefKind::Ext => s.sc.ext_resources.iter().map(|e| e.id.clone()).collect(),
-            RefKind::Sub => s.sc.sub_resources.iter().map(|e| e.id.clone()).collect(),
-        }
-    };
-    [RefKind::Ext, RefKind::Sub].into_iter().all(|k| {
-        let mut all = ids(&d.old, k);
-        all.extend(ids(&d.new, k));
-        all.iter()
-            .all(|id| d.old.label(k, id) == d.new.label(k, id))
-    })
+    let refs_same = || refs_agree.surely_holds_for(nt()) || d.same_refs(nt());
+    same_bytes && refs_same() && d.same_parent(i, j)
 }
 
 /// Renamed, moved to another parent, or placed elsewhere among its siblings.
