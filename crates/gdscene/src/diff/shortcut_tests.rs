@@ -2,22 +2,8 @@
 //! found near, partners found in step) agrees with the slow path it stands for.
 
 use super::nodes::lis_members;
+use super::tests::{d, kinds, sc};
 use super::*;
-
-fn sc(t: &str) -> Scene {
-    Scene::parse(t.as_bytes()).unwrap()
-}
-
-fn d(a: &str, b: &str) -> DiffReport {
-    diff(&sc(a), &sc(b))
-}
-
-fn kinds(r: &DiffReport) -> Vec<String> {
-    r.changes
-        .iter()
-        .map(|c| format!("{}:{}", c.subject.kind(), c.detail.kind()))
-        .collect()
-}
 
 /// Two versions of a scene, the new one read following the old (its unchanged sections
 /// copied, as the command line reads them).

@@ -1,15 +1,15 @@
 use super::nodes::lis_members;
 use super::*;
 
-fn sc(t: &str) -> Scene {
+pub(super) fn sc(t: &str) -> Scene {
     Scene::parse(t.as_bytes()).unwrap()
 }
 
-fn d(a: &str, b: &str) -> DiffReport {
+pub(super) fn d(a: &str, b: &str) -> DiffReport {
     diff(&sc(a), &sc(b))
 }
 
-fn kinds(r: &DiffReport) -> Vec<String> {
+pub(super) fn kinds(r: &DiffReport) -> Vec<String> {
     r.changes
         .iter()
         .map(|c| format!("{}:{}", c.subject.kind(), c.detail.kind()))
