@@ -29,20 +29,19 @@ impl Agreement {
         for k in [RefKind::Ext, RefKind::Sub] {
             for id in ids(&d.old, k).chain(ids(&d.new, k)) {
                 if d.old.label(k, id) != d.new.label(k, id) && !differ.iter().any(|x| x == id) {
+                    if differ.len() == MOST_SEARCHED {
+                        // Stop here: thousands of relabelled ids would cost a square.
+                        return Agreement::Scan;
+                    }
                     differ.push(id.to_string());
                 }
             }
         }
-        match differ.len() {
-            0 => Agreement::All,
-            n if n > MOST_SEARCHED => Agreement::Scan,
-            _ => {
-                let finders = differ
-                    .iter()
-                    .map(|id| Finder::new(id.as_bytes()).into_owned());
-                Agreement::Except(finders.collect())
-            }
+        if differ.is_empty() {
+            return Agreement::All;
         }
+        let finders = differ.iter().map(|id| Finder::new(id.as_bytes()));
+        Agreement::Except(finders.map(Finder::into_owned).collect())
     }
 
     /// Whether `text`'s references surely point to the same things on both sides
