@@ -326,8 +326,9 @@ fn render_within(
     opts: Options,
     secs: f64,
 ) -> Option<(String, bool)> {
-    deadline::within(secs, move || {
-        render_one(&title, &sides, format, &opts, &sources)
+    // The scenes are dropped after the report is handed over: `diff` ends with it.
+    deadline::within_leaving(secs, move || {
+        (render_one(&title, &sides, format, &opts, &sources), sides)
     })
 }
 

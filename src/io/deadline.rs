@@ -34,12 +34,26 @@ pub fn within<T: Send + 'static>(
     secs: f64,
     work: impl FnOnce() -> T + Send + 'static,
 ) -> Option<T> {
+    within_leaving(secs, move || (work(), ()))
+}
+
+/// [`within`] for work that leaves big things behind (a diff's two 20 MB scenes): the
+/// second part of what `work` gives is dropped on the work's thread after the answer is
+/// sent, so the caller does not wait for memory to be given back block by block. A
+/// command that ends with the answer exits meanwhile, and the exit gives the memory back
+/// whole; a command with more to do goes on beside the dropping.
+pub fn within_leaving<T: Send + 'static, L: Send + 'static>(
+    secs: f64,
+    work: impl FnOnce() -> (T, L) + Send + 'static,
+) -> Option<T> {
     if secs <= 0.0 || secs.is_nan() {
         return None;
     }
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
-        let _ = tx.send(work());
+        let (out, left) = work();
+        let _ = tx.send(out);
+        drop(left);
     });
     rx.recv_timeout(Duration::from_secs_f64(secs.min(86_400.0)))
         .ok()
@@ -65,5 +79,28 @@ mod tests {
         assert_eq!(slow, None);
         assert_eq!(within(0.0, || panic!("started")), None::<()>);
         assert_eq!(limit(Some(2.5)), 2.5);
+    }
+
+    /// Something whose dropping takes long, and says when it is done.
+    struct SlowToDrop(std::sync::mpsc::Sender<()>);
+
+    impl Drop for SlowToDrop {
+        fn drop(&mut self) {
+            std::thread::sleep(Duration::from_millis(1500));
+            let _ = self.0.send(());
+        }
+    }
+
+    #[test]
+    fn the_answer_comes_before_what_is_left_is_dropped() {
+        let (tx, dropped) = std::sync::mpsc::channel();
+        let start = std::time::Instant::now();
+        assert_eq!(within_leaving(10.0, move || (7, SlowToDrop(tx))), Some(7));
+        assert!(
+            start.elapsed() < Duration::from_millis(1000),
+            "waited for the drop"
+        );
+        // ... and it is dropped all the same, on the work's thread.
+        assert_eq!(dropped.recv_timeout(Duration::from_secs(10)), Ok(()));
     }
 }
