@@ -38,7 +38,7 @@ pub use spare::Spare;
 use splitter::Splitter;
 use std::fmt;
 use std::ops::Range;
-pub use text::{Source, Text};
+pub use text::{Lender, Source, Text};
 pub use unescape::unescape;
 
 /// Deepest bracket nesting accepted in one value; deeper input is rejected with a clear

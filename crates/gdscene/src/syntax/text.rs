@@ -11,32 +11,84 @@ use std::ops::Deref;
 use std::sync::Arc;
 
 /// A document's text: UTF-8, shared by reference count, never copied when cloned.
-#[derive(Clone, Default)]
-pub struct Text(Arc<String>);
+#[derive(Clone)]
+pub struct Text(Arc<Held>);
+
+/// Where a [`Text`]'s bytes live.
+enum Held {
+    /// In a string of its own (a file read into memory, a result written).
+    Owned(String),
+    /// In memory someone else owns and lends for the text's lifetime (a mapped file).
+    Lent(Lent),
+}
+
+/// Bytes lent by an owner, checked once to be UTF-8.
+struct Lent {
+    /// The owner's bytes as text. The `'static` is a lie told only inside this module:
+    /// the bytes live as long as `_owner` below, which is dropped with this struct and
+    /// never touched mutably, and [`Text::as_str`] hands them out for `&self`'s lifetime.
+    text: &'static str,
+    /// What holds the bytes; boxed, so moving the `Lent` does not move them.
+    _owner: Box<dyn Lender>,
+}
+
+/// Memory that can lend its bytes to a [`Text`] (a mapped file): what it lends must be
+/// the same bytes, at the same place, for as long as it lives.
+pub trait Lender: AsRef<[u8]> + Send + Sync {}
+
+impl<T: AsRef<[u8]> + Send + Sync> Lender for T {}
+
+impl Default for Text {
+    fn default() -> Text {
+        Text::from(String::new())
+    }
+}
 
 impl Text {
     /// The text as a `str`.
     pub fn as_str(&self) -> &str {
-        self.0.as_str()
+        match &*self.0 {
+            Held::Owned(s) => s.as_str(),
+            Held::Lent(l) => l.text,
+        }
     }
 
     /// The text as an owned `String`: no copy when nothing else shares it (a merged
     /// result validated and handed back), else a copy.
     pub fn into_string(self) -> String {
-        Arc::try_unwrap(self.0).unwrap_or_else(|shared| String::clone(&shared))
+        match Arc::try_unwrap(self.0) {
+            Ok(Held::Owned(s)) => s,
+            Ok(held) => Text(Arc::new(held)).as_str().to_string(),
+            Err(shared) => Text(shared).as_str().to_string(),
+        }
+    }
+
+    /// The text `owner` lends, when it is UTF-8; else `owner` back.
+    fn lent(owner: Box<dyn Lender>) -> Result<Text, Box<dyn Lender>> {
+        let Ok(text) = std::str::from_utf8((*owner).as_ref()) else {
+            return Err(owner);
+        };
+        // SAFETY: `text` points into `owner`'s memory, which a `Lender` keeps in place
+        // for its lifetime; the box moves into the `Lent` beside `text` and is dropped
+        // with it, and no `&'static` ever leaves this module (`as_str` reborrows).
+        let text: &'static str = unsafe { &*(text as *const str) };
+        Ok(Text(Arc::new(Held::Lent(Lent {
+            text,
+            _owner: owner,
+        }))))
     }
 }
 
 impl Deref for Text {
     type Target = str;
     fn deref(&self) -> &str {
-        self.0.as_str()
+        self.as_str()
     }
 }
 
 impl From<String> for Text {
     fn from(s: String) -> Text {
-        Text(Arc::new(s))
+        Text(Arc::new(Held::Owned(s)))
     }
 }
 
@@ -71,6 +123,15 @@ impl Source {
         match String::from_utf8(bytes) {
             Ok(s) => Source(Repr::Text(Text::from(s))),
             Err(e) => Source(Repr::Bytes(Arc::new(e.into_bytes()))),
+        }
+    }
+
+    /// The bytes `owner` lends (a mapped file), read in place: checking that they are
+    /// UTF-8 is the only pass over them, and they are copied only when they are not.
+    pub fn lent(owner: Box<dyn Lender>) -> Source {
+        match Text::lent(owner) {
+            Ok(t) => Source(Repr::Text(t)),
+            Err(owner) => Source(Repr::Bytes(Arc::new((*owner).as_ref().to_vec()))),
         }
     }
 
@@ -114,6 +175,19 @@ mod tests {
     #[test]
     fn bytes_that_are_not_utf8_stay_bytes() {
         let src = Source::new(vec![b'[', 0xff, b']']);
+        assert!(src.text().is_none());
+        assert_eq!(&*src, &[b'[', 0xff, b']']);
+    }
+
+    #[test]
+    fn lent_bytes_are_read_in_place_and_copied_only_when_not_utf8() {
+        let owner: Box<dyn Lender> = Box::new(b"[gd_scene format=3]\n".to_vec());
+        let at = (*owner).as_ref().as_ptr();
+        let src = Source::lent(owner);
+        let text = src.text().expect("UTF-8").clone();
+        assert_eq!(text.as_ptr(), at, "the owner's bytes, not a copy");
+        assert_eq!(text.into_string(), "[gd_scene format=3]\n");
+        let src = Source::lent(Box::new(vec![b'[', 0xff, b']']));
         assert!(src.text().is_none());
         assert_eq!(&*src, &[b'[', 0xff, b']']);
     }
