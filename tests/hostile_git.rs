@@ -8,7 +8,7 @@ use common::{assert_success, bin, stderr, stdout, TempRepo};
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Output};
 
 fn example(name: &str) -> Vec<u8> {
     let p = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -163,6 +163,31 @@ fn sigterm_while_writing_leaves_no_temp_file_and_ours_whole() {
     assert!(caught > 0, "never caught the merge while it wrote");
 }
 
+/// Run `tscn-merge ARGS` in `d`, truncate `d/victim` to 10 bytes `delay_ms` after the
+/// start, and return what the run gave; a death by signal fails the test.
+fn truncated_while_running(d: &Path, args: &[&str], victim: &str, delay_ms: u64) -> Output {
+    let child = Command::new(bin())
+        .current_dir(d)
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .open(d.join(victim))
+        .expect("open");
+    f.set_len(10).expect("truncate");
+    let out = child.wait_with_output().expect("wait");
+    assert!(
+        out.status.code().is_some(),
+        "{args:?}: killed by signal {:?} after {delay_ms} ms",
+        out.status.signal()
+    );
+    out
+}
+
 #[test]
 fn an_input_shrinking_while_read_is_no_signal_death() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -170,34 +195,57 @@ fn an_input_shrinking_while_read_is_no_signal_death() {
     let (base, ours, theirs) = (big_scene(8, 1), big_scene(8, 2), big_scene(8, 3));
     std::fs::write(d.join("base.tscn"), &base).expect("write");
     std::fs::write(d.join("ours.tscn"), &ours).expect("write");
+    let args = [
+        "merge",
+        "-o",
+        "out.tscn",
+        "base.tscn",
+        "ours.tscn",
+        "theirs.tscn",
+    ];
     for delay_ms in [0u64, 1, 2, 5, 10, 20, 40, 80] {
         std::fs::write(d.join("theirs.tscn"), &theirs).expect("write");
-        let child = Command::new(bin())
-            .current_dir(d)
-            .args([
-                "merge",
-                "-o",
-                "out.tscn",
-                "base.tscn",
-                "ours.tscn",
-                "theirs.tscn",
-            ])
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .expect("spawn");
-        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
-        let f = std::fs::OpenOptions::new()
-            .write(true)
-            .open(d.join("theirs.tscn"))
-            .expect("open");
-        f.set_len(10).expect("truncate");
-        let out = child.wait_with_output().expect("wait");
-        assert!(
-            out.status.code().is_some(),
-            "killed by signal {:?} after {delay_ms} ms",
-            out.status.signal()
-        );
+        truncated_while_running(d, &args, "theirs.tscn", delay_ms);
     }
+}
+
+/// A scene of about `mb` MB of nodes: slow enough to read that a truncation lands
+/// while it is read.
+fn many_nodes(mb: usize, speed: u32) -> Vec<u8> {
+    let mut s = String::from("[gd_scene format=3]\n\n[node name=\"Root\" type=\"Node3D\"]\n");
+    s.push_str(&format!("speed = {speed}\n"));
+    let mut i = 0u64;
+    while s.len() < mb << 20 {
+        s.push_str(&format!(
+            "\n[node name=\"N{i}\" type=\"Node3D\" parent=\".\"]\nposition = Vector3({i}, 0, 1)\n"
+        ));
+        i += 1;
+    }
+    s.into_bytes()
+}
+
+/// `diff` maps a big side (`src/io/mapped.rs`): a truncation while it reads is a SIGBUS
+/// that must end as an error naming the file, not a death.
+#[test]
+fn a_diff_side_shrinking_while_read_is_an_error_naming_it_not_a_signal_death() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let (old, new) = (many_nodes(12, 1), many_nodes(12, 2));
+    std::fs::write(d.join("old.tscn"), &old).expect("write");
+    let mut named = 0;
+    for delay_ms in [0u64, 2, 5, 10, 15, 20, 30, 40, 60, 80] {
+        std::fs::write(d.join("new.tscn"), &new).expect("write");
+        let args = ["diff", "old.tscn", "new.tscn"];
+        let out = truncated_while_running(d, &args, "new.tscn", delay_ms);
+        if stderr(&out).contains("new.tscn: changed while it was read") {
+            assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+            named += 1;
+        }
+    }
+    assert!(
+        named > 0,
+        "never caught the diff while it read the mapped file"
+    );
 }
 
 fn mode(p: &Path) -> u32 {

@@ -24,7 +24,7 @@ use gdscene::diff::diff_files;
 use gdscene::model::Scene;
 use gdscene::render::escape::{visible, visible_lines};
 use gdscene::render::{json, markdown, text, Options};
-use gdscene::syntax::{Document, Source};
+use gdscene::syntax::Document;
 use std::path::Path;
 
 /// Why a side has no scene to diff.
@@ -56,10 +56,8 @@ fn load(path: &Path, like: Option<&Scene>) -> Loaded {
     if path == Path::new("/dev/null") {
         return Ok(None);
     }
-    let bytes = std::fs::read(path)
-        .map(crate::io::eol::to_lf)
+    let src = crate::io::mapped::source(path)
         .map_err(|e| LoadError::Unreadable(format!("{}: cannot read: {e}", path.display())))?;
-    let src = Source::new(bytes);
     let scene = match like {
         Some(like) => Scene::parse_source_like(&src, like),
         None => Scene::parse_source(&src),

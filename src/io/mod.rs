@@ -18,6 +18,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 pub mod eol;
+pub mod mapped;
 #[cfg(unix)]
 mod unix;
 #[cfg(unix)]
@@ -45,7 +46,8 @@ pub fn read_lf(path: &Path) -> Result<(Vec<u8>, eol::Ending)> {
 ///
 /// Nothing is mapped: a mapped file that shrinks while it is read (another process
 /// truncating or rewriting it in place) kills the process with SIGBUS, no message, and
-/// with `--git` ours unmerged; a read is never a signal death.
+/// with `--git` ours unmerged; a read is never a signal death. (Only `diff`, which
+/// writes no file, maps its big sides, and catches that SIGBUS: [`mapped`].)
 pub struct Bytes(Vec<u8>);
 
 impl std::ops::Deref for Bytes {
