@@ -209,6 +209,36 @@ fn an_input_shrinking_while_read_is_no_signal_death() {
     }
 }
 
+/// `merge` maps its big inputs (`src/io/mapped.rs`): a truncation while it reads them is
+/// an error naming the file, with no temporary file left and OURS untouched.
+#[test]
+fn a_merge_input_shrinking_while_read_is_an_error_naming_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let (base, ours, theirs) = (many_nodes(12, 1), many_nodes(12, 2), many_nodes(12, 3));
+    std::fs::write(d.join("base.tscn"), &base).expect("write");
+    let args = ["merge", "--git", "base.tscn", "ours.tscn", "theirs.tscn"];
+    let mut named = 0;
+    for delay_ms in [0u64, 5, 10, 20, 30, 40, 60, 80, 120] {
+        std::fs::write(d.join("ours.tscn"), &ours).expect("write");
+        std::fs::write(d.join("theirs.tscn"), &theirs).expect("write");
+        let out = truncated_while_running(d, &args, "theirs.tscn", delay_ms);
+        assert_eq!(temp_files(d), Vec::<String>::new(), "after {delay_ms} ms");
+        if stderr(&out).contains("theirs.tscn: changed while it was read") {
+            assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+            assert!(
+                std::fs::read(d.join("ours.tscn")).expect("read") == ours,
+                "ours untouched"
+            );
+            named += 1;
+        }
+    }
+    assert!(
+        named > 0,
+        "never caught the merge while it read the mapped file"
+    );
+}
+
 /// A scene of about `mb` MB of nodes: slow enough to read that a truncation lands
 /// while it is read.
 fn many_nodes(mb: usize, speed: u32) -> Vec<u8> {

@@ -56,7 +56,7 @@ fn load(path: &Path, like: Option<&Scene>) -> Loaded {
     if path == Path::new("/dev/null") {
         return Ok(None);
     }
-    let src = crate::io::mapped::source(path)
+    let (src, _) = crate::io::mapped::source(path)
         .map_err(|e| LoadError::Unreadable(format!("{}: cannot read: {e}", path.display())))?;
     let scene = match like {
         Some(like) => Scene::parse_source_like(&src, like),

@@ -449,15 +449,15 @@ fn run_structural(a: &MergeArgs) -> anyhow::Result<i32> {
     }
     // Each input is held once: the parsed scenes share these bytes. All are merged
     // with LF line ends; the result gets ours' ending on every line (io/eol.rs).
-    let (ours, ending) = io::read_lf(&a.ours)?;
-    let ours = Source::new(ours);
-    let theirs = Source::new(io::read_lf(&a.theirs)?.0);
-    let base = io::read_lf(&a.base)?.0;
+    // Big inputs are mapped, not copied (io/mapped.rs).
+    let (ours, ending) = io::source(&a.ours)?;
+    let theirs = io::source(&a.theirs)?.0;
+    let base = io::source(&a.base)?.0;
     let stand_in = empty_base_stand_in(&base, &ours);
     let header = stand_in
         .as_deref()
         .map(|h| String::from_utf8_lossy(h).trim_end().to_string());
-    let base = Source::new(stand_in.unwrap_or(base));
+    let base = stand_in.map_or(base, Source::new);
     let markers = favor_markers(a, &[&base, &ours, &theirs]);
     let opts = MergeOptions {
         markers: markers.clone(),

@@ -1,40 +1,43 @@
-//! A big input read in place: the diff's sides are mapped, not copied. Reading a 20 MB
-//! scene into memory costs a copy and a page fault per 4 KB page of the copy, about a
-//! tenth of a big diff's CPU; a mapping of the file shares the kernel's cached pages.
+//! A big input read in place: the sides of `diff` and the three inputs of `merge` are
+//! mapped, not copied. Reading a 20 MB scene into memory costs a copy and a page fault
+//! per 4 KB page of the copy, a tenth of a big diff's CPU and a third of a mesh-heavy
+//! merge's; a mapping of the file shares the kernel's cached pages.
 //!
 //! A mapped file that another program truncates or rewrites in place while it is read
 //! makes the next read of a vanished page a SIGBUS, which would kill the process with no
 //! word. So each mapping is registered while it lives, and a SIGBUS handler that finds
-//! the fault inside one names the file on standard error and exits with status 2 (an
-//! error: the diff writes only to standard output, so nothing is left half done). A
-//! SIGBUS anywhere else is left to its default action. Editors that save by renaming a
-//! new file over the old one (Godot does) never trigger it: the mapping keeps the old
-//! file. Files under [`MAP_FROM`] bytes, files with a CR (their line ends are rewritten,
-//! [`super::eol::to_lf`]), and every file on Windows (where a mapping would stop an
+//! the fault inside one removes the temporary file a write may have begun (the one
+//! [`super`] registers for signals), names the input on standard error and exits with
+//! status 2: no output is left half written, and the files written before are whole
+//! (writes are atomic renames). A SIGBUS anywhere else is left to its default action.
+//! Editors that save by renaming a new file over the old one (Godot does) and git's
+//! own temporary files never trigger it: a mapping keeps the file it mapped. Files
+//! under [`MAP_FROM`] bytes, files with a CR (their line ends may be rewritten,
+//! [`super::eol::read_as_lf`]), and every file on Windows (where a mapping would stop an
 //! editor from saving over the file) are read into memory as before.
-//!
-//! Only the `diff` command reads this way: the merge writes files, and a signal in the
-//! middle of that is handled by [`super`]'s clean-up of its temporary file instead.
 
+use super::eol::Ending;
 use gdscene::syntax::Source;
 use std::path::Path;
 
 /// The size from which a file is mapped: below it, reading is as cheap as mapping.
 pub const MAP_FROM: u64 = 1 << 20;
 
-/// `path`'s bytes as a [`Source`], with LF line ends ([`super::eol::to_lf`]): mapped when
-/// the file is big and holds no CR, else read.
-pub fn source(path: &Path) -> std::io::Result<Source> {
+/// `path`'s bytes as a [`Source`] with LF line ends, and the ending its lines had
+/// ([`super::eol::read_as_lf`]): mapped when the file is big and holds no CR (so its
+/// ending is LF), else read.
+pub fn source(path: &Path) -> std::io::Result<(Source, Ending)> {
     let file = std::fs::File::open(path)?;
     #[cfg(unix)]
     if file.metadata()?.len() >= MAP_FROM {
         if let Some(src) = unix::map(&file, path)? {
-            return Ok(src);
+            return Ok((src, Ending::Lf));
         }
     }
     let mut bytes = Vec::new();
     std::io::Read::read_to_end(&mut &file, &mut bytes)?;
-    Ok(Source::new(super::eol::to_lf(bytes)))
+    let (bytes, ending) = super::eol::read_as_lf(bytes);
+    Ok((Source::new(bytes), ending))
 }
 
 #[cfg(unix)]
@@ -162,8 +165,8 @@ mod unix {
         }
     }
 
-    /// Async-signal-safe: a fault inside a registered mapping names its file and exits
-    /// with status 2; any other SIGBUS gets its default action back and happens again
+    /// Async-signal-safe: a fault inside a registered mapping removes the temporary file,
+    /// names the input and exits with status 2; any other SIGBUS gets its default action back and happens again
     /// when the handler returns to the faulting instruction.
     extern "C" fn on_bus_error(_: libc::c_int, info: *mut libc::siginfo_t, _: *mut libc::c_void) {
         // SAFETY: the kernel hands a valid siginfo to an SA_SIGINFO handler.
@@ -178,8 +181,10 @@ mod unix {
         unsafe { libc::signal(libc::SIGBUS, libc::SIG_DFL) };
     }
 
-    /// Write the message for the file `path` (a C string, or null) and `_exit(2)`.
+    /// Remove a temporary file a write began, write the message for the file `path`
+    /// (a C string, or null) and `_exit(2)`.
     fn die_naming(path: *const libc::c_char) -> ! {
+        super::super::os::remove_temp();
         let put = |b: &[u8]| {
             // SAFETY: write is async-signal-safe; `b` is valid for its length.
             unsafe { libc::write(2, b.as_ptr().cast(), b.len()) };
@@ -221,8 +226,9 @@ mod tests {
             let p = dir.path().join(format!("s{size}.tscn"));
             let bytes = scene_of(size, "\n");
             std::fs::write(&p, &bytes).expect("write");
-            let src = source(&p).expect("source");
+            let (src, ending) = source(&p).expect("source");
             assert_eq!(&*src, &bytes[..], "size {size}");
+            assert_eq!(ending, Ending::Lf);
             assert!(src.text().is_some(), "UTF-8 is text");
         }
     }
@@ -232,7 +238,8 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let p = dir.path().join("crlf.tscn");
         std::fs::write(&p, scene_of(MAP_FROM as usize + 10, "\r\n")).expect("write");
-        let src = source(&p).expect("source");
+        let (src, ending) = source(&p).expect("source");
+        assert_eq!(ending, Ending::CrLf);
         assert!(memchr::memchr(b'\r', &src).is_none(), "CRLF made LF");
         assert_eq!(
             &*src,
@@ -246,7 +253,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let p = dir.path().join("big.tscn");
         std::fs::write(&p, scene_of(MAP_FROM as usize + 10, "\n")).expect("write");
-        let src = source(&p).expect("source");
+        let (src, _) = source(&p).expect("source");
         let name = p.to_string_lossy().into_owned();
         let mine = |(_, _, path): &(usize, usize, String)| *path == name;
         let held: Vec<_> = unix::slots().into_iter().filter(mine).collect();

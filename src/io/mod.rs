@@ -34,6 +34,13 @@ pub fn read(path: &Path) -> Result<Vec<u8>> {
     std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))
 }
 
+/// A whole input as the commands work on it, with every line ending LF, and the
+/// ending its lines had ([`read_lf`]), mapped when big ([`mapped::source`]); the error
+/// names the file.
+pub fn source(path: &Path) -> Result<(gdscene::syntax::Source, eol::Ending)> {
+    mapped::source(path).with_context(|| format!("cannot read {}", path.display()))
+}
+
 /// Read a whole text file as the commands work on it, with every line ending LF
 /// ([`eol::to_lf`]), and the ending its lines had, for writing a result derived from
 /// it back in that ending ([`eol::Ending::apply`]).
@@ -46,8 +53,8 @@ pub fn read_lf(path: &Path) -> Result<(Vec<u8>, eol::Ending)> {
 ///
 /// Nothing is mapped: a mapped file that shrinks while it is read (another process
 /// truncating or rewriting it in place) kills the process with SIGBUS, no message, and
-/// with `--git` ours unmerged; a read is never a signal death. (Only `diff`, which
-/// writes no file, maps its big sides, and catches that SIGBUS: [`mapped`].)
+/// with `--git` ours unmerged; a read is never a signal death. (`diff` and `merge` map
+/// their big inputs, and catch that SIGBUS as an error: [`mapped`].)
 pub struct Bytes(Vec<u8>);
 
 impl std::ops::Deref for Bytes {

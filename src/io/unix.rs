@@ -64,15 +64,22 @@ fn free_temp_path(p: *mut libc::c_char) {
 /// Async-signal-safe: takes the registered path, unlinks it, and dies of the signal
 /// as if unhandled (so the parent sees the same status).
 extern "C" fn on_signal(sig: libc::c_int) {
-    let p = TEMP_PATH.swap(std::ptr::null_mut(), Ordering::SeqCst);
-    // SAFETY: unlink, signal and raise are async-signal-safe; `p` is a valid C string
-    // that no one frees any more (the swap took it).
+    remove_temp();
+    // SAFETY: signal and raise are async-signal-safe.
     unsafe {
-        if !p.is_null() {
-            libc::unlink(p);
-        }
         libc::signal(sig, libc::SIG_DFL);
         libc::raise(sig);
+    }
+}
+
+/// Async-signal-safe: unlink the registered temporary file, if any, for a handler that
+/// ends the process ([`on_signal`], and `mapped`'s for a file that shrank while read).
+pub fn remove_temp() {
+    let p = TEMP_PATH.swap(std::ptr::null_mut(), Ordering::SeqCst);
+    if !p.is_null() {
+        // SAFETY: unlink is async-signal-safe; `p` is a valid C string that no one
+        // frees any more (the swap took it).
+        unsafe { libc::unlink(p) };
     }
 }
 
