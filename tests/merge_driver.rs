@@ -360,6 +360,41 @@ fn a_clean_structural_merge_says_so_and_explains_on_request() {
     assert!(err.contains("scene.tscn: renamed their"), "{err}");
 }
 
+/// Both keys the driver reads from git, one in the repository's file and the other a `-c`
+/// override, are honoured together, read with one `git config` run (counted in
+/// `GIT_TRACE`, which git passes on to the driver and its own git).
+#[test]
+fn conflict_style_and_explain_are_read_together_with_one_git_config() {
+    let cases = [
+        ("tscn-merge.explain", "true", "merge.conflictStyle=diff3"),
+        ("merge.conflictStyle", "diff3", "tscn-merge.explain=true"),
+    ];
+    for (key, value, dash_c) in cases {
+        let t = speed_conflict();
+        t.git_ok(["config", key, value]);
+        let trace = t.scratch().join("trace");
+        let trace_text = trace.to_str().expect("a UTF-8 temp path");
+        let out = merge_with(&t, &[("GIT_TRACE", trace_text)], &[dash_c]);
+        assert!(!out.status.success(), "{key} {dash_c}");
+        let text = String::from_utf8(t.read("scene.tscn")).expect("utf-8");
+        assert!(
+            text.contains("\n||||||| "),
+            "no diff3 base: {key} {dash_c}\n{text}"
+        );
+        let err = stderr(&out);
+        assert!(
+            err.contains("scene.tscn: no automatic decisions were needed"),
+            "not explained: {key} {dash_c}\n{err}"
+        );
+        let traced = std::fs::read_to_string(&trace).expect("reading GIT_TRACE's file");
+        let runs = traced
+            .lines()
+            .filter(|l| l.contains("trace: built-in: git config"))
+            .count();
+        assert_eq!(runs, 1, "{key} {dash_c}\n{traced}");
+    }
+}
+
 #[test]
 fn both_branches_adding_the_scene_merge_structurally() {
     let t = common::TempRepo::new();

@@ -10,30 +10,82 @@ use crate::driver::args::FavorArg;
 use crate::driver::args::StyleArg;
 use gdscene::linemerge::{ConflictStyle, MarkerOptions};
 use std::process::Command;
+use std::sync::OnceLock;
 
-/// A value of git's configuration as `git config --get` prints it (repository, global
-/// and system files, and the `-c` overrides git passes in `GIT_CONFIG_PARAMETERS`).
+/// The two keys the driver reads, as `git config --get-regexp` prints them: section and
+/// variable names lower-cased (git compares them without regard to case).
+const STYLE_KEY: &str = "merge.conflictstyle";
+const EXPLAIN_KEY: &str = "tscn-merge.explain";
+
+/// A value of the driver's keys as `git config --get` prints it (repository, global and
+/// system files, includes, and the `-c` overrides git passes in `GIT_CONFIG_PARAMETERS`),
+/// from one `git config` run per process: a small merge costs about as much CPU as one
+/// spawn of git, and the driver asks for two keys.
 fn git_config(key: &str) -> Option<String> {
-    git_config_in(None, key)
+    static SNAPSHOT: OnceLock<Vec<(String, String)>> = OnceLock::new();
+    let entries = SNAPSHOT.get_or_init(|| {
+        git_output(None, &["config", "-z", "--get-regexp", &keys_pattern()])
+            .map(|out| entries_of(&out))
+            .unwrap_or_default()
+    });
+    last_value(entries, key)
 }
 
-/// [`git_config`] as git run in `dir` sees it (that directory's repository).
+/// The regular expression (git's, extended) that matches exactly the driver's keys.
+fn keys_pattern() -> String {
+    let quoted = |k: &str| k.replace('.', "\\.");
+    format!("^({}|{})$", quoted(STYLE_KEY), quoted(EXPLAIN_KEY))
+}
+
+/// The `key\nvalue\0` entries of `git config -z --get-regexp`, in git's order; a key
+/// written without `= value` comes out as `key\0` and has the empty value, as
+/// `git config --get` prints an empty line for it.
+fn entries_of(out: &[u8]) -> Vec<(String, String)> {
+    out.split(|&b| b == 0)
+        .filter(|e| !e.is_empty())
+        .map(|e| {
+            let (k, v) = match memchr::memchr(b'\n', e) {
+                Some(i) => (&e[..i], &e[i + 1..]),
+                None => (e, &e[..0]),
+            };
+            (
+                String::from_utf8_lossy(k).into_owned(),
+                String::from_utf8_lossy(v).into_owned(),
+            )
+        })
+        .collect()
+}
+
+/// The value `git config --get key` gives from `entries`: the last one (git's "last one
+/// wins"), trimmed, `None` when empty or absent.
+fn last_value(entries: &[(String, String)], key: &str) -> Option<String> {
+    let (_, v) = entries.iter().rev().find(|(k, _)| k == key)?;
+    let v = v.trim();
+    (!v.is_empty()).then(|| v.to_string())
+}
+
+/// [`git_config`] as git run in `dir` sees it (that directory's repository), with a
+/// `git config --get` of its own.
 fn git_config_in(dir: Option<&std::path::Path>, key: &str) -> Option<String> {
+    let out = git_output(dir, &["config", "--get", key])?;
+    let v = String::from_utf8_lossy(&out).trim().to_string();
+    (!v.is_empty()).then_some(v)
+}
+
+/// The standard output of `git ARGS` (in `dir` when given), with no input and its
+/// complaints dropped; `None` when git cannot run or fails (nothing set, a bad file).
+fn git_output(dir: Option<&std::path::Path>, args: &[&str]) -> Option<Vec<u8>> {
     let mut cmd = Command::new("git");
     if let Some(d) = dir {
         cmd.arg("-C").arg(d);
     }
     let out = cmd
-        .args(["config", "--get", key])
+        .args(args)
         .stdin(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .output()
         .ok()?;
-    if !out.status.success() {
-        return None;
-    }
-    let v = String::from_utf8_lossy(&out.stdout).trim().to_string();
-    (!v.is_empty()).then_some(v)
+    out.status.success().then_some(out.stdout)
 }
 
 /// The style `--style` names.
@@ -48,13 +100,13 @@ pub fn style_of(s: StyleArg) -> ConflictStyle {
 /// git's `merge.conflictStyle` as git reads it: `diff3`, `zdiff3`, else `merge`, git's
 /// default (git also falls back to it for a value it does not know).
 pub fn git_conflict_style() -> ConflictStyle {
-    style_named(git_config("merge.conflictStyle").as_deref())
+    style_named(git_config(STYLE_KEY).as_deref())
 }
 
 /// `merge.conflictStyle` as configured for the repository around `dir` (`-c`
 /// overrides included), `None` when it is not set anywhere.
 pub fn configured_style_in(dir: &std::path::Path) -> Option<ConflictStyle> {
-    git_config_in(Some(dir), "merge.conflictStyle").map(|v| style_named(Some(&v)))
+    git_config_in(Some(dir), STYLE_KEY).map(|v| style_named(Some(&v)))
 }
 
 fn style_named(v: Option<&str>) -> ConflictStyle {
@@ -71,7 +123,7 @@ pub fn explain_from_git() -> Option<ExplainFormat> {
     let v = std::env::var("TSCN_MERGE_EXPLAIN")
         .ok()
         .filter(|v| !v.is_empty())
-        .or_else(|| git_config("tscn-merge.explain"))?;
+        .or_else(|| git_config(EXPLAIN_KEY))?;
     explain_named(&v)
 }
 
@@ -234,6 +286,62 @@ mod tests {
         assert_eq!(style_named(None), ConflictStyle::Merge);
         assert_eq!(explain_named("json"), Some(ExplainFormat::Json));
         assert_eq!(explain_named("false"), None);
+    }
+
+    #[test]
+    fn the_snapshot_reads_git_config_z_output() {
+        let out = b"merge.conflictstyle\0tscn-merge.explain\njson\0\
+                    tscn-merge.explain\n text \0merge.conflictstyle\ndiff3\0";
+        let entries = entries_of(out);
+        assert_eq!(entries.len(), 4);
+        // A key without `= value` has the empty value.
+        assert_eq!(entries[0], (STYLE_KEY.to_string(), String::new()));
+        // Several values: the last one wins, trimmed as `git config --get`'s line is.
+        assert_eq!(last_value(&entries, EXPLAIN_KEY).as_deref(), Some("text"));
+        assert_eq!(last_value(&entries, STYLE_KEY).as_deref(), Some("diff3"));
+        // A last value that is empty is not set, whatever came before.
+        let mut emptied = entries.clone();
+        emptied.push((STYLE_KEY.to_string(), String::new()));
+        assert_eq!(last_value(&emptied, STYLE_KEY), None);
+        // git prints keys lower-cased, and they are looked up so.
+        assert_eq!(STYLE_KEY, STYLE_KEY.to_ascii_lowercase());
+        assert_eq!(last_value(&entries, "merge.conflictStyle"), None);
+        assert_eq!(last_value(&[], STYLE_KEY), None);
+        assert!(entries_of(b"").is_empty());
+        // A value holding a line break keeps it: only the first one ends the key.
+        let lines = entries_of(b"tscn-merge.explain\na\nb\0");
+        assert_eq!(last_value(&lines, EXPLAIN_KEY).as_deref(), Some("a\nb"));
+    }
+
+    /// The one `--get-regexp` run gives, for each key, what `git config --get` gives on
+    /// the same configuration: mixed-case names, several values, a key without value, an
+    /// empty value, a quoted one and a key of another section that only looks alike.
+    #[test]
+    fn the_snapshot_agrees_with_git_config_get() {
+        let files = [
+            "[Merge]\n\tConflictStyle = zdiff3\n[tscn-merge]\n\texplain = json\n[merge]\n\tconflictstyle = diff3\n",
+            "[merge]\n\tconflictStyle\n[TSCN-MERGE]\n\tEXPLAIN = \" true \"\n",
+            "[merge]\n\tconflictStyle = diff3\n\tconflictStyle =\n[tscn-merge \"x\"]\n\texplain = json\n",
+            "[merge]\n\tconflictStyleX = diff3\n[tscn-merge]\n\texplained = json\n",
+        ];
+        let dir = tempfile::tempdir().expect("temp dir");
+        for (n, text) in files.iter().enumerate() {
+            let path = dir.path().join(format!("config{n}"));
+            std::fs::write(&path, text).expect("writing a config file");
+            let file = path.to_str().expect("a UTF-8 temp path");
+            let args = ["config", "-f", file, "-z", "--get-regexp", &keys_pattern()];
+            let entries = entries_of(&git_output(None, &args).unwrap_or_default());
+            if n == 0 {
+                // The case git really answered: the last of two spellings wins.
+                assert_eq!(last_value(&entries, STYLE_KEY).as_deref(), Some("diff3"));
+            }
+            for key in [STYLE_KEY, EXPLAIN_KEY] {
+                let get = git_output(None, &["config", "-f", file, "--get", key])
+                    .map(|o| String::from_utf8_lossy(&o).trim().to_string())
+                    .filter(|v| !v.is_empty());
+                assert_eq!(last_value(&entries, key), get, "{key} in {text:?}");
+            }
+        }
     }
 
     #[test]
