@@ -48,6 +48,7 @@ SKIPS=(
   "git::tests::commit_counts|runs git (no Windows git under wine)"
   "git::tests::conflict_stages_of_modify_delete|runs git (no Windows git under wine)"
   "git::tests::file_replaced_by_directory|runs git (no Windows git under wine)"
+  "driver::gitconfig::tests::the_snapshot_agrees_with_git_config_get|runs git config (no Windows git under wine)"
 )
 # The integration tests run under wine ("name|what it is"). One that does not compile for
 # Windows is a failure, reported with its first errors.
