@@ -11,7 +11,10 @@
 //! status 2: no output is left half written, and the files written before are whole
 //! (writes are atomic renames). A SIGBUS anywhere else is left to its default action.
 //! Editors that save by renaming a new file over the old one (Godot does) and git's
-//! own temporary files never trigger it: a mapping keeps the file it mapped. Files
+//! own temporary files never trigger it: a mapping keeps the file it mapped. A file
+//! rewritten in place at its size or more raises no signal; its bytes change under the
+//! reading, as they would for any reader (git and ripgrep map files alike), and the
+//! merge's validation of its result still stands between such a reading and OURS. Files
 //! under [`MAP_FROM`] bytes, files with a CR (their line ends may be rewritten,
 //! [`super::eol::read_as_lf`]), and every file on Windows (where a mapping would stop an
 //! editor from saving over the file) are read into memory as before.
@@ -166,8 +169,8 @@ mod unix {
     }
 
     /// Async-signal-safe: a fault inside a registered mapping removes the temporary file,
-    /// names the input and exits with status 2; any other SIGBUS gets its default action back and happens again
-    /// when the handler returns to the faulting instruction.
+    /// names the input and exits with status 2; any other SIGBUS gets its default action
+    /// back and happens again when the handler returns to the faulting instruction.
     extern "C" fn on_bus_error(_: libc::c_int, info: *mut libc::siginfo_t, _: *mut libc::c_void) {
         // SAFETY: the kernel hands a valid siginfo to an SA_SIGINFO handler.
         let addr = unsafe { (*info).si_addr() } as usize;
