@@ -50,19 +50,8 @@ while [[ $# -gt 0 ]]; do
   shift
 done
 
-WORK="$(mktemp -d)"
-trap 'rm -rf "$WORK"' EXIT
-COMMIT="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
-if [[ -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ]]; then
-  COMMIT="$COMMIT+"  # uncommitted changes
-fi
-if [[ -z "$BIN" ]]; then
-  cargo build --release --quiet --bin tscn-merge
-  BIN="${CARGO_TARGET_DIR:-target}/release/tscn-merge"
-else
-  COMMIT="$(basename "$BIN")"  # not necessarily this checkout's build
-fi
-cp "$BIN" "$WORK/tscn-merge"
+# WORK, COMMIT and our own copy of the binary, $WORK/tscn-merge.
+source scripts/lib-bench-bin.sh
 if [[ -z "$GDMERGE" ]]; then
   echo "installing gdmerge $GDMERGE_VERSION from crates.io" >&2
   cargo install --quiet --locked gdmerge --version "$GDMERGE_VERSION" --root "$WORK/gdmerge" \

@@ -46,20 +46,8 @@ while [[ $# -gt 0 ]]; do
   shift
 done
 
-WORK="$(mktemp -d)"
-trap 'rm -rf "$WORK"' EXIT
-COMMIT="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
-if [[ -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ]]; then
-  COMMIT="$COMMIT+"  # uncommitted changes
-fi
-if [[ -z "$BIN" ]]; then
-  cargo build --release --quiet --bin tscn-merge
-  BIN="${CARGO_TARGET_DIR:-target}/release/tscn-merge"
-else
-  COMMIT="$(basename "$BIN")"  # not necessarily this checkout's build
-fi
-# A copy of our own: the target dir may be shared with a build running beside this.
-cp "$BIN" "$WORK/tscn-merge"
+# WORK, COMMIT and our own copy of the binary, $WORK/tscn-merge.
+source scripts/lib-bench-bin.sh
 if [[ -z "$SCENES" ]]; then
   SCENES="$WORK/scenes"
   python3 scripts/gen-merge-scenes.py "$SCENES" --mb "$MB" >&2
